@@ -1,0 +1,187 @@
+//===- OscBase.td - osc dialect definition and shared constraints -*- tablegen -*-===//
+//
+// Part of opscope. The osc dialect is opscope's tensor-level model IR: ONNX is
+// imported into it, fusion and layout passes rewrite it, and it is lowered onto
+// the runtime ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_DIALECT_OSC_IR_OSCBASE_TD
+#define OPSCOPE_DIALECT_OSC_IR_OSCBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Osc_Dialect : Dialect {
+  let name = "osc";
+  let cppNamespace = "::opscope::osc";
+  let summary = "opscope's tensor-level model dialect";
+  let description = [{
+    The `osc` dialect models inference graphs at the granularity performance
+    engineers profile: one op per kernel the runtime executes. Ops work on
+    ranked tensors with fully static shapes (the importer specialises dynamic
+    dimensions from user-given input shapes), so every op's FLOPs, bytes moved
+    and memory footprint are known at compile time.
+
+    Large constants (weights) are `osc.constant` ops holding `dense_resource`
+    blobs, which keeps printed IR small. Every op imported from ONNX carries a
+    `NameLoc` with the ONNX node name; fused ops carry a `FusedLoc` of all source
+    node names, which is how profiles map back to the original model.
+
+    Fusible compute ops (`osc.inner_product`, `osc.conv`, `osc.conv_transpose`)
+    take an ordered list of post-ops (`post_ops [gelu_erf, sum]`), mirroring
+    oneDNN's post-op chains. `osc.probe` wraps ops whose execution is timed.
+  }];
+  let dependentDialects = [];
+}
+
+class Osc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Osc_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints. All tensors are ranked with static shapes.
+//===----------------------------------------------------------------------===//
+
+def Osc_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+def Osc_IntElement : AnyTypeOf<[I8, UI8, I16, I32, I64]>;
+
+def Osc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def Osc_NumericTensor
+    : StaticShapeTensorOf<[F16, BF16, F32, F64, I8, UI8, I16, I32, I64]>;
+def Osc_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Osc_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Osc_Tensor
+    : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Enums. Plain integer enums: op assembly formats print them as keywords.
+//===----------------------------------------------------------------------===//
+
+def Osc_PostOpKind : I32EnumAttr<"PostOpKind", "fused post-operation", [
+    I32EnumAttrCase<"relu", 0>,
+    I32EnumAttrCase<"gelu_erf", 1>,
+    I32EnumAttrCase<"gelu_tanh", 2>,
+    I32EnumAttrCase<"sigmoid", 3>,
+    I32EnumAttrCase<"tanh", 4>,
+    I32EnumAttrCase<"hard_swish", 5>,
+    I32EnumAttrCase<"sum", 6>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_PostOpList
+    : TypedArrayAttrBase<Osc_PostOpKind, "ordered list of post-operations">;
+
+def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
+    I32EnumAttrCase<"relu", 0>,
+    I32EnumAttrCase<"leaky_relu", 1>,
+    I32EnumAttrCase<"elu", 2>,
+    I32EnumAttrCase<"tanh", 3>,
+    I32EnumAttrCase<"sigmoid", 4>,
+    I32EnumAttrCase<"erf", 5>,
+    I32EnumAttrCase<"exp", 6>,
+    I32EnumAttrCase<"log", 7>,
+    I32EnumAttrCase<"sqrt", 8>,
+    I32EnumAttrCase<"reciprocal", 9>,
+    I32EnumAttrCase<"neg", 10>,
+    I32EnumAttrCase<"abs", 11>,
+    I32EnumAttrCase<"floor", 12>,
+    I32EnumAttrCase<"ceil", 13>,
+    I32EnumAttrCase<"softplus", 14>,
+    I32EnumAttrCase<"hard_sigmoid", 15>,
+    I32EnumAttrCase<"hard_swish", 16>,
+    I32EnumAttrCase<"clip", 17>,
+    I32EnumAttrCase<"not_", 18, "not">
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary function", [
+    I32EnumAttrCase<"add", 0>,
+    I32EnumAttrCase<"sub", 1>,
+    I32EnumAttrCase<"mul", 2>,
+    I32EnumAttrCase<"div", 3>,
+    I32EnumAttrCase<"pow", 4>,
+    I32EnumAttrCase<"max", 5>,
+    I32EnumAttrCase<"min", 6>,
+    I32EnumAttrCase<"and_", 7, "and">,
+    I32EnumAttrCase<"or_", 8, "or">,
+    I32EnumAttrCase<"xor_", 9, "xor">
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_CompareKind : I32EnumAttr<"CompareKind", "elementwise comparison", [
+    I32EnumAttrCase<"eq", 0>,
+    I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>,
+    I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>,
+    I32EnumAttrCase<"ge", 5>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
+    I32EnumAttrCase<"mean", 0>,
+    I32EnumAttrCase<"sum", 1>,
+    I32EnumAttrCase<"max", 2>,
+    I32EnumAttrCase<"min", 3>,
+    I32EnumAttrCase<"prod", 4>,
+    I32EnumAttrCase<"sum_square", 5>,
+    I32EnumAttrCase<"l2", 6>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_PoolKind : I32EnumAttr<"PoolKind", "pooling function", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"avg", 1>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_GeluApprox : I32EnumAttr<"GeluApproximation", "GELU formulation", [
+    I32EnumAttrCase<"erf", 0>,
+    I32EnumAttrCase<"tanh", 1>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_PadMode : I32EnumAttr<"PadMode", "padding mode", [
+    I32EnumAttrCase<"constant", 0>,
+    I32EnumAttrCase<"reflect", 1>,
+    I32EnumAttrCase<"edge", 2>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_ResizeMode : I32EnumAttr<"ResizeMode", "resize interpolation", [
+    I32EnumAttrCase<"nearest", 0>,
+    I32EnumAttrCase<"linear", 1>,
+    I32EnumAttrCase<"cubic", 2>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_CoordinateTransform
+    : I32EnumAttr<"CoordinateTransform", "resize coordinate transformation", [
+    I32EnumAttrCase<"half_pixel", 0>,
+    I32EnumAttrCase<"pytorch_half_pixel", 1>,
+    I32EnumAttrCase<"align_corners", 2>,
+    I32EnumAttrCase<"asymmetric", 3>,
+    I32EnumAttrCase<"half_pixel_symmetric", 4>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_NearestMode : I32EnumAttr<"NearestMode", "resize nearest rounding", [
+    I32EnumAttrCase<"round_prefer_floor", 0>,
+    I32EnumAttrCase<"round_prefer_ceil", 1>,
+    I32EnumAttrCase<"floor", 2>,
+    I32EnumAttrCase<"ceil", 3>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+#endif // OPSCOPE_DIALECT_OSC_IR_OSCBASE_TD

@@ -1,0 +1,24 @@
+//===- OscOps.h - osc dialect operations ------------------------*- C++ -*-===//
+//
+// Part of opscope.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_DIALECT_OSC_IR_OSCOPS_H
+#define OPSCOPE_DIALECT_OSC_IR_OSCOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/IR/OscEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "opscope/Dialect/Osc/IR/OscOps.h.inc"
+
+#endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_H

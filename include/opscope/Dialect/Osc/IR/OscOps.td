@@ -1,0 +1,614 @@
+//===- OscOps.td - osc dialect operations ------------------*- tablegen -*-===//
+//
+// Part of opscope. Shape rules are enforced by each op's verifier (see
+// lib/Dialect/Osc/IR/OscOps.cpp); the importer relies on them to reject models
+// whose declared shapes contradict their graph.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_DIALECT_OSC_IR_OSCOPS_TD
+#define OPSCOPE_DIALECT_OSC_IR_OSCOPS_TD
+
+include "opscope/Dialect/Osc/IR/OscBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Osc_ConstantOp : Osc_Op<"constant",
+    [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "constant tensor or weight";
+  let description = [{
+    A compile-time tensor. Model weights use `dense_resource` blobs so that
+    printed IR stays readable; small constants may be `dense`. The result type
+    is the attribute's type.
+
+    ```mlir
+    %w = osc.constant dense_resource<encoder.0.ffn.w> : tensor<3072x768xf32>
+    %eps = osc.constant dense<9.99999974E-6> : tensor<f32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+def Osc_MatMulOp : Osc_Op<"matmul", [Pure]> {
+  let summary = "batched matrix multiplication with numpy batch broadcasting";
+  let description = [{
+    `output = scale * op(lhs) x op(rhs)` where `op` transposes the two innermost
+    dimensions when `transpose_a` / `transpose_b` is set. Both operands have
+    rank >= 2; leading (batch) dimensions broadcast like numpy. `scale` lets
+    fusion fold a constant scalar multiply (e.g. attention's 1/sqrt(d)) into
+    the product.
+
+    ```mlir
+    %s = osc.matmul %q, %k transpose_b {scale = 1.250000e-01 : f32}
+        : (tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>) -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$lhs, Osc_FloatTensor:$rhs,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$scale);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_InnerProductOp : Osc_Op<"inner_product",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "fully connected layer with bias and post-ops";
+  let description = [{
+    `output[..., n] = post_ops(sum_k input[..., k] * weight[n, k] + bias[n])`.
+    The weight is laid out `N x K` (output features by input features, as
+    oneDNN and PyTorch's Linear store it); `input` has rank >= 2 and all but
+    its last dimension are rows. `post_ops` apply in order; a `sum` post-op
+    adds `sum_input` (same shape as the output), which is how a residual Add
+    is fused.
+
+    ```mlir
+    %y = osc.inner_product %x, %w bias(%b) sum(%res) post_ops [gelu_erf, sum]
+        : (tensor<1x128x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>,
+           tensor<1x128x3072xf32>) -> tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+                       Optional<Osc_FloatTensor>:$bias,
+                       Optional<Osc_FloatTensor>:$sum_input,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
+    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ConvOp : Osc_Op<"conv", [Pure, AttrSizedOperandSegments]> {
+  let summary = "N-d convolution (NCHW) with bias and post-ops";
+  let description = [{
+    Convolution over 1 to 3 spatial dimensions in `N x C x spatial...` layout.
+    The weight is `OC x C/groups x kernel...`. `pads` holds the begin pads of
+    every spatial dimension followed by the end pads (ONNX order); auto-padding
+    is resolved by the importer. Each output spatial size is
+    `floor((in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride) + 1`.
+
+    ```mlir
+    %y = osc.conv %x, %w bias(%b) post_ops [relu]
+        {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
+         dilations = array<i64: 1, 1>, groups = 1 : i64}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>)
+        -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+                       Optional<Osc_FloatTensor>:$bias,
+                       Optional<Osc_FloatTensor>:$sum_input,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
+    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ConvTransposeOp : Osc_Op<"conv_transpose", [Pure]> {
+  let summary = "N-d transposed convolution (NCHW) with bias";
+  let description = [{
+    The gradient-of-convolution operator used for upsampling. The weight is
+    `C x OC/groups x kernel...`. Each output spatial size is
+    `stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pad_begin - pad_end`.
+
+    ```mlir
+    %y = osc.conv_transpose %x, %w
+        {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
+         dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>}
+        : (tensor<1x8x16x16xf32>, tensor<8x4x2x2xf32>) -> tensor<1x4x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+                       Optional<Osc_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` `(` $bias^ `)`)?
+    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_PoolOp : Osc_Op<"pool", [Pure]> {
+  let summary = "max or average pooling over a window";
+  let description = [{
+    Windowed pooling in `N x C x spatial...` layout. Each output spatial size is
+    `(in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride + 1`, rounded
+    down, or up when `ceil_mode` is set (a last window that would start in the
+    end padding is dropped, as in ONNX and PyTorch). For `avg`,
+    `count_include_pad` decides whether padded cells count in the divisor.
+
+    ```mlir
+    %y = osc.pool max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+        pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Osc_PoolKind:$kind, Osc_FloatTensor:$input,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $kind $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_GlobalPoolOp : Osc_Op<"global_pool", [Pure]> {
+  let summary = "max or average over all spatial positions";
+  let description = [{
+    Reduces every spatial dimension of an `N x C x spatial...` tensor to 1.
+
+    ```mlir
+    %y = osc.global_pool avg %x : tensor<1x512x7x7xf32> -> tensor<1x512x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Osc_PoolKind:$kind, Osc_FloatTensor:$input);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $kind $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization and activations
+//===----------------------------------------------------------------------===//
+
+def Osc_BatchNormOp : Osc_Op<"batch_norm", [Pure]> {
+  let summary = "inference-mode batch normalization";
+  let description = [{
+    `output = scale * (input - mean) / sqrt(variance + epsilon) + bias`, per
+    channel (dimension 1). All four parameters have shape `C`. Fusion folds it
+    into a preceding convolution's weights.
+
+    ```mlir
+    %y = osc.batch_norm %x, %g, %b, %m, %v {epsilon = 9.99999974E-6 : f32}
+        : (tensor<1x64x56x56xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+           tensor<64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$scale,
+                       Osc_FloatTensor:$bias, Osc_FloatTensor:$mean,
+                       Osc_FloatTensor:$variance,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_LayerNormOp : Osc_Op<"layer_norm", [Pure]> {
+  let summary = "layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes over dimensions `[axis, rank)`:
+    `output = (input - mean) / sqrt(var + epsilon) * scale + bias`. `scale` and
+    the optional `bias` have exactly the normalized shape `input.shape[axis:]`.
+    `axis` is non-negative (the importer normalizes ONNX's negative axes).
+
+    ```mlir
+    %y = osc.layer_norm %x, %gamma, %beta {axis = 2 : i64, epsilon = 9.99999996E-13 : f32}
+        : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$scale,
+                       Optional<Osc_FloatTensor>:$bias, I64Attr:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_SoftmaxOp : Osc_Op<"softmax", [Pure]> {
+  let summary = "softmax along one axis, with an optional additive mask";
+  let description = [{
+    `output = softmax(input + mask, axis)`; with `log` set, log-softmax. The
+    mask (typically an attention mask of 0 and -10000 or -inf) broadcasts to the
+    input like numpy. Fusion folds the mask Add of attention into this op.
+
+    ```mlir
+    %p = osc.softmax %s mask(%m) {axis = 3 : i64}
+        : (tensor<1x12x128x128xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Optional<Osc_FloatTensor>:$mask,
+                       I64Attr:$axis, UnitAttr:$log);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input (`mask` `(` $mask^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_GeluOp : Osc_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gaussian error linear unit (erf or tanh formulation)";
+  let description = [{
+    `erf`: `0.5 * x * (1 + erf(x / sqrt(2)))`.
+    `tanh`: `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+
+    ```mlir
+    %y = osc.gelu erf %x : tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins Osc_GeluApprox:$approximation, Osc_FloatTensor:$input);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = "$approximation $input attr-dict `:` type($input)";
+}
+
+def Osc_UnaryOp : Osc_Op<"unary", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise unary function";
+  let description = [{
+    One elementwise function per op, chosen by `kind`. Parameters follow
+    oneDNN's eltwise convention: `leaky_relu` and `elu` take `alpha`;
+    `hard_sigmoid` computes `max(0, min(1, alpha * x + beta))`; `clip` clamps to
+    `[alpha, beta]`. Kinds that take no parameter reject them. `abs`, `neg` and
+    `relu` also accept integer tensors; `not` takes booleans; the rest take
+    floating-point tensors.
+
+    ```mlir
+    %y = osc.unary relu %x : tensor<1x64x56x56xf32>
+    %c = osc.unary clip %x {alpha = 0.000000e+00 : f32, beta = 6.000000e+00 : f32} : tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Osc_UnaryKind:$kind, Osc_Tensor:$input,
+                       OptionalAttr<F32Attr>:$alpha, OptionalAttr<F32Attr>:$beta);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Osc_BinaryOp : Osc_Op<"binary", [Pure]> {
+  let summary = "elementwise binary function with numpy broadcasting";
+  let description = [{
+    Both operands have the same element type; their shapes broadcast like numpy
+    and the result has the broadcast shape. `and`, `or` and `xor` take boolean
+    tensors, the arithmetic kinds numeric ones.
+
+    ```mlir
+    %y = osc.binary add %x, %b
+        : (tensor<1x128x768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Osc_BinaryKind:$kind, Osc_Tensor:$lhs, Osc_Tensor:$rhs);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_CompareOp : Osc_Op<"compare", [Pure]> {
+  let summary = "elementwise comparison with numpy broadcasting";
+  let description = [{
+    Produces an `i1` tensor of the broadcast shape.
+
+    ```mlir
+    %m = osc.compare eq %ids, %zero
+        : (tensor<1x128xi64>, tensor<i64>) -> tensor<1x128xi1>
+    ```
+  }];
+  let arguments = (ins Osc_CompareKind:$kind, Osc_Tensor:$lhs, Osc_Tensor:$rhs);
+  let results = (outs Osc_BoolTensor:$output);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_WhereOp : Osc_Op<"where", [Pure]> {
+  let summary = "elementwise select with numpy broadcasting";
+  let description = [{
+    `output = condition ? on_true : on_false`; the three shapes broadcast.
+
+    ```mlir
+    %y = osc.where %c, %x, %ninf
+        : (tensor<1x1x1x128xi1>, tensor<1x12x128x128xf32>, tensor<f32>)
+        -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_BoolTensor:$condition, Osc_Tensor:$on_true,
+                       Osc_Tensor:$on_false);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_ReduceOp : Osc_Op<"reduce", [Pure]> {
+  let summary = "reduction over a set of axes";
+  let description = [{
+    Reduces `input` over `axes` (non-negative, unique, non-empty). With
+    `keep_dims` the reduced dimensions stay as size 1.
+
+    ```mlir
+    %m = osc.reduce mean %x {axes = array<i64: 2>, keep_dims}
+        : tensor<1x128x768xf32> -> tensor<1x128x1xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ReduceKind:$kind, Osc_NumericTensor:$input,
+                       DenseI64ArrayAttr:$axes, UnitAttr:$keep_dims);
+  let results = (outs Osc_NumericTensor:$output);
+  let assemblyFormat = [{
+    $kind $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Osc_ReshapeOp : Osc_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tensor with another shape";
+  let description = [{
+    Same element type and element count; row-major order is preserved.
+    ONNX Reshape, Flatten, Squeeze and Unsqueeze all import to this op.
+
+    ```mlir
+    %y = osc.reshape %x : tensor<1x128x768xf32> -> tensor<1x128x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Osc_TransposeOp : Osc_Op<"transpose", [Pure]> {
+  let summary = "permute dimensions";
+  let description = [{
+    `output.shape[i] = input.shape[perm[i]]`.
+
+    ```mlir
+    %y = osc.transpose %x {perm = array<i64: 0, 2, 1, 3>}
+        : tensor<1x128x12x64xf32> -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Osc_BroadcastToOp : Osc_Op<"broadcast_to", [Pure]> {
+  let summary = "numpy-style broadcast to a larger shape";
+  let description = [{
+    Materializes `input` broadcast to the result shape (ONNX Expand after its
+    shape operand is folded). The result shape must be the numpy broadcast of
+    the input shape and itself.
+
+    ```mlir
+    %y = osc.broadcast_to %m : tensor<1x1x1x128xf32> -> tensor<1x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Osc_GatherOp : Osc_Op<"gather", [Pure]> {
+  let summary = "gather slices along an axis by index";
+  let description = [{
+    `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
+    Negative indices count from the end, as in ONNX. Embedding lookups are
+    gathers on axis 0.
+
+    ```mlir
+    %e = osc.gather %table[%ids] {axis = 0 : i64}
+        : (tensor<30522x768xf32>, tensor<1x128xi64>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$data, Osc_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ConcatOp : Osc_Op<"concat", [Pure]> {
+  let summary = "concatenate tensors along an axis";
+  let description = [{
+    All inputs have the same rank and element type and agree on every
+    dimension but `axis`.
+
+    ```mlir
+    %y = osc.concat %a, %b {axis = 1 : i64}
+        : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Osc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_SliceOp : Osc_Op<"slice", [Pure]> {
+  let summary = "strided slice with static bounds";
+  let description = [{
+    For every dimension `d`, takes `sizes[d]` elements starting at
+    `starts[d]` with stride `steps[d]` (non-zero, may be negative). The result
+    shape is `sizes`. The importer clamps and normalizes ONNX's
+    starts/ends/axes/steps into this full-rank form.
+
+    ```mlir
+    %y = osc.slice %x {starts = array<i64: 0, 0>, sizes = array<i64: 1, 768>,
+                       steps = array<i64: 1, 1>}
+        : tensor<128x768xf32> -> tensor<1x768xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Osc_PadOp : Osc_Op<"pad", [Pure]> {
+  let summary = "pad a tensor (constant, reflect or edge)";
+  let description = [{
+    `pads` holds the begin pads of every dimension followed by the end pads
+    (ONNX order), all non-negative. `value` is the fill for `constant` mode.
+
+    ```mlir
+    %y = osc.pad constant %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>}
+        : tensor<1x3x4x4xf32> -> tensor<1x3x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Osc_PadMode:$mode, Osc_Tensor:$input,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$value);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $mode $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_CastOp : Osc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "convert element type";
+  let description = [{
+    Elementwise conversion between element types of the same shape: float to
+    int truncates toward zero, anything to `i1` tests for non-zero.
+
+    ```mlir
+    %m = osc.cast %mask : tensor<1x128xi64> -> tensor<1x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Osc_ResizeOp : Osc_Op<"resize", [Pure]> {
+  let summary = "resize by interpolation to the result shape";
+  let description = [{
+    Resizes every dimension to the result shape. `scales` (one per dimension)
+    is the factor used to map output to input coordinates; when absent it is
+    `output / input`. Coordinate transformation, nearest rounding and the
+    cubic coefficient follow ONNX Resize; the format spells them in that order
+    (`mode coordinate_transformation_mode nearest_mode`).
+
+    ```mlir
+    %y = osc.resize nearest asymmetric floor %x
+        : tensor<1x64x28x28xf32> -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ResizeMode:$mode,
+      Osc_CoordinateTransform:$coordinate_transformation_mode,
+      Osc_NearestMode:$nearest_mode, Osc_FloatTensor:$input,
+      DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+      UnitAttr:$exclude_outside,
+      OptionalAttr<DenseF32ArrayAttr>:$scales);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $mode $coordinate_transformation_mode $nearest_mode $input attr-dict
+    `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Profiling
+//===----------------------------------------------------------------------===//
+
+def Osc_ProbeOp : Osc_Op<"probe", [
+    SingleBlockImplicitTerminator<"YieldOp">,
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface>]> {
+  let summary = "times the execution of the ops it wraps";
+  let description = [{
+    A profiling probe in region form: the runtime records a begin timestamp
+    before the body and an end timestamp after it, under the dense probe id
+    `id`. The body's yielded values are the probe's results. The region form
+    pairs begin and end by construction (no unmatched or interleaved probes
+    can be expressed) and keeps the timed ops lexically inside the probe, so
+    no later rewrite can move them out of it. The static facts about the
+    probed op (shapes, FLOPs, kernel, source nodes) live in the probe table
+    built by `osc-insert-probes`, keyed by `id`; `name` is for readers.
+
+    ```mlir
+    %y = osc.probe 3 "encoder.0.ffn.fc1" -> tensor<1x128x3072xf32> {
+      %0 = osc.inner_product %x, %w bias(%b) post_ops [gelu_erf]
+          : (tensor<1x128x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>)
+          -> tensor<1x128x3072xf32>
+      osc.yield %0 : tensor<1x128x3072xf32>
+    }
+    ```
+  }];
+  let arguments = (ins I64Attr:$id, StrAttr:$name);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $id $name (`->` type($results)^)? attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_YieldOp : Osc_Op<"yield", [Pure, ReturnLike, Terminator,
+                                     HasParent<"ProbeOp">]> {
+  let summary = "returns values from an osc.probe body";
+  let description = [{
+    ```mlir
+    osc.yield %0 : tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_TD

@@ -1,0 +1,20 @@
+//===- OscDialect.cpp - osc dialect registration --------------------------===//
+//
+// Part of opscope.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+
+using namespace mlir;
+using namespace opscope::osc;
+
+#include "opscope/Dialect/Osc/IR/OscDialect.cpp.inc"
+
+void OscDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "opscope/Dialect/Osc/IR/OscOps.cpp.inc"
+      >();
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything opscope needs on Debian 12, as root. Idempotent: a second
+# run checks and returns quickly. The Makefile's `deps` target calls this; it is
+# the only place the project installs anything.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build ccache git
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19
+  libdnnl-dev libcli11-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-testdata libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  python3-onnx python3-numpy zlib1g-dev libzstd-dev
+)
+
+missing=()
+# Node.js/npm may come from the machine image rather than Debian; only ask
+# Debian for them when no npm is on PATH (Debian's nodejs conflicts with others).
+if ! command -v npm >/dev/null 2>&1; then PKGS+=(nodejs npm); fi
+
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages: ${missing[*]}" >&2
+    echo "install-deps: run as root (or install them) and retry" >&2
+    exit 1
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi
