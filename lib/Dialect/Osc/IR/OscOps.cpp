@@ -10,6 +10,8 @@
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -182,6 +184,19 @@ LogicalResult ConstantOp::verify() {
   if (!type || !type.hasStaticShape())
     return emitOpError("value must be a tensor with a static shape, got ")
            << getValue().getType();
+  // A resource blob whose size disagrees with its type would make every
+  // consumer read out of bounds; blobs not loaded (elided) are not checked.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue())) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+      int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+      int64_t expected = type.getNumElements() * elementBytes;
+      int64_t actual = blob->getData().size();
+      if (actual != expected)
+        return emitOpError("resource '")
+               << resource.getRawHandle().getKey() << "' holds " << actual
+               << " bytes but " << type << " needs " << expected;
+    }
+  }
   return success();
 }
 
@@ -761,8 +776,10 @@ LogicalResult ResizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ProbeOp::verify() {
-  if (getId() < 0)
-    return emitOpError("probe id must be non-negative, got ") << getId();
+  // I64Attr's getter is unsigned; read the signed value users wrote.
+  int64_t id = getIdAttr().getInt();
+  if (id < 0)
+    return emitOpError("probe id must be non-negative, got ") << id;
   Block &body = getBody().front();
   if (body.getOperations().size() < 2)
     return emitOpError("body must contain the probed op");
