@@ -6,6 +6,7 @@
 
 #include "opscope/InitAll.h"
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -17,6 +18,7 @@ void opscope::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void opscope::registerAllPasses() {
+  osc::registerOscPasses();
   // Upstream cleanups users expect next to opscope's own passes.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

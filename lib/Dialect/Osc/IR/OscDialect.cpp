@@ -18,3 +18,11 @@ void OscDialect::initialize() {
 #include "opscope/Dialect/Osc/IR/OscOps.cpp.inc"
       >();
 }
+
+Operation *OscDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return builder.create<ConstantOp>(loc, elements);
+}

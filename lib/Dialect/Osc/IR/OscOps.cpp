@@ -200,8 +200,6 @@ LogicalResult ConstantOp::verify() {
   return success();
 }
 
-OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
-
 //===----------------------------------------------------------------------===//
 // MatMulOp / InnerProductOp
 //===----------------------------------------------------------------------===//
@@ -602,19 +600,6 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
-OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getOutput().getType())
-    return getInput();
-  // reshape(reshape(x)) -> reshape(x): only the final shape matters.
-  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
-    getInputMutable().assign(producer.getInput());
-    return getOutput();
-  }
-  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    return dense.reshape(tensorType(getOutput()));
-  return {};
-}
-
 LogicalResult TransposeOp::verify() {
   auto in = tensorType(getInput()).getShape();
   ArrayRef<int64_t> perm = getPerm();
@@ -742,12 +727,6 @@ LogicalResult PadOp::verify() {
     expected.push_back(in[d] + b + e);
   }
   return verifyResultShape(*this, getOutput(), expected);
-}
-
-OpFoldResult CastOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getOutput().getType())
-    return getInput();
-  return {};
 }
 
 LogicalResult ResizeOp::verify() {

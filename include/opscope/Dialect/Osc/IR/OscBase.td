@@ -33,6 +33,8 @@ def Osc_Dialect : Dialect {
     oneDNN's post-op chains. `osc.probe` wraps ops whose execution is timed.
   }];
   let dependentDialects = [];
+  // Folders return constant attributes; the dialect turns them into osc.constant.
+  let hasConstantMaterializer = 1;
 }
 
 class Osc_Op<string mnemonic, list<Trait> traits = []>

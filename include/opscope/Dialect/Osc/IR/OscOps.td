@@ -305,6 +305,7 @@ def Osc_UnaryOp : Osc_Op<"unary", [Pure, SameOperandsAndResultType]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$kind $input attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_BinaryOp : Osc_Op<"binary", [Pure]> {
@@ -325,6 +326,7 @@ def Osc_BinaryOp : Osc_Op<"binary", [Pure]> {
     $kind $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_CompareOp : Osc_Op<"compare", [Pure]> {
@@ -343,6 +345,7 @@ def Osc_CompareOp : Osc_Op<"compare", [Pure]> {
     $kind $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_WhereOp : Osc_Op<"where", [Pure]> {
@@ -361,6 +364,7 @@ def Osc_WhereOp : Osc_Op<"where", [Pure]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_ReduceOp : Osc_Op<"reduce", [Pure]> {
@@ -381,6 +385,7 @@ def Osc_ReduceOp : Osc_Op<"reduce", [Pure]> {
     $kind $input attr-dict `:` type($input) `->` type($output)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -418,6 +423,7 @@ def Osc_TransposeOp : Osc_Op<"transpose", [Pure]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_BroadcastToOp : Osc_Op<"broadcast_to", [Pure]> {
@@ -435,6 +441,7 @@ def Osc_BroadcastToOp : Osc_Op<"broadcast_to", [Pure]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_GatherOp : Osc_Op<"gather", [Pure]> {
@@ -456,6 +463,7 @@ def Osc_GatherOp : Osc_Op<"gather", [Pure]> {
     $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_ConcatOp : Osc_Op<"concat", [Pure]> {
@@ -473,6 +481,7 @@ def Osc_ConcatOp : Osc_Op<"concat", [Pure]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_SliceOp : Osc_Op<"slice", [Pure]> {
@@ -494,6 +503,7 @@ def Osc_SliceOp : Osc_Op<"slice", [Pure]> {
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Osc_PadOp : Osc_Op<"pad", [Pure]> {

@@ -1,0 +1,573 @@
+//===- OscFolders.cpp - constant folding of osc ops -----------------------===//
+//
+// Part of opscope. The folders evaluate ops whose operands are small dense
+// constants. With static shapes, ONNX's shape sub-graphs (Shape, Gather,
+// Concat, Unsqueeze, Cast, arithmetic, Equal/Where, Reshape) become chains of
+// such ops, so `createOrFold` at import and `osc-fold-constants` afterwards
+// reduce them to constants. Weights (dense_resource) are never expanded: only
+// DenseElementsAttr up to kFoldLimit elements are folded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/IR/OscShapes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+
+/// Larger constants stay as ops: folding them would bloat the IR and the
+/// compile time for no runtime gain.
+static constexpr int64_t kFoldLimit = 1 << 16;
+
+static DenseElementsAttr smallDense(Attribute a) {
+  auto d = dyn_cast_or_null<DenseElementsAttr>(a);
+  if (!d || d.getNumElements() > kFoldLimit)
+    return {};
+  return d;
+}
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Index helpers
+//===----------------------------------------------------------------------===//
+
+static void delinearize(int64_t index, ArrayRef<int64_t> shape,
+                        SmallVectorImpl<int64_t> &out) {
+  out.assign(shape.size(), 0);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] == 0)
+      return;
+    out[d] = index % shape[d];
+    index /= shape[d];
+  }
+}
+
+static int64_t linearize(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    linear = linear * shape[d] + index[d];
+  return linear;
+}
+
+/// Index into a numpy-broadcast operand of shape `in` for result index `idx`.
+static int64_t broadcastIndex(ArrayRef<int64_t> idx, ArrayRef<int64_t> in) {
+  size_t offset = idx.size() - in.size();
+  int64_t linear = 0;
+  for (size_t d = 0; d < in.size(); ++d)
+    linear = linear * in[d] + (in[d] == 1 ? 0 : idx[offset + d]);
+  return linear;
+}
+
+/// Builds a constant of `resultType` whose element i is input element
+/// `inputIndexOf(index of i)`: the shared core of every data-movement folder.
+static DenseElementsAttr
+remapElements(DenseElementsAttr input, ShapedType resultType,
+              llvm::function_ref<int64_t(ArrayRef<int64_t>)> inputIndexOf) {
+  if (input.isSplat())
+    return DenseElementsAttr::get(resultType,
+                                  input.getSplatValue<Attribute>());
+  auto values = input.getValues<Attribute>();
+  SmallVector<Attribute> out;
+  out.reserve(resultType.getNumElements());
+  SmallVector<int64_t> idx;
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
+    delinearize(i, resultType.getShape(), idx);
+    out.push_back(values[inputIndexOf(idx)]);
+  }
+  return DenseElementsAttr::get(resultType, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar arithmetic on attribute elements
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One element as the folders compute with it: integers (incl. i1) as int64,
+/// floats as double. The element type decides which field is meaningful.
+struct Scalar {
+  int64_t i = 0;
+  double f = 0.0;
+};
+} // namespace
+
+static bool isUnsignedInt(Type t) {
+  auto it = dyn_cast<IntegerType>(t);
+  return it && (it.isUnsigned() || it.getWidth() == 1);
+}
+
+static Scalar toScalar(Attribute a) {
+  Scalar s;
+  if (auto f = dyn_cast<FloatAttr>(a)) {
+    s.f = f.getValueAsDouble();
+    s.i = static_cast<int64_t>(s.f);
+  } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+    s.i = isUnsignedInt(i.getType()) ? static_cast<int64_t>(i.getValue().getZExtValue())
+                                     : i.getValue().getSExtValue();
+    s.f = static_cast<double>(s.i);
+  }
+  return s;
+}
+
+static Attribute fromScalar(Type elementType, Scalar s) {
+  if (auto ft = dyn_cast<FloatType>(elementType))
+    return FloatAttr::get(ft, s.f);
+  auto it = cast<IntegerType>(elementType);
+  if (it.getWidth() == 1)
+    return IntegerAttr::get(it, APInt(1, s.i != 0));
+  return IntegerAttr::get(it, APInt(it.getWidth(), s.i, !isUnsignedInt(it)));
+}
+
+/// Elementwise map over numpy-broadcast operands.
+static DenseElementsAttr
+mapElements(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
+            llvm::function_ref<std::optional<Scalar>(ArrayRef<Scalar>)> fn) {
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr d : operands)
+    values.push_back(llvm::to_vector(d.getValues<Attribute>()));
+  SmallVector<Attribute> out;
+  SmallVector<int64_t> idx;
+  SmallVector<Scalar> args(operands.size());
+  Type elementType = resultType.getElementType();
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
+    delinearize(i, resultType.getShape(), idx);
+    for (size_t k = 0; k < operands.size(); ++k)
+      args[k] = toScalar(values[k][broadcastIndex(
+          idx, operands[k].getType().getShape())]);
+    std::optional<Scalar> r = fn(args);
+    if (!r)
+      return {};
+    out.push_back(fromScalar(elementType, *r));
+  }
+  return DenseElementsAttr::get(resultType, out);
+}
+
+static int64_t integerPow(int64_t base, int64_t exp) {
+  int64_t result = 1;
+  for (; exp > 0; --exp)
+    result *= base;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  // reshape(reshape(x)) -> reshape(x): only the final shape matters.
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getOutput();
+  }
+  auto type = tensorType(getOutput());
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(type);
+  // A weight blob is row-major bytes: reshaping shares the blob.
+  if (auto resource =
+          dyn_cast_or_null<DenseResourceElementsAttr>(adaptor.getInput()))
+    return DenseResourceElementsAttr::get(type, resource.getRawHandle());
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  auto input = smallDense(adaptor.getInput());
+  if (!input)
+    return {};
+  bool fromFloat = isa<FloatType>(tensorType(getInput()).getElementType());
+  Type to = tensorType(getOutput()).getElementType();
+  bool toBool = to.isInteger(1);
+  return mapElements({input}, tensorType(getOutput()),
+                     [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                       Scalar r = a[0];
+                       if (toBool) {
+                         r.i = fromFloat ? (a[0].f != 0.0) : (a[0].i != 0);
+                       } else if (fromFloat) {
+                         // Float to int truncates toward zero, as in ONNX.
+                         r.i = static_cast<int64_t>(std::trunc(a[0].f));
+                       }
+                       return r;
+                     });
+}
+
+OpFoldResult UnaryOp::fold(FoldAdaptor adaptor) {
+  auto input = smallDense(adaptor.getInput());
+  if (!input)
+    return {};
+  UnaryKind kind = getKind();
+  bool isFloat = isa<FloatType>(tensorType(getInput()).getElementType());
+  double alpha = getAlpha() ? getAlpha()->convertToDouble() : 0.0;
+  double beta = getBeta() ? getBeta()->convertToDouble() : 0.0;
+  return mapElements(
+      {input}, tensorType(getOutput()),
+      [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+        Scalar r;
+        double x = a[0].f;
+        int64_t xi = a[0].i;
+        switch (kind) {
+        case UnaryKind::neg:
+          r.f = -x, r.i = -xi;
+          return r;
+        case UnaryKind::abs:
+          r.f = std::fabs(x), r.i = xi < 0 ? -xi : xi;
+          return r;
+        case UnaryKind::relu:
+          r.f = x > 0 ? x : 0.0, r.i = xi > 0 ? xi : 0;
+          return r;
+        case UnaryKind::not_:
+          r.i = !xi;
+          return r;
+        default:
+          break;
+        }
+        if (!isFloat)
+          return std::nullopt;
+        switch (kind) {
+        case UnaryKind::sqrt:
+          r.f = std::sqrt(x);
+          break;
+        case UnaryKind::exp:
+          r.f = std::exp(x);
+          break;
+        case UnaryKind::log:
+          r.f = std::log(x);
+          break;
+        case UnaryKind::reciprocal:
+          r.f = 1.0 / x;
+          break;
+        case UnaryKind::floor:
+          r.f = std::floor(x);
+          break;
+        case UnaryKind::ceil:
+          r.f = std::ceil(x);
+          break;
+        case UnaryKind::tanh:
+          r.f = std::tanh(x);
+          break;
+        case UnaryKind::sigmoid:
+          r.f = 1.0 / (1.0 + std::exp(-x));
+          break;
+        case UnaryKind::erf:
+          r.f = std::erf(x);
+          break;
+        case UnaryKind::clip:
+          r.f = std::min(std::max(x, alpha), beta);
+          break;
+        default:
+          return std::nullopt;
+        }
+        return r;
+      });
+}
+
+OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
+  auto lhs = smallDense(adaptor.getLhs());
+  auto rhs = smallDense(adaptor.getRhs());
+  auto type = tensorType(getOutput());
+  if (!lhs || !rhs || type.getNumElements() > kFoldLimit)
+    return {};
+  BinaryKind kind = getKind();
+  bool isFloat = isa<FloatType>(type.getElementType());
+  return mapElements(
+      {lhs, rhs}, type, [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+        Scalar r;
+        double x = a[0].f, y = a[1].f;
+        int64_t xi = a[0].i, yi = a[1].i;
+        switch (kind) {
+        case BinaryKind::add:
+          r.f = x + y, r.i = xi + yi;
+          break;
+        case BinaryKind::sub:
+          r.f = x - y, r.i = xi - yi;
+          break;
+        case BinaryKind::mul:
+          r.f = x * y, r.i = xi * yi;
+          break;
+        case BinaryKind::div:
+          if (!isFloat && yi == 0)
+            return std::nullopt; // leave the runtime to report it
+          r.f = x / y;
+          // ONNX integer Div truncates toward zero, like C++.
+          r.i = isFloat ? 0 : xi / yi;
+          break;
+        case BinaryKind::pow:
+          if (!isFloat && yi < 0)
+            return std::nullopt;
+          r.f = std::pow(x, y), r.i = isFloat ? 0 : integerPow(xi, yi);
+          break;
+        case BinaryKind::max:
+          r.f = std::max(x, y), r.i = std::max(xi, yi);
+          break;
+        case BinaryKind::min:
+          r.f = std::min(x, y), r.i = std::min(xi, yi);
+          break;
+        case BinaryKind::and_:
+          r.i = xi && yi;
+          break;
+        case BinaryKind::or_:
+          r.i = xi || yi;
+          break;
+        case BinaryKind::xor_:
+          r.i = (xi != 0) != (yi != 0);
+          break;
+        }
+        return r;
+      });
+}
+
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  auto lhs = smallDense(adaptor.getLhs());
+  auto rhs = smallDense(adaptor.getRhs());
+  auto type = tensorType(getOutput());
+  if (!lhs || !rhs || type.getNumElements() > kFoldLimit)
+    return {};
+  bool isFloat = isa<FloatType>(tensorType(getLhs()).getElementType());
+  CompareKind kind = getKind();
+  return mapElements(
+      {lhs, rhs}, type, [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+        auto cmp = [&](auto x, auto y) {
+          switch (kind) {
+          case CompareKind::eq:
+            return x == y;
+          case CompareKind::ne:
+            return x != y;
+          case CompareKind::lt:
+            return x < y;
+          case CompareKind::le:
+            return x <= y;
+          case CompareKind::gt:
+            return x > y;
+          case CompareKind::ge:
+            return x >= y;
+          }
+          return false;
+        };
+        Scalar r;
+        r.i = isFloat ? cmp(a[0].f, a[1].f) : cmp(a[0].i, a[1].i);
+        return r;
+      });
+}
+
+OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
+  auto type = tensorType(getOutput());
+  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == type)
+    return getOnTrue();
+  auto c = smallDense(adaptor.getCondition());
+  auto t = smallDense(adaptor.getOnTrue());
+  auto f = smallDense(adaptor.getOnFalse());
+  if (!c || !t || !f || type.getNumElements() > kFoldLimit)
+    return {};
+  return mapElements({c, t, f}, type,
+                     [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
+                       return a[0].i ? a[1] : a[2];
+                     });
+}
+
+OpFoldResult ReduceOp::fold(FoldAdaptor adaptor) {
+  auto input = smallDense(adaptor.getInput());
+  if (!input)
+    return {};
+  auto inType = tensorType(getInput());
+  auto outType = tensorType(getOutput());
+  ArrayRef<int64_t> inShape = inType.getShape();
+  SmallVector<bool> reduced(inShape.size(), false);
+  for (int64_t a : getAxes())
+    reduced[a] = true;
+  // Accumulate into the keep_dims-shaped result, whose linear order equals the
+  // result's whether or not the reduced dimensions are kept.
+  SmallVector<int64_t> keptShape;
+  int64_t count = 1;
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    keptShape.push_back(reduced[d] ? 1 : inShape[d]);
+    if (reduced[d])
+      count *= inShape[d];
+  }
+  ReduceKind kind = getKind();
+  if (kind == ReduceKind::l2 || kind == ReduceKind::sum_square)
+    return {};
+  int64_t outCount = outType.getNumElements();
+  SmallVector<double> accF(outCount);
+  SmallVector<int64_t> accI(outCount);
+  SmallVector<bool> seen(outCount, false);
+  auto values = input.getValues<Attribute>();
+  SmallVector<int64_t> idx;
+  for (int64_t i = 0, e = inType.getNumElements(); i < e; ++i) {
+    delinearize(i, inShape, idx);
+    for (size_t d = 0; d < idx.size(); ++d)
+      if (reduced[d])
+        idx[d] = 0;
+    int64_t o = linearize(idx, keptShape);
+    Scalar v = toScalar(values[i]);
+    if (!seen[o]) {
+      seen[o] = true;
+      accF[o] = kind == ReduceKind::prod ? 1.0 : (kind == ReduceKind::max ||
+                                                  kind == ReduceKind::min)
+                                                     ? v.f
+                                                     : 0.0;
+      accI[o] = kind == ReduceKind::prod ? 1 : (kind == ReduceKind::max ||
+                                                kind == ReduceKind::min)
+                                                   ? v.i
+                                                   : 0;
+    }
+    switch (kind) {
+    case ReduceKind::sum:
+    case ReduceKind::mean:
+      accF[o] += v.f, accI[o] += v.i;
+      break;
+    case ReduceKind::prod:
+      accF[o] *= v.f, accI[o] *= v.i;
+      break;
+    case ReduceKind::max:
+      accF[o] = std::max(accF[o], v.f), accI[o] = std::max(accI[o], v.i);
+      break;
+    case ReduceKind::min:
+      accF[o] = std::min(accF[o], v.f), accI[o] = std::min(accI[o], v.i);
+      break;
+    default:
+      return {};
+    }
+  }
+  SmallVector<Attribute> out;
+  for (int64_t o = 0; o < outCount; ++o) {
+    Scalar s;
+    s.f = accF[o];
+    s.i = accI[o];
+    if (kind == ReduceKind::mean && count) {
+      s.f /= count;
+      s.i /= count;
+    }
+    out.push_back(fromScalar(outType.getElementType(), s));
+  }
+  return DenseElementsAttr::get(outType, out);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
+    return static_cast<int64_t>(it.index()) == it.value();
+  });
+  if (identity)
+    return getInput();
+  auto input = smallDense(adaptor.getInput());
+  if (!input)
+    return {};
+  ArrayRef<int64_t> inShape = tensorType(getInput()).getShape();
+  SmallVector<int64_t> inIdx(perm.size());
+  return remapElements(input, tensorType(getOutput()),
+                       [&](ArrayRef<int64_t> idx) {
+                         for (size_t d = 0; d < perm.size(); ++d)
+                           inIdx[perm[d]] = idx[d];
+                         return linearize(inIdx, inShape);
+                       });
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getOutput().getType())
+    return getInput();
+  auto input = smallDense(adaptor.getInput());
+  auto type = tensorType(getOutput());
+  if (!input || type.getNumElements() > kFoldLimit)
+    return {};
+  ArrayRef<int64_t> inShape = tensorType(getInput()).getShape();
+  return remapElements(input, type, [&](ArrayRef<int64_t> idx) {
+    return broadcastIndex(idx, inShape);
+  });
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  auto data = smallDense(adaptor.getData());
+  auto indices = smallDense(adaptor.getIndices());
+  if (!data || !indices)
+    return {};
+  int64_t axis = getAxis();
+  ArrayRef<int64_t> dataShape = tensorType(getData()).getShape();
+  int64_t indexRank = tensorType(getIndices()).getRank();
+  SmallVector<int64_t> index;
+  for (APInt v : indices.getValues<APInt>()) {
+    int64_t i = v.getSExtValue();
+    if (i < 0)
+      i += dataShape[axis];
+    if (i < 0 || i >= dataShape[axis])
+      return {}; // out of range: left for the runtime to report
+    index.push_back(i);
+  }
+  ArrayRef<int64_t> indexShape = tensorType(getIndices()).getShape();
+  SmallVector<int64_t> dataIdx(dataShape.size());
+  return remapElements(data, tensorType(getOutput()),
+                       [&](ArrayRef<int64_t> idx) {
+                         for (int64_t d = 0; d < axis; ++d)
+                           dataIdx[d] = idx[d];
+                         dataIdx[axis] = index[linearize(
+                             idx.slice(axis, indexRank), indexShape)];
+                         for (size_t d = axis + 1; d < dataShape.size(); ++d)
+                           dataIdx[d] = idx[d - 1 + indexRank];
+                         return linearize(dataIdx, dataShape);
+                       });
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1 &&
+      getInputs().front().getType() == getOutput().getType())
+    return getInputs().front();
+  SmallVector<DenseElementsAttr> inputs;
+  for (Attribute a : adaptor.getInputs()) {
+    auto d = smallDense(a);
+    if (!d)
+      return {};
+    inputs.push_back(d);
+  }
+  auto type = tensorType(getOutput());
+  if (type.getNumElements() > kFoldLimit)
+    return {};
+  int64_t axis = getAxis();
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr d : inputs)
+    values.push_back(llvm::to_vector(d.getValues<Attribute>()));
+  SmallVector<Attribute> out;
+  SmallVector<int64_t> idx;
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    delinearize(i, type.getShape(), idx);
+    int64_t pos = idx[axis];
+    size_t k = 0;
+    while (pos >= inputs[k].getType().getShape()[axis]) {
+      pos -= inputs[k].getType().getShape()[axis];
+      ++k;
+    }
+    idx[axis] = pos;
+    out.push_back(values[k][linearize(idx, inputs[k].getType().getShape())]);
+  }
+  return DenseElementsAttr::get(type, out);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getOutput().getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  auto input = smallDense(adaptor.getInput());
+  if (!input)
+    return {};
+  ArrayRef<int64_t> inShape = tensorType(getInput()).getShape();
+  ArrayRef<int64_t> starts = getStarts(), steps = getSteps();
+  SmallVector<int64_t> inIdx(inShape.size());
+  return remapElements(input, tensorType(getOutput()),
+                       [&](ArrayRef<int64_t> idx) {
+                         for (size_t d = 0; d < inShape.size(); ++d)
+                           inIdx[d] = starts[d] + idx[d] * steps[d];
+                         return linearize(inIdx, inShape);
+                       });
+}
