@@ -132,34 +132,30 @@ static LogicalResult verifySpatialRank(Operation *op, Value input) {
 }
 
 //===----------------------------------------------------------------------===//
-// Custom directive: post_ops [relu, sum]
+// Custom directive: the list in `post_ops [relu, sum]`
 //===----------------------------------------------------------------------===//
 
 static ParseResult parsePostOps(OpAsmParser &parser, ArrayAttr &postOps) {
   SmallVector<Attribute> kinds;
-  if (succeeded(parser.parseOptionalKeyword("post_ops"))) {
-    auto parseOne = [&]() -> ParseResult {
-      SMLoc loc = parser.getCurrentLocation();
-      StringRef keyword;
-      if (parser.parseKeyword(&keyword))
-        return failure();
-      std::optional<PostOpKind> kind = symbolizePostOpKind(keyword);
-      if (!kind)
-        return parser.emitError(loc, "unknown post-op '") << keyword << "'";
-      kinds.push_back(PostOpKindAttr::get(parser.getContext(), *kind));
-      return success();
-    };
-    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseOne))
+  auto parseOne = [&]() -> ParseResult {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
       return failure();
-  }
+    std::optional<PostOpKind> kind = symbolizePostOpKind(keyword);
+    if (!kind)
+      return parser.emitError(loc, "unknown post-op '") << keyword << "'";
+    kinds.push_back(PostOpKindAttr::get(parser.getContext(), *kind));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseOne))
+    return failure();
   postOps = parser.getBuilder().getArrayAttr(kinds);
   return success();
 }
 
 static void printPostOps(OpAsmPrinter &p, Operation *, ArrayAttr postOps) {
-  if (postOps.empty())
-    return;
-  p << "post_ops [";
+  p << "[";
   llvm::interleaveComma(postOps, p, [&](Attribute a) {
     p << stringifyPostOpKind(cast<PostOpKindAttr>(a).getValue());
   });

@@ -93,7 +93,7 @@ def Osc_InnerProductOp : Osc_Op<"inner_product",
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
-    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -125,7 +125,7 @@ def Osc_ConvOp : Osc_Op<"conv", [Pure, AttrSizedOperandSegments]> {
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
-    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -154,7 +154,7 @@ def Osc_ConvTransposeOp : Osc_Op<"conv_transpose", [Pure]> {
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)?
-    custom<PostOps>($post_ops) attr-dict `:` functional-type(operands, results)
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,907 @@
+//===- ImportONNX.cpp - ONNX graph to osc module --------------------------===//
+//
+// Part of opscope. Loading (binary or .onnxtext, external data), validation
+// (opset range, unsupported ops listed together, ONNX's checker), binding of
+// input shapes, the node walk, and the check of declared output shapes. Op
+// conversion itself is in ONNXOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Target/ONNX/ImportONNX.h"
+#include "Importer.h"
+
+#include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/IR/OscShapes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/parser.h>
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::onnx_import;
+
+/// Opsets whose op semantics the converters implement.
+static constexpr int64_t kMinOpset = 9;
+static constexpr int64_t kMaxOpset = 17;
+
+/// Integer constants up to this size stay dense so shape computations fold;
+/// float constants up to kDenseFloatLimit do too (scalars, small vectors).
+/// Anything larger is a weight and becomes a dense_resource blob.
+static constexpr int64_t kDenseIntLimit = 4096;
+static constexpr int64_t kDenseFloatLimit = 16;
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+Type opscope::onnx_import::elementTypeFor(int32_t t, MLIRContext *ctx) {
+  Builder b(ctx);
+  switch (t) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return {};
+  }
+}
+
+std::string opscope::onnx_import::onnxTypeName(int32_t t) {
+  if (onnx::TensorProto::DataType_IsValid(t))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(t));
+  return "type " + std::to_string(t);
+}
+
+/// Copies `count` typed-field values into little-endian element bytes.
+template <typename From, typename To>
+static void copyField(const google::protobuf::RepeatedField<From> &field,
+                      std::vector<char> &bytes) {
+  bytes.resize(field.size() * sizeof(To));
+  for (int i = 0; i < field.size(); ++i) {
+    To v = static_cast<To>(field.Get(i));
+    std::memcpy(bytes.data() + i * sizeof(To), &v, sizeof(To));
+  }
+}
+
+static std::string sanitizeBlobName(StringRef name) {
+  std::string s = name.empty() ? "tensor" : name.str();
+  for (char &ch : s)
+    if (!isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.')
+      ch = '_';
+  if (isdigit(static_cast<unsigned char>(s[0])))
+    s = "t" + s;
+  return s;
+}
+
+ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
+                                                StringRef modelDir,
+                                                MLIRContext *ctx,
+                                                std::string &error) {
+  std::string what = "tensor '" + t.name() + "'";
+  Type elem = elementTypeFor(t.data_type(), ctx);
+  if (!elem) {
+    error = what + " has unsupported element type " +
+            onnxTypeName(t.data_type());
+    return {};
+  }
+  SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      error = what + " has a negative dimension";
+      return {};
+    }
+    count *= d;
+  }
+  bool isBool = elem.isInteger(1);
+  int64_t width = isBool ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  int64_t expected = count * width;
+
+  std::vector<char> owned;
+  StringRef bytes;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoll(kv.value());
+    }
+    SmallString<256> file(modelDir);
+    llvm::sys::path::append(file, location);
+    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      error = what + " reads external data from '" + std::string(file) +
+              "': " + buffer.getError().message();
+      return {};
+    }
+    if (length < 0)
+      length = static_cast<int64_t>((*buffer)->getBufferSize()) - offset;
+    if (offset < 0 ||
+        offset + length > static_cast<int64_t>((*buffer)->getBufferSize())) {
+      error = what + " reads past the end of external data file '" +
+              std::string(file) + "'";
+      return {};
+    }
+    StringRef data = (*buffer)->getBuffer().substr(offset, length);
+    owned.assign(data.begin(), data.end());
+    bytes = StringRef(owned.data(), owned.size());
+  } else if (t.has_raw_data()) {
+    bytes = t.raw_data();
+  } else {
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      copyField<float, float>(t.float_data(), owned);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      copyField<double, double>(t.double_data(), owned);
+      break;
+    case onnx::TensorProto::INT64:
+      copyField<int64_t, int64_t>(t.int64_data(), owned);
+      break;
+    case onnx::TensorProto::INT32:
+      copyField<int32_t, int32_t>(t.int32_data(), owned);
+      break;
+    case onnx::TensorProto::INT16:
+      copyField<int32_t, int16_t>(t.int32_data(), owned);
+      break;
+    case onnx::TensorProto::INT8:
+      copyField<int32_t, int8_t>(t.int32_data(), owned);
+      break;
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      copyField<int32_t, uint8_t>(t.int32_data(), owned);
+      break;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      // Stored as their 16-bit patterns in int32_data.
+      copyField<int32_t, uint16_t>(t.int32_data(), owned);
+      break;
+    default:
+      break;
+    }
+    bytes = StringRef(owned.data(), owned.size());
+  }
+  if (static_cast<int64_t>(bytes.size()) != expected) {
+    error = what + " of shape " + osc::formatShape(shape) + " and type " +
+            onnxTypeName(t.data_type()) + " needs " + std::to_string(expected) +
+            " bytes but holds " + std::to_string(bytes.size()) +
+            " (truncated or malformed model?)";
+    return {};
+  }
+
+  auto type = RankedTensorType::get(shape, elem);
+  if (isBool) {
+    SmallVector<bool> values;
+    for (char ch : bytes)
+      values.push_back(ch != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  bool isFloat = isa<FloatType>(elem);
+  if (count <= (isFloat ? kDenseFloatLimit : kDenseIntLimit)) {
+    bool splat = false;
+    if (!DenseElementsAttr::isValidRawBuffer(type, ArrayRef<char>(bytes.data(), bytes.size()), splat)) {
+      error = what + " has an invalid data buffer";
+      return {};
+    }
+    return DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(bytes.data(), bytes.size()));
+  }
+  // Weights: 64-byte aligned so the runtime can use them in place.
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(bytes.data(), bytes.size()), /*align=*/64);
+  return DenseResourceElementsAttr::get(type, sanitizeBlobName(t.name()),
+                                        std::move(blob));
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+std::string NodeContext::name() const {
+  return node.name().empty() ? (node.output_size() ? node.output(0) : "")
+                             : node.name();
+}
+
+InFlightDiagnostic NodeContext::error() {
+  return emitError(loc) << "node '" << name() << "' (" << node.op_type()
+                        << "): ";
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::intAttr(StringRef name, int64_t def) const {
+  const auto *a = attr(name);
+  return a && a->has_i() ? a->i() : def;
+}
+
+float NodeContext::floatAttr(StringRef name, float def) const {
+  const auto *a = attr(name);
+  return a && a->has_f() ? a->f() : def;
+}
+
+std::string NodeContext::stringAttr(StringRef name, StringRef def) const {
+  const auto *a = attr(name);
+  return a && a->has_s() ? a->s() : def.str();
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::intsAttr(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<SmallVector<float>>
+NodeContext::floatsAttr(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::constInts(unsigned i) {
+  DenseElementsAttr attr;
+  if (!hasInput(i) || !matchPattern(input(i), m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  if (isa<IntegerType>(attr.getElementType())) {
+    for (const APInt &v : attr.getValues<APInt>())
+      values.push_back(v.getSExtValue());
+  } else {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      values.push_back(static_cast<int64_t>(v.convertToDouble()));
+  }
+  return values;
+}
+
+std::optional<SmallVector<double>> NodeContext::constFloats(unsigned i) {
+  DenseElementsAttr attr;
+  if (!hasInput(i) || !matchPattern(input(i), m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<double> values;
+  if (auto ft = dyn_cast<FloatType>(attr.getElementType())) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(v.convertToDouble());
+    }
+  } else {
+    for (const APInt &v : attr.getValues<APInt>())
+      values.push_back(static_cast<double>(v.getSExtValue()));
+  }
+  return values;
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::requireConstInts(unsigned i,
+                                                              StringRef what) {
+  if (!hasInput(i)) {
+    error() << "missing input '" << what << "'";
+    return failure();
+  }
+  auto v = constInts(i);
+  if (!v) {
+    error() << "input '" << what << "' ('" << node.input(i)
+            << "') is not a compile-time constant; opscope needs static "
+               "shapes (give --input-shape for every dynamic input)";
+    return failure();
+  }
+  return *v;
+}
+
+FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
+                                              StringRef what) {
+  int64_t n = axis < 0 ? axis + rank : axis;
+  if (n < 0 || n >= rank) {
+    error() << what << " " << axis << " is out of range for rank " << rank;
+    return failure();
+  }
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+namespace {
+class GraphImporter : public ValueSource {
+public:
+  GraphImporter(MLIRContext *ctx, const onnx::ModelProto &model,
+                StringRef path, const ImportOptions &options)
+      : ctx(ctx), model(model), path(path.str()), options(options),
+        builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)) {
+    modelDir = llvm::sys::path::parent_path(path).str();
+  }
+
+  OwningOpRef<ModuleOp> run();
+
+  Value lookup(const std::string &name) override {
+    auto it = values.find(name);
+    if (it != values.end())
+      return it->second;
+    auto init = initializers.find(name);
+    if (init == initializers.end())
+      return {};
+    std::string error;
+    ElementsAttr attr = decodeTensor(*init->second, modelDir, ctx, error);
+    if (!attr) {
+      fileError() << error;
+      failedConstant = true;
+      return {};
+    }
+    Value v = builder.create<osc::ConstantOp>(
+        NameLoc::get(builder.getStringAttr(name), fileLoc), attr);
+    values[name] = v;
+    return v;
+  }
+
+  bool isUsed(const std::string &name) const override {
+    return used.contains(name);
+  }
+
+private:
+  InFlightDiagnostic fileError() { return emitError(fileLoc) << path << ": "; }
+  LogicalResult checkOpset();
+  LogicalResult checkSupported();
+  LogicalResult runChecker();
+  LogicalResult bindInputs(SmallVectorImpl<Type> &types,
+                           SmallVectorImpl<std::string> &names);
+  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
+
+  MLIRContext *ctx;
+  const onnx::ModelProto &model;
+  std::string path, modelDir;
+  const ImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc;
+  int64_t opset = 0;
+  bool failedConstant = false;
+  std::map<std::string, Value> values;
+  std::map<std::string, const onnx::TensorProto *> initializers;
+  std::map<std::string, ElementsAttr> frozen;
+  llvm::StringSet<> used;
+};
+} // namespace
+
+LogicalResult GraphImporter::checkOpset() {
+  for (const auto &imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  if (opset == 0) {
+    fileError() << "the model imports no version of the default ONNX opset";
+    return failure();
+  }
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    fileError() << "opset " << opset << " is not supported (opscope imports "
+                << "opsets " << kMinOpset << " to " << kMaxOpset << ")";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::checkSupported() {
+  // Every unsupported op type, with its nodes, in one message: users fix a
+  // model (or file an issue) once, not one op at a time.
+  std::map<std::string, std::vector<std::string>> missing;
+  const auto &table = converters();
+  for (const auto &node : model.graph().node()) {
+    std::string type = node.op_type();
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!defaultDomain)
+      type = node.domain() + "." + type;
+    if (!defaultDomain || !table.count(node.op_type()))
+      missing[type].push_back(node.name().empty() ? node.output(0)
+                                                  : node.name());
+  }
+  if (missing.empty())
+    return success();
+  auto diag = fileError();
+  diag << missing.size() << " unsupported op type"
+       << (missing.size() == 1 ? "" : "s") << " (model opset " << opset
+       << "):";
+  for (const auto &[type, nodes] : missing) {
+    diag << "\n  " << type << " (" << nodes.size() << " node"
+         << (nodes.size() == 1 ? "" : "s") << ": ";
+    for (size_t i = 0; i < nodes.size() && i < 5; ++i)
+      diag << (i ? ", " : "") << "'" << nodes[i] << "'";
+    if (nodes.size() > 5)
+      diag << ", and " << nodes.size() - 5 << " more";
+    diag << ")";
+  }
+  return failure();
+}
+
+LogicalResult GraphImporter::runChecker() {
+  if (!options.runChecker)
+    return success();
+  onnx::checker::CheckerContext checkerCtx;
+  checkerCtx.set_ir_version(static_cast<int>(model.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const auto &imp : model.opset_import())
+    opsets[imp.domain()] = static_cast<int>(imp.version());
+  checkerCtx.set_opset_imports(opsets);
+  checkerCtx.set_model_dir(modelDir);
+  onnx::checker::LexicalScopeContext lex;
+  try {
+    onnx::checker::check_graph(model.graph(), checkerCtx, lex);
+  } catch (const std::exception &e) {
+    std::string msg = e.what();
+    fileError() << "the ONNX checker rejects the model: "
+                << StringRef(msg).rtrim();
+    return failure();
+  }
+  return success();
+}
+
+static std::string describeDims(const onnx::TensorShapeProto &shape) {
+  std::string s;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (i)
+      s += 'x';
+    const auto &d = shape.dim(i);
+    s += d.has_dim_value() ? std::to_string(d.dim_value())
+                           : (d.has_dim_param() ? d.dim_param() : "?");
+  }
+  return s.empty() ? "scalar" : s;
+}
+
+LogicalResult
+GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
+                          SmallVectorImpl<std::string> &names) {
+  const auto &graph = model.graph();
+  std::vector<const onnx::ValueInfoProto *> inputs;
+  for (const auto &in : graph.input())
+    if (!initializers.count(in.name()))
+      inputs.push_back(&in);
+
+  auto isInput = [&](const std::string &name) {
+    return llvm::any_of(inputs, [&](const onnx::ValueInfoProto *in) {
+      return in->name() == name;
+    });
+  };
+  for (const auto &[name, file] : options.frozenInputs) {
+    if (!isInput(name)) {
+      fileError() << "--freeze-input names '" << name
+                  << "', which is not a graph input";
+      return failure();
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    onnx::TensorProto tensor;
+    if (!buffer) {
+      fileError() << "--freeze-input " << name << ": cannot read '" << file
+                  << "': " << buffer.getError().message();
+      return failure();
+    }
+    if (!tensor.ParseFromArray((*buffer)->getBufferStart(),
+                               static_cast<int>((*buffer)->getBufferSize()))) {
+      fileError() << "--freeze-input " << name << ": '" << file
+                  << "' is not an ONNX TensorProto";
+      return failure();
+    }
+    tensor.set_name(name);
+    std::string error;
+    ElementsAttr attr = decodeTensor(tensor, "", ctx, error);
+    if (!attr) {
+      fileError() << "--freeze-input " << name << ": " << error;
+      return failure();
+    }
+    frozen[name] = attr;
+  }
+  llvm::erase_if(inputs, [&](const onnx::ValueInfoProto *in) {
+    return frozen.count(in->name()) != 0;
+  });
+
+  for (const auto &[name, dims] : options.inputShapes) {
+    bool found = llvm::any_of(
+        inputs, [&](const onnx::ValueInfoProto *in) { return in->name() == name; });
+    if (!found) {
+      auto diag = fileError();
+      diag << "--input-shape names '" << name
+           << "', which is not a graph input (inputs:";
+      for (const auto *in : inputs)
+        diag << " '" << in->name() << "'";
+      diag << ")";
+      return failure();
+    }
+  }
+
+  // Symbolic dimensions (e.g. "batch", "sequence") bound by one input's
+  // --input-shape apply to every input that uses them.
+  std::map<std::string, int64_t> params;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto *in : inputs) {
+      bool given = options.inputShapes.count(in->name());
+      if ((pass == 0) != given)
+        continue;
+      if (!in->type().has_tensor_type()) {
+        fileError() << "input '" << in->name() << "' is not a tensor";
+        return failure();
+      }
+      const auto &tt = in->type().tensor_type();
+      if (!elementTypeFor(tt.elem_type(), ctx)) {
+        fileError() << "input '" << in->name() << "' has unsupported type "
+                    << onnxTypeName(tt.elem_type());
+        return failure();
+      }
+      if (given) {
+        const auto &dims = options.inputShapes.at(in->name());
+        if (tt.has_shape()) {
+          const auto &shape = tt.shape();
+          if (shape.dim_size() != static_cast<int>(dims.size())) {
+            fileError() << "input '" << in->name() << "': --input-shape "
+                        << osc::formatShape(dims) << " has rank "
+                        << dims.size() << " but the model declares "
+                        << describeDims(shape) << " (rank "
+                        << shape.dim_size() << ")";
+            return failure();
+          }
+          for (int i = 0; i < shape.dim_size(); ++i) {
+            const auto &d = shape.dim(i);
+            if (d.has_dim_value() && d.dim_value() != dims[i]) {
+              fileError() << "input '" << in->name() << "': --input-shape "
+                          << osc::formatShape(dims)
+                          << " contradicts the model's static dimension " << i
+                          << " (" << d.dim_value() << ") in "
+                          << describeDims(shape);
+              return failure();
+            }
+            if (d.has_dim_param() && !d.dim_param().empty()) {
+              auto [it, inserted] = params.emplace(d.dim_param(), dims[i]);
+              if (!inserted && it->second != dims[i]) {
+                fileError() << "input '" << in->name() << "': dimension '"
+                            << d.dim_param() << "' is " << dims[i]
+                            << " here but " << it->second
+                            << " in another --input-shape";
+                return failure();
+              }
+            }
+          }
+        }
+        types.push_back(RankedTensorType::get(
+            dims, elementTypeFor(tt.elem_type(), ctx)));
+      } else {
+        if (!tt.has_shape()) {
+          fileError() << "input '" << in->name()
+                      << "' has no shape in the model; give --input-shape "
+                      << in->name() << "=DIMS";
+          return failure();
+        }
+        SmallVector<int64_t> dims;
+        for (const auto &d : tt.shape().dim()) {
+          if (d.has_dim_value() && d.dim_value() >= 0) {
+            dims.push_back(d.dim_value());
+          } else if (d.has_dim_param() && params.count(d.dim_param())) {
+            dims.push_back(params[d.dim_param()]);
+          } else {
+            fileError() << "input '" << in->name()
+                        << "' has dynamic dimensions ("
+                        << describeDims(tt.shape()) << "); give --input-shape "
+                        << in->name() << "=DIMS";
+            return failure();
+          }
+        }
+        types.push_back(RankedTensorType::get(
+            dims, elementTypeFor(tt.elem_type(), ctx)));
+      }
+      names.push_back(in->name());
+    }
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
+  std::string nodeName =
+      node.name().empty() ? (node.output_size() ? node.output(0) : "")
+                          : node.name();
+  Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc);
+  NodeContext c(*this, node, opset, loc, builder);
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (node.input(i).empty() || lookup(node.input(i)))
+      continue;
+    if (failedConstant)
+      return failure();
+    c.error() << "input '" << node.input(i)
+              << "' is not produced by any earlier node, graph input or "
+                 "initializer (the graph is malformed or not topologically "
+                 "sorted)";
+    return failure();
+  }
+
+  SmallVector<Value> outputs;
+  if (node.op_type() == "Constant") {
+    const onnx::AttributeProto *value = nullptr;
+    for (const auto &a : node.attribute())
+      value = &a;
+    if (!value) {
+      c.error() << "has no value attribute";
+      return failure();
+    }
+    onnx::TensorProto t;
+    StringRef kind = value->name();
+    if (kind == "value") {
+      t = value->t();
+    } else if (kind == "value_float") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_float_data(value->f());
+    } else if (kind == "value_floats") {
+      t.set_data_type(onnx::TensorProto::FLOAT);
+      t.add_dims(value->floats_size());
+      *t.mutable_float_data() = value->floats();
+    } else if (kind == "value_int") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_int64_data(value->i());
+    } else if (kind == "value_ints") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_dims(value->ints_size());
+      *t.mutable_int64_data() = value->ints();
+    } else {
+      c.error() << "constant of kind '" << kind.str() << "' is not supported";
+      return failure();
+    }
+    if (t.name().empty())
+      t.set_name(node.output(0));
+    std::string error;
+    ElementsAttr attr = decodeTensor(t, modelDir, ctx, error);
+    if (!attr) {
+      c.error() << error;
+      return failure();
+    }
+    outputs.push_back(builder.create<osc::ConstantOp>(loc, attr));
+  } else {
+    const Converter &convert = converters().find(node.op_type())->second;
+    if (failed(convert(c, outputs)))
+      return failure();
+  }
+
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string &name = node.output(i);
+    if (name.empty())
+      continue;
+    Value v = i < static_cast<int>(outputs.size()) ? outputs[i] : Value();
+    if (!v) {
+      if (isUsed(name)) {
+        c.error() << "output " << i << " ('" << name
+                  << "') is not supported";
+        return failure();
+      }
+      continue;
+    }
+    values[name] = v;
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::checkOutput(const onnx::ValueInfoProto &info,
+                                         Value v) {
+  if (!info.type().has_tensor_type())
+    return success();
+  const auto &tt = info.type().tensor_type();
+  auto type = cast<RankedTensorType>(v.getType());
+  Type declared = elementTypeFor(tt.elem_type(), ctx);
+  if (tt.elem_type() && declared && declared != type.getElementType()) {
+    fileError() << "output '" << info.name() << "' is declared "
+                << onnxTypeName(tt.elem_type()) << " but the graph computes "
+                << type.getElementType();
+    return failure();
+  }
+  if (!tt.has_shape())
+    return success();
+  const auto &shape = tt.shape();
+  bool mismatch = shape.dim_size() != type.getRank();
+  for (int i = 0; !mismatch && i < shape.dim_size(); ++i)
+    mismatch = shape.dim(i).has_dim_value() &&
+               shape.dim(i).dim_value() != type.getDimSize(i);
+  if (mismatch) {
+    fileError() << "output '" << info.name() << "' is declared "
+                << describeDims(shape) << " but with the given input shapes "
+                << "the graph computes " << osc::formatShape(type.getShape());
+    return failure();
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run() {
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    fileError() << "not an ONNX model (no graph or IR version)";
+    return {};
+  }
+  if (failed(checkOpset()) || failed(checkSupported()) || failed(runChecker()))
+    return {};
+  const auto &graph = model.graph();
+  for (const auto &init : graph.initializer())
+    initializers[init.name()] = &init;
+  for (const auto &node : graph.node())
+    for (const auto &in : node.input())
+      used.insert(in);
+  for (const auto &out : graph.output())
+    used.insert(out.name());
+
+  SmallVector<Type> inputTypes;
+  SmallVector<std::string> inputNames;
+  if (failed(bindInputs(inputTypes, inputNames)))
+    return {};
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  Builder b(ctx);
+  (*module)->setAttr("osc.source", b.getStringAttr(path));
+  (*module)->setAttr("osc.opset", b.getI64IntegerAttr(opset));
+  if (!model.producer_name().empty())
+    (*module)->setAttr("osc.producer",
+                       b.getStringAttr(model.producer_name() + " " +
+                                       model.producer_version()));
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = builder.create<func::FuncOp>(
+      fileLoc, options.functionName, builder.getFunctionType(inputTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    entry->getArgument(i).setLoc(NameLoc::get(b.getStringAttr(name), fileLoc));
+    func.setArgAttr(i, "osc.name", b.getStringAttr(name));
+    values[name] = entry->getArgument(i);
+  }
+  builder.setInsertionPointToEnd(entry);
+  for (const auto &[name, attr] : frozen)
+    values[name] = builder.create<osc::ConstantOp>(
+        NameLoc::get(b.getStringAttr(name), fileLoc), attr);
+
+  for (const auto &node : graph.node())
+    if (failed(importNode(node)))
+      return {};
+
+  SmallVector<Value> results;
+  for (const auto &out : graph.output()) {
+    Value v = lookup(out.name());
+    if (!v) {
+      fileError() << "graph output '" << out.name()
+                  << "' is not produced by any node";
+      return {};
+    }
+    if (failed(checkOutput(out, v)))
+      return {};
+    results.push_back(v);
+  }
+  builder.create<func::ReturnOp>(fileLoc, results);
+  func.setFunctionType(
+      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "osc.name", b.getStringAttr(out.name()));
+
+  // Shape sub-graphs folded during import leave their constants behind.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+std::string opscope::parseInputShapeSpec(StringRef spec,
+                                         ImportOptions &options) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || !spec.contains('='))
+    return "expected NAME=DIMS (e.g. input_ids=1x128), got '" + spec.str() +
+           "'";
+  std::vector<int64_t> shape;
+  if (!dims.empty() && dims != "scalar") {
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef p : parts) {
+      int64_t d;
+      if (p.trim().getAsInteger(10, d) || d < 0)
+        return "bad dimension '" + p.str() + "' in '" + spec.str() +
+               "' (DIMS are non-negative integers joined by 'x', e.g. 1x128)";
+      shape.push_back(d);
+    }
+  }
+  if (options.inputShapes.count(name.str()))
+    return "--input-shape given twice for '" + name.str() + "'";
+  options.inputShapes[name.str()] = std::move(shape);
+  return "";
+}
+
+std::string opscope::parseFreezeInputSpec(StringRef spec,
+                                          ImportOptions &options) {
+  auto [name, file] = spec.split('=');
+  if (name.empty() || file.empty())
+    return "expected NAME=FILE.pb, got '" + spec.str() + "'";
+  options.frozenInputs[name.str()] = file.str();
+  return "";
+}
+
+OwningOpRef<ModuleOp>
+opscope::importONNXBuffer(StringRef buffer, StringRef path, bool isText,
+                          const ImportOptions &options, MLIRContext *context) {
+  context->loadDialect<osc::OscDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  onnx::ModelProto model;
+  if (isText) {
+    std::string text = buffer.str();
+    auto status = onnx::OnnxParser::Parse(model, text.c_str());
+    if (!status.IsOK()) {
+      emitError(fileLoc) << path << ": cannot parse ONNX text: "
+                         << status.ErrorMessage();
+      return {};
+    }
+  } else if (buffer.size() > static_cast<size_t>(INT_MAX) ||
+             !model.ParseFromArray(buffer.data(),
+                                   static_cast<int>(buffer.size()))) {
+    emitError(fileLoc) << path
+                       << ": not a valid ONNX protobuf (truncated or not an "
+                          "ONNX file)";
+    return {};
+  }
+  GraphImporter importer(context, model, path, options);
+  return importer.run();
+}
+
+OwningOpRef<ModuleOp> opscope::importONNXFile(StringRef path,
+                                              const ImportOptions &options,
+                                              MLIRContext *context) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << path << ": cannot read model: " << buffer.getError().message();
+    return {};
+  }
+  bool isText = path.ends_with(".onnxtext") || path.ends_with(".onnxtxt");
+  return importONNXBuffer((*buffer)->getBuffer(), path, isText, options,
+                          context);
+}
+
+std::vector<std::string> opscope::supportedONNXOps() {
+  std::vector<std::string> ops;
+  for (const auto &entry : converters())
+    ops.push_back(entry.getKey().str());
+  llvm::sort(ops);
+  return ops;
+}

@@ -1,0 +1,128 @@
+//===- Importer.h - internals of the ONNX importer --------------*- C++ -*-===//
+//
+// Part of opscope. Private to lib/Target/ONNX: the per-node context that op
+// converters (ONNXOps.cpp) work against, and the converter table. Only this
+// library includes protobuf/ONNX headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_LIB_TARGET_ONNX_IMPORTER_H
+#define OPSCOPE_LIB_TARGET_ONNX_IMPORTER_H
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace opscope::onnx_import {
+
+/// Maps an ONNX TensorProto data type to an MLIR element type (null when the
+/// type has no osc equivalent).
+mlir::Type elementTypeFor(int32_t onnxType, mlir::MLIRContext *context);
+
+/// Name of an ONNX data type for messages (`FLOAT`, `INT64`, ...).
+std::string onnxTypeName(int32_t onnxType);
+
+/// Decodes a TensorProto (typed fields, raw_data or external data relative to
+/// `modelDir`) into an attribute: DenseElementsAttr for small tensors, which
+/// folders can evaluate, and a 64-byte aligned dense_resource blob for
+/// weights. Returns null with `error` set on failure.
+mlir::ElementsAttr decodeTensor(const onnx::TensorProto &tensor,
+                                llvm::StringRef modelDir,
+                                mlir::MLIRContext *context, std::string &error);
+
+/// Looks up graph values for converters; implemented by the graph importer.
+class ValueSource {
+public:
+  virtual ~ValueSource() = default;
+  /// The value named `name` (materializing an initializer on first use), or
+  /// null when the name is unknown.
+  virtual mlir::Value lookup(const std::string &name) = 0;
+  /// Whether any node or graph output consumes `name`.
+  virtual bool isUsed(const std::string &name) const = 0;
+};
+
+/// Everything a converter needs to turn one ONNX node into osc ops.
+class NodeContext {
+public:
+  NodeContext(ValueSource &values, const onnx::NodeProto &node, int64_t opset,
+              mlir::Location loc, mlir::OpBuilder &builder)
+      : node(node), opset(opset), loc(loc), b(builder), values(values) {}
+
+  const onnx::NodeProto &node;
+  /// Opset version of the default domain.
+  const int64_t opset;
+  /// NameLoc of the node: every op built for it carries this.
+  const mlir::Location loc;
+  mlir::OpBuilder &b;
+
+  // Inputs. Optional inputs may be absent (fewer inputs, or an empty name).
+  unsigned numInputs() const { return node.input_size(); }
+  bool hasInput(unsigned i) const {
+    return i < numInputs() && !node.input(i).empty();
+  }
+  mlir::Value input(unsigned i) {
+    return hasInput(i) ? values.lookup(node.input(i)) : mlir::Value();
+  }
+  mlir::RankedTensorType inputType(unsigned i) {
+    return mlir::cast<mlir::RankedTensorType>(input(i).getType());
+  }
+  bool outputUsed(unsigned i) const {
+    return i < static_cast<unsigned>(node.output_size()) &&
+           !node.output(i).empty() && values.isUsed(node.output(i));
+  }
+
+  // Attributes.
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t intAttr(llvm::StringRef name, int64_t def) const;
+  float floatAttr(llvm::StringRef name, float def) const;
+  std::string stringAttr(llvm::StringRef name, llvm::StringRef def) const;
+  std::optional<llvm::SmallVector<int64_t>> intsAttr(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<float>> floatsAttr(llvm::StringRef name) const;
+
+  // Compile-time constants: the value of input `i` when it is a (folded)
+  // constant. `require*` emits an error naming `what` when it is not.
+  std::optional<llvm::SmallVector<int64_t>> constInts(unsigned i);
+  std::optional<llvm::SmallVector<double>> constFloats(unsigned i);
+  mlir::FailureOr<llvm::SmallVector<int64_t>> requireConstInts(unsigned i,
+                                                            llvm::StringRef what);
+
+  /// Emits an error prefixed with the node's name and op type.
+  mlir::InFlightDiagnostic error();
+
+  /// Builds op `OpTy`, folding it right away when its operands are constant.
+  template <typename OpTy, typename... Args>
+  mlir::Value create(mlir::Type resultType, Args &&...args) {
+    return b.createOrFold<OpTy>(loc, resultType, std::forward<Args>(args)...);
+  }
+
+  /// Normalizes a possibly negative axis against `rank`; errors when out of
+  /// range.
+  mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                         llvm::StringRef what = "axis");
+
+  std::string name() const;
+
+private:
+  ValueSource &values;
+};
+
+/// Converts one node; pushes one value per ONNX output (null for outputs it
+/// does not produce, which must then be unused).
+using Converter = std::function<mlir::LogicalResult(
+    NodeContext &, llvm::SmallVectorImpl<mlir::Value> &)>;
+
+/// The converter table, keyed by ONNX op type (default domain).
+const llvm::StringMap<Converter> &converters();
+
+} // namespace opscope::onnx_import
+
+#endif // OPSCOPE_LIB_TARGET_ONNX_IMPORTER_H

@@ -1,0 +1,91 @@
+//===- opscope-translate.cpp - models into the osc dialect ----------------===//
+//
+// Part of opscope. `opscope-translate --import-onnx MODEL --input-shape
+// NAME=DIMS ... -o OUT.mlir`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/InitAll.h"
+#include "opscope/Target/ONNX/ImportONNX.h"
+#include "opscope/Tools/Diagnostics.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App app{"opscope-translate: import models into the osc dialect"};
+  std::string model, output = "-";
+  std::vector<std::string> shapes, frozen;
+  bool elideWeights = false, noCheck = false, printLocations = false;
+  app.add_option("--import-onnx", model,
+                 "ONNX model to import (.onnx protobuf or .onnxtext)")
+      ->required();
+  app.add_option("--input-shape", shapes,
+                 "static shape of a graph input, NAME=DIMS (e.g. "
+                 "input_ids=1x128); repeat per input")
+      ->take_all();
+  app.add_option("--freeze-input", frozen,
+                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
+                 "TensorProto); repeat per input")
+      ->take_all();
+  app.add_option("-o,--output", output, "output .mlir file ('-' for stdout)");
+  app.add_flag("--elide-weights", elideWeights,
+               "leave weight blobs out of the output (readable, but not "
+               "compilable)");
+  app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
+  app.add_flag("--print-locations", printLocations,
+               "print each op's location (its ONNX node name)");
+  CLI11_PARSE(app, argc, argv);
+
+  opscope::ImportOptions options;
+  options.runChecker = !noCheck;
+  for (const std::string &spec : shapes) {
+    std::string error = opscope::parseInputShapeSpec(spec, options);
+    if (!error.empty()) {
+      llvm::errs() << "opscope-translate: error: --input-shape: " << error
+                   << "\n";
+      return 2;
+    }
+  }
+
+  for (const std::string &spec : frozen) {
+    std::string error = opscope::parseFreezeInputSpec(spec, options);
+    if (!error.empty()) {
+      llvm::errs() << "opscope-translate: error: --freeze-input: " << error
+                   << "\n";
+      return 2;
+    }
+  }
+
+  mlir::DialectRegistry registry;
+  opscope::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  opscope::ToolDiagnosticHandler diagnostics(&context, "opscope-translate");
+  auto module = opscope::importONNXFile(model, options, &context);
+  if (!module)
+    return 1;
+
+  mlir::OpPrintingFlags flags;
+  if (elideWeights)
+    flags.elideLargeResourceString(64);
+  if (printLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  // Written to a temporary file and renamed: a failed or interrupted run
+  // leaves no partial output.
+  llvm::Error err =
+      llvm::writeToOutput(output, [&](llvm::raw_ostream &os) -> llvm::Error {
+        module->print(os, flags);
+        return llvm::Error::success();
+      });
+  if (err) {
+    llvm::errs() << "opscope-translate: error: cannot write '" << output
+                 << "': " << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+  return 0;
+}
