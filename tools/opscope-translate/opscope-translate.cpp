@@ -20,11 +20,15 @@
 int main(int argc, char **argv) {
   CLI::App app{"opscope-translate: import models into the osc dialect"};
   std::string model, output = "-";
+  bool listOps = false;
   std::vector<std::string> shapes, frozen;
   bool elideWeights = false, noCheck = false, printLocations = false;
-  app.add_option("--import-onnx", model,
-                 "ONNX model to import (.onnx protobuf or .onnxtext)")
-      ->required();
+  auto *importOpt =
+      app.add_option("--import-onnx", model,
+                     "ONNX model to import (.onnx protobuf or .onnxtext)");
+  app.add_flag("--list-ops", listOps,
+               "print the ONNX op types the importer supports and exit")
+      ->excludes(importOpt);
   app.add_option("--input-shape", shapes,
                  "static shape of a graph input, NAME=DIMS (e.g. "
                  "input_ids=1x128); repeat per input")
@@ -41,6 +45,16 @@ int main(int argc, char **argv) {
   app.add_flag("--print-locations", printLocations,
                "print each op's location (its ONNX node name)");
   CLI11_PARSE(app, argc, argv);
+  if (listOps) {
+    for (const std::string &op : opscope::supportedONNXOps())
+      llvm::outs() << op << "\n";
+    return 0;
+  }
+  if (model.empty()) {
+    llvm::errs() << "opscope-translate: error: --import-onnx MODEL is "
+                    "required\n";
+    return 2;
+  }
 
   opscope::ImportOptions options;
   options.runChecker = !noCheck;

@@ -36,8 +36,10 @@ using namespace mlir;
 using namespace opscope;
 using namespace opscope::onnx_import;
 
-/// Opsets whose op semantics the converters implement.
-static constexpr int64_t kMinOpset = 9;
+/// Opsets the converters implement. Models declaring an older opset import
+/// too when their ops kept their semantics; nodes with attributes that only
+/// existed before opset 7 (legacy broadcasting, consumed_inputs) are rejected.
+static constexpr int64_t kMinOpset = 1;
 static constexpr int64_t kMaxOpset = 17;
 
 /// Integer constants up to this size stay dense so shape computations fold;
@@ -417,7 +419,7 @@ LogicalResult GraphImporter::checkOpset() {
   }
   if (opset < kMinOpset || opset > kMaxOpset) {
     fileError() << "opset " << opset << " is not supported (opscope imports "
-                << "opsets " << kMinOpset << " to " << kMaxOpset << ")";
+                << "opsets up to " << kMaxOpset << ")";
     return failure();
   }
   return success();
@@ -640,6 +642,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
                           : node.name();
   Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc);
   NodeContext c(*this, node, opset, loc, builder);
+  for (const auto &a : node.attribute()) {
+    if (a.name() == "broadcast" || a.name() == "consumed_inputs") {
+      c.error() << "attribute '" << a.name()
+                << "' is from before opset 7 and is not supported; convert "
+                   "the model to opset 9 or newer";
+      return failure();
+    }
+  }
   for (int i = 0; i < node.input_size(); ++i) {
     if (node.input(i).empty() || lookup(node.input(i)))
       continue;

@@ -171,8 +171,20 @@ static void addElementwise(llvm::StringMap<Converter> &m) {
   };
   m["Clip"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0);
-    if (failed(requireFloat(c, x, "Clip input")))
-      return failure();
+    if (!isa<FloatType>(elemOf(x))) {
+      // Integer Clip: max then min against the (constant or tensor) bounds.
+      for (auto [i, kind] : {std::pair{1u, BinaryKind::max},
+                             std::pair{2u, BinaryKind::min}}) {
+        if (!c.hasInput(i))
+          continue;
+        auto r = binary(c, kind, x, c.input(i));
+        if (failed(r))
+          return failure();
+        x = *r;
+      }
+      out.push_back(x);
+      return success();
+    }
     float lo = -std::numeric_limits<float>::infinity();
     float hi = std::numeric_limits<float>::infinity();
     if (c.opset < 11) {
@@ -457,9 +469,10 @@ static void addCompute(llvm::StringMap<Converter> &m) {
         int64_t total = win->strides[i] * (in - 1) + outPad[i] +
                         (win->kernel[i] - 1) * win->dilations[i] + 1 - target;
         if (total < 0) {
-          c.error() << "output_shape " << target << " in spatial dimension "
-                    << i << " needs negative padding, which is not supported";
-          return failure();
+          // A larger requested output than the kernel covers: the extra
+          // rows/columns are output padding at the end (as ONNX Runtime does).
+          outPad[i] -= total;
+          total = 0;
         }
         bool upper = autoPad == "SAME_UPPER";
         win->pads[i] = upper ? total / 2 : total - total / 2;
@@ -550,10 +563,6 @@ static void addCompute(llvm::StringMap<Converter> &m) {
     return success();
   };
   m["LayerNormalization"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    if (c.outputUsed(1) || c.outputUsed(2)) {
-      c.error() << "the Mean and InvStdDev outputs are not supported";
-      return failure();
-    }
     Value x = c.input(0);
     auto xt = typeOf(x);
     auto axis = c.normalizeAxis(c.intAttr("axis", -1), xt.getRank());
@@ -578,11 +587,35 @@ static void addCompute(llvm::StringMap<Converter> &m) {
     auto bias = fit(c.input(2));
     if (failed(scale) || failed(bias))
       return failure();
-    out.push_back(c.create<LayerNormOp>(
-        x.getType(), x, *scale, *bias, c.b.getI64IntegerAttr(*axis),
-        c.b.getF32FloatAttr(c.floatAttr("epsilon", 1e-5f))));
-    out.push_back(Value());
-    out.push_back(Value());
+    float epsilon = c.floatAttr("epsilon", 1e-5f);
+    out.push_back(c.create<LayerNormOp>(x.getType(), x, *scale, *bias,
+                                        c.b.getI64IntegerAttr(*axis),
+                                        c.b.getF32FloatAttr(epsilon)));
+    if (!c.outputUsed(1) && !c.outputUsed(2))
+      return success();
+    // The statistics outputs (rarely used outside training) are computed
+    // separately: Mean, and InvStdDev = 1 / sqrt(var + epsilon).
+    SmallVector<int64_t> axes, statShape(xt.getShape());
+    for (int64_t d = *axis; d < xt.getRank(); ++d) {
+      axes.push_back(d);
+      statShape[d] = 1;
+    }
+    auto statType = tensorOf(statShape, elemOf(x));
+    auto keep = c.b.getUnitAttr();
+    auto mean = [&](Value v) {
+      return c.create<ReduceOp>(
+          statType, ReduceKindAttr::get(c.b.getContext(), ReduceKind::mean),
+          v, i64Array(c, axes), keep);
+    };
+    Value mu = mean(x);
+    auto centered = binary(c, BinaryKind::sub, x, mu);
+    auto squared = binary(c, BinaryKind::mul, *centered, *centered);
+    auto var = binary(c, BinaryKind::add, mean(*squared),
+                      splat(c, {}, elemOf(x), epsilon));
+    Value invStd =
+        unary(c, UnaryKind::reciprocal, unary(c, UnaryKind::sqrt, *var));
+    out.push_back(mu);
+    out.push_back(invStd);
     return success();
   };
   auto softmax = [](bool log) {
@@ -684,17 +717,25 @@ static void addReductions(llvm::StringMap<Converter> &m) {
 //===----------------------------------------------------------------------===//
 
 static void addDataMovement(llvm::StringMap<Converter> &m) {
-  auto passThrough = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    if (c.outputUsed(1)) {
-      c.error() << "the mask output is not supported (inference only)";
-      return failure();
-    }
+  m["Identity"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     out.push_back(c.input(0));
-    out.push_back(Value());
     return success();
   };
-  m["Identity"] = passThrough;
-  m["Dropout"] = passThrough;
+  m["Dropout"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    // Inference: the identity, and a mask that keeps everything.
+    auto training = c.hasInput(2) ? c.constInts(2) : SmallVector<int64_t>{0};
+    if (!training || (*training)[0] != 0) {
+      c.error() << "training mode is not supported (inference only)";
+      return failure();
+    }
+    Value x = c.input(0);
+    out.push_back(x);
+    if (c.outputUsed(1))
+      out.push_back(c.b.create<ConstantOp>(
+          c.loc, DenseElementsAttr::get(
+                     tensorOf(typeOf(x).getShape(), c.b.getI1Type()), true)));
+    return success();
+  };
 
   m["Reshape"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0);

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Runs opscope over the ONNX backend node tests (Debian's libonnx-testdata).
+
+For every test whose ops opscope supports, imports the model with
+opscope-translate and re-parses the result with opscope-opt (which verifies
+it). Graph inputs that feed shape operands (a Reshape target, Slice bounds,
+Resize scales, ...) are frozen to the test's input data, since opscope
+compiles for static shapes.
+
+Prints one line per unexpected result and a summary; exits non-zero when a
+test fails that is not listed in EXPECTED_FAILURES, or when a listed test
+passes (so the list cannot go stale).
+"""
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+
+import onnx
+
+NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+
+# Positions of inputs that must be compile-time constants, per op type.
+SHAPE_OPERANDS = {
+    "Reshape": [1], "Expand": [1], "Slice": [1, 2, 3, 4], "Squeeze": [1],
+    "Unsqueeze": [1], "ReduceSum": [1], "Split": [1], "Resize": [1, 2, 3],
+    "Upsample": [1], "Pad": [1, 2], "ConstantOfShape": [0],
+    "Range": [0, 1, 2], "Clip": [1, 2], "Tile": [1],
+}
+
+# Tests of supported ops that opscope rejects on purpose, with the reason.
+# Each one must fail with a clear error; a listed test that passes is reported.
+EXPECTED_FAILURES = {
+    "test_batchnorm_epsilon_training_mode": "training mode",
+    "test_batchnorm_example_training_mode": "training mode",
+    "test_training_dropout": "training mode",
+    "test_training_dropout_default": "training mode",
+    "test_training_dropout_default_mask": "training mode",
+    "test_training_dropout_mask": "training mode",
+    "test_training_dropout_zero_ratio": "training mode",
+    "test_training_dropout_zero_ratio_mask": "training mode",
+    "test_maxpool_with_argmax_2d_precomputed_pads": "MaxPool Indices output",
+    "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool Indices output",
+    "test_maxpool_2d_uint8": "integer pooling",
+    "test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn": "legacy tf_half_pixel_for_nn coordinates",
+    "test_resize_tf_crop_and_resize": "tf_crop_and_resize (roi) coordinates",
+    "test_identity_opt": "optional types",
+    "test_identity_sequence": "sequence types",
+}
+# Element types osc does not have (strings, wide unsigned integers).
+UNSUPPORTED_TYPE_MARKERS = ("STRING", "uint16", "uint32", "uint64", "UINT16",
+                            "UINT32", "UINT64")
+
+
+def expected_failure(name):
+    if name in EXPECTED_FAILURES:
+        return EXPECTED_FAILURES[name]
+    if any(m in name for m in UNSUPPORTED_TYPE_MARKERS):
+        return "element type not in osc"
+    return None
+
+
+def frozen_inputs(model, test_dir):
+    graph_inputs = [i.name for i in model.graph.input
+                    if i.name not in {t.name for t in model.graph.initializer}]
+    names = set()
+    for node in model.graph.node:
+        for pos in SHAPE_OPERANDS.get(node.op_type, []):
+            if pos < len(node.input) and node.input[pos] in graph_inputs:
+                names.add(node.input[pos])
+    data = os.path.join(test_dir, "test_data_set_0")
+    return ["%s=%s" % (n, os.path.join(data, "input_%d.pb" % graph_inputs.index(n)))
+            for n in sorted(names)]
+
+
+def run_one(args, name, supported):
+    test_dir = os.path.join(NODE_TESTS, name)
+    model = onnx.load(os.path.join(test_dir, "model.onnx"))
+    ops = {n.op_type for n in model.graph.node}
+    if not ops <= supported or any(n.domain not in ("", "ai.onnx") for n in model.graph.node):
+        return name, "skipped", ", ".join(sorted(ops - supported))
+    cmd = [args.translate, "--import-onnx", os.path.join(test_dir, "model.onnx")]
+    for spec in frozen_inputs(model, test_dir):
+        cmd += ["--freeze-input", spec]
+    imported = subprocess.run(cmd, capture_output=True, text=True)
+    if imported.returncode != 0:
+        return name, "failed", imported.stderr.strip()
+    reparsed = subprocess.run([args.opt], input=imported.stdout,
+                              capture_output=True, text=True)
+    if reparsed.returncode != 0:
+        return name, "failed", "opscope-opt: " + reparsed.stderr.strip()
+    return name, "passed", ""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--translate", required=True)
+    parser.add_argument("--opt", required=True)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+
+    supported = set(subprocess.run([args.translate, "--list-ops"], check=True,
+                                   capture_output=True, text=True).stdout.split())
+    names = sorted(d for d in os.listdir(NODE_TESTS)
+                   if os.path.exists(os.path.join(NODE_TESTS, d, "model.onnx")))
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda n: run_one(args, n, supported), names))
+
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "xfail": 0}
+    unexpected = 0
+    for name, status, detail in results:
+        if status == "failed" and expected_failure(name):
+            counts["xfail"] += 1
+            continue
+        if status == "passed" and expected_failure(name):
+            print("UNEXPECTED PASS: %s (remove it from EXPECTED_FAILURES)" % name)
+            unexpected += 1
+        if status == "failed":
+            print("FAIL: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+            unexpected += 1
+        counts[status] += 1
+        if args.verbose and status != "failed":
+            print("%s: %s %s" % (status.upper(), name, detail))
+    print("onnx backend node tests: %d imported, %d failed, %d expected failures, "
+          "%d skipped (unsupported ops), %d total"
+          % (counts["passed"], counts["failed"], counts["xfail"], counts["skipped"],
+             len(results)))
+    print("unexpected results: %d" % unexpected)
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
