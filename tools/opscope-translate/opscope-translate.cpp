@@ -5,13 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/InitAll.h"
 #include "opscope/Target/ONNX/ImportONNX.h"
 #include "opscope/Tools/Diagnostics.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,7 +26,8 @@ int main(int argc, char **argv) {
   std::string model, output = "-";
   bool listOps = false;
   std::vector<std::string> shapes, frozen;
-  bool elideWeights = false, noCheck = false, printLocations = false;
+  bool elideWeights = false, noCheck = false, printLocations = false,
+       timing = false;
   auto *importOpt =
       app.add_option("--import-onnx", model,
                      "ONNX model to import (.onnx protobuf or .onnxtext)");
@@ -42,6 +47,7 @@ int main(int argc, char **argv) {
                "leave weight blobs out of the output (readable, but not "
                "compilable)");
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
+  app.add_flag("--timing", timing, "print the time of each phase to stderr");
   app.add_flag("--print-locations", printLocations,
                "print each op's location (its ONNX node name)");
   CLI11_PARSE(app, argc, argv);
@@ -80,13 +86,31 @@ int main(int argc, char **argv) {
   opscope::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   opscope::ToolDiagnosticHandler diagnostics(&context, "opscope-translate");
+  mlir::DefaultTimingManager tm;
+  tm.setEnabled(timing);
+  mlir::TimingScope root = tm.getRootScope();
+  mlir::TimingScope importTimer = root.nest("import");
   auto module = opscope::importONNXFile(model, options, &context);
+  importTimer.stop();
   if (!module)
     return 1;
 
+  if (elideWeights) {
+    // Drop the blobs rather than ask the printer to elide them: MLIR's
+    // elision hex-encodes each blob first (seconds for a large model), while
+    // a resource without a blob is not printed at all. The module is not used
+    // after printing.
+    (*module)->setAttr(opscope::osc::kWeightsElidedAttr,
+                       mlir::UnitAttr::get(&context));
+    module->walk([](mlir::Operation *op) {
+      for (mlir::NamedAttribute a : op->getAttrs())
+        if (auto r = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(a.getValue()))
+          if (auto *resource = r.getRawHandle().getResource())
+            resource->setBlob(mlir::AsmResourceBlob());
+    });
+  }
+  mlir::TimingScope printTimer = root.nest("print");
   mlir::OpPrintingFlags flags;
-  if (elideWeights)
-    flags.elideLargeResourceString(64);
   if (printLocations)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   // Written to a temporary file and renamed: a failed or interrupted run

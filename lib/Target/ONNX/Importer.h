@@ -34,10 +34,13 @@ std::string onnxTypeName(int32_t onnxType);
 /// Decodes a TensorProto (typed fields, raw_data or external data relative to
 /// `modelDir`) into an attribute: DenseElementsAttr for small tensors, which
 /// folders can evaluate, and a 64-byte aligned dense_resource blob for
-/// weights. Returns null with `error` set on failure.
+/// weights. Returns null with `error` set on failure. With `steal`, a
+/// weight's raw_data buffer moves into the blob instead of being copied
+/// (the tensor loses its data).
 mlir::ElementsAttr decodeTensor(const onnx::TensorProto &tensor,
                                 llvm::StringRef modelDir,
-                                mlir::MLIRContext *context, std::string &error);
+                                mlir::MLIRContext *context, std::string &error,
+                                onnx::TensorProto *steal = nullptr);
 
 /// Looks up graph values for converters; implemented by the graph importer.
 class ValueSource {

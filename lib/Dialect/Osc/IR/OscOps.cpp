@@ -181,8 +181,12 @@ LogicalResult ConstantOp::verify() {
     return emitOpError("value must be a tensor with a static shape, got ")
            << getValue().getType();
   // A resource blob whose size disagrees with its type would make every
-  // consumer read out of bounds; blobs not loaded (elided) are not checked.
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue())) {
+  // consumer read out of bounds. Blobs not loaded, or dropped from a module
+  // printed with --elide-weights (marked osc.weights_elided), are not checked.
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  bool elided = module && module->hasAttr(kWeightsElidedAttr);
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
+      resource && !elided) {
     if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
       int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
       int64_t expected = type.getNumElements() * elementBytes;

@@ -8,6 +8,7 @@
 #define OPSCOPE_DIALECT_OSC_IR_OSCOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -17,6 +18,12 @@
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscEnums.h.inc"
+
+namespace opscope::osc {
+/// Module attribute marking IR printed without its weight blobs
+/// (`opscope-translate --elide-weights`): readable, not compilable.
+inline constexpr const char kWeightsElidedAttr[] = "osc.weights_elided";
+} // namespace opscope::osc
 
 #define GET_OP_CLASSES
 #include "opscope/Dialect/Osc/IR/OscOps.h.inc"

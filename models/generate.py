@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""Generates opscope's model corpus: deterministic ONNX models built with the
+node patterns torch.onnx emits, with random (seeded) weights.
+
+  generate.py [--out DIR] [MODEL ...]       (default: every model, into models/cache)
+
+Models (NAME = FAMILY-opsetN[-sparse]):
+  bert-mini-opset14, bert-mini-opset17 (+ -sparse)
+      4 layers, hidden 256, 4 heads, ffn 1024, vocab 30522; token type
+      embeddings; mask as (1 - cast(mask)) * -10000 via Unsqueeze/Cast/Sub/Mul.
+  distilbert-opset14, distilbert-opset17 (+ -sparse)
+      6 layers, hidden 768, 12 heads, ffn 3072, vocab 30522; mask as
+      Where(Equal(mask, 0) expanded, -inf, scores).
+  mlp-opset14    3 Gemm layers with ReLU.
+  cnn-opset14    Conv/BatchNorm/ReLU/MaxPool/residual Add/GlobalAveragePool/Gemm.
+
+Encoders take input_ids and attention_mask, int64 [batch, sequence] (dynamic:
+give --input-shape to opscope). Before opset 17 LayerNorm is decomposed
+(ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add); at 17 it is
+LayerNormalization. GELU is the Erf form. Heads are split with the
+Shape/Gather/Unsqueeze/Concat/Reshape chain. "-sparse" prunes every linear
+weight to 80% zero 1x4 blocks (4 consecutive input features of one output),
+by block magnitude.
+
+A model is rewritten only when missing or produced by an older generator
+(the generator's hash is stored in the model's metadata).
+"""
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(__file__, "rb") as _f:
+    GENERATOR_HASH = hashlib.sha256(_f.read()).hexdigest()[:16]
+
+ENCODERS = {
+    "bert-mini": dict(layers=4, hidden=256, heads=4, ffn=1024, vocab=30522,
+                      max_pos=512, token_types=True, mask="cast_sub_mul"),
+    "distilbert": dict(layers=6, hidden=768, heads=12, ffn=3072, vocab=30522,
+                       max_pos=512, token_types=False, mask="where"),
+}
+
+
+class Builder:
+    """Accumulates nodes and initializers with torch-style names."""
+
+    def __init__(self, seed, sparse=False):
+        self.nodes, self.inits = [], []
+        self.rng = np.random.default_rng(seed)
+        self.sparse = sparse
+        self.count = 0
+
+    def node(self, op, inputs, name, outputs=1, **attrs):
+        outs = ["%s_output_%d" % (name, i) for i in range(outputs)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=name, **attrs))
+        return outs[0] if outputs == 1 else outs
+
+    def const(self, value, name, dtype=np.int64):
+        """A Constant node, as torch.onnx emits for literals."""
+        arr = np.array(value, dtype=dtype)
+        return self.node("Constant", [], name,
+                         value=numpy_helper.from_array(arr, name + "_value"))
+
+    def init(self, array, name):
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def weight(self, shape, name, scale=0.02, prune=False):
+        w = (self.rng.standard_normal(shape) * scale).astype(np.float32)
+        if prune and self.sparse:
+            w = prune_1x4(w)
+        return self.init(w, name)
+
+
+def prune_1x4(w, ratio=0.8):
+    """Zeroes `ratio` of the 1x4 blocks (4 consecutive input features of one
+    output; ONNX MatMul weights are K x N) with the smallest L1 norm."""
+    k, n = w.shape
+    assert k % 4 == 0
+    blocks = np.abs(w.reshape(k // 4, 4, n)).sum(axis=1)  # (k/4, n)
+    cut = np.quantile(blocks, ratio)
+    keep = blocks > cut
+    return (w.reshape(k // 4, 4, n) * keep[:, None, :]).reshape(k, n)
+
+
+def linear(b, x, k, n, prefix):
+    w = b.weight((k, n), prefix + ".weight", prune=True)
+    bias = b.weight((n,), prefix + ".bias")
+    y = b.node("MatMul", [x, w], "/%s/MatMul" % prefix.replace(".", "/"))
+    return b.node("Add", [bias, y], "/%s/Add" % prefix.replace(".", "/"))
+
+
+def layer_norm(b, x, hidden, prefix, opset):
+    g = b.init((1.0 + 0.1 * b.rng.standard_normal(hidden)).astype(np.float32),
+               prefix + ".weight")
+    beta = b.weight((hidden,), prefix + ".bias", scale=0.1)
+    p = "/" + prefix.replace(".", "/")
+    if opset >= 17:
+        return b.node("LayerNormalization", [x, g, beta], p + "/LayerNormalization",
+                      axis=-1, epsilon=1e-12)
+    # torch.onnx's decomposition before opset 17.
+    mean = b.node("ReduceMean", [x], p + "/ReduceMean", axes=[-1])
+    d = b.node("Sub", [x, mean], p + "/Sub")
+    two = b.const(2.0, p + "/Constant", np.float32)
+    sq = b.node("Pow", [d, two], p + "/Pow")
+    var = b.node("ReduceMean", [sq], p + "/ReduceMean_1", axes=[-1])
+    eps = b.const(1e-12, p + "/Constant_1", np.float32)
+    ve = b.node("Add", [var, eps], p + "/Add")
+    sd = b.node("Sqrt", [ve], p + "/Sqrt")
+    nx = b.node("Div", [d, sd], p + "/Div")
+    sc = b.node("Mul", [nx, g], p + "/Mul")
+    return b.node("Add", [sc, beta], p + "/Add_1")
+
+
+def gelu(b, x, prefix):
+    p = "/" + prefix.replace(".", "/")
+    r2 = b.const(1.4142135381698608, p + "/Constant", np.float32)
+    d = b.node("Div", [x, r2], p + "/Div")
+    e = b.node("Erf", [d], p + "/Erf")
+    one = b.const(1.0, p + "/Constant_1", np.float32)
+    a = b.node("Add", [e, one], p + "/Add")
+    m = b.node("Mul", [x, a], p + "/Mul")
+    half = b.const(0.5, p + "/Constant_2", np.float32)
+    return b.node("Mul", [m, half], p + "/Mul_1")
+
+
+def split_heads(b, x, heads, dh, p, perm):
+    """Reshape [b, s, h*d] -> [b, s, h, d] through the Shape chain, transpose."""
+    shape = b.node("Shape", [x], p + "/Shape")
+    i0 = b.const(0, p + "/Constant")
+    bs = b.node("Gather", [shape, i0], p + "/Gather", axis=0)
+    shape1 = b.node("Shape", [x], p + "/Shape_1")
+    i1 = b.const(1, p + "/Constant_1")
+    sl = b.node("Gather", [shape1, i1], p + "/Gather_1", axis=0)
+    ax = b.const([0], p + "/Constant_2")
+    bu = b.node("Unsqueeze", [bs, ax], p + "/Unsqueeze")
+    su = b.node("Unsqueeze", [sl, ax], p + "/Unsqueeze_1")
+    hd = b.const([heads, dh], p + "/Constant_3")
+    target = b.node("Concat", [bu, su, hd], p + "/Concat", axis=0)
+    r = b.node("Reshape", [x, target], p + "/Reshape")
+    return b.node("Transpose", [r], p + "/Transpose", perm=perm)
+
+
+def encoder(name, cfg, opset, sparse):
+    b = Builder(seed=1234, sparse=sparse)
+    H, nh, F = cfg["hidden"], cfg["heads"], cfg["ffn"]
+    dh = H // nh
+    ids, mask = "input_ids", "attention_mask"
+
+    # Embeddings: words + positions (+ token types), LayerNorm.
+    we = b.weight((cfg["vocab"], H), "embeddings.word_embeddings.weight")
+    x = b.node("Gather", [we, ids], "/embeddings/word_embeddings/Gather")
+    pos_buf = b.init(np.arange(cfg["max_pos"], dtype=np.int64)[None, :],
+                     "embeddings.position_ids")
+    shp = b.node("Shape", [ids], "/embeddings/Shape")
+    one = b.const([1], "/embeddings/Constant")
+    seq = b.node("Slice", [shp, one, b.const([2], "/embeddings/Constant_1"),
+                           b.const([0], "/embeddings/Constant_2")],
+                 "/embeddings/Slice")
+    zero = b.const([0], "/embeddings/Constant_3")
+    pos_ids = b.node("Slice", [pos_buf, zero, seq, one], "/embeddings/Slice_1")
+    pe = b.weight((cfg["max_pos"], H), "embeddings.position_embeddings.weight")
+    pos = b.node("Gather", [pe, pos_ids], "/embeddings/position_embeddings/Gather")
+    x = b.node("Add", [x, pos], "/embeddings/Add")
+    if cfg["token_types"]:
+        tt_ids = b.node("ConstantOfShape", [shp], "/embeddings/ConstantOfShape",
+                        value=numpy_helper.from_array(np.array([0], np.int64)))
+        te = b.weight((2, H), "embeddings.token_type_embeddings.weight")
+        tt = b.node("Gather", [te, tt_ids], "/embeddings/token_type_embeddings/Gather")
+        x = b.node("Add", [x, tt], "/embeddings/Add_1")
+    x = layer_norm(b, x, H, "embeddings.LayerNorm", opset)
+
+    # Attention mask, computed once.
+    if cfg["mask"] == "cast_sub_mul":
+        mu = b.node("Unsqueeze", [mask, b.const([1, 2], "/Constant")], "/Unsqueeze")
+        mf = b.node("Cast", [mu], "/Cast", to=TensorProto.FLOAT)
+        inv = b.node("Sub", [b.const(1.0, "/Constant_1", np.float32), mf], "/Sub")
+        ext = b.node("Mul", [inv, b.const(-10000.0, "/Constant_2", np.float32)], "/Mul")
+    else:
+        eq = b.node("Equal", [mask, b.const(0, "/Constant")], "/Equal")
+        mshape = b.node("Shape", [mask], "/Shape")
+        bsz = b.node("Gather", [mshape, b.const(0, "/Constant_1")], "/Gather", axis=0)
+        sln = b.node("Gather", [mshape, b.const(1, "/Constant_2")], "/Gather_1", axis=0)
+        u0 = b.node("Unsqueeze", [bsz, b.const([0], "/Constant_3")], "/Unsqueeze")
+        u1 = b.node("Unsqueeze", [sln, b.const([0], "/Constant_4")], "/Unsqueeze_1")
+        view = b.node("Concat", [u0, b.const([1, 1], "/Constant_5"), u1], "/Concat", axis=0)
+        ext = b.node("Reshape", [eq, view], "/Reshape")  # [b, 1, 1, s] bool
+
+    for l in range(cfg["layers"]):
+        p = "encoder.layer.%d" % l
+        q = linear(b, x, H, H, p + ".attention.self.query")
+        k = linear(b, x, H, H, p + ".attention.self.key")
+        v = linear(b, x, H, H, p + ".attention.self.value")
+        pa = "/" + p.replace(".", "/") + "/attention/self"
+        qh = split_heads(b, q, nh, dh, pa + "/q", [0, 2, 1, 3])
+        kh = split_heads(b, k, nh, dh, pa + "/k", [0, 2, 3, 1])
+        vh = split_heads(b, v, nh, dh, pa + "/v", [0, 2, 1, 3])
+        s = b.node("MatMul", [qh, kh], pa + "/MatMul")
+        s = b.node("Div", [s, b.const(math.sqrt(dh), pa + "/Constant", np.float32)], pa + "/Div")
+        if cfg["mask"] == "cast_sub_mul":
+            s = b.node("Add", [s, ext], pa + "/Add")
+        else:
+            sshape = b.node("Shape", [s], pa + "/Shape")
+            em = b.node("Expand", [ext, sshape], pa + "/Expand")
+            ninf = b.const(-np.inf, pa + "/Constant_1", np.float32)
+            s = b.node("Where", [em, ninf, s], pa + "/Where")
+        pr = b.node("Softmax", [s], pa + "/Softmax", axis=-1)
+        c = b.node("MatMul", [pr, vh], pa + "/MatMul_1")
+        c = b.node("Transpose", [c], pa + "/Transpose_3", perm=[0, 2, 1, 3])
+        cs = b.node("Shape", [c], pa + "/Shape_3")
+        cb = b.node("Gather", [cs, b.const(0, pa + "/Constant_2")], pa + "/Gather_3", axis=0)
+        cq = b.node("Gather", [cs, b.const(1, pa + "/Constant_3")], pa + "/Gather_4", axis=0)
+        ub = b.node("Unsqueeze", [cb, b.const([0], pa + "/Constant_4")], pa + "/Unsqueeze_3")
+        uq = b.node("Unsqueeze", [cq, b.const([0], pa + "/Constant_5")], pa + "/Unsqueeze_4")
+        tgt = b.node("Concat", [ub, uq, b.const([H], pa + "/Constant_6")], pa + "/Concat_3", axis=0)
+        c = b.node("Reshape", [c, tgt], pa + "/Reshape_3")
+        o = linear(b, c, H, H, p + ".attention.output.dense")
+        o = b.node("Add", [o, x], "/%s/attention/output/Add" % p.replace(".", "/"))
+        x = layer_norm(b, o, H, p + ".attention.output.LayerNorm", opset)
+        h = linear(b, x, H, F, p + ".intermediate.dense")
+        h = gelu(b, h, p + ".intermediate.intermediate_act_fn")
+        o = linear(b, h, F, H, p + ".output.dense")
+        o = b.node("Add", [o, x], "/%s/output/Add" % p.replace(".", "/"))
+        x = layer_norm(b, o, H, p + ".output.LayerNorm", opset)
+
+    b.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"],
+                                    name="/Identity"))
+    dyn = ["batch", "sequence"]
+    graph = helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info(ids, TensorProto.INT64, dyn),
+         helper.make_tensor_value_info(mask, TensorProto.INT64, dyn)],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
+                                       dyn + [H])],
+        b.inits)
+    return graph
+
+
+def mlp(name, opset):
+    b = Builder(seed=7)
+    x = "input"
+    dims = [784, 512, 256, 10]
+    for i in range(3):
+        w = b.weight((dims[i + 1], dims[i]), "fc%d.weight" % (i + 1), scale=0.05)
+        bias = b.weight((dims[i + 1],), "fc%d.bias" % (i + 1))
+        x = b.node("Gemm", [x, w, bias], "/fc%d/Gemm" % (i + 1), transB=1)
+        if i < 2:
+            x = b.node("Relu", [x], "/relu%d/Relu" % (i + 1))
+    b.nodes.append(helper.make_node("Identity", [x], ["logits"], name="/Identity"))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 784])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])],
+        b.inits)
+
+
+def cnn(name, opset):
+    b = Builder(seed=11)
+
+    def conv_bn(x, cin, cout, k, stride, prefix, relu=True):
+        w = b.weight((cout, cin, k, k), prefix + ".conv.weight",
+                     scale=math.sqrt(2.0 / (cin * k * k)))
+        y = b.node("Conv", [x, w], "/%s/conv/Conv" % prefix, kernel_shape=[k, k],
+                   strides=[stride, stride], pads=[k // 2] * 4)
+        g = b.init((1 + 0.1 * b.rng.standard_normal(cout)).astype(np.float32), prefix + ".bn.weight")
+        be = b.weight((cout,), prefix + ".bn.bias", scale=0.1)
+        mu = b.weight((cout,), prefix + ".bn.running_mean", scale=0.1)
+        var = b.init((1 + 0.1 * np.abs(b.rng.standard_normal(cout))).astype(np.float32),
+                     prefix + ".bn.running_var")
+        y = b.node("BatchNormalization", [y, g, be, mu, var], "/%s/bn/BatchNormalization" % prefix,
+                   epsilon=1e-5)
+        return b.node("Relu", [y], "/%s/relu/Relu" % prefix) if relu else y
+
+    x = conv_bn("input", 3, 32, 3, 2, "stem")
+    x = b.node("MaxPool", [x], "/maxpool/MaxPool", kernel_shape=[3, 3], strides=[2, 2],
+               pads=[1, 1, 1, 1])
+    for i, (cin, cout, stride) in enumerate([(32, 32, 1), (32, 64, 2), (64, 128, 2)]):
+        p = "layer%d" % (i + 1)
+        y = conv_bn(x, cin, cout, 3, stride, p + ".0")
+        y = conv_bn(y, cout, cout, 3, 1, p + ".1", relu=False)
+        sc = x if (cin == cout and stride == 1) else conv_bn(x, cin, cout, 1, stride, p + ".down", relu=False)
+        x = b.node("Relu", [b.node("Add", [y, sc], "/%s/Add" % p)], "/%s/relu/Relu" % p)
+    x = b.node("GlobalAveragePool", [x], "/avgpool/GlobalAveragePool")
+    x = b.node("Flatten", [x], "/Flatten", axis=1)
+    w = b.weight((10, 128), "fc.weight", scale=0.05)
+    bias = b.weight((10,), "fc.bias")
+    b.nodes.append(helper.make_node("Gemm", [x, w, bias], ["logits"], name="/fc/Gemm", transB=1))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, 64, 64])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 10])],
+        b.inits)
+
+
+def all_models():
+    names = []
+    for fam in ENCODERS:
+        for opset in (14, 17):
+            for sparse in (False, True):
+                names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
+    return names + ["mlp-opset14", "cnn-opset14"]
+
+
+def build(name):
+    parts = name.split("-")
+    sparse = parts[-1] == "sparse"
+    if sparse:
+        parts = parts[:-1]
+    opset = int(parts[-1][len("opset"):])
+    family = "-".join(parts[:-1])
+    if family in ENCODERS:
+        graph = encoder(name, ENCODERS[family], opset, sparse)
+    elif family == "mlp":
+        graph = mlp(name, opset)
+    elif family == "cnn":
+        graph = cnn(name, opset)
+    else:
+        raise SystemExit("unknown model '%s' (known: %s)" % (name, ", ".join(all_models())))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="opscope-models", producer_version=GENERATOR_HASH)
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=False)
+    return model
+
+
+def up_to_date(path):
+    if not os.path.exists(path):
+        return False
+    try:
+        m = onnx.load(path, load_external_data=False)
+    except Exception:
+        return False
+    return m.producer_version == GENERATOR_HASH
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(HERE, "cache"))
+    parser.add_argument("--list", action="store_true", help="list the models")
+    parser.add_argument("models", nargs="*")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(all_models()))
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    for name in args.models or all_models():
+        path = os.path.join(args.out, name + ".onnx")
+        if up_to_date(path):
+            continue
+        model = build(name)
+        tmp = path + ".tmp"
+        onnx.save(model, tmp)
+        os.replace(tmp, path)  # atomic: never a half-written model
+        print("wrote %s (%.1f MB)" % (path, os.path.getsize(path) / 1e6))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
