@@ -29,6 +29,7 @@ A model is rewritten only when missing or produced by an older generator
 import argparse
 import hashlib
 import math
+import re
 import os
 import sys
 
@@ -90,18 +91,24 @@ def prune_1x4(w, ratio=0.8):
     return (w.reshape(k // 4, 4, n) * keep[:, None, :]).reshape(k, n)
 
 
+def scope(prefix):
+    """torch.onnx's node scope: module path with '/', list indices kept
+    (encoder.layer.0.attention -> /encoder/layer.0/attention)."""
+    return "/" + re.sub(r"/(\d+)", r".\1", prefix.replace(".", "/"))
+
+
 def linear(b, x, k, n, prefix):
     w = b.weight((k, n), prefix + ".weight", prune=True)
     bias = b.weight((n,), prefix + ".bias")
-    y = b.node("MatMul", [x, w], "/%s/MatMul" % prefix.replace(".", "/"))
-    return b.node("Add", [bias, y], "/%s/Add" % prefix.replace(".", "/"))
+    y = b.node("MatMul", [x, w], scope(prefix) + "/MatMul")
+    return b.node("Add", [bias, y], scope(prefix) + "/Add")
 
 
 def layer_norm(b, x, hidden, prefix, opset):
     g = b.init((1.0 + 0.1 * b.rng.standard_normal(hidden)).astype(np.float32),
                prefix + ".weight")
     beta = b.weight((hidden,), prefix + ".bias", scale=0.1)
-    p = "/" + prefix.replace(".", "/")
+    p = scope(prefix)
     if opset >= 17:
         return b.node("LayerNormalization", [x, g, beta], p + "/LayerNormalization",
                       axis=-1, epsilon=1e-12)
@@ -120,7 +127,7 @@ def layer_norm(b, x, hidden, prefix, opset):
 
 
 def gelu(b, x, prefix):
-    p = "/" + prefix.replace(".", "/")
+    p = scope(prefix)
     r2 = b.const(1.4142135381698608, p + "/Constant", np.float32)
     d = b.node("Div", [x, r2], p + "/Div")
     e = b.node("Erf", [d], p + "/Erf")
@@ -198,7 +205,7 @@ def encoder(name, cfg, opset, sparse):
         q = linear(b, x, H, H, p + ".attention.self.query")
         k = linear(b, x, H, H, p + ".attention.self.key")
         v = linear(b, x, H, H, p + ".attention.self.value")
-        pa = "/" + p.replace(".", "/") + "/attention/self"
+        pa = scope(p) + "/attention/self"
         qh = split_heads(b, q, nh, dh, pa + "/q", [0, 2, 1, 3])
         kh = split_heads(b, k, nh, dh, pa + "/k", [0, 2, 3, 1])
         vh = split_heads(b, v, nh, dh, pa + "/v", [0, 2, 1, 3])
@@ -222,12 +229,12 @@ def encoder(name, cfg, opset, sparse):
         tgt = b.node("Concat", [ub, uq, b.const([H], pa + "/Constant_6")], pa + "/Concat_3", axis=0)
         c = b.node("Reshape", [c, tgt], pa + "/Reshape_3")
         o = linear(b, c, H, H, p + ".attention.output.dense")
-        o = b.node("Add", [o, x], "/%s/attention/output/Add" % p.replace(".", "/"))
+        o = b.node("Add", [o, x], scope(p) + "/attention/output/Add")
         x = layer_norm(b, o, H, p + ".attention.output.LayerNorm", opset)
         h = linear(b, x, H, F, p + ".intermediate.dense")
         h = gelu(b, h, p + ".intermediate.intermediate_act_fn")
         o = linear(b, h, F, H, p + ".output.dense")
-        o = b.node("Add", [o, x], "/%s/output/Add" % p.replace(".", "/"))
+        o = b.node("Add", [o, x], scope(p) + "/output/Add")
         x = layer_norm(b, o, H, p + ".output.LayerNorm", opset)
 
     b.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"],

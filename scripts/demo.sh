@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
-# `make demo`: the main job on the bundled example. Today that is the example
-# encoder layer round-tripping through opscope-opt with the osc dialect; later
-# stages (import, compile, profile) extend this script as they land.
+# `make demo`: the main job on a generated example model. Today: generate the
+# BERT-mini corpus model, import it into the osc dialect with static shapes,
+# and show what came out. Later stages (compile, run, profile) extend this.
 set -euo pipefail
 BUILD_DIR=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OPT="$BUILD_DIR/bin/opscope-opt"
+BIN="$BUILD_DIR/bin"
+OUT="$BUILD_DIR/demo"
+mkdir -p "$OUT"
 
-echo "== opscope-opt --show-dialects"
-"$OPT" --show-dialects
+echo "== generating the BERT-mini corpus model (cached)"
+/usr/bin/python3 "$ROOT/models/generate.py" --out "$BUILD_DIR/models" bert-mini-opset14
+MODEL="$BUILD_DIR/models/bert-mini-opset14.onnx"
+
 echo
-echo "== examples/encoder_layer.mlir, parsed, verified, canonicalized and printed"
-"$OPT" "$ROOT/examples/encoder_layer.mlir" -canonicalize -cse
+echo "== opscope-translate --import-onnx $MODEL --input-shape input_ids=1x128 --input-shape attention_mask=1x128"
+"$BIN/opscope-translate" --import-onnx "$MODEL" \
+  --input-shape input_ids=1x128 --input-shape attention_mask=1x128 \
+  --elide-weights --print-locations --timing -o "$OUT/bert-mini.mlir"
+echo
+echo "== osc ops after import (shape sub-graphs already folded)"
+grep -oE '= osc\.[a-z_]+( [a-z_]+)?' "$OUT/bert-mini.mlir" | sed 's/^= //' |
+  sort | uniq -c | sort -rn
+echo
+echo "== the first encoder layer's attention, with ONNX node names as locations"
+"$BIN/opscope-opt" "$OUT/bert-mini.mlir" --mlir-print-debuginfo --mlir-print-local-scope |
+  grep 'encoder/layer.0/attention/self' | head -n 12 | sed -E 's/\(\"[^"]*":0:0\)//' |
+  cut -c1-160
+echo
+echo "IR written to $OUT/bert-mini.mlir"
