@@ -133,6 +133,22 @@ static FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
   return w;
 }
 
+/// Conv and ConvTranspose: a float N x C x spatial... input (1 to 3 spatial
+/// dimensions) and a weight of the same rank.
+static LogicalResult checkConvOperands(NodeContext &c, Value x, Value w) {
+  auto xt = typeOf(x), wt = typeOf(w);
+  if (failed(requireFloat(c, x, "input")))
+    return failure();
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank()) {
+    c.error() << "expects N x C x spatial... input (1 to 3 spatial dims) and "
+                 "a weight of the same rank, got "
+              << formatShape(xt.getShape()) << " and "
+              << formatShape(wt.getShape());
+    return failure();
+  }
+  return success();
+}
+
 static ArrayAttr noPostOps(NodeContext &c) { return c.b.getArrayAttr({}); }
 
 //===----------------------------------------------------------------------===//
@@ -409,15 +425,8 @@ static void addCompute(llvm::StringMap<Converter> &m) {
   m["Conv"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0), w = c.input(1);
     auto xt = typeOf(x), wt = typeOf(w);
-    if (failed(requireFloat(c, x, "Conv input")))
+    if (failed(checkConvOperands(c, x, w)))
       return failure();
-    if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank()) {
-      c.error() << "expects N x C x spatial... input (1 to 3 spatial dims) and "
-                   "a weight of the same rank, got "
-                << formatShape(xt.getShape()) << " and "
-                << formatShape(wt.getShape());
-      return failure();
-    }
     auto win = readWindow(c, wt.getShape().drop_front(2),
                           xt.getShape().drop_front(2));
     if (failed(win))
@@ -439,15 +448,8 @@ static void addCompute(llvm::StringMap<Converter> &m) {
   m["ConvTranspose"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0), w = c.input(1);
     auto xt = typeOf(x), wt = typeOf(w);
-    if (failed(requireFloat(c, x, "ConvTranspose input")))
+    if (failed(checkConvOperands(c, x, w)))
       return failure();
-    if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank()) {
-      c.error() << "expects N x C x spatial... input and a weight of the same "
-                   "rank, got "
-                << formatShape(xt.getShape()) << " and "
-                << formatShape(wt.getShape());
-      return failure();
-    }
     auto win = readWindow(c, wt.getShape().drop_front(2),
                           xt.getShape().drop_front(2), /*transposed=*/true);
     if (failed(win))

@@ -131,6 +131,22 @@ static LogicalResult verifySpatialRank(Operation *op, Value input) {
   return success();
 }
 
+/// The checks conv and conv_transpose share: input rank, weight rank (with
+/// the op's weight layout in the message) and the window attributes.
+template <typename ConvLikeOp>
+static LogicalResult verifyConvLike(ConvLikeOp op, StringRef weightLayout) {
+  if (failed(verifySpatialRank(op, op.getInput())))
+    return failure();
+  auto in = tensorType(op.getInput()).getShape();
+  auto w = tensorType(op.getWeight()).getShape();
+  if (w.size() != in.size())
+    return op.emitOpError("weight must be ")
+           << weightLayout << " of rank " << in.size() << ", got shape "
+           << formatShape(w);
+  return verifyWindowAttrs(op, in.size() - 2, op.getStrides(), op.getPads(),
+                           op.getDilations());
+}
+
 //===----------------------------------------------------------------------===//
 // Custom directive: the list in `post_ops [relu, sum]`
 //===----------------------------------------------------------------------===//
@@ -249,17 +265,11 @@ LogicalResult InnerProductOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvOp::verify() {
-  if (failed(verifySpatialRank(*this, getInput())))
+  if (failed(verifyConvLike(*this, "OC x C/groups x kernel...")))
     return failure();
   auto in = tensorType(getInput()).getShape();
   auto w = tensorType(getWeight()).getShape();
   unsigned spatial = in.size() - 2;
-  if (w.size() != in.size())
-    return emitOpError("weight must be OC x C/groups x kernel... of rank ")
-           << in.size() << ", got shape " << formatShape(w);
-  if (failed(verifyWindowAttrs(*this, spatial, getStrides(), getPads(),
-                               getDilations())))
-    return failure();
   int64_t groups = getGroups();
   if (groups <= 0)
     return emitOpError("groups must be positive, got ") << groups;
@@ -295,17 +305,11 @@ LogicalResult ConvOp::verify() {
 }
 
 LogicalResult ConvTransposeOp::verify() {
-  if (failed(verifySpatialRank(*this, getInput())))
+  if (failed(verifyConvLike(*this, "C x OC/groups x kernel...")))
     return failure();
   auto in = tensorType(getInput()).getShape();
   auto w = tensorType(getWeight()).getShape();
   unsigned spatial = in.size() - 2;
-  if (w.size() != in.size())
-    return emitOpError("weight must be C x OC/groups x kernel... of rank ")
-           << in.size() << ", got shape " << formatShape(w);
-  if (failed(verifyWindowAttrs(*this, spatial, getStrides(), getPads(),
-                               getDilations())))
-    return failure();
   if (getOutputPadding().size() != spatial)
     return emitOpError("expects ")
            << spatial << " output_padding values, got "
