@@ -15,3 +15,18 @@ echo "== ONNX import (parse, check, import, fold, verify; no printing)"
   "$MODELS/distilbert-opset14.onnx:$ENC" \
   "$MODELS/distilbert-opset17.onnx:$ENC" \
   "$MODELS/bert-mini-opset14.onnx:$ENC"
+
+echo
+echo "== opscope-analyze on large traces (wall time, peak RSS)"
+TRACES="$BUILD_DIR/bench-traces"
+mkdir -p "$TRACES"
+printf '%-10s %-8s %10s %14s\n' events ops wall_s max_rss_MB
+for spec in 10000:100 100000:100 1000000:100 1000000:10000; do
+  events=${spec%%:*}; ops=${spec##*:}
+  f="$TRACES/trace-$events-$ops.json"
+  [ -f "$f" ] || /usr/bin/python3 "$ROOT/scripts/make_big_trace.py" "$f" "$events" "$ops"
+  /usr/bin/time -f '%e %M' -o "$TRACES/time.txt" \
+    "$BUILD_DIR/bin/opscope-analyze" "$f" -t 10 > /dev/null
+  read -r wall rss < "$TRACES/time.txt"
+  printf '%-10s %-8s %10s %14.1f\n' "$events" "$ops" "$wall" "$(echo "$rss / 1000" | bc -l)"
+done

@@ -22,6 +22,6 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.opscope_tools_dir, config.llvm_tools_dir]
-tools = ["opscope-opt", "opscope-translate"]
+tools = ["opscope-opt", "opscope-translate", "opscope-analyze"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,135 @@
+//===- analysis.h - turning traces into tables ------------------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). What opscope-analyze
+// computes: per-op statistics folded from a streamed trace, filtered,
+// aggregated, ordered and rendered; the two-trace diff; the roofline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_ANALYSIS_H
+#define OPSCOPE_RUNTIME_ANALYSIS_H
+
+#include "opscope/runtime/trace.h"
+
+#include <iosfwd>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace opscope::analysis {
+
+/// A distribution kept exactly up to kExactSamples values, then as a
+/// log-bucketed histogram (buckets 0.5% wide, so quantiles are within 0.25%):
+/// bounded memory per op, whatever the number of events.
+class Distribution {
+public:
+  static constexpr size_t kExactSamples = 4096;
+  void add(double v);
+  int64_t count() const { return n; }
+  double sum() const { return total; }
+  double mean() const { return n ? total / n : 0.0; }
+  double min() const { return lo; }
+  double max() const { return hi; }
+  /// Nearest-rank percentile, `p` in [0, 100].
+  double percentile(double p) const;
+  bool exact() const { return buckets.empty(); }
+
+private:
+  void spill();
+  int64_t n = 0;
+  double total = 0.0, lo = 0.0, hi = 0.0;
+  std::vector<double> samples;
+  std::map<int32_t, int64_t> buckets;
+};
+
+/// Event filters applied while reading.
+struct EventFilter {
+  std::optional<std::string> label;
+  int64_t skipIterations = 0;
+};
+
+/// Everything folded from one trace.
+struct Profile {
+  trace::TraceHeader header;
+  std::vector<Distribution> ops; // by probe id (executions, µs)
+  Distribution iterations;       // iteration wall times, µs
+  int64_t opEvents = 0;
+  double opTimeUs = 0.0;
+};
+
+/// Reads and folds a trace; returns an error message ("" on success).
+std::string loadProfile(const std::string &path, const EventFilter &filter,
+                        Profile &profile);
+
+/// Peak figures for the roofline (from `opscope-analyze --calibrate`).
+struct Machine {
+  double peakGflops = 0.0;
+  double bandwidthGBs = 0.0;
+  std::string cpu;
+};
+std::string loadMachine(const std::string &path, Machine &machine);
+std::string saveMachine(const std::string &path, const Machine &machine);
+/// Measures peak FP32 FLOP/s (FMA loops on every core) and memory bandwidth
+/// (a streaming triad over buffers far larger than the caches).
+Machine calibrateMachine(int threads);
+
+enum class Format { Table, Csv, Json, Markdown };
+enum class Aggregate { Sum, Mean, Max, Min };
+
+struct Options {
+  size_t top = 0; // 0: all
+  std::vector<std::string> types;
+  std::optional<std::regex> name;
+  std::string nameText;
+  std::string orderBy = "time";
+  bool ascending = false;
+  std::optional<std::string> aggregateBy; // type | name | kernel | shape
+  Aggregate aggregate = Aggregate::Sum;
+  std::optional<double> minTimeUs, maxTimeUs; // on an op's time per iteration
+  bool printSummary = true, printOps = true;
+  Format format = Format::Table;
+  std::optional<Machine> roofline;
+};
+
+/// One row of the ops table. Optional numbers are missing values: they
+/// render as "-" and sort last.
+struct Row {
+  std::optional<int64_t> id;
+  std::string name, type, postOps, kernel, inputs, outputs;
+  int64_t count = 0;
+  double timeUs = 0.0; // per iteration
+  double percent = 0.0, cumUs = 0.0, cumPercent = 0.0;
+  std::optional<double> meanUs, p50Us, p99Us;
+  std::optional<double> flops, gflops, bytes, gbs;
+  std::optional<double> intensity, attainableGflops, peakPercent;
+  std::string bound;
+};
+
+/// Parses `[+]KEY`; returns an error message or "".
+std::string parseOrderBy(const std::string &text, Options &options);
+/// Parses a time like `2ms`, `150us`, `0.5s`, `3` (ms); nullopt on error.
+std::optional<double> parseTimeUs(const std::string &text);
+
+std::vector<Row> buildRows(const Profile &profile, const Options &options);
+void render(const Profile &profile, const std::vector<Row> &rows,
+            const Options &options, std::ostream &os);
+
+/// Op-level comparison of two profiles, matched by source-node provenance
+/// (ops sharing any source node are one group, so fused vs unfused lines up),
+/// then by name.
+struct DiffRow {
+  std::string before, after, type;
+  std::optional<double> beforeUs, afterUs; // per iteration
+  double deltaUs = 0.0;
+  std::optional<double> deltaPercent;
+};
+std::vector<DiffRow> diffProfiles(const Profile &before, const Profile &after,
+                                  const Options &options);
+void renderDiff(const Profile &before, const Profile &after,
+                const std::vector<DiffRow> &rows, const Options &options,
+                std::ostream &os);
+
+} // namespace opscope::analysis
+
+#endif // OPSCOPE_RUNTIME_ANALYSIS_H

@@ -1,0 +1,96 @@
+//===- trace.h - the opscope trace file model -------------------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). The in-memory form of what a
+// trace file's top-level `opscope` object holds (schema in
+// docs/trace-format.md), and a streaming reader that folds the trace events
+// into per-probe accumulators without keeping the events.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_TRACE_H
+#define OPSCOPE_RUNTIME_TRACE_H
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::trace {
+
+/// The trace schema version this reader understands.
+inline constexpr int kSchemaVersion = 1;
+
+struct TensorInfo {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;
+};
+
+/// Static facts about one probed op, from the compile-time probe table.
+struct ProbeInfo {
+  int64_t id = -1;
+  std::string name;
+  std::string type;
+  std::vector<std::string> postOps;
+  std::vector<std::string> sourceNodes;
+  std::vector<TensorInfo> inputs, outputs;
+  std::vector<int64_t> weightShape;
+  std::optional<double> weightSparsity;
+  bool sparseSupport = false;
+  std::optional<double> flops;
+  std::optional<double> bytes;
+  std::string kernel;
+};
+
+struct MachineInfo {
+  std::string cpu, isa;
+  int64_t threads = 0;
+};
+
+/// The `opscope` object of a trace file.
+struct TraceHeader {
+  int schemaVersion = 0;
+  std::string model;
+  MachineInfo machine;
+  std::map<std::string, std::string> run; // run config, as text
+  double probeCostNs = 0.0;
+  int64_t droppedEvents = 0;
+  std::vector<ProbeInfo> probes; // indexed by id
+};
+
+/// One op execution (`ph: "X"`, `cat: "op"`), as handed to the consumer.
+struct OpEvent {
+  int64_t probe = -1;
+  int64_t iteration = -1;
+  int64_t tid = 0;
+  double tsUs = 0.0, durUs = 0.0;
+  const std::string *label = nullptr; // interned; never null for op events
+};
+
+/// One iteration span (`cat: "iteration"`).
+struct IterationEvent {
+  int64_t iteration = -1;
+  double tsUs = 0.0, durUs = 0.0;
+  const std::string *label = nullptr;
+};
+
+struct ReadCallbacks {
+  std::function<void(const OpEvent &)> onOp;
+  std::function<void(const IterationEvent &)> onIteration;
+};
+
+/// Reads `path`, streaming: each event is handed to the callbacks and
+/// dropped, so memory does not grow with the number of events. Returns the
+/// header, or an error message naming the file (not JSON, truncated, wrong
+/// schema version, unknown or missing keys, bad values).
+struct ReadResult {
+  TraceHeader header;
+  std::string error; // empty on success
+};
+ReadResult readTrace(const std::string &path, const ReadCallbacks &callbacks);
+
+} // namespace opscope::trace
+
+#endif // OPSCOPE_RUNTIME_TRACE_H

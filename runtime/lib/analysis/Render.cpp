@@ -1,0 +1,303 @@
+//===- Render.cpp - opscope-analyze output formats ------------------------===//
+//
+// Part of opscope's runtime. One column list drives all four formats, so
+// table, CSV, JSON and markdown cannot disagree. Every column names its unit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/analysis.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <ostream>
+
+using nlohmann::json;
+using namespace opscope;
+using namespace opscope::analysis;
+
+namespace {
+/// A cell: text for table/markdown/CSV, a JSON value; missing is "-"/null.
+struct Cell {
+  std::string text;
+  json value;
+};
+
+Cell missing() { return {"-", nullptr}; }
+Cell text(const std::string &s) { return {s.empty() ? "-" : s, s}; }
+Cell number(std::optional<double> v, int precision) {
+  if (!v)
+    return missing();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, *v);
+  return {buf, *v};
+}
+Cell integer(std::optional<int64_t> v) {
+  if (!v)
+    return missing();
+  return {std::to_string(*v), *v};
+}
+
+template <typename RowT> struct Column {
+  std::string name;
+  bool numeric;
+  std::function<Cell(const RowT &)> cell;
+};
+
+template <typename RowT>
+void renderTable(const std::vector<Column<RowT>> &cols,
+                 const std::vector<RowT> &rows, Format format,
+                 std::ostream &os) {
+  std::vector<std::vector<Cell>> cells;
+  for (const RowT &r : rows) {
+    std::vector<Cell> line;
+    for (const auto &c : cols)
+      line.push_back(c.cell(r));
+    cells.push_back(std::move(line));
+  }
+  if (format == Format::Json) {
+    json out = json::array();
+    for (const auto &line : cells) {
+      json o = json::object();
+      for (size_t i = 0; i < cols.size(); ++i)
+        o[cols[i].name] = line[i].value;
+      out.push_back(std::move(o));
+    }
+    os << out.dump(2);
+    return;
+  }
+  if (format == Format::Csv) {
+    auto quote = [](const std::string &s) {
+      if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+      std::string q = "\"";
+      for (char ch : s)
+        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    for (size_t i = 0; i < cols.size(); ++i)
+      os << (i ? "," : "") << cols[i].name;
+    os << "\n";
+    for (const auto &line : cells) {
+      for (size_t i = 0; i < cols.size(); ++i)
+        os << (i ? "," : "")
+           << (line[i].value.is_null() ? std::string() : quote(line[i].text));
+      os << "\n";
+    }
+    return;
+  }
+  if (format == Format::Markdown) {
+    os << "|";
+    for (const auto &c : cols)
+      os << " " << c.name << " |";
+    os << "\n|";
+    for (const auto &c : cols)
+      os << (c.numeric ? " ---: |" : " --- |");
+    os << "\n";
+    for (const auto &line : cells) {
+      os << "|";
+      for (const auto &cell : line)
+        os << " " << cell.text << " |";
+      os << "\n";
+    }
+    return;
+  }
+  std::vector<size_t> width(cols.size());
+  for (size_t i = 0; i < cols.size(); ++i) {
+    width[i] = cols[i].name.size();
+    for (const auto &line : cells)
+      width[i] = std::max(width[i], line[i].text.size());
+  }
+  auto pad = [&](const std::string &s, size_t i, bool right) {
+    std::string fill(width[i] - s.size(), ' ');
+    return right ? fill + s : s + fill;
+  };
+  auto emit = [&](auto textOf) {
+    std::string out;
+    for (size_t i = 0; i < cols.size(); ++i)
+      out += (i ? "  " : "") + pad(textOf(i), i, cols[i].numeric);
+    while (!out.empty() && out.back() == ' ')
+      out.pop_back();
+    os << out << "\n";
+  };
+  emit([&](size_t i) { return cols[i].name; });
+  for (const auto &line : cells)
+    emit([&](size_t i) { return line[i].text; });
+}
+
+struct SummaryItem {
+  std::string metric;
+  std::optional<double> value;
+  std::string unit;
+  int precision;
+  std::string textValue;
+};
+
+std::vector<SummaryItem> summaryOf(const Profile &p) {
+  std::vector<SummaryItem> s;
+  const Distribution &it = p.iterations;
+  double iterations = it.count() ? static_cast<double>(it.count()) : 0.0;
+  s.push_back({"model", std::nullopt, "", 0, p.header.model});
+  s.push_back({"iterations", static_cast<double>(it.count()), "", 0, ""});
+  auto ms = [&](std::optional<double> us) -> std::optional<double> {
+    if (!us)
+      return std::nullopt;
+    return *us / 1e3;
+  };
+  bool has = it.count() > 0;
+  s.push_back({"latency_min", ms(has ? std::optional(it.min()) : std::nullopt), "ms", 3, ""});
+  s.push_back({"latency_mean", ms(has ? std::optional(it.mean()) : std::nullopt), "ms", 3, ""});
+  for (double q : {50.0, 90.0, 95.0, 99.0, 99.9}) {
+    char name[32];
+    std::snprintf(name, sizeof name, "latency_p%g", q);
+    s.push_back({name, ms(has ? std::optional(it.percentile(q)) : std::nullopt), "ms", 3, ""});
+  }
+  s.push_back({"latency_max", ms(has ? std::optional(it.max()) : std::nullopt), "ms", 3, ""});
+  std::optional<double> opTime;
+  if (iterations > 0)
+    opTime = p.opTimeUs / iterations / 1e3;
+  s.push_back({"op_time_per_iteration", opTime, "ms", 3, ""});
+  std::optional<double> coverage;
+  if (opTime && has && it.mean() > 0)
+    coverage = 100.0 * *opTime * 1e3 / it.mean();
+  s.push_back({"coverage_of_wall_time", coverage, "%", 1, ""});
+  s.push_back({"op_events", static_cast<double>(p.opEvents), "", 0, ""});
+  s.push_back({"probe_cost", p.header.probeCostNs, "ns", 1, ""});
+  std::optional<double> overhead, net;
+  if (iterations > 0) {
+    overhead = p.header.probeCostNs * p.opEvents / iterations / 1e6;
+    // Never negative: a cost estimate above the measured time means the op
+    // is too short to measure, not that it took negative time.
+    net = std::max(0.0, *opTime - *overhead);
+  }
+  s.push_back({"probe_overhead_per_iteration", overhead, "ms", 3, ""});
+  s.push_back({"op_time_without_probe_cost", net, "ms", 3, ""});
+  s.push_back({"dropped_events", static_cast<double>(p.header.droppedEvents), "", 0, ""});
+  return s;
+}
+
+void renderSummary(const Profile &p, Format format, std::ostream &os) {
+  auto items = summaryOf(p);
+  std::vector<Column<SummaryItem>> cols = {
+      {"metric", false, [](const SummaryItem &i) { return text(i.metric); }},
+      {"value", true,
+       [](const SummaryItem &i) {
+         if (!i.textValue.empty() || (!i.value && i.unit.empty()))
+           return text(i.textValue);
+         return number(i.value, i.precision);
+       }},
+      {"unit", false, [](const SummaryItem &i) { return text(i.unit); }}};
+  renderTable(cols, items, format, os);
+}
+
+std::vector<Column<Row>> opColumns(bool roofline) {
+  std::vector<Column<Row>> cols = {
+      {"id", true, [](const Row &r) { return integer(r.id); }},
+      {"name", false, [](const Row &r) { return text(r.name); }},
+      {"type", false, [](const Row &r) { return text(r.type); }},
+      {"post_ops", false, [](const Row &r) { return text(r.postOps); }},
+      {"count", true, [](const Row &r) { return integer(r.count); }},
+      {"self_ms", true, [](const Row &r) { return number(r.timeUs / 1e3, 3); }},
+      {"self_%", true, [](const Row &r) { return number(r.percent, 1); }},
+      {"cum_ms", true, [](const Row &r) { return number(r.cumUs / 1e3, 3); }},
+      {"cum_%", true, [](const Row &r) { return number(r.cumPercent, 1); }},
+      {"mean_us", true, [](const Row &r) { return number(r.meanUs, 1); }},
+      {"p50_us", true, [](const Row &r) { return number(r.p50Us, 1); }},
+      {"p99_us", true, [](const Row &r) { return number(r.p99Us, 1); }},
+      {"gflop", true,
+       [](const Row &r) {
+         return number(r.flops ? std::optional(*r.flops / 1e9) : std::nullopt, 4);
+       }},
+      {"gflop/s", true, [](const Row &r) { return number(r.gflops, 1); }},
+      {"mb", true,
+       [](const Row &r) {
+         return number(r.bytes ? std::optional(*r.bytes / 1e6) : std::nullopt, 3);
+       }},
+      {"gb/s", true, [](const Row &r) { return number(r.gbs, 1); }},
+      {"inputs", false, [](const Row &r) { return text(r.inputs); }},
+      {"outputs", false, [](const Row &r) { return text(r.outputs); }},
+  };
+  if (roofline) {
+    cols.push_back({"flop/byte", true, [](const Row &r) { return number(r.intensity, 2); }});
+    cols.push_back({"attainable_gflop/s", true,
+                    [](const Row &r) { return number(r.attainableGflops, 1); }});
+    cols.push_back({"peak_%", true, [](const Row &r) { return number(r.peakPercent, 1); }});
+    cols.push_back({"bound", false, [](const Row &r) { return text(r.bound); }});
+  }
+  return cols;
+}
+} // namespace
+
+void analysis::render(const Profile &profile, const std::vector<Row> &rows,
+                      const Options &options, std::ostream &os) {
+  auto cols = opColumns(options.roofline.has_value());
+  if (options.aggregateBy)
+    cols.erase(cols.begin()); // ids do not survive aggregation
+  if (options.format == Format::Json) {
+    // One JSON document: {"summary": [...], "ops": [...]}.
+    os << "{";
+    if (options.printSummary) {
+      os << "\"summary\": ";
+      renderSummary(profile, Format::Json, os);
+    }
+    if (options.printOps) {
+      os << (options.printSummary ? ", " : "") << "\"ops\": ";
+      renderTable(cols, rows, Format::Json, os);
+    }
+    os << "}\n";
+    return;
+  }
+  // CSV holds one table: the ops, or the summary with --print-only summary.
+  bool summary = options.printSummary &&
+                 (options.format != Format::Csv || !options.printOps);
+  if (summary) {
+    renderSummary(profile, options.format, os);
+    if (options.printOps)
+      os << "\n";
+  }
+  if (options.printOps)
+    renderTable(cols, rows, options.format, os);
+}
+
+void analysis::renderDiff(const Profile &before, const Profile &after,
+                          const std::vector<DiffRow> &rows,
+                          const Options &options, std::ostream &os) {
+  std::vector<Column<DiffRow>> cols = {
+      {"before", false, [](const DiffRow &r) { return text(r.before); }},
+      {"after", false, [](const DiffRow &r) { return text(r.after); }},
+      {"type", false, [](const DiffRow &r) { return text(r.type); }},
+      {"before_ms", true,
+       [](const DiffRow &r) {
+         return number(r.beforeUs ? std::optional(*r.beforeUs / 1e3) : std::nullopt, 3);
+       }},
+      {"after_ms", true,
+       [](const DiffRow &r) {
+         return number(r.afterUs ? std::optional(*r.afterUs / 1e3) : std::nullopt, 3);
+       }},
+      {"delta_ms", true, [](const DiffRow &r) { return number(r.deltaUs / 1e3, 3); }},
+      {"delta_%", true, [](const DiffRow &r) { return number(r.deltaPercent, 1); }}};
+  // Totals over the matched rows, appended as the last row.
+  DiffRow total;
+  total.before = "total";
+  total.after = "total";
+  double b = 0, a = 0;
+  for (const DiffRow &r : rows) {
+    b += r.beforeUs.value_or(0.0);
+    a += r.afterUs.value_or(0.0);
+  }
+  total.beforeUs = b;
+  total.afterUs = a;
+  total.deltaUs = a - b;
+  if (b > 0)
+    total.deltaPercent = 100.0 * (a - b) / b;
+  std::vector<DiffRow> all(rows);
+  all.push_back(total);
+  if (options.format == Format::Table || options.format == Format::Markdown) {
+    os << "before: " << before.header.model << "  after: " << after.header.model
+       << "  (times per iteration)\n";
+  }
+  renderTable(cols, all, options.format, os);
+  if (options.format == Format::Json)
+    os << "\n";
+}

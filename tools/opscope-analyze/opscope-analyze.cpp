@@ -1,0 +1,165 @@
+//===- opscope-analyze.cpp - answers from a trace -------------------------===//
+//
+// Part of opscope. `opscope-analyze TRACE.json [options]`: per-op tables,
+// the run summary, a two-trace diff and roofline columns. See
+// docs/opscope-analyze.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/analysis.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+using namespace opscope::analysis;
+
+static std::string defaultMachineFile() {
+  const char *cache = std::getenv("XDG_CACHE_HOME");
+  const char *home = std::getenv("HOME");
+  std::string dir = cache ? cache : (home ? std::string(home) + "/.cache" : ".");
+  return dir + "/opscope/machine.json";
+}
+
+static int fail(const std::string &message, int code = 1) {
+  std::cerr << "opscope-analyze: error: " << message << "\n";
+  return code;
+}
+
+int main(int argc, char **argv) {
+  CLI::App app{"opscope-analyze: per-op tables, summaries, diffs and rooflines "
+               "from an opscope trace"};
+  std::string tracePath, diffPath, orderBy = "time", aggregateBy,
+                                    aggregate = "sum", minTime, maxTime, label,
+                                    printOnly, format = "table", name,
+                                    machineFile = defaultMachineFile();
+  std::vector<std::string> types;
+  size_t top = 0;
+  int64_t skip = 0;
+  bool calibrate = false, roofline = false;
+  app.add_option("trace", tracePath, "trace file (opscope-run --trace)");
+  app.add_option("-t,--top", top, "show the first N rows (0: all)");
+  app.add_option("--type", types, "only ops of this type (repeatable)")
+      ->take_all();
+  app.add_option("--name", name, "only ops whose name matches this regex");
+  app.add_option("--order-by", orderBy,
+                 "sort key, descending; '+KEY' ascending (time count flops "
+                 "bytes gflops bandwidth name id type mean p50 p99 peak)");
+  app.add_option("--aggregate-by", aggregateBy,
+                 "group rows by type, name, kernel or shape")
+      ->check(CLI::IsMember({"type", "name", "kernel", "shape"}));
+  app.add_option("--aggregate", aggregate,
+                 "how grouped times combine: sum, mean, max or min")
+      ->check(CLI::IsMember({"sum", "mean", "max", "min"}));
+  app.add_option("--min-time", minTime,
+                 "only ops taking at least this per iteration (s, ms, us, ns; "
+                 "a bare number is ms)");
+  app.add_option("--max-time", maxTime, "only ops taking at most this");
+  app.add_option("--label", label,
+                 "only events recorded under this label (e.g. trace)");
+  app.add_option("--skip-iterations", skip,
+                 "drop iterations numbered below N (warm-up)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--print-only", printOnly, "summary or ops")
+      ->check(CLI::IsMember({"summary", "ops"}));
+  app.add_option("--format", format, "table, csv, json or markdown")
+      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
+  app.add_option("--diff", diffPath,
+                 "compare with another trace (this one is 'before')");
+  app.add_flag("--roofline", roofline,
+               "add roofline columns (needs --calibrate once)");
+  app.add_flag("--calibrate", calibrate,
+               "measure peak FLOP/s and memory bandwidth, store them in "
+               "--machine, and exit");
+  app.add_option("--machine", machineFile, "machine figures file");
+  CLI11_PARSE(app, argc, argv);
+
+  if (calibrate) {
+    std::cerr << "calibrating (about 2 s)...\n";
+    Machine m = calibrateMachine(
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    std::string dir = machineFile.substr(0, machineFile.rfind('/'));
+    if (machineFile.find('/') != std::string::npos)
+      std::system(("mkdir -p '" + dir + "'").c_str());
+    std::string err = saveMachine(machineFile, m);
+    if (!err.empty())
+      return fail(err);
+    std::cout << "peak " << m.peakGflops << " GFLOP/s (fp32 FMA, all cores), "
+              << "bandwidth " << m.bandwidthGBs << " GB/s (triad); saved to "
+              << machineFile << "\n";
+    return 0;
+  }
+  if (tracePath.empty())
+    return fail("a trace file is required (or --calibrate)", 2);
+
+  Options options;
+  options.top = top;
+  options.types = types;
+  if (!name.empty()) {
+    try {
+      options.name = std::regex(name);
+    } catch (const std::regex_error &e) {
+      return fail("--name: invalid regex '" + name + "': " + e.what(), 2);
+    }
+  }
+  std::string err = parseOrderBy(orderBy, options);
+  if (!err.empty())
+    return fail("--order-by: " + err, 2);
+  if (!aggregateBy.empty())
+    options.aggregateBy = aggregateBy;
+  options.aggregate = aggregate == "mean"  ? Aggregate::Mean
+                      : aggregate == "max" ? Aggregate::Max
+                      : aggregate == "min" ? Aggregate::Min
+                                           : Aggregate::Sum;
+  for (auto [text, slot, flag] :
+       {std::tuple{&minTime, &options.minTimeUs, "--min-time"},
+        std::tuple{&maxTime, &options.maxTimeUs, "--max-time"}}) {
+    if (text->empty())
+      continue;
+    *slot = parseTimeUs(*text);
+    if (!*slot)
+      return fail(std::string(flag) + ": expected a time like 2ms, 150us or "
+                                      "0.5s, got '" + *text + "'",
+                  2);
+  }
+  options.printSummary = printOnly != "ops";
+  options.printOps = printOnly != "summary";
+  options.format = format == "csv"        ? Format::Csv
+                   : format == "json"     ? Format::Json
+                   : format == "markdown" ? Format::Markdown
+                                          : Format::Table;
+  if (roofline) {
+    Machine m;
+    err = loadMachine(machineFile, m);
+    if (!err.empty())
+      return fail(err);
+    options.roofline = m;
+  }
+
+  EventFilter filter;
+  if (!label.empty())
+    filter.label = label;
+  filter.skipIterations = skip;
+  Profile profile;
+  err = loadProfile(tracePath, filter, profile);
+  if (!err.empty())
+    return fail(err);
+
+  // Render into memory first: a failure never leaves half a table.
+  std::ostringstream out;
+  if (!diffPath.empty()) {
+    Profile after;
+    err = loadProfile(diffPath, filter, after);
+    if (!err.empty())
+      return fail(err);
+    renderDiff(profile, after, diffProfiles(profile, after, options), options,
+               out);
+  } else {
+    render(profile, buildRows(profile, options), options, out);
+  }
+  std::cout << out.str();
+  return 0;
+}
