@@ -48,8 +48,11 @@ int main(int argc, char **argv) {
                "compilable)");
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", timing, "print the time of each phase to stderr");
+  bool stripLocations = false;
   app.add_flag("--print-locations", printLocations,
-               "print each op's location (its ONNX node name)");
+               "print each op's location (its ONNX node name); the default");
+  app.add_flag("--strip-locations", stripLocations,
+               "do not print locations (loses ONNX provenance)");
   CLI11_PARSE(app, argc, argv);
   if (listOps) {
     for (const std::string &op : opscope::supportedONNXOps())
@@ -111,7 +114,9 @@ int main(int argc, char **argv) {
   }
   mlir::TimingScope printTimer = root.nest("print");
   mlir::OpPrintingFlags flags;
-  if (printLocations)
+  // Locations carry the ONNX node names every later report maps back to, so
+  // they are printed unless asked not to.
+  if (!stripLocations || printLocations)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   // Written to a temporary file and renamed: a failed or interrupted run
   // leaves no partial output.

@@ -34,4 +34,77 @@ def OscFoldConstants : Pass<"osc-fold-constants", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
+  let summary = "Fuse decomposed ONNX patterns into kernel-sized osc ops";
+  let description = [{
+    Rewrites the decomposed patterns exporters emit into the ops the runtime
+    executes as one kernel. Every fused op's location is a `FusedLoc` of the
+    NameLocs of the ops it replaced, so profiles map back to ONNX nodes. Each
+    family can be switched off for A/B comparisons:
+
+    * `fold-scalars`: division by a constant scalar becomes a multiplication;
+      a constant scalar multiply of a matmul result becomes its `scale`.
+    * `fold-transposes`: a transpose swapping the two innermost dimensions of
+      a matmul operand becomes a `transpose_a`/`transpose_b` flag (any other
+      permutation keeps a smaller transpose).
+    * `fuse-inner-product`: matmul with a constant 2-D right operand (and its
+      bias Add) becomes `osc.inner_product` with an `N x K` weight.
+    * `fuse-gelu`: the erf and tanh GELU formulas become `osc.gelu`.
+    * `fuse-layer-norm`: ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
+      becomes `osc.layer_norm`.
+    * `fuse-post-ops`: activations (relu, gelu, sigmoid, tanh, hard_swish)
+      and residual Adds following an inner_product or conv with no other
+      users become post-ops (`sum` for the residual).
+    * `fuse-attention`: an additive mask Add, or a `where(mask, -inf, x)`,
+      before a softmax becomes the softmax's mask operand.
+    * `fuse-conv-bn`: batch_norm after a conv with constant parameters is
+      folded into the conv's weights and bias.
+
+    ```mlir
+    %m = osc.matmul %x, %w : (tensor<1x128x768xf32>, tensor<768x3072xf32>) -> tensor<1x128x3072xf32>
+    %y = osc.binary add %b, %m : (tensor<3072xf32>, tensor<1x128x3072xf32>) -> tensor<1x128x3072xf32>
+    // becomes
+    %y = osc.inner_product %x, %wt bias(%b) : (tensor<1x128x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>) -> tensor<1x128x3072xf32>
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"foldScalars", "fold-scalars", "bool", "true", "fold constant scalar multiplies and divides">,
+    Option<"foldTransposes", "fold-transposes", "bool", "true", "fold transposes into matmul flags">,
+    Option<"fuseInnerProduct", "fuse-inner-product", "bool", "true", "matmul (+ bias) with a constant weight to inner_product">,
+    Option<"fuseGelu", "fuse-gelu", "bool", "true", "GELU formulas to osc.gelu">,
+    Option<"fuseLayerNorm", "fuse-layer-norm", "bool", "true", "decomposed LayerNorm to osc.layer_norm">,
+    Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
+    Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
+    Option<"fuseConvBn", "fuse-conv-bn", "bool", "true", "fold batch_norm into conv weights">
+  ];
+  let statistics = [
+    Statistic<"numInnerProducts", "inner-products", "matmuls turned into inner_product">,
+    Statistic<"numBiases", "biases", "bias Adds fused">,
+    Statistic<"numGelus", "gelus", "GELU patterns fused">,
+    Statistic<"numLayerNorms", "layer-norms", "LayerNorm patterns fused">,
+    Statistic<"numPostOps", "post-ops", "activations and residuals fused as post-ops">,
+    Statistic<"numMasks", "masks", "attention masks fused into softmax">,
+    Statistic<"numScales", "scales", "scalar multiplies folded">,
+    Statistic<"numTransposes", "transposes", "transposes folded into matmul flags">,
+    Statistic<"numConvBns", "conv-bns", "batch_norms folded into conv">
+  ];
+}
+
+def OscFusionReport : Pass<"osc-fusion-report", "::mlir::func::FuncOp"> {
+  let summary = "Print the ops after fusion: kind, post-ops, sources, shapes, cost, kernel";
+  let description = [{
+    Prints, without changing the IR, one row per op (constants excluded): id,
+    kind, post-ops, source ONNX nodes (count and names, from the op's
+    location), input shapes, output shape, weight shape, weight sparsity
+    (fraction of zeros), FLOPs, bytes moved and the kernel the runtime will
+    use. `format=json` prints a JSON array of objects with the keys `id`,
+    `kind`, `post_ops`, `source_nodes`, `input_shapes`, `output_shape`,
+    `weight_shape`, `weight_sparsity`, `flops`, `bytes`, `kernel`.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"table\"", "table or json">
+  ];
+}
+
 #endif // OPSCOPE_DIALECT_OSC_TRANSFORMS_PASSES_TD

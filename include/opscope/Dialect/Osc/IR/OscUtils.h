@@ -1,0 +1,63 @@
+//===- OscUtils.h - facts about osc ops for passes and reports --*- C++ -*-===//
+//
+// Part of opscope. Weight access for passes that rewrite constants, and the
+// static facts reports and the probe table show: cost, kernel, provenance.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_DIALECT_OSC_IR_OSCUTILS_H
+#define OPSCOPE_DIALECT_OSC_IR_OSCUTILS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::osc {
+
+/// The values of `v` when it is an osc.constant of f32 elements (dense or
+/// dense_resource), else nullopt.
+std::optional<std::vector<float>> readF32Constant(mlir::Value v);
+
+/// A new f32 weight attribute: a dense_resource blob named `name`.
+mlir::ElementsAttr makeF32Weight(mlir::RankedTensorType type,
+                                 llvm::ArrayRef<float> values,
+                                 llvm::StringRef name);
+
+/// The splat value of a constant scalar-like operand (all elements equal),
+/// as double.
+std::optional<double> splatConstant(mlir::Value v);
+
+struct OpCost {
+  std::optional<double> flops; // per execution; nullopt when unknown
+  double bytes = 0;            // operands + results, weights included
+};
+OpCost estimateCost(mlir::Operation *op);
+
+/// The runtime kernel an op lowers to (`onednn:inner_product`,
+/// `opscope:layer_norm`, ...).
+std::string kernelFor(mlir::Operation *op);
+
+/// Printable kind: the op name without `osc.`, with its kind keyword
+/// (`binary.add`, `unary.relu`, `gelu.erf`).
+std::string kindOf(mlir::Operation *op);
+
+/// Post-op names of a fusible op (empty for others).
+std::vector<std::string> postOpsOf(mlir::Operation *op);
+
+/// ONNX node names an op came from: the names in its NameLoc / FusedLoc.
+std::vector<std::string> sourceNodes(mlir::Location loc);
+
+/// The constant weight operand of inner_product / matmul / conv /
+/// conv_transpose, if any.
+mlir::Value weightOperand(mlir::Operation *op);
+
+/// Fraction of zero elements in an f32 constant (nullopt if not readable).
+std::optional<double> zeroFraction(mlir::Value v);
+
+} // namespace opscope::osc
+
+#endif // OPSCOPE_DIALECT_OSC_IR_OSCUTILS_H
