@@ -1,0 +1,292 @@
+// RUN: opscope-opt %s -split-input-file -osc-fuse | FileCheck %s
+// RUN: opscope-opt %s -split-input-file -osc-fuse -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
+// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false" | FileCheck %s --check-prefix=OFF
+
+// MatMul with a constant K x N weight and a bias Add (torch order: bias
+// first) becomes one inner_product with the weight transposed to N x K.
+// CHECK-LABEL: func.func @linear
+// CHECK-DAG: %[[W:.*]] = osc.constant dense_resource<w.t> : tensor<3x2xf32>
+// CHECK-DAG: %[[B:.*]] = osc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>
+// CHECK: %[[Y:.*]] = osc.inner_product %arg0, %[[W]] bias(%[[B]]) : (tensor<4x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: return %[[Y]]
+// The transposed weight: [[1,2,3],[4,5,6]] becomes [[1,4],[2,5],[3,6]].
+// CHECK: w.t: "0x400000000000803F00008040000000400000A040000040400000C040"
+// LOC-LABEL: func.func @linear
+// LOC: osc.inner_product {{.*}} loc(fused["fc/MatMul", "fc/Add"])
+// OFF-LABEL: func.func @linear
+// OFF: osc.matmul
+// OFF: osc.binary add
+func.func @linear(%x: tensor<4x2xf32>) -> tensor<4x3xf32> {
+  %w = osc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32> loc("w")
+  %b = osc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %m = osc.matmul %x, %w : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32> loc("fc/MatMul")
+  %y = osc.binary add %b, %m : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32> loc("fc/Add")
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// Gemm with transB already has an N x K weight: no copy.
+// CHECK-LABEL: func.func @gemm_trans_b
+// CHECK: %[[W:.*]] = osc.constant dense<1.000000e+00> : tensor<3x2xf32>
+// CHECK: osc.inner_product %arg0, %[[W]] : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+func.func @gemm_trans_b(%x: tensor<4x2xf32>) -> tensor<4x3xf32> {
+  %w = osc.constant dense<1.0> : tensor<3x2xf32>
+  %m = osc.matmul %x, %w transpose_b : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+  return %m : tensor<4x3xf32>
+}
+
+// -----
+
+// Negative: a non-constant weight stays a matmul; a bias Add whose matmul has
+// another user is not folded; a full-size addend is not a bias (it is a
+// residual, so it becomes a sum post-op).
+// CHECK-LABEL: func.func @linear_negative
+// CHECK: osc.matmul %arg0, %arg1
+// CHECK: %[[IP:.*]] = osc.inner_product %arg0, %{{.*}} : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+// CHECK: osc.binary add %{{.*}}, %[[IP]]
+// CHECK: osc.inner_product %arg0, %{{.*}} sum(%{{.*}}) post_ops [sum] : (tensor<4x2xf32>, tensor<3x2xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+func.func @linear_negative(%x: tensor<4x2xf32>, %v: tensor<2x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %a = osc.matmul %x, %v : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %w = osc.constant dense<1.0> : tensor<2x3xf32>
+  %b = osc.constant dense<2.0> : tensor<3xf32>
+  %m = osc.matmul %x, %w : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %y = osc.binary add %b, %m : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %full = osc.constant dense<3.0> : tensor<4x3xf32>
+  %m2 = osc.matmul %x, %w : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %z = osc.binary add %full, %m2 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %a, %y, %m, %z : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// GELU (erf form, as torch.onnx emits it) becomes a post-op of the
+// inner_product that feeds it; the residual Add becomes a sum post-op.
+// CHECK-LABEL: func.func @ffn
+// CHECK: %[[H:.*]] = osc.inner_product %arg0, %{{.*}} bias(%{{.*}}) post_ops [gelu_erf] : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK: %[[O:.*]] = osc.inner_product %[[H]], %{{.*}} bias(%{{.*}}) sum(%arg0) post_ops [sum] : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[O]]
+// LOC-LABEL: func.func @ffn
+// LOC: post_ops [gelu_erf] {{.*}} loc(fused[{{.*}}"up/MatMul"{{.*}}"gelu/Erf"{{.*}}])
+// OFF-LABEL: func.func @ffn
+// OFF: osc.unary erf
+// OFF-NOT: post_ops
+func.func @ffn(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w1 = osc.constant dense<0.5> : tensor<4x8xf32>
+  %b1 = osc.constant dense<0.1> : tensor<8xf32>
+  %w2 = osc.constant dense<0.25> : tensor<8x4xf32>
+  %b2 = osc.constant dense<0.2> : tensor<4xf32>
+  %m = osc.matmul %x, %w1 : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("up/MatMul")
+  %h = osc.binary add %b1, %m : (tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> loc("up/Add")
+  %r2 = osc.constant dense<1.41421354> : tensor<f32>
+  %d = osc.binary div %h, %r2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32> loc("gelu/Div")
+  %e = osc.unary erf %d : tensor<2x8xf32> loc("gelu/Erf")
+  %one = osc.constant dense<1.0> : tensor<f32>
+  %a = osc.binary add %e, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32> loc("gelu/Add")
+  %p = osc.binary mul %h, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> loc("gelu/Mul")
+  %half = osc.constant dense<0.5> : tensor<f32>
+  %g = osc.binary mul %p, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32> loc("gelu/Mul_1")
+  %m2 = osc.matmul %g, %w2 : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  %o = osc.binary add %b2, %m2 : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %res = osc.binary add %o, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %res : tensor<2x4xf32>
+}
+
+// -----
+
+// GELU tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-NEXT: %[[G:.*]] = osc.gelu tanh %arg0 : tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]]
+func.func @gelu_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %three = osc.constant dense<3.0> : tensor<f32>
+  %c = osc.constant dense<0.044715> : tensor<f32>
+  %k = osc.constant dense<0.797884583> : tensor<f32>
+  %one = osc.constant dense<1.0> : tensor<f32>
+  %half = osc.constant dense<0.5> : tensor<f32>
+  %cube = osc.binary pow %x, %three : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %cc = osc.binary mul %c, %cube : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = osc.binary add %x, %cc : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %u = osc.binary mul %s, %k : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %t = osc.unary tanh %u : tensor<2x8xf32>
+  %a = osc.binary add %one, %t : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %hx = osc.binary mul %x, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %g = osc.binary mul %hx, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+// Negative: the wrong constant (0.6 instead of 0.5) is not GELU.
+// CHECK-LABEL: func.func @not_gelu
+// CHECK-NOT: osc.gelu
+// CHECK: osc.unary erf
+func.func @not_gelu(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r2 = osc.constant dense<1.41421354> : tensor<f32>
+  %d = osc.binary div %x, %r2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %e = osc.unary erf %d : tensor<2x8xf32>
+  %one = osc.constant dense<1.0> : tensor<f32>
+  %a = osc.binary add %e, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %p = osc.binary mul %x, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c = osc.constant dense<0.6> : tensor<f32>
+  %g = osc.binary mul %p, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %g : tensor<2x8xf32>
+}
+
+// -----
+
+// LayerNorm decomposed as before opset 17.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-NEXT: %[[G:.*]] = osc.constant
+// CHECK-NEXT: %[[B:.*]] = osc.constant
+// CHECK-NEXT: %[[L:.*]] = osc.layer_norm %arg0, %[[G]], %[[B]] {axis = 2 : i64, epsilon = 9.99999996E-13 : f32} : (tensor<1x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+// CHECK-NEXT: return %[[L]]
+// OFF-LABEL: func.func @layer_norm
+// OFF: osc.reduce mean
+func.func @layer_norm(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %g = osc.constant dense<2.0> : tensor<8xf32>
+  %b = osc.constant dense<0.5> : tensor<8xf32>
+  %mean = osc.reduce mean %x {axes = array<i64: 2>, keep_dims} : tensor<1x4x8xf32> -> tensor<1x4x1xf32>
+  %d = osc.binary sub %x, %mean : (tensor<1x4x8xf32>, tensor<1x4x1xf32>) -> tensor<1x4x8xf32>
+  %two = osc.constant dense<2.0> : tensor<f32>
+  %sq = osc.binary pow %d, %two : (tensor<1x4x8xf32>, tensor<f32>) -> tensor<1x4x8xf32>
+  %var = osc.reduce mean %sq {axes = array<i64: 2>, keep_dims} : tensor<1x4x8xf32> -> tensor<1x4x1xf32>
+  %eps = osc.constant dense<1.0e-12> : tensor<f32>
+  %ve = osc.binary add %var, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %sd = osc.unary sqrt %ve : tensor<1x4x1xf32>
+  %n = osc.binary div %d, %sd : (tensor<1x4x8xf32>, tensor<1x4x1xf32>) -> tensor<1x4x8xf32>
+  %s = osc.binary mul %n, %g : (tensor<1x4x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  %y = osc.binary add %s, %b : (tensor<1x4x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Negative: statistics over a non-trailing axis are not a LayerNorm.
+// CHECK-LABEL: func.func @not_layer_norm
+// CHECK-NOT: osc.layer_norm
+func.func @not_layer_norm(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %g = osc.constant dense<2.0> : tensor<1x4x8xf32>
+  %b = osc.constant dense<0.5> : tensor<1x4x8xf32>
+  %mean = osc.reduce mean %x {axes = array<i64: 1>, keep_dims} : tensor<1x4x8xf32> -> tensor<1x1x8xf32>
+  %d = osc.binary sub %x, %mean : (tensor<1x4x8xf32>, tensor<1x1x8xf32>) -> tensor<1x4x8xf32>
+  %sq = osc.binary mul %d, %d : (tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %var = osc.reduce mean %sq {axes = array<i64: 1>, keep_dims} : tensor<1x4x8xf32> -> tensor<1x1x8xf32>
+  %eps = osc.constant dense<1.0e-12> : tensor<f32>
+  %ve = osc.binary add %var, %eps : (tensor<1x1x8xf32>, tensor<f32>) -> tensor<1x1x8xf32>
+  %sd = osc.unary sqrt %ve : tensor<1x1x8xf32>
+  %n = osc.binary div %d, %sd : (tensor<1x4x8xf32>, tensor<1x1x8xf32>) -> tensor<1x4x8xf32>
+  %s = osc.binary mul %n, %g : (tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  %y = osc.binary add %s, %b : (tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Attention: the 1/sqrt(d) division becomes the matmul's scale, K's
+// transpose becomes transpose_b (leaving a row-preserving head split), and
+// the additive mask moves into the softmax.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[KT:.*]] = osc.transpose %arg1 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x8x2x4xf32> -> tensor<1x2x8x4xf32>
+// CHECK: %[[S:.*]] = osc.matmul %arg0, %[[KT]] transpose_b {scale = 5.000000e-01 : f32} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32>
+// CHECK: %[[P:.*]] = osc.softmax %[[S]] mask(%arg2) {axis = 3 : i64} : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+// CHECK: return %[[P]]
+// OFF-LABEL: func.func @attention
+// OFF: osc.transpose %arg1 {perm = array<i64: 0, 2, 3, 1>}
+// OFF: osc.binary div
+func.func @attention(%q: tensor<1x2x8x4xf32>, %k: tensor<1x8x2x4xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32> {
+  %kt = osc.transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<1x8x2x4xf32> -> tensor<1x2x4x8xf32>
+  %s = osc.matmul %q, %kt : (tensor<1x2x8x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  %c = osc.constant dense<2.0> : tensor<f32>
+  %sc = osc.binary div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %m = osc.binary add %sc, %mask : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = osc.softmax %m {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %p : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A 2-D transpose of a matmul operand disappears into the flag; a transpose
+// that keeps the last dimension is left alone.
+// CHECK-LABEL: func.func @transposes
+// CHECK-NEXT: %[[A:.*]] = osc.matmul %arg1, %arg0 transpose_a
+// CHECK-NEXT: %[[T:.*]] = osc.transpose %arg2 {perm = array<i64: 1, 0, 2>}
+// CHECK-NEXT: osc.matmul %[[T]], %[[T]] transpose_b
+func.func @transposes(%a: tensor<3x4xf32>, %b: tensor<3x5xf32>, %c: tensor<4x2x6xf32>) -> (tensor<5x4xf32>, tensor<2x4x4xf32>) {
+  %bt = osc.transpose %b {perm = array<i64: 1, 0>} : tensor<3x5xf32> -> tensor<5x3xf32>
+  %x = osc.matmul %bt, %a : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+  %ct = osc.transpose %c {perm = array<i64: 1, 0, 2>} : tensor<4x2x6xf32> -> tensor<2x4x6xf32>
+  %y = osc.matmul %ct, %ct transpose_b : (tensor<2x4x6xf32>, tensor<2x4x6xf32>) -> tensor<2x4x4xf32>
+  return %x, %y : tensor<5x4xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// DistilBERT's masked_fill: where(mask, -inf, scores) becomes a softmax mask
+// computed on the mask before broadcasting.
+// CHECK-LABEL: func.func @where_mask
+// CHECK: %[[M:.*]] = osc.where %arg1, %{{.*}}, %{{.*}} : (tensor<1x1x1x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x1x8xf32>
+// CHECK: osc.softmax %arg0 mask(%[[M]]) {axis = 3 : i64}
+// CHECK-NOT: osc.broadcast_to
+func.func @where_mask(%s: tensor<1x2x8x8xf32>, %c: tensor<1x1x1x8xi1>) -> tensor<1x2x8x8xf32> {
+  %cb = osc.broadcast_to %c : tensor<1x1x1x8xi1> -> tensor<1x2x8x8xi1>
+  %ninf = osc.constant dense<0xFF800000> : tensor<f32>
+  %w = osc.where %cb, %ninf, %s : (tensor<1x2x8x8xi1>, tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = osc.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %p : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Negative: a masked score tensor with another user keeps its Add.
+// CHECK-LABEL: func.func @mask_other_user
+// CHECK: osc.binary add
+// CHECK: osc.softmax %{{.*}} {axis = 3 : i64}
+func.func @mask_other_user(%s: tensor<1x2x8x8xf32>, %mask: tensor<1x1x1x8xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) {
+  %m = osc.binary add %s, %mask : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = osc.softmax %m {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %p, %m : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// Conv + BatchNorm folds into the weights: a = 3 / sqrt(3 + 1) = 1.5, so
+// W' = 2 * 1.5 = 3 and b' = (1 - 0.5) * 1.5 + 0.25 = 1; then ReLU is a
+// post-op, and the residual Add a sum applied before it.
+// CHECK-LABEL: func.func @conv_bn_relu
+// CHECK: %[[C:.*]] = osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu]
+// CHECK: osc.conv %[[C]], %{{.*}} sum(%[[C]]) post_ops [sum, relu]
+// CHECK: w.bn: "0x4000000000004040"
+// CHECK: w.bn_bias: "0x400000000000803F"
+func.func @conv_bn_relu(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %w = osc.constant dense<2.0> : tensor<1x1x1x1xf32> loc("w")
+  %b = osc.constant dense<1.0> : tensor<1xf32>
+  %s = osc.constant dense<3.0> : tensor<1xf32>
+  %mu = osc.constant dense<0.5> : tensor<1xf32>
+  %var = osc.constant dense<3.0> : tensor<1xf32>
+  %beta = osc.constant dense<0.25> : tensor<1xf32>
+  %c = osc.conv %x, %w bias(%b) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>, tensor<1xf32>) -> tensor<1x1x4x4xf32>
+  %n = osc.batch_norm %c, %s, %beta, %mu, %var {epsilon = 1.0 : f32}
+      : (tensor<1x1x4x4xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x4x4xf32>
+  %r = osc.unary relu %n : tensor<1x1x4x4xf32>
+  %w2 = osc.constant dense<1.0> : tensor<1x1x1x1xf32>
+  %c2 = osc.conv %r, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
+      : (tensor<1x1x4x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x4x4xf32>
+  %sum = osc.binary add %c2, %r : (tensor<1x1x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %y = osc.unary relu %sum : tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// Negative: an inner_product with another user keeps its activation apart.
+// CHECK-LABEL: func.func @post_op_other_user
+// CHECK: %[[IP:.*]] = osc.inner_product %arg0, %{{.*}} :
+// CHECK: osc.unary relu %[[IP]]
+func.func @post_op_other_user(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %w = osc.constant dense<1.0> : tensor<3x4xf32>
+  %ip = osc.inner_product %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %r = osc.unary relu %ip : tensor<2x3xf32>
+  return %r, %ip : tensor<2x3xf32>, tensor<2x3xf32>
+}

@@ -1,0 +1,39 @@
+// RUN: opscope-opt %s -osc-fuse -osc-fusion-report -o /dev/null | FileCheck %s --match-full-lines
+// RUN: opscope-opt %s -osc-fuse -osc-fusion-report=format=json -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: not opscope-opt %s -osc-fusion-report=format=xml -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+
+// FLOPs: the fc is 2*2*4*8 + 2*8 (bias) + 2*8 (relu post-op) = 160; bytes
+// are every operand and result (x 32 + w 128 + b 32 + y 64 = 256). Half of
+// the weight is zero.
+// CHECK:id  kind           post_ops  inputs  output  weight  sparsity  flops  bytes  kernel                sources
+// CHECK-NEXT:0   inner_product  relu      2x4     2x8     8x4     0.500     160    256    onednn:inner_product  3: fc/MatMul, fc/Add, act/Relu
+// CHECK-NEXT:1   softmax        -         2x8     2x8     -       -         80     128    opscope:softmax       1: probs
+// JSON:      "bytes": 256,
+// JSON-NEXT: "flops": 160,
+// JSON-NEXT: "id": 0,
+// JSON-NEXT: "input_shapes": [
+// JSON-NEXT:   "2x4"
+// JSON-NEXT: ],
+// JSON-NEXT: "kernel": "onednn:inner_product",
+// JSON-NEXT: "kind": "inner_product",
+// JSON-NEXT: "output_shape": "2x8",
+// JSON-NEXT: "post_ops": [
+// JSON-NEXT:   "relu"
+// JSON-NEXT: ],
+// JSON-NEXT: "source_nodes": [
+// JSON-NEXT:   "fc/MatMul",
+// JSON-NEXT:   "fc/Add",
+// JSON-NEXT:   "act/Relu"
+// JSON-NEXT: ],
+// JSON-NEXT: "weight_shape": "8x4",
+// JSON-NEXT: "weight_sparsity": 0.5
+// BAD: osc-fusion-report: format must be table or json, got 'xml'
+func.func @report(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  %w = osc.constant dense<[[1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]]> : tensor<4x8xf32> loc("w")
+  %b = osc.constant dense<0.5> : tensor<8xf32>
+  %m = osc.matmul %x, %w : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32> loc("fc/MatMul")
+  %h = osc.binary add %m, %b : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32> loc("fc/Add")
+  %r = osc.unary relu %h : tensor<2x8xf32> loc("act/Relu")
+  %p = osc.softmax %r {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32> loc("probs")
+  return %p : tensor<2x8xf32>
+}
