@@ -61,6 +61,14 @@ static LogicalResult verifySameElementType(Operation *op, Value a,
   return success();
 }
 
+/// Input, weight and result of a compute op share one element type.
+static LogicalResult verifyComputeTypes(Operation *op, Value input,
+                                        Value weight, Value output) {
+  if (failed(verifySameElementType(op, input, "input", weight, "weight")))
+    return failure();
+  return verifySameElementType(op, input, "input", output, "result");
+}
+
 /// Post-op lists: `sum` at most once, present exactly when a sum operand is.
 static LogicalResult verifyPostOps(Operation *op, ArrayAttr postOps,
                                    Value sumInput, Value output) {
@@ -247,10 +255,7 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifySameElementType(*this, getInput(), "input", getWeight(),
-                                   "weight")) ||
-      failed(verifySameElementType(*this, getInput(), "input", getOutput(),
-                                   "result")) ||
+  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())) ||
       failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected(in.drop_back());
@@ -282,10 +287,7 @@ LogicalResult ConvOp::verify() {
            << formatShape(w) << " expects " << w[1] * groups
            << " input channels with groups=" << groups << ", input has "
            << in[1];
-  if (failed(verifySameElementType(*this, getInput(), "input", getWeight(),
-                                   "weight")) ||
-      failed(verifySameElementType(*this, getInput(), "input", getOutput(),
-                                   "result")) ||
+  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())) ||
       failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected = {in[0], w[0]};
@@ -323,10 +325,7 @@ LogicalResult ConvTransposeOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " expects " << w[0]
            << " input channels, input has " << in[1];
-  if (failed(verifySameElementType(*this, getInput(), "input", getWeight(),
-                                   "weight")) ||
-      failed(verifySameElementType(*this, getInput(), "input", getOutput(),
-                                   "result")))
+  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())))
     return failure();
   int64_t outChannels = w[1] * groups;
   if (failed(verifyBias(*this, getBias(), outChannels, getInput())))
