@@ -30,3 +30,7 @@ for spec in 10000:100 100000:100 1000000:100 1000000:10000; do
   read -r wall rss < "$TRACES/time.txt"
   printf '%-10s %-8s %10s %14.1f\n' "$events" "$ops" "$wall" "$(echo "$rss / 1000" | bc -l)"
 done
+
+echo
+echo "== opscope's own kernels (DistilBERT seq-128 sizes), AVX-512 vs portable"
+"$BUILD_DIR/bin/bench-kernels"

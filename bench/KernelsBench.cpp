@@ -1,0 +1,51 @@
+//===- KernelsBench.cpp - opscope's own kernels at encoder sizes ----------===//
+//
+// Part of opscope. DistilBERT-shaped work (seq 128): LayerNorm over 128 x 768,
+// masked softmax over 12 x 128 x 128 scores, GELU over 128 x 3072, each with
+// the AVX-512 and the portable implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/kernels.h"
+
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+using namespace opscope::rt;
+
+static void setIsa(benchmark::State &state) {
+  setKernelIsa(state.range(0) ? Isa::Avx512 : Isa::Portable);
+  if (state.range(0) && kernelIsa() != Isa::Avx512)
+    state.SkipWithError("no AVX-512 on this CPU");
+  state.SetLabel(state.range(0) ? "avx512" : "portable");
+}
+
+static void BM_LayerNorm(benchmark::State &state) {
+  setIsa(state);
+  std::vector<float> x(128 * 768, 0.5f), g(768, 1.0f), b(768, 0.0f), y(x.size());
+  for (auto _ : state)
+    layerNorm(x.data(), g.data(), b.data(), y.data(), 128, 768, 1e-12f);
+  state.SetBytesProcessed(state.iterations() * x.size() * 8);
+}
+
+static void BM_SoftmaxMasked(benchmark::State &state) {
+  setIsa(state);
+  std::vector<float> x(12 * 128 * 128, 0.25f), mask(128, 0.0f), y(x.size());
+  for (auto _ : state)
+    softmax(x.data(), mask.data(), 12 * 128, y.data(), 12 * 128, 128, false);
+  state.SetBytesProcessed(state.iterations() * x.size() * 8);
+}
+
+static void BM_GeluErf(benchmark::State &state) {
+  setIsa(state);
+  std::vector<float> x(128 * 3072, 0.3f), y(x.size());
+  for (auto _ : state)
+    gelu(x.data(), y.data(), x.size(), false);
+  state.SetBytesProcessed(state.iterations() * x.size() * 8);
+}
+
+BENCHMARK(BM_LayerNorm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SoftmaxMasked)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GeluErf)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();

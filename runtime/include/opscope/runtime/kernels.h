@@ -1,0 +1,43 @@
+//===- kernels.h - opscope's own CPU kernels --------------------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). The kernels oneDNN does not
+// provide, over row-major f32 data. Each picks its implementation once per
+// process: AVX-512 when the CPU has it, portable C++ otherwise. The AVX-512
+// paths use polynomial exp/erf (within 2e-7 absolute of the libm values on
+// the ranges that matter, see the tests), the portable ones use libm.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_KERNELS_H
+#define OPSCOPE_RUNTIME_KERNELS_H
+
+#include <cstdint>
+
+namespace opscope::rt {
+
+/// Which implementation the kernels use in this process.
+enum class Isa { Portable, Avx512 };
+Isa kernelIsa();
+/// Forces an implementation (tests compare both); Avx512 is honoured only
+/// when the CPU supports it.
+void setKernelIsa(Isa isa);
+
+/// y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta, for each of
+/// `rows` rows of `cols` elements. `beta` may be null.
+void layerNorm(const float *x, const float *gamma, const float *beta, float *y,
+               int64_t rows, int64_t cols, float eps);
+
+/// Row-wise softmax (or log-softmax) of x + mask. When `mask` is non-null,
+/// row r adds mask row `r / maskRowGroup` (of `cols` elements): a
+/// `B x 1 x 1 x S` attention mask over `B x H x S x S` scores has
+/// maskRowGroup = H * S.
+void softmax(const float *x, const float *mask, int64_t maskRowGroup,
+             float *y, int64_t rows, int64_t cols, bool log);
+
+/// GELU over n elements: erf form 0.5 x (1 + erf(x / sqrt 2)), or the tanh
+/// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+void gelu(const float *x, float *y, int64_t n, bool tanhForm);
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_KERNELS_H

@@ -1,0 +1,267 @@
+//===- Kernels.cpp - layer_norm, softmax, gelu ----------------------------===//
+//
+// Part of opscope's runtime. AVX-512 bodies are compiled with a target
+// attribute, so the library builds for any x86-64 and chooses at run time.
+// Tails use masked loads and stores rather than scalar loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/kernels.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <immintrin.h>
+
+using namespace opscope::rt;
+
+namespace {
+bool cpuHasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
+std::atomic<Isa> &selectedIsa() {
+  static std::atomic<Isa> isa{cpuHasAvx512() ? Isa::Avx512 : Isa::Portable};
+  return isa;
+}
+
+//===----------------------------------------------------------------------===//
+// Portable implementations (libm)
+//===----------------------------------------------------------------------===//
+
+void layerNormPortable(const float *x, const float *gamma, const float *beta,
+                       float *y, int64_t rows, int64_t cols, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float *out = y + r * cols;
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sum += in[c];
+    float mean = static_cast<float>(sum / cols);
+    double sq = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sq += (in[c] - mean) * (in[c] - mean);
+    float inv = 1.0f / std::sqrt(static_cast<float>(sq / cols) + eps);
+    for (int64_t c = 0; c < cols; ++c)
+      out[c] = (in[c] - mean) * inv * gamma[c] + (beta ? beta[c] : 0.0f);
+  }
+}
+
+void softmaxPortable(const float *x, const float *mask, int64_t group, float *y,
+                     int64_t rows, int64_t cols, bool log) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    const float *m = mask ? mask + (r / group) * cols : nullptr;
+    float *out = y + r * cols;
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < cols; ++c)
+      mx = std::max(mx, in[c] + (m ? m[c] : 0.0f));
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      float e = std::exp(in[c] + (m ? m[c] : 0.0f) - mx);
+      out[c] = e;
+      sum += e;
+    }
+    if (log) {
+      float lse = static_cast<float>(std::log(sum));
+      for (int64_t c = 0; c < cols; ++c)
+        out[c] = in[c] + (m ? m[c] : 0.0f) - mx - lse;
+    } else {
+      float inv = static_cast<float>(1.0 / sum);
+      for (int64_t c = 0; c < cols; ++c)
+        out[c] *= inv;
+    }
+  }
+}
+
+void geluPortable(const float *x, float *y, int64_t n, bool tanhForm) {
+  const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i];
+    float inner = tanhForm ? std::tanh(k * (v + 0.044715f * v * v * v))
+                           : std::erf(v * static_cast<float>(M_SQRT1_2));
+    y[i] = 0.5f * v * (1.0f + inner);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// AVX-512
+//===----------------------------------------------------------------------===//
+
+#define AVX512 __attribute__((target("avx512f")))
+
+/// e^x: x = n ln2 + r, e^r by a degree-6 polynomial (Cephes expf), scaled by
+/// 2^n with scalef (which also handles overflow and underflow).
+AVX512 inline __m512 exp512(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
+                    _mm512_set1_ps(88.72283f));
+  __m512 n = _mm512_roundscale_ps(
+      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+/// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+AVX512 inline __m512 erf512(__m512 x) {
+  __m512 ax = _mm512_abs_ps(x);
+  __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                           _mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f),
+                                           _mm512_set1_ps(1.0f)));
+  __m512 p = _mm512_set1_ps(1.061405429f);
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+  p = _mm512_mul_ps(p, t);
+  __m512 e = exp512(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax));
+  __m512 y = _mm512_fnmadd_ps(p, e, _mm512_set1_ps(1.0f));
+  // Restore the sign of x.
+  __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x80000000));
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), sign));
+}
+
+AVX512 inline __m512 tanh512(__m512 x) {
+  // tanh(x) = 1 - 2 / (e^{2x} + 1); saturates cleanly through exp512's clamp.
+  __m512 e = exp512(_mm512_add_ps(x, x));
+  return _mm512_sub_ps(_mm512_set1_ps(1.0f),
+                       _mm512_div_ps(_mm512_set1_ps(2.0f),
+                                     _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+}
+
+AVX512 inline __mmask16 tailMask(int64_t remaining) {
+  return remaining >= 16 ? __mmask16(0xFFFF)
+                         : static_cast<__mmask16>((1u << remaining) - 1);
+}
+
+AVX512 void layerNormAvx512(const float *x, const float *gamma,
+                            const float *beta, float *y, int64_t rows,
+                            int64_t cols, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float *out = y + r * cols;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(tailMask(cols - c), in + c));
+    float mean = _mm512_reduce_add_ps(acc) / cols;
+    __m512 vmean = _mm512_set1_ps(mean);
+    __m512 sq = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, in + c), vmean);
+      sq = _mm512_fmadd_ps(d, d, sq);
+    }
+    float inv = 1.0f / std::sqrt(_mm512_reduce_add_ps(sq) / cols + eps);
+    __m512 vinv = _mm512_set1_ps(inv);
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, in + c), vmean), vinv);
+      v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, gamma + c));
+      if (beta)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, beta + c));
+      _mm512_mask_storeu_ps(out + c, m, v);
+    }
+  }
+}
+
+/// Scores plus mask; lanes past the row end read as -inf (neutral for max
+/// and exp).
+AVX512 inline __m512 loadScores(const float *in, const float *mrow, int64_t c,
+                                __mmask16 m) {
+  __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), m, in + c);
+  if (mrow)
+    v = _mm512_mask_add_ps(v, m, v, _mm512_maskz_loadu_ps(m, mrow + c));
+  return v;
+}
+
+AVX512 void softmaxAvx512(const float *x, const float *mask, int64_t group,
+                          float *y, int64_t rows, int64_t cols, bool log) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    const float *mrow = mask ? mask + (r / group) * cols : nullptr;
+    float *out = y + r * cols;
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    for (int64_t c = 0; c < cols; c += 16)
+      vmax = _mm512_max_ps(vmax, loadScores(in, mrow, c, tailMask(cols - c)));
+    float mx = _mm512_reduce_max_ps(vmax);
+    __m512 vmx = _mm512_set1_ps(mx);
+    __m512 vsum = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 e = _mm512_maskz_mov_ps(m, exp512(_mm512_sub_ps(loadScores(in, mrow, c, m), vmx)));
+      vsum = _mm512_add_ps(vsum, e);
+      if (!log)
+        _mm512_mask_storeu_ps(out + c, m, e);
+    }
+    float sum = _mm512_reduce_add_ps(vsum);
+    if (log) {
+      __m512 shift = _mm512_set1_ps(mx + std::log(sum));
+      for (int64_t c = 0; c < cols; c += 16) {
+        __mmask16 m = tailMask(cols - c);
+        _mm512_mask_storeu_ps(out + c, m, _mm512_sub_ps(loadScores(in, mrow, c, m), shift));
+      }
+    } else {
+      __m512 inv = _mm512_set1_ps(1.0f / sum);
+      for (int64_t c = 0; c < cols; c += 16) {
+        __mmask16 m = tailMask(cols - c);
+        _mm512_mask_storeu_ps(out + c, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, out + c), inv));
+      }
+    }
+  }
+}
+
+AVX512 void geluAvx512(const float *x, float *y, int64_t n, bool tanhForm) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 inner;
+    if (tanhForm) {
+      __m512 cube = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
+      __m512 u = _mm512_fmadd_ps(cube, _mm512_set1_ps(0.044715f), v);
+      inner = tanh512(_mm512_mul_ps(u, _mm512_set1_ps(0.7978845608f)));
+    } else {
+      inner = erf512(_mm512_mul_ps(v, _mm512_set1_ps(0.70710678f)));
+    }
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, inner)));
+  }
+}
+} // namespace
+
+Isa opscope::rt::kernelIsa() { return selectedIsa().load(); }
+
+void opscope::rt::setKernelIsa(Isa isa) {
+  selectedIsa().store(isa == Isa::Avx512 && !cpuHasAvx512() ? Isa::Portable : isa);
+}
+
+void opscope::rt::layerNorm(const float *x, const float *gamma,
+                            const float *beta, float *y, int64_t rows,
+                            int64_t cols, float eps) {
+  if (kernelIsa() == Isa::Avx512)
+    return layerNormAvx512(x, gamma, beta, y, rows, cols, eps);
+  layerNormPortable(x, gamma, beta, y, rows, cols, eps);
+}
+
+void opscope::rt::softmax(const float *x, const float *mask,
+                          int64_t maskRowGroup, float *y, int64_t rows,
+                          int64_t cols, bool log) {
+  int64_t group = std::max<int64_t>(1, maskRowGroup);
+  if (kernelIsa() == Isa::Avx512)
+    return softmaxAvx512(x, mask, group, y, rows, cols, log);
+  softmaxPortable(x, mask, group, y, rows, cols, log);
+}
+
+void opscope::rt::gelu(const float *x, float *y, int64_t n, bool tanhForm) {
+  if (kernelIsa() == Isa::Avx512)
+    return geluAvx512(x, y, n, tanhForm);
+  geluPortable(x, y, n, tanhForm);
+}

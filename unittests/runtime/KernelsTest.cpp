@@ -1,0 +1,153 @@
+//===- KernelsTest.cpp - opscope's own kernels vs plain references --------===//
+//
+// Part of opscope. Each kernel runs in both implementations (AVX-512 when the
+// CPU has it, and portable) on sizes that exercise the vector tails (1, 3,
+// 17, 773) and is compared with a double-precision reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace opscope::rt;
+
+namespace {
+std::vector<float> randomVector(size_t n, float scale, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+class KernelsTest : public ::testing::TestWithParam<Isa> {
+protected:
+  void SetUp() override {
+    setKernelIsa(GetParam());
+    if (GetParam() == Isa::Avx512 && kernelIsa() != Isa::Avx512)
+      GTEST_SKIP() << "this CPU has no AVX-512";
+  }
+  void TearDown() override { setKernelIsa(Isa::Avx512); }
+};
+
+void expectNear(const std::vector<float> &got, const std::vector<double> &want,
+                double rel, double abs) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], abs + rel * std::fabs(want[i])) << "at " << i;
+}
+} // namespace
+
+TEST_P(KernelsTest, LayerNorm) {
+  for (int64_t cols : {1, 3, 17, 773}) {
+    int64_t rows = 5;
+    auto x = randomVector(rows * cols, 3.0f, 1);
+    for (float &v : x)
+      v += 10.0f; // a large mean tests the two-pass variance
+    auto g = randomVector(cols, 1.0f, 2), b = randomVector(cols, 1.0f, 3);
+    std::vector<float> y(x.size());
+    layerNorm(x.data(), g.data(), b.data(), y.data(), rows, cols, 1e-5f);
+    std::vector<double> want(x.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        mean += x[r * cols + c];
+      mean /= cols;
+      for (int64_t c = 0; c < cols; ++c)
+        var += (x[r * cols + c] - mean) * (x[r * cols + c] - mean);
+      var /= cols;
+      for (int64_t c = 0; c < cols; ++c)
+        want[r * cols + c] = (x[r * cols + c] - mean) / std::sqrt(var + 1e-5) * g[c] + b[c];
+    }
+    expectNear(y, want, 1e-4, 1e-4);
+    // Without beta.
+    layerNorm(x.data(), g.data(), nullptr, y.data(), rows, cols, 1e-5f);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        want[r * cols + c] -= b[c];
+    expectNear(y, want, 1e-4, 1e-4);
+  }
+}
+
+TEST_P(KernelsTest, SoftmaxWithBroadcastMask) {
+  for (int64_t cols : {1, 3, 17, 773}) {
+    int64_t batch = 2, group = 6, rows = batch * group;
+    auto x = randomVector(rows * cols, 4.0f, 4);
+    std::vector<float> mask(batch * cols, 0.0f);
+    for (int64_t c = 0; c < cols; c += 3)
+      mask[c] = -10000.0f; // batch 0 masks every third column
+    if (cols > 1)
+      mask[cols + cols - 1] = -INFINITY; // a fully -inf row is NaN, as in ORT
+    for (bool log : {false, true}) {
+      std::vector<float> y(x.size());
+      softmax(x.data(), mask.data(), group, y.data(), rows, cols, log);
+      std::vector<double> want(x.size());
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *m = mask.data() + (r / group) * cols;
+        double mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < cols; ++c)
+          mx = std::max(mx, double(x[r * cols + c]) + m[c]);
+        for (int64_t c = 0; c < cols; ++c)
+          sum += std::exp(double(x[r * cols + c]) + m[c] - mx);
+        for (int64_t c = 0; c < cols; ++c) {
+          double v = double(x[r * cols + c]) + m[c] - mx;
+          want[r * cols + c] = log ? v - std::log(sum) : std::exp(v) / sum;
+        }
+      }
+      if (log) {
+        // -inf stays -inf; compare the finite entries.
+        for (size_t i = 0; i < y.size(); ++i)
+          if (std::isinf(want[i]))
+            ASSERT_TRUE(std::isinf(y[i]) && y[i] < 0) << i;
+          else
+            ASSERT_NEAR(y[i], want[i], 1e-4 + 1e-5 * std::fabs(want[i])) << i;
+      } else {
+        expectNear(y, want, 1e-5, 1e-7);
+      }
+    }
+  }
+}
+
+TEST_P(KernelsTest, SoftmaxRowsSumToOne) {
+  auto x = randomVector(3 * 64, 20.0f, 5);
+  std::vector<float> y(x.size());
+  softmax(x.data(), nullptr, 1, y.data(), 3, 64, false);
+  for (int r = 0; r < 3; ++r) {
+    double sum = 0;
+    for (int c = 0; c < 64; ++c)
+      sum += y[r * 64 + c];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+TEST_P(KernelsTest, Gelu) {
+  for (int64_t n : {1, 3, 17, 773}) {
+    auto x = randomVector(n, 3.0f, 6);
+    x[0] = n > 1 ? -12.0f : 0.0f; // deep negative tail
+    for (bool tanhForm : {false, true}) {
+      std::vector<float> y(n);
+      gelu(x.data(), y.data(), n, tanhForm);
+      std::vector<double> want(n);
+      for (int64_t i = 0; i < n; ++i) {
+        double v = x[i];
+        double inner = tanhForm
+                           ? std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v))
+                           : std::erf(v / std::sqrt(2.0));
+        want[i] = 0.5 * v * (1.0 + inner);
+      }
+      expectNear(y, want, 2e-6, 2e-6);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, KernelsTest,
+                         ::testing::Values(Isa::Portable, Isa::Avx512),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? "Avx512" : "Portable";
+                         });
