@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/dense.h"
 #include "opscope/runtime/kernels.h"
 
 #include <benchmark/benchmark.h>
@@ -45,6 +46,27 @@ static void BM_GeluErf(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * x.size() * 8);
 }
 
+/// DistilBERT's linear layers at seq 128: QKV/output (768 -> 768), FFN up
+/// (768 -> 3072, GELU post-op) and down (3072 -> 768, residual sum).
+static void BM_InnerProduct(benchmark::State &state) {
+  int64_t m = 128, k = state.range(0), n = state.range(1);
+  std::vector<float> x(m * k, 0.01f), w(n * k, 0.02f), b(n, 0.0f), y(m * n);
+  std::vector<PostOp> post;
+  if (n > k)
+    post.push_back(PostOp::GeluErf);
+  if (k > n)
+    post.push_back(PostOp::Sum);
+  InnerProduct ip(m, k, n, w.data(), b.data(), post);
+  for (auto _ : state)
+    ip.run(x.data(), y.data(), y.data());
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+  state.SetLabel(ip.implementation());
+}
+
+BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_LayerNorm)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SoftmaxMasked)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GeluErf)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
