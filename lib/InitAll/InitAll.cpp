@@ -19,6 +19,7 @@ void opscope::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void opscope::registerAllPasses() {
   osc::registerOscPasses();
+  osc::registerOscPipelines();
   // Upstream cleanups users expect next to opscope's own passes.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

@@ -15,6 +15,13 @@ namespace opscope::osc {
 #define GEN_PASS_DECL
 #include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
 
+/// Import cleanup and fusion: the pipeline every compilation runs before
+/// layout, probes and lowering. Registered as `osc-optimize`.
+void buildOscOptimizationPipeline(mlir::OpPassManager &pm);
+
+/// Registers the osc pipelines with the global registry.
+void registerOscPipelines();
+
 #define GEN_PASS_REGISTRATION
 #include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
 
