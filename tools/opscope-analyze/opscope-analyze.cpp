@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -81,9 +82,12 @@ int main(int argc, char **argv) {
     std::cerr << "calibrating (about 2 s)...\n";
     Machine m = calibrateMachine(
         static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    std::string dir = machineFile.substr(0, machineFile.rfind('/'));
-    if (machineFile.find('/') != std::string::npos)
-      std::system(("mkdir -p '" + dir + "'").c_str());
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::path(machineFile).parent_path();
+    if (!parent.empty())
+      std::filesystem::create_directories(parent, ec);
+    if (ec)
+      return fail(parent.string() + ": " + ec.message());
     std::string err = saveMachine(machineFile, m);
     if (!err.empty())
       return fail(err);

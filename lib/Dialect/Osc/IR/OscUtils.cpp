@@ -157,9 +157,6 @@ std::string osc::kernelFor(Operation *op) {
 
 std::string osc::kindOf(Operation *op) {
   std::string name = op->getName().stripDialect().str();
-  if (auto kind = op->getAttrOfType<IntegerAttr>("kind")) {
-    (void)kind;
-  }
   return llvm::TypeSwitch<Operation *, std::string>(op)
       .Case([&](UnaryOp u) { return name + "." + stringifyUnaryKind(u.getKind()).str(); })
       .Case([&](BinaryOp b) { return name + "." + stringifyBinaryKind(b.getKind()).str(); })

@@ -30,6 +30,12 @@ namespace {
 
 using Counter = llvm::Statistic;
 
+/// A pattern that counts its rewrites in one of the pass's statistics.
+template <typename OpTy> struct CountedPattern : OpRewritePattern<OpTy> {
+  CountedPattern(MLIRContext *ctx, Counter &n) : OpRewritePattern<OpTy>(ctx), n(n) {}
+  Counter &n;
+};
+
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 bool near(std::optional<double> v, double expected, double tol = 1e-3) {
@@ -69,8 +75,8 @@ std::string weightName(Value v, StringRef suffix) {
 //===----------------------------------------------------------------------===//
 
 /// x / c -> x * (1/c) for a constant float scalar c, so scales compose.
-struct DivByScalar : OpRewritePattern<BinaryOp> {
-  DivByScalar(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct DivByScalar : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
     auto c = splatConstant(op.getRhs());
     if (op.getKind() != BinaryKind::div || !c || *c == 0.0 ||
@@ -85,12 +91,11 @@ struct DivByScalar : OpRewritePattern<BinaryOp> {
     ++n;
     return success();
   }
-  Counter &n;
 };
 
 /// matmul(...) * c -> matmul(..., scale = scale * c).
-struct ScaleIntoMatmul : OpRewritePattern<BinaryOp> {
-  ScaleIntoMatmul(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct ScaleIntoMatmul : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::mul)
       return failure();
@@ -112,14 +117,13 @@ struct ScaleIntoMatmul : OpRewritePattern<BinaryOp> {
     }
     return failure();
   }
-  Counter &n;
 };
 
 /// A transpose that moves a matmul operand's last dimension into the
 /// second-to-last place becomes the matmul's transpose flag; what remains is
 /// a row-preserving transpose (or nothing).
-struct TransposeIntoMatmul : OpRewritePattern<MatMulOp> {
-  TransposeIntoMatmul(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rw) const override {
     for (int side = 0; side < 2; ++side) {
       Value operand = side ? op.getRhs() : op.getLhs();
@@ -156,7 +160,6 @@ struct TransposeIntoMatmul : OpRewritePattern<MatMulOp> {
     }
     return failure();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -164,8 +167,8 @@ struct TransposeIntoMatmul : OpRewritePattern<MatMulOp> {
 //===----------------------------------------------------------------------===//
 
 /// matmul(x, W) with a constant 2-D f32 W -> inner_product(x, W^T) (N x K).
-struct MatmulToInnerProduct : OpRewritePattern<MatMulOp> {
-  MatmulToInnerProduct(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct MatmulToInnerProduct : CountedPattern<MatMulOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rw) const override {
     auto wType = typeOf(op.getRhs());
     if (wType.getRank() != 2 || op.getTransposeA() ||
@@ -192,12 +195,11 @@ struct MatmulToInnerProduct : OpRewritePattern<MatMulOp> {
     ++n;
     return success();
   }
-  Counter &n;
 };
 
 /// inner_product(...) + b with a constant b of the output channels -> bias.
-struct BiasIntoInnerProduct : OpRewritePattern<BinaryOp> {
-  BiasIntoInnerProduct(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct BiasIntoInnerProduct : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::add)
       return failure();
@@ -227,7 +229,6 @@ struct BiasIntoInnerProduct : OpRewritePattern<BinaryOp> {
     }
     return failure();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -281,8 +282,8 @@ OpTy onePlus(Value v, SmallVectorImpl<Operation *> &ops) {
 
 /// erf form: 0.5 * x * (1 + erf(x / sqrt(2)));
 /// tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
-struct FuseGelu : OpRewritePattern<BinaryOp> {
-  FuseGelu(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct FuseGelu : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::mul && op.getKind() != BinaryKind::div)
       return failure();
@@ -348,7 +349,6 @@ struct FuseGelu : OpRewritePattern<BinaryOp> {
     ++n;
     return success();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -357,8 +357,8 @@ struct FuseGelu : OpRewritePattern<BinaryOp> {
 
 /// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * gamma + beta over the
 /// trailing axes.
-struct FuseLayerNorm : OpRewritePattern<BinaryOp> {
-  FuseLayerNorm(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct FuseLayerNorm : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
 
   static bool trailingMean(ReduceOp r, int64_t rank) {
     if (!r || r.getKind() != ReduceKind::mean || !r.getKeepDims())
@@ -441,7 +441,6 @@ struct FuseLayerNorm : OpRewritePattern<BinaryOp> {
     }
     return failure();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -519,8 +518,8 @@ struct ActivationPostOp : RewritePattern {
 };
 
 /// ip(...) + r -> ip(...) sum(r) post_ops [..., sum]: the residual Add.
-struct ResidualPostOp : OpRewritePattern<BinaryOp> {
-  ResidualPostOp(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct ResidualPostOp : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::add)
       return failure();
@@ -545,7 +544,6 @@ struct ResidualPostOp : OpRewritePattern<BinaryOp> {
     }
     return failure();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -554,8 +552,8 @@ struct ResidualPostOp : OpRewritePattern<BinaryOp> {
 
 /// softmax(s + m) -> softmax(s) mask(m); softmax(where(c, -inf, s)) ->
 /// softmax(s) mask(where(c, -inf, 0)) on c before broadcasting.
-struct MaskIntoSoftmax : OpRewritePattern<SoftmaxOp> {
-  MaskIntoSoftmax(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(SoftmaxOp op, PatternRewriter &rw) const override {
     if (op.getMask() || !op.getInput().hasOneUse())
       return failure();
@@ -605,7 +603,6 @@ struct MaskIntoSoftmax : OpRewritePattern<SoftmaxOp> {
     ++n;
     return success();
   }
-  Counter &n;
 };
 
 //===----------------------------------------------------------------------===//
@@ -614,8 +611,8 @@ struct MaskIntoSoftmax : OpRewritePattern<SoftmaxOp> {
 
 /// batch_norm(conv(x, W, b)) -> conv(x, W * a, (b - mean) * a + beta) with
 /// a = scale / sqrt(var + eps), per output channel.
-struct ConvBatchNorm : OpRewritePattern<BatchNormOp> {
-  ConvBatchNorm(MLIRContext *ctx, Counter &n) : OpRewritePattern(ctx), n(n) {}
+struct ConvBatchNorm : CountedPattern<BatchNormOp> {
+  using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rw) const override {
     auto conv = definingOp<ConvOp>(bn.getInput());
     if (!conv || !conv->hasOneUse() || !conv.getPostOps().empty() || conv.getSumInput())
@@ -655,7 +652,6 @@ struct ConvBatchNorm : OpRewritePattern<BatchNormOp> {
     ++n;
     return success();
   }
-  Counter &n;
 };
 
 struct FusePass : osc::impl::OscFuseBase<FusePass> {
