@@ -30,7 +30,9 @@ std::optional<std::vector<float>> osc::readF32Constant(Value v) {
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue())) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
+    // Missing or elided blobs (--elide-weights) have no usable data.
+    if (!blob || blob->getData().size() !=
+                     static_cast<size_t>(type.getNumElements()) * sizeof(float))
       return std::nullopt;
     ArrayRef<char> data = blob->getData();
     std::vector<float> out(data.size() / sizeof(float));
