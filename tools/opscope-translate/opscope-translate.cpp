@@ -49,10 +49,12 @@ int main(int argc, char **argv) {
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", timing, "print the time of each phase to stderr");
   bool stripLocations = false;
-  app.add_flag("--print-locations", printLocations,
-               "print each op's location (its ONNX node name); the default");
+  auto *printLoc = app.add_flag(
+      "--print-locations", printLocations,
+      "print each op's location (its ONNX node name); the default");
   app.add_flag("--strip-locations", stripLocations,
-               "do not print locations (loses ONNX provenance)");
+               "do not print locations (loses ONNX provenance)")
+      ->excludes(printLoc);
   CLI11_PARSE(app, argc, argv);
   if (listOps) {
     for (const std::string &op : opscope::supportedONNXOps())
@@ -116,7 +118,7 @@ int main(int argc, char **argv) {
   mlir::OpPrintingFlags flags;
   // Locations carry the ONNX node names every later report maps back to, so
   // they are printed unless asked not to.
-  if (!stripLocations || printLocations)
+  if (!stripLocations)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   // Written to a temporary file and renamed: a failed or interrupted run
   // leaves no partial output.

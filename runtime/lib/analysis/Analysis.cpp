@@ -195,6 +195,15 @@ std::string analysis::parseOrderBy(const std::string &text, Options &options) {
   return "";
 }
 
+/// The --type and --name filters, shared by the tables and the diff.
+static bool selected(const trace::ProbeInfo &p, const Options &options) {
+  if (!options.types.empty() &&
+      std::find(options.types.begin(), options.types.end(), p.type) ==
+          options.types.end())
+    return false;
+  return !options.name || std::regex_search(p.name, *options.name);
+}
+
 static void addRoofline(Row &row, const Machine &m) {
   if (!row.flops || !row.bytes || !row.gflops || *row.bytes <= 0)
     return;
@@ -243,11 +252,7 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
     const Distribution &d = profile.ops[id];
     if (!d.count())
       continue;
-    if (!options.types.empty() &&
-        std::find(options.types.begin(), options.types.end(), p.type) ==
-            options.types.end())
-      continue;
-    if (options.name && !std::regex_search(p.name, *options.name))
+    if (!selected(p, options))
       continue;
     Row r;
     r.id = p.id;
@@ -414,11 +419,7 @@ std::vector<DiffRow> analysis::diffProfiles(const Profile &before,
     double iterations = static_cast<double>(iterationCount(p));
     for (size_t id = 0; id < p.header.probes.size(); ++id) {
       const auto &probe = p.header.probes[id];
-      if (!options.types.empty() &&
-          std::find(options.types.begin(), options.types.end(), probe.type) ==
-              options.types.end())
-        continue;
-      if (options.name && !std::regex_search(probe.name, *options.name))
+      if (!selected(probe, options))
         continue;
       slots.push_back({&probe, p.ops[id].sum() / iterations, isAfter});
     }

@@ -55,6 +55,9 @@ struct InnerProduct::Impl {
   dnnl::inner_product_forward::primitive_desc pd;
   dnnl::inner_product_forward prim;
   dnnl::memory src, weights, bias, dst;
+  /// Execution arguments, bound once: run() only swaps the data handles of
+  /// the src and dst memories they refer to.
+  std::unordered_map<int, dnnl::memory> args;
 };
 
 InnerProduct::InnerProduct(int64_t m, int64_t k, int64_t n,
@@ -103,6 +106,11 @@ InnerProduct::InnerProduct(int64_t m, int64_t k, int64_t n,
   // Activation memories are views; run() only swaps their pointers.
   impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->args = {{DNNL_ARG_SRC, impl->src},
+                {DNNL_ARG_WEIGHTS, impl->weights},
+                {DNNL_ARG_DST, impl->dst}};
+  if (biasData)
+    impl->args[DNNL_ARG_BIAS] = impl->bias;
 }
 
 InnerProduct::~InnerProduct() = default;
@@ -113,13 +121,7 @@ void InnerProduct::run(const float *x, float *y, const float *sum) {
     std::memcpy(y, sum, impl->m * impl->n * sizeof(float));
   impl->src.set_data_handle(const_cast<float *>(x));
   impl->dst.set_data_handle(y);
-  std::unordered_map<int, dnnl::memory> args = {
-      {DNNL_ARG_SRC, impl->src},
-      {DNNL_ARG_WEIGHTS, impl->weights},
-      {DNNL_ARG_DST, impl->dst}};
-  if (impl->bias)
-    args[DNNL_ARG_BIAS] = impl->bias;
-  impl->prim.execute(ctx.stream, args);
+  impl->prim.execute(ctx.stream, impl->args);
   ctx.stream.wait();
 }
 

@@ -81,7 +81,6 @@ struct Options {
   size_t top = 0; // 0: all
   std::vector<std::string> types;
   std::optional<std::regex> name;
-  std::string nameText;
   std::string orderBy = "time";
   bool ascending = false;
   std::optional<std::string> aggregateBy; // type | name | kernel | shape
