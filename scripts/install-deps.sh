@@ -36,3 +36,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "install-deps: all Debian packages present"
 fi
+
+# ONNX Runtime from npm: the numeric reference and performance peer. Its
+# install scripts only fetch GPU providers; the CPU library ships in the
+# package, so they are skipped. Pinned in third_party/node/package.json.
+ORT_DIR="$(cd "$(dirname "$0")/.." && pwd)/third_party/node"
+if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]; then
+  echo "install-deps: installing onnxruntime-node (npm, --ignore-scripts)"
+  (cd "$ORT_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+else
+  echo "install-deps: onnxruntime-node present"
+fi

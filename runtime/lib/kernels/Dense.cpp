@@ -9,7 +9,9 @@
 
 #include <dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <omp.h>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -128,3 +130,337 @@ void InnerProduct::run(const float *x, float *y, const float *sum) {
 std::string InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+dnnl::memory::dims toDims(const Dims &d) {
+  return dnnl::memory::dims(d.begin(), d.end());
+}
+
+dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
+                                     bool &hasSum) {
+  dnnl::post_ops ops;
+  hasSum = false;
+  for (PostOp p : postOps) {
+    if (p == PostOp::Sum) {
+      ops.append_sum(1.0f);
+      hasSum = true;
+    } else {
+      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
+    }
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+/// Plain (row-major) layout tag for an activation of the given rank.
+tag plainTag(size_t rank) {
+  switch (rank) {
+  case 1:
+    return tag::a;
+  case 2:
+    return tag::ab;
+  case 3:
+    return tag::abc;
+  case 4:
+    return tag::abcd;
+  case 5:
+    return tag::abcde;
+  default:
+    return tag::abcdef;
+  }
+}
+
+int64_t product(const Dims &d) {
+  int64_t n = 1;
+  for (int64_t v : d)
+    n *= v;
+  return n;
+}
+
+/// Reorders `plain` data (described by plainMd) into a new memory of `md`.
+dnnl::memory packed(const dnnl::memory::desc &plainMd,
+                    const dnnl::memory::desc &md, const float *data) {
+  Context &ctx = context();
+  dnnl::memory src(plainMd, ctx.engine, const_cast<float *>(data));
+  dnnl::memory dst(md, ctx.engine);
+  dnnl::reorder(src, dst).execute(ctx.stream, src, dst);
+  ctx.stream.wait();
+  return dst;
+}
+} // namespace
+
+void opscope::rt::setDenseThreads(int threads) {
+  if (threads > 0)
+    omp_set_num_threads(threads);
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul
+//===----------------------------------------------------------------------===//
+
+struct MatMul::Impl {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+  dnnl::memory a, b, c;
+  bool constB = false;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
+               bool transposeA, bool transposeB, float scale,
+               const float *constB)
+    : impl(std::make_unique<Impl>()) {
+  (void)cShape;
+  Context &ctx = context();
+  // Promote rank-1 operands to matrices, then align batch ranks.
+  Dims a = aShape, b = bShape;
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  size_t rank = std::max(a.size(), b.size());
+  a.insert(a.begin(), rank - a.size(), 1);
+  b.insert(b.begin(), rank - b.size(), 1);
+  // Logical dims/strides of op(a) and op(b) over the stored row-major data.
+  auto logical = [&](const Dims &stored, bool transpose, Dims &dims,
+                     Dims &strides) {
+    dims = stored;
+    strides.assign(rank, 0);
+    int64_t acc = 1;
+    for (size_t i = rank; i-- > 0;) {
+      strides[i] = acc;
+      acc *= stored[i];
+    }
+    if (transpose) {
+      std::swap(dims[rank - 1], dims[rank - 2]);
+      std::swap(strides[rank - 1], strides[rank - 2]);
+    }
+  };
+  Dims ad, as, bd, bs;
+  logical(a, transposeA, ad, as);
+  logical(b, transposeB, bd, bs);
+  Dims cd(rank);
+  for (size_t i = 0; i + 2 < rank; ++i)
+    cd[i] = std::max(ad[i], bd[i]);
+  cd[rank - 2] = ad[rank - 2];
+  cd[rank - 1] = bd[rank - 1];
+  dnnl::memory::desc aMd(toDims(ad), dt::f32, toDims(as));
+  dnnl::memory::desc bPlain(toDims(bd), dt::f32, toDims(bs));
+  dnnl::memory::desc bMd =
+      constB ? dnnl::memory::desc(toDims(bd), dt::f32, tag::any) : bPlain;
+  dnnl::memory::desc cMd(toDims(cd), dt::f32, plainTag(rank));
+  dnnl::primitive_attr attr;
+  if (scale != 1.0f)
+    attr.set_output_scales(0, {scale});
+  impl->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(aMd, bMd, cMd),
+                                          attr, ctx.engine);
+  impl->prim = dnnl::matmul(impl->pd);
+  impl->a = dnnl::memory(aMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->c = dnnl::memory(cMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->constB = constB != nullptr;
+  impl->b = constB ? packed(bPlain, impl->pd.weights_desc(), constB)
+                   : dnnl::memory(bPlain, ctx.engine, DNNL_MEMORY_NONE);
+  impl->args = {{DNNL_ARG_SRC, impl->a},
+                {DNNL_ARG_WEIGHTS, impl->b},
+                {DNNL_ARG_DST, impl->c}};
+}
+
+MatMul::~MatMul() = default;
+
+void MatMul::run(const float *a, const float *b, float *c) {
+  Context &ctx = context();
+  impl->a.set_data_handle(const_cast<float *>(a));
+  if (!impl->constB)
+    impl->b.set_data_handle(const_cast<float *>(b));
+  impl->c.set_data_handle(c);
+  impl->prim.execute(ctx.stream, impl->args);
+  ctx.stream.wait();
+}
+
+std::string MatMul::implementation() const { return impl->pd.impl_info_str(); }
+
+//===----------------------------------------------------------------------===//
+// Conv / ConvTranspose
+//===----------------------------------------------------------------------===//
+
+struct Conv::Impl {
+  bool transposed = false;
+  bool hasSum = false, constWeights = false, hasBias = false;
+  /// The bias is a model input, rebound on every run.
+  bool biasPerRun = false;
+  int64_t outElems = 0;
+  dnnl::primitive prim;
+  std::string implInfo;
+  dnnl::memory src, weights, bias, dst;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+Conv::Conv(const ConvParams &p, const float *constWeights,
+           const float *constBias, bool hasBias)
+    : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  size_t spatial = p.input.size() - 2;
+  impl->transposed = p.transposed;
+  impl->hasBias = hasBias;
+  impl->outElems = product(p.output);
+  // oneDNN weights: [g,] O/g, I/g, k... ; osc stores conv weights as
+  // O x I/g x k... and transposed-conv weights as I x O/g x k...
+  int64_t g = p.groups;
+  int64_t inC = p.input[1], outC = p.output[1];
+  Dims w;
+  if (g > 1)
+    w.push_back(g);
+  w.push_back(outC / g);
+  w.push_back(inC / g);
+  for (size_t i = 0; i < spatial; ++i)
+    w.push_back(p.weight[2 + i]);
+  static const tag convTags[2][3] = {{tag::oiw, tag::oihw, tag::oidhw},
+                                     {tag::goiw, tag::goihw, tag::goidhw}};
+  static const tag deconvTags[2][3] = {{tag::bac, tag::bacd, tag::bacde},
+                                       {tag::acbd, tag::acbde, tag::acbdef}};
+  tag plainW = (p.transposed ? deconvTags : convTags)[g > 1][spatial - 1];
+  dnnl::memory::desc wPlain(toDims(w), dt::f32, plainW);
+  dnnl::memory::desc wMd =
+      constWeights ? dnnl::memory::desc(toDims(w), dt::f32, tag::any) : wPlain;
+  dnnl::memory::desc srcMd(toDims(p.input), dt::f32, plainTag(p.input.size()));
+  dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
+                           plainTag(p.output.size()));
+  dnnl::memory::desc biasMd({outC}, dt::f32, tag::a);
+  Dims strides = p.strides, dil(spatial), padL(spatial), padR(spatial);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t k = (p.weight[2 + i] - 1) * p.dilations[i] + 1;
+    dil[i] = p.dilations[i] - 1;
+    padL[i] = p.pads[i];
+    // The end padding that yields the planned output (covers conv_transpose
+    // output_padding and any rounding).
+    padR[i] = p.transposed
+                  ? (p.input[2 + i] - 1) * strides[i] + k - padL[i] -
+                        p.output[2 + i]
+                  : (p.output[2 + i] - 1) * strides[i] + k - padL[i] -
+                        p.input[2 + i];
+  }
+  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, impl->hasSum);
+  auto prop = dnnl::prop_kind::forward_inference;
+  dnnl::memory::desc chosenW;
+  if (p.transposed) {
+    auto d = hasBias ? dnnl::deconvolution_forward::desc(
+                           prop, dnnl::algorithm::deconvolution_direct, srcMd,
+                           wMd, biasMd, dstMd, toDims(strides), toDims(dil),
+                           toDims(padL), toDims(padR))
+                     : dnnl::deconvolution_forward::desc(
+                           prop, dnnl::algorithm::deconvolution_direct, srcMd,
+                           wMd, dstMd, toDims(strides), toDims(dil),
+                           toDims(padL), toDims(padR));
+    dnnl::deconvolution_forward::primitive_desc pd(d, attr, ctx.engine);
+    impl->prim = dnnl::deconvolution_forward(pd);
+    impl->implInfo = pd.impl_info_str();
+    chosenW = pd.weights_desc();
+  } else {
+    auto d = hasBias ? dnnl::convolution_forward::desc(
+                           prop, dnnl::algorithm::convolution_direct, srcMd,
+                           wMd, biasMd, dstMd, toDims(strides), toDims(dil),
+                           toDims(padL), toDims(padR))
+                     : dnnl::convolution_forward::desc(
+                           prop, dnnl::algorithm::convolution_direct, srcMd,
+                           wMd, dstMd, toDims(strides), toDims(dil),
+                           toDims(padL), toDims(padR));
+    dnnl::convolution_forward::primitive_desc pd(d, attr, ctx.engine);
+    impl->prim = dnnl::convolution_forward(pd);
+    impl->implInfo = pd.impl_info_str();
+    chosenW = pd.weights_desc();
+  }
+  impl->constWeights = constWeights != nullptr;
+  impl->weights = constWeights
+                      ? packed(wPlain, chosenW, constWeights)
+                      : dnnl::memory(wPlain, ctx.engine, DNNL_MEMORY_NONE);
+  impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->args = {{DNNL_ARG_SRC, impl->src},
+                {DNNL_ARG_WEIGHTS, impl->weights},
+                {DNNL_ARG_DST, impl->dst}};
+  if (hasBias) {
+    impl->bias = constBias
+                     ? dnnl::memory(biasMd, ctx.engine)
+                     : dnnl::memory(biasMd, ctx.engine, DNNL_MEMORY_NONE);
+    if (constBias)
+      std::memcpy(impl->bias.get_data_handle(), constBias,
+                  outC * sizeof(float));
+    impl->args[DNNL_ARG_BIAS] = impl->bias;
+  }
+  impl->biasPerRun = hasBias && !constBias;
+}
+
+Conv::~Conv() = default;
+
+void Conv::run(const float *x, const float *weights, const float *bias,
+               float *y, const float *sum) {
+  Context &ctx = context();
+  if (impl->hasSum && sum != y)
+    std::memcpy(y, sum, impl->outElems * sizeof(float));
+  impl->src.set_data_handle(const_cast<float *>(x));
+  impl->dst.set_data_handle(y);
+  if (!impl->constWeights)
+    impl->weights.set_data_handle(const_cast<float *>(weights));
+  if (impl->biasPerRun)
+    impl->bias.set_data_handle(const_cast<float *>(bias));
+  impl->prim.execute(ctx.stream, impl->args);
+  ctx.stream.wait();
+}
+
+std::string Conv::implementation() const { return impl->implInfo; }
+
+//===----------------------------------------------------------------------===//
+// Pool
+//===----------------------------------------------------------------------===//
+
+struct Pool::Impl {
+  dnnl::pooling_v2_forward::primitive_desc pd;
+  dnnl::pooling_v2_forward prim;
+  dnnl::memory src, dst;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+Pool::Pool(const PoolParams &p) : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  size_t spatial = p.input.size() - 2;
+  Dims dil(spatial), padL(spatial), padR(spatial);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t k = (p.kernel[i] - 1) * p.dilations[i] + 1;
+    dil[i] = p.dilations[i] - 1;
+    padL[i] = p.pads[i];
+    padR[i] = (p.output[2 + i] - 1) * p.strides[i] + k - padL[i] -
+              p.input[2 + i];
+  }
+  auto alg = p.isMax ? dnnl::algorithm::pooling_max
+             : p.countIncludePad
+                 ? dnnl::algorithm::pooling_avg_include_padding
+                 : dnnl::algorithm::pooling_avg_exclude_padding;
+  dnnl::memory::desc srcMd(toDims(p.input), dt::f32, plainTag(p.input.size()));
+  dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
+                           plainTag(p.output.size()));
+  dnnl::pooling_v2_forward::desc d(
+      dnnl::prop_kind::forward_inference, alg, srcMd, dstMd, toDims(p.strides),
+      toDims(p.kernel), toDims(dil), toDims(padL), toDims(padR));
+  impl->pd = dnnl::pooling_v2_forward::primitive_desc(d, ctx.engine);
+  impl->prim = dnnl::pooling_v2_forward(impl->pd);
+  impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->args = {{DNNL_ARG_SRC, impl->src}, {DNNL_ARG_DST, impl->dst}};
+}
+
+Pool::~Pool() = default;
+
+void Pool::run(const float *x, float *y) {
+  Context &ctx = context();
+  impl->src.set_data_handle(const_cast<float *>(x));
+  impl->dst.set_data_handle(y);
+  impl->prim.execute(ctx.stream, impl->args);
+  ctx.stream.wait();
+}
+
+std::string Pool::implementation() const { return impl->pd.impl_info_str(); }

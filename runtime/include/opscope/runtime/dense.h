@@ -45,6 +45,82 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+
+using Dims = std::vector<int64_t>;
+
+/// Batched matrix product c = scale * op(a) * op(b) with numpy broadcasting of
+/// the batch dimensions (oneDNN matmul). Shapes are the stored ones (before
+/// the transposes); a rank-1 lhs is a row, a rank-1 rhs a column. When `b` is
+/// constant (`constB`) it is packed once at construction.
+class MatMul {
+public:
+  MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
+         bool transposeA, bool transposeB, float scale,
+         const float *constB = nullptr);
+  ~MatMul();
+  MatMul(const MatMul &) = delete;
+  MatMul &operator=(const MatMul &) = delete;
+  void run(const float *a, const float *b, float *c);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
+/// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or
+/// I x O/g x k... (transposed), ONNX pads [begin..., end...], dilations >= 1.
+/// Constant weights are packed into oneDNN's layout once; a non-constant
+/// weight (a model input) is read in place on every run.
+struct ConvParams {
+  Dims input, weight, output;
+  Dims strides, pads, dilations;
+  int64_t groups = 1;
+  bool transposed = false;
+  std::vector<PostOp> postOps;
+};
+class Conv {
+public:
+  Conv(const ConvParams &p, const float *constWeights, const float *constBias,
+       bool hasBias);
+  ~Conv();
+  Conv(const Conv &) = delete;
+  Conv &operator=(const Conv &) = delete;
+  /// `weights`/`bias` are used when they were not constant at construction.
+  void run(const float *x, const float *weights, const float *bias, float *y,
+           const float *sum = nullptr);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Max or average pooling over N x C x spatial. `pads` is [begin..., end...];
+/// the end padding is widened as needed to produce `output` (ceil mode).
+struct PoolParams {
+  Dims input, output, kernel, strides, pads, dilations;
+  bool isMax = true;
+  bool countIncludePad = false;
+};
+class Pool {
+public:
+  explicit Pool(const PoolParams &p);
+  ~Pool();
+  Pool(const Pool &) = delete;
+  Pool &operator=(const Pool &) = delete;
+  void run(const float *x, float *y);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+/// Sets the number of threads oneDNN primitives use (OpenMP).
+void setDenseThreads(int threads);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_DENSE_H

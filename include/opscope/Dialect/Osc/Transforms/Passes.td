@@ -107,4 +107,69 @@ def OscFusionReport : Pass<"osc-fusion-report", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscInsertProbes : Pass<"osc-insert-probes", "::mlir::ModuleOp"> {
+  let summary = "Wrap selected ops in osc.probe regions for timing";
+  let description = [{
+    Wraps every selected op in an `osc.probe` region so the compiled model
+    timestamps its start and end. Probe ids are dense (0, 1, ...) in
+    execution order; the probe's `name` is the op's first source ONNX node.
+    By default every executed op is probed; `types` and `names` (a regex over
+    the op's source node names) select, `exclude-types` and `exclude-names`
+    remove. Types are kinds as the reports print them (`inner_product`,
+    `binary.add`, `softmax`) or their prefix before the dot (`binary`).
+    Constants, reshapes (aliases, no kernel) and already-probed ops are
+    never wrapped. All probes, existing ones included, are then numbered
+    densely in execution order, so running the pass twice changes nothing.
+
+    ```mlir
+    %y = osc.gelu erf %x : tensor<1x128x3072xf32>
+    // becomes
+    %y = osc.probe 0 "ffn/gelu" -> tensor<1x128x3072xf32> {
+      %g = osc.gelu erf %x : tensor<1x128x3072xf32>
+      osc.yield %g : tensor<1x128x3072xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    ListOption<"types", "types", "std::string", "op kinds to probe (default: all)">,
+    Option<"names", "names", "std::string", "\"\"", "regex over source node names to probe">,
+    ListOption<"excludeTypes", "exclude-types", "std::string", "op kinds not to probe">,
+    Option<"excludeNames", "exclude-names", "std::string", "\"\"", "regex over source node names not to probe">
+  ];
+  let statistics = [
+    Statistic<"numProbes", "probes", "probes inserted">
+  ];
+}
+
+def OscPlanMemory : Pass<"osc-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Assign static arena offsets to tensors and file offsets to weights";
+  let description = [{
+    Liveness-based memory planning for the single function of a model. Each
+    tensor an executed op produces gets a byte offset (`osc.offset`) in one
+    activation arena; function arguments get `osc.arg_offsets`. A buffer is
+    reused once the last op reading it (or any reshape/probe alias of it)
+    has run; placement is first-fit in definition order, 64-byte aligned.
+    Unary, binary and gelu ops, and inner_product with a `sum` post-op, write
+    in place over an operand of the same shape whose last reader they are.
+    Function arguments and results are never overwritten.
+
+    Constants get `osc.weight_offset`, their position in the `.weights`
+    file (after a 64-byte header, each 64-byte aligned); the module gets
+    `osc.arena_bytes`, `osc.weights_bytes` and `osc.weights_id` (a hash of
+    the weight contents, which the runtime checks when loading).
+
+    ```mlir
+    %a = osc.unary relu %x {osc.offset = 0 : i64} : tensor<4xf32>
+    %b = osc.unary neg %a {osc.offset = 0 : i64} : tensor<4xf32>  // in place
+    ```
+  }];
+  let statistics = [
+    Statistic<"peakBytes", "peak-bytes", "arena bytes (peak of live tensors)">,
+    Statistic<"unplannedBytes", "unplanned-bytes", "bytes of all tensors without reuse">,
+    Statistic<"numInPlace", "in-place", "ops writing over an operand">,
+    Statistic<"weightBytes", "weight-bytes", "size of the .weights file">
+  ];
+}
+
 #endif // OPSCOPE_DIALECT_OSC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,48 @@
+//===- Compiler.h - model to native library ---------------------*- C++ -*-===//
+//
+// Part of opscope. The whole compilation behind opscope-compile and
+// opscope-run's on-the-fly mode: load (.onnx/.onnxtext import or .mlir
+// parse), optimise (osc-optimize), probe (osc-insert-probes), plan
+// (osc-plan-memory), write `.weights`, lower (osc-lower-to-llvm), translate
+// to LLVM IR, emit an object and link `model.so`. Outputs are written to
+// temporary files and renamed at the end: a failed compilation leaves
+// nothing behind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_COMPILER_COMPILER_H
+#define OPSCOPE_COMPILER_COMPILER_H
+
+#include "opscope/Target/ONNX/ImportONNX.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace opscope {
+
+struct CompileOptions {
+  std::string input;          ///< .onnx, .onnxtext or .mlir
+  ImportOptions import;       ///< input shapes etc. for ONNX inputs
+  std::string output;         ///< OUT.so (OUT.weights next to it), .o or .mlir
+  enum class Emit { Library, Object, Mlir } emit = Emit::Library;
+  bool fuse = true;           ///< run osc-optimize (else only constant folding)
+  std::string fuseOptions;    ///< extra osc-fuse options, e.g. "fuse-gelu=false"
+  std::optional<std::string> profile; ///< probe ops whose source matches (""=all)
+  std::string probeTypes;     ///< comma-separated kinds to probe (""=all)
+  std::string printFusion;    ///< "", "table" or "json": print the report
+  bool timing = false;        ///< per-phase timing to stderr
+};
+
+/// Compiles; diagnostics go to the context's handler, the fusion report to
+/// `reportOS`. Returns false on failure (all outputs removed).
+bool compileModel(const CompileOptions &options, llvm::raw_ostream &reportOS,
+                  std::string &error);
+
+/// Default `.weights` path for a library path (`x.so` -> `x.weights`).
+std::string weightsPathFor(llvm::StringRef libraryPath);
+
+} // namespace opscope
+
+#endif // OPSCOPE_COMPILER_COMPILER_H

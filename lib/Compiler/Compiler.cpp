@@ -1,0 +1,334 @@
+//===- Compiler.cpp - model to native library -----------------------------===//
+//
+// Part of opscope.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Compiler/Compiler.h"
+
+#include "opscope/Conversion/Passes.h"
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
+#include "opscope/Dialect/Osc/Transforms/Passes.h"
+#include "opscope/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace opscope;
+
+std::string opscope::weightsPathFor(llvm::StringRef libraryPath) {
+  llvm::SmallString<256> p(libraryPath);
+  llvm::sys::path::replace_extension(p, ".weights");
+  return std::string(p);
+}
+
+namespace {
+/// Temporary outputs, removed unless committed (renamed into place).
+class TempFiles {
+public:
+  ~TempFiles() {
+    for (auto &[tmp, dest] : files)
+      llvm::sys::fs::remove(tmp);
+  }
+  std::string add(const std::string &dest) {
+    llvm::SmallString<256> tmp;
+    llvm::sys::fs::createUniqueFile(dest + ".tmp-%%%%%%", tmp);
+    files.push_back({std::string(tmp), dest});
+    return std::string(tmp);
+  }
+  std::string scratch(llvm::StringRef suffix) {
+    llvm::SmallString<256> tmp;
+    llvm::sys::fs::createTemporaryFile("opscope", suffix, tmp);
+    files.push_back({std::string(tmp), ""});
+    return std::string(tmp);
+  }
+  bool commit(std::string &error) {
+    for (auto &[tmp, dest] : files) {
+      if (dest.empty())
+        continue;
+      if (std::error_code ec = llvm::sys::fs::rename(tmp, dest)) {
+        error = "cannot write '" + dest + "': " + ec.message();
+        return false;
+      }
+    }
+    files.erase(std::remove_if(files.begin(), files.end(),
+                               [](auto &f) { return !f.second.empty(); }),
+                files.end());
+    return true;
+  }
+
+private:
+  std::vector<std::pair<std::string, std::string>> files;
+};
+
+/// Writes the `.weights` file: a 64-byte header (magic, id, size) and each
+/// constant's bytes at its planned offset.
+bool writeWeights(ModuleOp module, const std::string &path,
+                  std::string &error) {
+  auto bytes = module->getAttrOfType<IntegerAttr>(osc::kWeightsBytesAttr);
+  auto id = module->getAttrOfType<StringAttr>(osc::kWeightsIdAttr);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  char header[osc::kWeightsHeaderBytes] = {'O', 'S', 'C', 'W',
+                                           'G', 'H', 'T', '1'};
+  uint64_t idValue = std::stoull(id.str(), nullptr, 16);
+  uint64_t size = bytes.getInt();
+  std::memcpy(header + 8, &idValue, 8);
+  std::memcpy(header + 16, &size, 8);
+  os.write(header, sizeof(header));
+  uint64_t pos = sizeof(header);
+  std::vector<char> storage;
+  static const char zeros[64] = {};
+  bool ok = true;
+  module.walk([&](osc::ConstantOp c) {
+    auto off = c->getAttrOfType<IntegerAttr>(osc::kWeightOffsetAttr);
+    auto data = osc::constantData(c, storage);
+    if (!off || !data) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    uint64_t at = off.getInt();
+    while (pos < at) {
+      size_t n = std::min<uint64_t>(at - pos, sizeof(zeros));
+      os.write(zeros, n);
+      pos += n;
+    }
+    os.write(data->data(), data->size());
+    pos += data->size();
+    return WalkResult::advance();
+  });
+  while (pos < size) {
+    size_t n = std::min<uint64_t>(size - pos, sizeof(zeros));
+    os.write(zeros, n);
+    pos += n;
+  }
+  os.close();
+  if (!ok || os.has_error()) {
+    error = "cannot write the weights to '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+bool emitObject(ModuleOp module, const std::string &path, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "opscope_model");
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return false;
+  }
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // The model code is a schedule of calls: generic x86-64 is enough, and
+  // keeps the library loadable on any x86-64 (kernels dispatch at run time).
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_));
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  pm.run(*llvmModule);
+  os.close();
+  return !os.has_error();
+}
+
+bool linkLibrary(const std::string &object, const std::string &library,
+                 std::string &error) {
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    error = "no C compiler driver ('cc') on PATH to link the model library";
+    return false;
+  }
+  // Runtime entry points stay undefined: they resolve against
+  // libopscope_runtime.so in the process that loads the model.
+  llvm::SmallVector<llvm::StringRef> args = {*cc, "-shared", "-o", library,
+                                             object};
+  std::string msg;
+  int rc = llvm::sys::ExecuteAndWait(*cc, args, std::nullopt, {}, 0, 0, &msg);
+  if (rc != 0) {
+    error = "linking '" + library + "' failed" + (msg.empty() ? "" : ": " + msg);
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+bool opscope::compileModel(const CompileOptions &opts,
+                           llvm::raw_ostream &reportOS, std::string &error) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  DefaultTimingManager tm;
+  tm.setEnabled(opts.timing);
+  TimingScope root = tm.getRootScope();
+
+  // Load.
+  OwningOpRef<ModuleOp> module;
+  {
+    TimingScope t = root.nest("load");
+    llvm::StringRef in = opts.input;
+    if (in.ends_with(".mlir")) {
+      module = parseSourceFile<ModuleOp>(in, &context);
+    } else {
+      module = importONNXFile(in, opts.import, &context);
+    }
+    if (!module) {
+      error = "cannot load '" + opts.input + "'";
+      return false;
+    }
+  }
+  std::string stem = llvm::sys::path::stem(opts.input).str();
+  if (!(*module)->hasAttr("osc.model"))
+    (*module)->setAttr("osc.model", StringAttr::get(&context, stem));
+
+  // Optimise (and report).
+  {
+    PassManager pm(&context);
+    TimingScope t = root.nest("optimize");
+    pm.enableTiming(t);
+    if (opts.fuse) {
+      if (opts.fuseOptions.empty()) {
+        osc::buildOscOptimizationPipeline(pm.nest<func::FuncOp>());
+      } else {
+        std::string pipeline = "func.func(osc-fold-constants,osc-fuse{" +
+                               opts.fuseOptions + "},cse,osc-fold-constants)";
+        if (failed(parsePassPipeline(pipeline, pm))) {
+          error = "invalid fusion options '" + opts.fuseOptions + "'";
+          return false;
+        }
+      }
+    } else {
+      pm.nest<func::FuncOp>().addPass(osc::createOscFoldConstants());
+    }
+    if (failed(pm.run(*module))) {
+      error = "optimisation failed";
+      return false;
+    }
+  }
+  if (!opts.printFusion.empty()) {
+    // The pass prints to stdout; the report is the tool's output.
+    PassManager pm(&context);
+    osc::OscFusionReportOptions ro;
+    ro.format = opts.printFusion;
+    pm.nest<func::FuncOp>().addPass(osc::createOscFusionReport(ro));
+    if (failed(pm.run(*module))) {
+      error = "fusion report failed";
+      return false;
+    }
+    if (opts.output.empty())
+      return true;
+  }
+  (void)reportOS;
+
+  // Probe and plan.
+  std::vector<std::string> probeTypes;
+  {
+    PassManager pm(&context);
+    TimingScope t = root.nest("probe+plan");
+    pm.enableTiming(t);
+    if (opts.profile) {
+      osc::OscInsertProbesOptions po;
+      po.names = *opts.profile;
+      llvm::SmallVector<llvm::StringRef> parts;
+      llvm::StringRef(opts.probeTypes).split(parts, ',', -1, false);
+      for (llvm::StringRef p : parts)
+        probeTypes.push_back(p.str());
+      po.types = probeTypes;
+      pm.addPass(osc::createOscInsertProbes(po));
+    }
+    pm.addPass(osc::createOscPlanMemory());
+    if (failed(pm.run(*module))) {
+      error = "memory planning failed";
+      return false;
+    }
+  }
+
+  TempFiles temps;
+  if (opts.emit == CompileOptions::Emit::Mlir) {
+    std::string tmp = temps.add(opts.output);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(tmp, ec);
+    if (ec) {
+      error = "cannot write '" + opts.output + "': " + ec.message();
+      return false;
+    }
+    OpPrintingFlags flags;
+    flags.enableDebugInfo(true, false);
+    module->print(os, flags);
+    os.close();
+    return temps.commit(error);
+  }
+
+  {
+    TimingScope t = root.nest("write weights");
+    if (!writeWeights(*module, temps.add(weightsPathFor(opts.output)), error))
+      return false;
+  }
+  {
+    PassManager pm(&context);
+    TimingScope t = root.nest("lower");
+    pm.enableTiming(t);
+    buildOscLowerToLLVMPipeline(pm);
+    if (failed(pm.run(*module))) {
+      error = "lowering to LLVM failed";
+      return false;
+    }
+  }
+  {
+    TimingScope t = root.nest("codegen+link");
+    if (opts.emit == CompileOptions::Emit::Object) {
+      if (!emitObject(*module, temps.add(opts.output), error))
+        return false;
+    } else {
+      std::string object = temps.scratch("o");
+      if (!emitObject(*module, object, error) ||
+          !linkLibrary(object, temps.add(opts.output), error))
+        return false;
+    }
+  }
+  return temps.commit(error);
+}

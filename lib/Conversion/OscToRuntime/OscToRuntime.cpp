@@ -1,0 +1,379 @@
+//===- OscToRuntime.cpp - convert-osc-to-runtime --------------------------===//
+//
+// Part of opscope. The model function becomes data plus a schedule: the plan
+// (JSON, embedded as a global) tells the runtime how to build one kernel per
+// op at init, and `opscope_model_run` calls them in order, with and without
+// probes. The op-specific knowledge lives in the runtime's kernel factory;
+// this pass only records what each op is, where its buffers are, and what
+// the reports need to know about it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Conversion/Passes.h"
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/IR/OscUtils.h"
+#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/JSON.h"
+
+// The runtime's side of the contract; the lowering uses only its symbols.
+#include "opscope/runtime/abi.h"
+
+namespace opscope {
+#define GEN_PASS_DEF_CONVERTOSCTORUNTIME
+#include "opscope/Conversion/Passes.h.inc"
+} // namespace opscope
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+namespace json = llvm::json;
+
+namespace {
+std::string dtypeName(Type t) {
+  auto e = cast<RankedTensorType>(t).getElementType();
+  if (e.isF16())
+    return "f16";
+  if (e.isBF16())
+    return "bf16";
+  if (e.isF32())
+    return "f32";
+  if (e.isF64())
+    return "f64";
+  if (e.isInteger(1))
+    return "i1";
+  if (e.isUnsignedInteger(8))
+    return "u8";
+  return "i" + std::to_string(e.getIntOrFloatBitWidth());
+}
+
+json::Array shapeOf(Type t) {
+  json::Array a;
+  for (int64_t d : cast<RankedTensorType>(t).getShape())
+    a.push_back(d);
+  return a;
+}
+
+json::Value bufferRef(Value v) {
+  if (!v)
+    return json::Object{{"mem", "none"}};
+  auto buf = plannedBuffer(v);
+  assert(buf && "checked before conversion");
+  return json::Object{
+      {"mem", buf->kind == PlannedBuffer::Arena ? "arena" : "weight"},
+      {"offset", buf->offset},
+      {"dtype", dtypeName(v.getType())},
+      {"shape", shapeOf(v.getType())}};
+}
+
+/// Operands in the runtime's positional order, absent optionals as none.
+SmallVector<Value> runtimeOperands(Operation *op) {
+  return TypeSwitch<Operation *, SmallVector<Value>>(op)
+      .Case([](InnerProductOp o) {
+        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias(),
+                                  o.getSumInput()};
+      })
+      .Case([](ConvOp o) {
+        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias(),
+                                  o.getSumInput()};
+      })
+      .Case([](ConvTransposeOp o) {
+        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias()};
+      })
+      .Case([](LayerNormOp o) {
+        return SmallVector<Value>{o.getInput(), o.getScale(), o.getBias()};
+      })
+      .Case([](SoftmaxOp o) {
+        return SmallVector<Value>{o.getInput(), o.getMask()};
+      })
+      .Default([](Operation *o) {
+        return SmallVector<Value>(o->getOperands().begin(),
+                                  o->getOperands().end());
+      });
+}
+
+/// Attributes as JSON: enums by name, arrays as lists, units as true.
+json::Object attributesOf(Operation *op) {
+  json::Object attrs;
+  for (NamedAttribute na : op->getAttrs()) {
+    StringRef name = na.getName().strref();
+    if (name.starts_with("osc.") || name == "operandSegmentSizes")
+      continue;
+    Attribute a = na.getValue();
+    if (isa<UnitAttr>(a))
+      attrs[name] = true;
+    else if (auto f = dyn_cast<FloatAttr>(a))
+      attrs[name] = f.getValueAsDouble();
+    else if (auto i = dyn_cast<IntegerAttr>(a))
+      attrs[name] = i.getInt();
+    else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
+      attrs[name] = json::Array(arr.asArrayRef());
+    else if (auto arr = dyn_cast<DenseF32ArrayAttr>(a)) {
+      json::Array v;
+      for (float x : arr.asArrayRef())
+        v.push_back(static_cast<double>(x));
+      attrs[name] = std::move(v);
+    } else if (auto s = dyn_cast<StringAttr>(a))
+      attrs[name] = s.str();
+  }
+  // Enumerations by their names (the runtime does not share osc's numbering).
+  TypeSwitch<Operation *>(op)
+      .Case([&](UnaryOp o) { attrs["kind"] = stringifyUnaryKind(o.getKind()).str(); })
+      .Case([&](BinaryOp o) { attrs["kind"] = stringifyBinaryKind(o.getKind()).str(); })
+      .Case([&](CompareOp o) { attrs["kind"] = stringifyCompareKind(o.getKind()).str(); })
+      .Case([&](ReduceOp o) { attrs["kind"] = stringifyReduceKind(o.getKind()).str(); })
+      .Case([&](PoolOp o) { attrs["kind"] = stringifyPoolKind(o.getKind()).str(); })
+      .Case([&](GlobalPoolOp o) { attrs["kind"] = stringifyPoolKind(o.getKind()).str(); })
+      .Case([&](GeluOp o) {
+        attrs["approximation"] = stringifyGeluApproximation(o.getApproximation()).str();
+      })
+      .Case([&](PadOp o) { attrs["mode"] = stringifyPadMode(o.getMode()).str(); })
+      .Case([&](ResizeOp o) {
+        attrs["mode"] = stringifyResizeMode(o.getMode()).str();
+        attrs["coordinate_transformation_mode"] =
+            stringifyCoordinateTransform(o.getCoordinateTransformationMode()).str();
+        attrs["nearest_mode"] = stringifyNearestMode(o.getNearestMode()).str();
+      });
+  std::vector<std::string> post = postOpsOf(op);
+  if (!post.empty()) {
+    json::Array p;
+    for (auto &s : post)
+      p.push_back(s);
+    attrs["post_ops"] = std::move(p);
+  }
+  return attrs;
+}
+
+/// A readable name for a tensor: the function argument's ONNX name, or the
+/// source node (or initializer) that produced it.
+std::string tensorName(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (fn)
+      if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "osc.name"))
+        return n.str();
+    return "arg" + std::to_string(arg.getArgNumber());
+  }
+  std::vector<std::string> src = sourceNodes(v.getDefiningOp()->getLoc());
+  return src.empty() ? kindOf(v.getDefiningOp()) : src.back();
+}
+
+json::Object tensorEntry(Value v) {
+  return json::Object{{"name", tensorName(v)},
+                      {"dtype", dtypeName(v.getType())},
+                      {"shape", shapeOf(v.getType())}};
+}
+
+/// The probe table entry of a probe around `op`.
+json::Object probeEntry(int64_t id, StringRef name, Operation *op,
+                        int64_t opIndex) {
+  OpCost cost = estimateCost(op);
+  Value weight = weightOperand(op);
+  json::Array inputs, outputs, post, sources;
+  for (Value v : op->getOperands())
+    if (v != weight && !v.getDefiningOp<ConstantOp>())
+      inputs.push_back(tensorEntry(v));
+  for (Value v : op->getResults())
+    outputs.push_back(tensorEntry(v));
+  for (auto &p : postOpsOf(op))
+    post.push_back(p);
+  for (auto &s : sourceNodes(op->getLoc()))
+    sources.push_back(s);
+  std::optional<double> sparsity = weight ? zeroFraction(weight) : std::nullopt;
+  return json::Object{
+      {"id", id},
+      {"name", name.str()},
+      {"type", kindOf(op)},
+      {"op", opIndex},
+      {"post_ops", std::move(post)},
+      {"source_nodes", std::move(sources)},
+      {"inputs", std::move(inputs)},
+      {"outputs", std::move(outputs)},
+      {"weight_shape", weight ? shapeOf(weight.getType()) : json::Array()},
+      {"weight_sparsity", sparsity ? json::Value(*sparsity) : json::Value(nullptr)},
+      {"sparse_support", false},
+      {"flops", cost.flops ? *cost.flops : 0.0},
+      {"bytes", cost.bytes},
+      {"kernel", kernelFor(op)}};
+}
+
+struct ConvertOscToRuntimePass
+    : opscope::impl::ConvertOscToRuntimeBase<ConvertOscToRuntimePass> {
+  using ConvertOscToRuntimeBase::ConvertOscToRuntimeBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1) {
+      module.emitError("convert-osc-to-runtime expects exactly one function");
+      return signalPassFailure();
+    }
+    func::FuncOp fn = funcs.front();
+    auto arena = module->getAttrOfType<IntegerAttr>(kArenaBytesAttr);
+    auto wBytes = module->getAttrOfType<IntegerAttr>(kWeightsBytesAttr);
+    auto wId = module->getAttrOfType<StringAttr>(kWeightsIdAttr);
+    if (!arena || !wBytes || !wId) {
+      module.emitError("convert-osc-to-runtime needs a planned module: run "
+                       "osc-plan-memory first");
+      return signalPassFailure();
+    }
+
+    // Execution order and op indices.
+    SmallVector<Operation *> ops;
+    llvm::DenseMap<Operation *, int64_t> opIndex;
+    bool unplanned = false;
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == fn.getOperation() || !isExecuted(op))
+        return;
+      SmallVector<Value> values(op->getOperands());
+      values.append(op->result_begin(), op->result_end());
+      for (Value v : values)
+        if (!plannedBuffer(v)) {
+          op->emitError("convert-osc-to-runtime: value has no planned buffer");
+          unplanned = true;
+          break;
+        }
+      opIndex[op] = static_cast<int64_t>(ops.size());
+      ops.push_back(op);
+    });
+    if (unplanned)
+      return signalPassFailure();
+
+    json::Array opList, probeList, inputs, outputs;
+    for (Operation *op : ops) {
+      json::Array operands, results;
+      for (Value v : runtimeOperands(op))
+        operands.push_back(bufferRef(v));
+      for (Value v : op->getResults())
+        results.push_back(bufferRef(v));
+      std::vector<std::string> src = sourceNodes(op->getLoc());
+      opList.push_back(json::Object{
+          {"kind", op->getName().stripDialect().str()},
+          {"name", src.empty() ? kindOf(op) : src.front()},
+          {"operands", std::move(operands)},
+          {"results", std::move(results)},
+          {"attrs", attributesOf(op)}});
+    }
+    fn.walk([&](ProbeOp p) {
+      Operation *inner = nullptr;
+      for (Operation &o : p.getBody().front())
+        if (isExecuted(&o) && !inner)
+          inner = &o;
+      if (!inner)
+        inner = &p.getBody().front().front();
+      probeList.push_back(probeEntry(p.getIdAttr().getInt(), p.getName(), inner,
+                                     opIndex.lookup(inner)));
+      ++numProbes;
+    });
+    for (BlockArgument a : fn.getArguments()) {
+      json::Object in = tensorEntry(a);
+      in["offset"] = plannedBuffer(a)->offset;
+      inputs.push_back(std::move(in));
+    }
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      json::Object out{{"dtype", dtypeName(v.getType())},
+                       {"shape", shapeOf(v.getType())},
+                       {"buffer", bufferRef(v)}};
+      auto n = fn.getResultAttrOfType<StringAttr>(i, "osc.name");
+      out["name"] = n ? n.str() : "output" + std::to_string(i);
+      outputs.push_back(std::move(out));
+    }
+    std::string name = modelName;
+    if (name.empty())
+      if (auto m = module->getAttrOfType<StringAttr>("osc.model"))
+        name = m.str();
+    json::Object plan{{"abi", OPSCOPE_ABI_VERSION},
+                      {"model", name.empty() ? "model" : name},
+                      {"arena_bytes", arena.getInt()},
+                      {"weights", json::Object{{"file_bytes", wBytes.getInt()},
+                                               {"id", wId.str()}}},
+                      {"inputs", std::move(inputs)},
+                      {"outputs", std::move(outputs)},
+                      {"ops", std::move(opList)},
+                      {"probes", std::move(probeList)}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << json::Value(std::move(plan));
+    os.flush();
+    text.push_back('\0');
+
+    emitModule(module, fn, text);
+    numOps = ops.size();
+  }
+
+  /// Replaces `fn` with the ABI globals and the schedule.
+  void emitModule(ModuleOp module, func::FuncOp fn, StringRef planText) {
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(ctx);
+    Location loc = fn.getLoc();
+    b.setInsertionPointToEnd(module.getBody());
+    auto i32 = b.getI32Type();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    b.create<LLVM::GlobalOp>(loc, i32, /*isConstant=*/true,
+                             LLVM::Linkage::External, OPSCOPE_SYM_ABI_VERSION,
+                             b.getI32IntegerAttr(OPSCOPE_ABI_VERSION));
+    auto planType = LLVM::LLVMArrayType::get(b.getI8Type(), planText.size());
+    b.create<LLVM::GlobalOp>(loc, planType, /*isConstant=*/true,
+                             LLVM::Linkage::External, OPSCOPE_SYM_PLAN,
+                             b.getStringAttr(planText));
+    auto declare = [&](StringRef name) {
+      auto f = b.create<func::FuncOp>(loc, name,
+                                      b.getFunctionType({ptr, i32}, {}));
+      f.setPrivate();
+      return f;
+    };
+    declare(OPSCOPE_SYM_EXEC);
+    declare(OPSCOPE_SYM_PROBE_BEGIN);
+    declare(OPSCOPE_SYM_PROBE_END);
+
+    auto run = b.create<func::FuncOp>(loc, OPSCOPE_SYM_RUN,
+                                      b.getFunctionType({ptr, i32}, {}));
+    Block *entry = run.addEntryBlock();
+    Value ctxArg = entry->getArgument(0);
+    Block *plain = b.createBlock(&run.getBody());
+    Block *profiled = b.createBlock(&run.getBody());
+    b.setInsertionPointToEnd(entry);
+    Value zero = b.create<arith::ConstantIntOp>(loc, 0, 32);
+    Value on = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                       entry->getArgument(1), zero);
+    b.create<cf::CondBranchOp>(loc, on, profiled, ValueRange{}, plain,
+                               ValueRange{});
+
+    auto call = [&](StringRef callee, int64_t arg) {
+      Value v = b.create<arith::ConstantIntOp>(loc, arg, 32);
+      b.create<func::CallOp>(loc, callee, TypeRange{}, ValueRange{ctxArg, v});
+    };
+    int64_t next = 0;
+    std::function<void(Block &, bool)> schedule = [&](Block &block,
+                                                      bool withProbes) {
+      for (Operation &op : block) {
+        if (auto p = dyn_cast<ProbeOp>(op)) {
+          if (withProbes)
+            call(OPSCOPE_SYM_PROBE_BEGIN, p.getIdAttr().getInt());
+          schedule(p.getBody().front(), withProbes);
+          if (withProbes)
+            call(OPSCOPE_SYM_PROBE_END, p.getIdAttr().getInt());
+        } else if (isExecuted(&op)) {
+          call(OPSCOPE_SYM_EXEC, next++);
+        }
+      }
+    };
+    b.setInsertionPointToEnd(plain);
+    schedule(fn.getBody().front(), false);
+    b.create<func::ReturnOp>(loc);
+    next = 0;
+    b.setInsertionPointToEnd(profiled);
+    schedule(fn.getBody().front(), true);
+    b.create<func::ReturnOp>(loc);
+
+    fn.erase();
+    for (StringRef attr : {kArenaBytesAttr, kWeightsBytesAttr, kWeightsIdAttr})
+      module->removeAttr(attr);
+  }
+};
+} // namespace

@@ -1,0 +1,137 @@
+//===- generic.h - elementwise, reduction and data-movement kernels -*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). The kernels behind every osc
+// op that is neither oneDNN's nor one of the fused kernels of kernels.h:
+// broadcasting elementwise arithmetic, comparisons, reductions, and data
+// movement (transpose, gather, concat, slice, pad, cast, resize). Tensors are
+// dense row-major; shapes are given in elements.
+//
+// Hot inner loops are compiled twice (AVX-512 and baseline x86-64, chosen
+// per process by the loader's ifunc resolver via `target_clones`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_GENERIC_H
+#define OPSCOPE_RUNTIME_GENERIC_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::rt {
+
+using Shape = std::vector<int64_t>;
+
+/// Element types the runtime stores. I1 is one byte holding 0 or 1.
+enum class DType : uint8_t { F16, BF16, F32, F64, I1, I8, U8, I16, I32, I64 };
+
+size_t dtypeSize(DType t);
+const char *dtypeName(DType t);
+/// `f32`, `i64`, `i1`, `u8`, ... (osc's spelling). Empty when unknown.
+std::optional<DType> parseDType(const std::string &name);
+/// Whether the generic kernels compute on this type (not f16/bf16).
+bool dtypeComputable(DType t);
+int64_t numElements(const Shape &s);
+
+enum class UnaryKind {
+  Relu, LeakyRelu, Elu, Tanh, Sigmoid, Erf, Exp, Log, Sqrt, Reciprocal, Neg,
+  Abs, Floor, Ceil, Softplus, HardSigmoid, HardSwish, Clip, Not
+};
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Xor };
+enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
+enum class ReduceKind { Mean, Sum, Max, Min, Prod, SumSquare, L2 };
+enum class PadMode { Constant, Reflect, Edge };
+enum class ResizeMode { Nearest, Linear, Cubic };
+enum class CoordinateTransform {
+  HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, HalfPixelSymmetric
+};
+enum class NearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+
+std::optional<UnaryKind> parseUnaryKind(const std::string &s);
+std::optional<BinaryKind> parseBinaryKind(const std::string &s);
+std::optional<CompareKind> parseCompareKind(const std::string &s);
+std::optional<ReduceKind> parseReduceKind(const std::string &s);
+std::optional<PadMode> parsePadMode(const std::string &s);
+std::optional<ResizeMode> parseResizeMode(const std::string &s);
+std::optional<CoordinateTransform> parseCoordinateTransform(const std::string &s);
+std::optional<NearestMode> parseNearestMode(const std::string &s);
+
+/// y = f(x) over n elements of type t. alpha/beta as in osc.unary (leaky
+/// slope, elu alpha, clip bounds, hard_sigmoid alpha/beta).
+void unary(UnaryKind k, DType t, const void *x, void *y, int64_t n,
+           float alpha, float beta);
+
+/// y = a (op) b with numpy broadcasting of a and b to yShape.
+void binary(BinaryKind k, DType t, const void *a, const Shape &aShape,
+            const void *b, const Shape &bShape, void *y, const Shape &yShape);
+
+/// y (i1) = a (cmp) b with numpy broadcasting; t is the operand type.
+void compare(CompareKind k, DType t, const void *a, const Shape &aShape,
+             const void *b, const Shape &bShape, uint8_t *y,
+             const Shape &yShape);
+
+/// y = cond ? a : b with broadcasting; elements of elemSize bytes.
+void where(const uint8_t *cond, const Shape &cShape, const void *a,
+           const Shape &aShape, const void *b, const Shape &bShape, void *y,
+           const Shape &yShape, size_t elemSize);
+
+/// Reduces x over `axes` (sorted, non-negative); y has x's shape with those
+/// dimensions removed or kept as 1 (the element count is the same).
+void reduce(ReduceKind k, DType t, const void *x, const Shape &xShape,
+            const std::vector<int64_t> &axes, void *y);
+
+void transpose(const void *x, const Shape &xShape,
+               const std::vector<int64_t> &perm, void *y, size_t elemSize);
+void broadcastTo(const void *x, const Shape &xShape, void *y,
+                 const Shape &yShape, size_t elemSize);
+/// ONNX Gather: indices (i32 or i64, negative counts from the end) select
+/// along `axis`. Returns false, leaving y partly written, on an index out of
+/// range (reported by the caller).
+bool gather(const void *data, const Shape &dShape, const void *indices,
+            DType indexType, int64_t numIndices, int64_t axis, void *y,
+            size_t elemSize);
+void concat(const std::vector<const void *> &inputs,
+            const std::vector<Shape> &shapes, int64_t axis, void *y,
+            size_t elemSize);
+/// Strided slice: y[i] = x[starts + i * steps] per dimension (steps may be
+/// negative; starts already clamped by the compiler).
+void slice(const void *x, const Shape &xShape, const std::vector<int64_t> &starts,
+           const Shape &yShape, const std::vector<int64_t> &steps, void *y,
+           size_t elemSize);
+/// pads = [begin_0..begin_n, end_0..end_n] (negative crops).
+void pad(PadMode mode, DType t, const void *x, const Shape &xShape,
+         const std::vector<int64_t> &pads, double value, void *y,
+         const Shape &yShape);
+/// Converts n elements. Float to int truncates toward zero; to i1 tests for
+/// non-zero.
+void cast(DType from, const void *x, DType to, void *y, int64_t n);
+
+struct ResizeParams {
+  ResizeMode mode = ResizeMode::Nearest;
+  CoordinateTransform transform = CoordinateTransform::HalfPixel;
+  NearestMode nearest = NearestMode::RoundPreferFloor;
+  float cubicA = -0.75f;
+  bool excludeOutside = false;
+  /// One per dimension; empty means output / input.
+  std::vector<float> scales;
+};
+/// ONNX Resize over f32, every dimension independently (separable).
+void resize(const ResizeParams &p, const float *x, const Shape &xShape,
+            float *y, const Shape &yShape);
+
+/// Inference batch norm over N x C x ...: y = (x - mean) / sqrt(var + eps)
+/// * scale + bias.
+void batchNorm(const float *x, const Shape &shape, const float *scale,
+               const float *bias, const float *mean, const float *var,
+               float eps, float *y);
+/// Max or average over all spatial dims of N x C x ...; y is N x C.
+void globalPool(bool isMax, const float *x, const Shape &shape, float *y);
+/// Softmax along any axis (the last axis should use rt::softmax instead).
+void softmaxAxis(const float *x, const Shape &shape, int64_t axis, bool log,
+                 float *y);
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_GENERIC_H

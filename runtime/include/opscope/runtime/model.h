@@ -1,0 +1,204 @@
+//===- model.h - load and run a compiled model (C++ API) --------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). A `Model` is a compiled
+// `model.so` with its mmapped `model.weights`: read-only, shareable between
+// threads. A `Session` is one executable instance of it: the activation
+// arena, every kernel (oneDNN primitives included) created once, and the
+// probe buffer. Run a session from one thread at a time; run several
+// sessions for concurrency.
+//
+//   auto model = opscope::Model::load("bert.so");
+//   auto session = model->createSession();
+//   std::memcpy(session->input(0), ids, model->inputs()[0].bytes());
+//   session->run();
+//   const float *y = static_cast<const float *>(session->output(0));
+//
+// Errors (missing or mismatched files, ABI version, bad inputs) throw
+// opscope::Error with a message naming the file, tensor or op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_MODEL_H
+#define OPSCOPE_RUNTIME_MODEL_H
+
+#include "opscope/runtime/generic.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace opscope {
+
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TensorInfo {
+  std::string name;
+  rt::DType dtype = rt::DType::F32;
+  rt::Shape shape;
+  int64_t elements() const { return rt::numElements(shape); }
+  size_t bytes() const { return elements() * rt::dtypeSize(dtype); }
+  /// `1x128xi64`-style description for messages.
+  std::string describe() const;
+};
+
+/// Static facts about one probe, joined to timings at report time.
+struct ProbeInfo {
+  int64_t id = 0;
+  int64_t op = -1; ///< index of the probed op in the plan
+  std::string name, type, kernel;
+  std::vector<std::string> postOps, sourceNodes;
+  std::vector<TensorInfo> inputs, outputs;
+  rt::Shape weightShape;
+  double weightSparsity = -1; ///< < 0 when the op has no constant weight
+  bool sparseSupport = false;
+  double flops = 0, bytes = 0;
+};
+
+class Session;
+
+class Model {
+public:
+  /// Loads `soPath` and its weights (default: the same path with `.weights`).
+  static std::unique_ptr<Model> load(const std::string &soPath,
+                                     const std::string &weightsPath = "");
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  const std::string &name() const;
+  const std::string &path() const;
+  const std::vector<TensorInfo> &inputs() const;
+  const std::vector<TensorInfo> &outputs() const;
+  /// Index of the input/output called `name`, or -1.
+  int inputIndex(const std::string &name) const;
+  int outputIndex(const std::string &name) const;
+  const std::vector<ProbeInfo> &probes() const;
+  int64_t arenaBytes() const;
+  int64_t weightBytes() const;
+  size_t numOps() const;
+  /// The embedded plan (JSON text), for tools that print it.
+  const std::string &planText() const;
+
+  /// Creates an instance: arena, kernels, probe buffer of `probeCapacity`
+  /// events (0: the default, 1M events).
+  std::unique_ptr<Session> createSession(size_t probeCapacity = 0) const;
+
+  struct Impl;
+
+private:
+  Model();
+  std::unique_ptr<Impl> impl;
+  friend class Session;
+};
+
+/// One recorded probe execution or labelled span. Times are ns since the
+/// session's profiler epoch.
+struct ProbeEvent {
+  /// `probe` values of events that are not op executions.
+  static constexpr int32_t kLabelSpan = -1, kIteration = -2;
+  int64_t begin = 0, end = 0;
+  int32_t probe = 0;   ///< probe id, kLabelSpan or kIteration
+  int32_t label = -1;  ///< index into Profiler::labels(), -1 for none
+  int32_t thread = 0;  ///< small dense id of the recording thread
+  int32_t iteration = 0;
+};
+
+/// The probe sink of one session: a preallocated buffer, no locks.
+class Profiler {
+public:
+  /// Starts recording (probes of a probed model and spans).
+  void enable(bool on);
+  bool enabled() const { return on; }
+  /// The iteration recorded with every event; Session::run records one
+  /// iteration span per run while enabled and then increments it.
+  void setIteration(int32_t i) { iteration = i; }
+  int32_t currentIteration() const { return iteration; }
+  /// Thread id recorded with events (set by Session::run).
+  int32_t threadId() const { return thread; }
+
+  /// A labelled span: records [construction, destruction) when enabled, and
+  /// labels every probe event recorded inside it.
+  class Span {
+  public:
+    Span(Profiler &p, const std::string &label);
+    ~Span();
+    Span(const Span &) = delete;
+    Span &operator=(const Span &) = delete;
+
+  private:
+    Profiler &p;
+    int32_t label, outer;
+    int64_t begin;
+  };
+  Span record(const std::string &label) { return Span(*this, label); }
+
+  const std::vector<ProbeEvent> &events() const { return buffer; }
+  const std::vector<std::string> &labels() const { return labelNames; }
+  /// Events that did not fit in the buffer.
+  int64_t dropped() const { return droppedCount; }
+  void clear();
+
+  // Hot path, called by the compiled model through the ABI.
+  void begin(int32_t probe) { starts[probe] = now(); }
+  void end(int32_t probe) { push(starts[probe], now(), probe); }
+  void push(int64_t b, int64_t e, int32_t probe) {
+    if (buffer.size() == buffer.capacity()) {
+      ++droppedCount;
+      return;
+    }
+    buffer.push_back({b, e, probe, label, thread, iteration});
+  }
+
+  /// The timestamp source: TSC scaled to ns when the TSC is invariant,
+  /// CLOCK_MONOTONIC otherwise (see docs/trace-format.md).
+  static int64_t now();
+  /// The name of the source in use ("tsc" or "clock_monotonic").
+  static const char *clockName();
+  /// Measured cost of one begin/end pair in ns (median of repeated runs).
+  static double probeCostNs();
+
+private:
+  friend class Session;
+  friend class Model;
+  void reset(size_t numProbes, size_t capacity);
+  bool on = false;
+  int32_t iteration = 0, label = -1, thread = 0;
+  std::vector<int64_t> starts;
+  std::vector<ProbeEvent> buffer;
+  std::vector<std::string> labelNames;
+  int64_t droppedCount = 0;
+};
+
+class Session {
+public:
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const Model &model() const;
+  /// Arena buffers of the inputs and outputs: write inputs, run, read
+  /// outputs (valid until the next run).
+  void *input(size_t i);
+  const void *output(size_t i) const;
+  /// Runs once. Probes record when the profiler is enabled.
+  void run();
+  Profiler &profiler();
+  /// oneDNN implementation or opscope kernel name of each op.
+  const std::vector<std::string> &kernelNames() const;
+
+  struct Impl;
+
+private:
+  friend class Model;
+  Session();
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace opscope
+
+#endif // OPSCOPE_RUNTIME_MODEL_H

@@ -1,0 +1,59 @@
+//===- profile.h - trace, CSV and summary sinks -----------------*- C++ -*-===//
+//
+// Part of opscope's runtime. Turns what sessions recorded into the files
+// performance engineers open: the Chrome Trace Event JSON of
+// docs/trace-format.md (Perfetto, chrome://tracing, opscope-analyze), the
+// per-op profiling CSV of docs/profile-csv.md, and a terminal summary. Files
+// are written to a temporary name and renamed: an interrupted run leaves a
+// complete file or none.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_PROFILE_H
+#define OPSCOPE_RUNTIME_PROFILE_H
+
+#include "opscope/runtime/model.h"
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace opscope {
+
+struct ProfileData {
+  const Model *model = nullptr;
+  /// Sessions whose profilers recorded (each one's events, labels, kernels).
+  std::vector<const Session *> sessions;
+  /// Run configuration, shown as text (`iterations`, `warmup`, ...).
+  std::vector<std::pair<std::string, std::string>> run;
+  int threads = 1;
+  double probeCostNs = 0;
+  /// Iterations recorded before this one (warm-up) are left out of the CSV
+  /// and the summary (they stay in the trace).
+  int skipIterations = 0;
+};
+
+/// CPU model name and the best ISA the kernels use (for trace headers).
+std::string cpuModelName();
+std::string kernelIsaName();
+
+void writeTrace(const std::string &path, const ProfileData &data);
+void writeProfileCsv(const std::string &path, const ProfileData &data);
+/// Latency percentiles and the top `top` ops by self time.
+void printProfileSummary(std::ostream &os, const ProfileData &data, int top);
+
+/// Per-op statistics over measured iterations (ms), by probe id.
+struct OpStats {
+  int64_t count = 0;
+  double mean = 0, p50 = 0, p99 = 0, total = 0;
+};
+std::vector<OpStats> opStatistics(const ProfileData &data);
+/// Iteration wall times (ms) of measured iterations, all sessions.
+std::vector<double> iterationTimes(const ProfileData &data);
+/// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double> &sorted, double p);
+
+} // namespace opscope
+
+#endif // OPSCOPE_RUNTIME_PROFILE_H

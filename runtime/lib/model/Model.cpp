@@ -1,0 +1,394 @@
+//===- Model.cpp - load compiled models, sessions, the ABI entry points ---===//
+//
+// Part of opscope's runtime. A compiled model is dlopen'ed, its ABI version
+// checked, its embedded plan parsed and its `.weights` file mmapped after
+// checking size and id. A session allocates one 64-byte aligned arena and
+// binds one kernel per op; the compiled `opscope_model_run` then calls back
+// into `opscope_rt_exec` for each op in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/model.h"
+
+#include "Plan.h"
+#include "opscope/runtime/abi.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <sstream>
+
+using namespace opscope;
+using namespace opscope::rt;
+using json = nlohmann::json;
+
+namespace opscope::detail {
+bool envProfilingRequested();
+void writeEnvProfile(const Model &model, const Session &session);
+} // namespace opscope::detail
+
+/// The per-session state compiled code receives as its context.
+struct opscope_rt_context {
+  std::vector<BoundKernel> kernels;
+  Profiler *profiler = nullptr;
+  /// First error a kernel reported during the current run.
+  std::string error;
+};
+
+extern "C" void opscope_rt_exec(opscope_rt_context *ctx, int32_t op) {
+  if (!ctx->error.empty())
+    return;
+  std::string err = ctx->kernels[op]();
+  if (!err.empty())
+    ctx->error = std::move(err);
+}
+
+extern "C" void opscope_rt_probe_begin(opscope_rt_context *ctx,
+                                       int32_t probe) {
+  ctx->profiler->begin(probe);
+}
+
+extern "C" void opscope_rt_probe_end(opscope_rt_context *ctx, int32_t probe) {
+  ctx->profiler->end(probe);
+}
+
+//===----------------------------------------------------------------------===//
+// Plan parsing
+//===----------------------------------------------------------------------===//
+
+static Shape shapeOf(const json &j) {
+  Shape s;
+  for (const json &d : j)
+    s.push_back(d.get<int64_t>());
+  return s;
+}
+
+static DType dtypeOf(const json &j) {
+  std::string name = j.get<std::string>();
+  auto t = parseDType(name);
+  if (!t)
+    throw Error("unknown element type '" + name + "' in the model plan");
+  return *t;
+}
+
+BufferRef opscope::rt::parseBufferRef(const json &j) {
+  BufferRef r;
+  std::string mem = j.at("mem").get<std::string>();
+  if (mem == "none")
+    return r;
+  r.kind = mem == "arena" ? BufferRef::Arena : BufferRef::Weight;
+  if (mem != "arena" && mem != "weight")
+    throw Error("unknown buffer kind '" + mem + "' in the model plan");
+  r.offset = j.at("offset").get<int64_t>();
+  r.dtype = dtypeOf(j.at("dtype"));
+  r.shape = shapeOf(j.at("shape"));
+  return r;
+}
+
+std::string TensorInfo::describe() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + dtypeName(dtype);
+}
+
+namespace {
+/// Header of a `.weights` file (64 bytes; blobs follow, 64-byte aligned).
+struct WeightsHeader {
+  char magic[8];
+  uint64_t id;
+  uint64_t fileBytes;
+  uint8_t reserved[40];
+};
+static_assert(sizeof(WeightsHeader) == 64, "weights header is 64 bytes");
+constexpr char kWeightsMagic[8] = {'O', 'S', 'C', 'W', 'G', 'H', 'T', '1'};
+
+std::vector<std::string> stringList(const json &j) {
+  std::vector<std::string> v;
+  for (const json &s : j)
+    v.push_back(s.get<std::string>());
+  return v;
+}
+
+TensorInfo tensorInfo(const json &j) {
+  TensorInfo t;
+  t.name = j.value("name", "");
+  t.dtype = dtypeOf(j.at("dtype"));
+  t.shape = shapeOf(j.at("shape"));
+  return t;
+}
+} // namespace
+
+struct Model::Impl {
+  std::string path, weightsPath, name, planText;
+  void *handle = nullptr;
+  opscope_model_run_fn run = nullptr;
+  const uint8_t *weights = nullptr;
+  size_t weightsMapped = 0;
+  int64_t arenaBytes = 0, weightBytes = 0;
+  std::vector<TensorInfo> inputs, outputs;
+  std::vector<int64_t> inputOffsets;
+  std::vector<BufferRef> outputRefs;
+  std::vector<OpDesc> ops;
+  std::vector<ProbeInfo> probes;
+
+  ~Impl() {
+    if (weights)
+      munmap(const_cast<uint8_t *>(weights), weightsMapped);
+    if (handle)
+      dlclose(handle);
+  }
+
+  void parsePlan(const char *text);
+  void mapWeights(const std::string &file, uint64_t id, uint64_t bytes);
+};
+
+void Model::Impl::parsePlan(const char *text) {
+  planText = text;
+  json plan = json::parse(planText);
+  name = plan.value("model", "model");
+  arenaBytes = plan.at("arena_bytes").get<int64_t>();
+  for (const json &in : plan.at("inputs")) {
+    inputs.push_back(tensorInfo(in));
+    inputOffsets.push_back(in.at("offset").get<int64_t>());
+  }
+  for (const json &out : plan.at("outputs")) {
+    outputs.push_back(tensorInfo(out));
+    outputRefs.push_back(parseBufferRef(out.at("buffer")));
+  }
+  int64_t index = 0;
+  for (const json &o : plan.at("ops")) {
+    OpDesc op;
+    op.index = index++;
+    op.kind = o.at("kind").get<std::string>();
+    op.name = o.value("name", "");
+    for (const json &r : o.at("operands"))
+      op.operands.push_back(parseBufferRef(r));
+    for (const json &r : o.at("results"))
+      op.results.push_back(parseBufferRef(r));
+    op.attrs = o.value("attrs", json::object());
+    ops.push_back(std::move(op));
+  }
+  for (const json &p : plan.value("probes", json::array())) {
+    ProbeInfo info;
+    info.id = p.at("id").get<int64_t>();
+    info.op = p.value("op", int64_t(-1));
+    info.name = p.value("name", "");
+    info.type = p.value("type", "");
+    info.kernel = p.value("kernel", "");
+    info.postOps = stringList(p.value("post_ops", json::array()));
+    info.sourceNodes = stringList(p.value("source_nodes", json::array()));
+    for (const json &t : p.value("inputs", json::array()))
+      info.inputs.push_back(tensorInfo(t));
+    for (const json &t : p.value("outputs", json::array()))
+      info.outputs.push_back(tensorInfo(t));
+    info.weightShape = shapeOf(p.value("weight_shape", json::array()));
+    info.weightSparsity = p.value("weight_sparsity", -1.0);
+    info.sparseSupport = p.value("sparse_support", false);
+    info.flops = p.value("flops", 0.0);
+    info.bytes = p.value("bytes", 0.0);
+    probes.push_back(std::move(info));
+  }
+  const json &w = plan.at("weights");
+  weightBytes = w.at("file_bytes").get<int64_t>();
+}
+
+void Model::Impl::mapWeights(const std::string &file, uint64_t id,
+                             uint64_t bytes) {
+  weightsPath = file;
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw Error(file + ": cannot open the model's weights: " +
+                std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes) {
+    ::close(fd);
+    throw Error(file + ": weights file has " + std::to_string(st.st_size) +
+                " bytes, the model expects " + std::to_string(bytes) +
+                " (was it written by another compilation?)");
+  }
+  void *p = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED)
+    throw Error(file + ": cannot map the weights: " + std::strerror(errno));
+  weights = static_cast<const uint8_t *>(p);
+  weightsMapped = bytes;
+  WeightsHeader h;
+  std::memcpy(&h, weights, sizeof(h));
+  if (std::memcmp(h.magic, kWeightsMagic, 8) != 0)
+    throw Error(file + ": not an opscope weights file (bad magic)");
+  if (h.id != id || h.fileBytes != bytes)
+    throw Error(file + ": weights belong to another compilation (id mismatch)");
+}
+
+Model::Model() : impl(std::make_unique<Impl>()) {}
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::load(const std::string &soPath,
+                                   const std::string &weightsPath) {
+  std::unique_ptr<Model> m(new Model());
+  Impl &I = *m->impl;
+  I.path = soPath;
+  struct stat st;
+  if (stat(soPath.c_str(), &st) != 0)
+    throw Error(soPath + ": " + std::strerror(errno));
+  // Resolve relative to the working directory: dlopen would search the
+  // library path for names without a slash.
+  std::string openPath =
+      soPath.find('/') == std::string::npos ? "./" + soPath : soPath;
+  I.handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!I.handle)
+    throw Error(soPath + ": cannot load the compiled model: " + dlerror());
+  auto *version =
+      static_cast<const int32_t *>(dlsym(I.handle, OPSCOPE_SYM_ABI_VERSION));
+  if (!version)
+    throw Error(soPath + ": not an opscope compiled model (no " +
+                std::string(OPSCOPE_SYM_ABI_VERSION) + ")");
+  if (*version != OPSCOPE_ABI_VERSION)
+    throw Error(soPath + ": compiled for runtime ABI version " +
+                std::to_string(*version) + ", this runtime implements " +
+                std::to_string(OPSCOPE_ABI_VERSION) + "; recompile the model");
+  auto *plan = static_cast<const char *>(dlsym(I.handle, OPSCOPE_SYM_PLAN));
+  I.run = reinterpret_cast<opscope_model_run_fn>(
+      dlsym(I.handle, OPSCOPE_SYM_RUN));
+  if (!plan || !I.run)
+    throw Error(soPath + ": compiled model lacks its plan or entry point");
+  uint64_t id = 0;
+  try {
+    I.parsePlan(plan);
+    json p = json::parse(plan);
+    id = std::stoull(p.at("weights").at("id").get<std::string>(), nullptr, 16);
+  } catch (const json::exception &e) {
+    throw Error(soPath + ": corrupt model plan: " + e.what());
+  }
+  std::string wPath = weightsPath;
+  if (wPath.empty()) {
+    wPath = soPath;
+    size_t dot = wPath.rfind(".so");
+    if (dot != std::string::npos && dot + 3 == wPath.size())
+      wPath.resize(dot);
+    wPath += ".weights";
+  }
+  I.mapWeights(wPath, id, I.weightBytes);
+  return m;
+}
+
+const std::string &Model::name() const { return impl->name; }
+const std::string &Model::path() const { return impl->path; }
+const std::vector<TensorInfo> &Model::inputs() const { return impl->inputs; }
+const std::vector<TensorInfo> &Model::outputs() const { return impl->outputs; }
+const std::vector<ProbeInfo> &Model::probes() const { return impl->probes; }
+int64_t Model::arenaBytes() const { return impl->arenaBytes; }
+int64_t Model::weightBytes() const { return impl->weightBytes; }
+size_t Model::numOps() const { return impl->ops.size(); }
+const std::string &Model::planText() const { return impl->planText; }
+
+int Model::inputIndex(const std::string &name) const {
+  for (size_t i = 0; i < impl->inputs.size(); ++i)
+    if (impl->inputs[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int Model::outputIndex(const std::string &name) const {
+  for (size_t i = 0; i < impl->outputs.size(); ++i)
+    if (impl->outputs[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+namespace {
+int32_t threadId() {
+  static std::atomic<int32_t> next{0};
+  thread_local int32_t id = next++;
+  return id;
+}
+} // namespace
+
+struct Session::Impl {
+  const Model *model = nullptr;
+  uint8_t *arena = nullptr;
+  opscope_rt_context ctx;
+  Profiler profiler;
+  std::vector<std::string> kernelNames;
+  /// Recording because OPSCOPE_PROFILE is set; the trace is written when
+  /// the session is destroyed.
+  bool envProfile = false;
+  ~Impl() { std::free(arena); }
+};
+
+Session::Session() : impl(std::make_unique<Impl>()) {}
+
+Session::~Session() {
+  if (impl->envProfile)
+    detail::writeEnvProfile(*impl->model, *this);
+}
+
+std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
+  std::unique_ptr<Session> s(new Session());
+  Session::Impl &S = *s->impl;
+  S.model = this;
+  size_t bytes = (std::max<int64_t>(impl->arenaBytes, 64) + 63) / 64 * 64;
+  S.arena = static_cast<uint8_t *>(std::aligned_alloc(64, bytes));
+  if (!S.arena)
+    throw Error("cannot allocate the " + std::to_string(bytes) +
+                "-byte activation arena");
+  std::memset(S.arena, 0, bytes);
+  Buffers buffers{S.arena, impl->weights};
+  for (const OpDesc &op : impl->ops) {
+    std::string kernel;
+    S.ctx.kernels.push_back(makeKernel(op, buffers, kernel));
+    S.kernelNames.push_back(kernel);
+  }
+  S.ctx.profiler = &S.profiler;
+  S.profiler.reset(impl->probes.size(),
+                   probeCapacity ? probeCapacity : size_t(1) << 20);
+  if (detail::envProfilingRequested()) {
+    S.envProfile = true;
+    S.profiler.enable(true);
+  }
+  return s;
+}
+
+const Model &Session::model() const { return *impl->model; }
+
+void *Session::input(size_t i) {
+  return impl->arena + impl->model->impl->inputOffsets.at(i);
+}
+
+const void *Session::output(size_t i) const {
+  const BufferRef &r = impl->model->impl->outputRefs.at(i);
+  return Buffers{impl->arena, impl->model->impl->weights}.ptr(r);
+}
+
+void Session::run() {
+  impl->ctx.error.clear();
+  Profiler &p = impl->profiler;
+  p.thread = threadId();
+  if (!p.enabled()) {
+    impl->model->impl->run(&impl->ctx, 0);
+  } else {
+    int64_t t0 = Profiler::now();
+    impl->model->impl->run(&impl->ctx, 1);
+    p.push(t0, Profiler::now(), ProbeEvent::kIteration);
+    p.setIteration(p.currentIteration() + 1);
+  }
+  if (!impl->ctx.error.empty())
+    throw Error(impl->ctx.error);
+}
+
+Profiler &Session::profiler() { return impl->profiler; }
+
+const std::vector<std::string> &Session::kernelNames() const {
+  return impl->kernelNames;
+}

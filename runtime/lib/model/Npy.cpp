@@ -1,0 +1,138 @@
+//===- Npy.cpp - NumPy .npy files -----------------------------------------===//
+//
+// Part of opscope's runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/npy.h"
+
+#include "opscope/runtime/model.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+struct DescrName {
+  DType type;
+  const char *descr;
+};
+const DescrName kDescrs[] = {
+    {DType::F32, "<f4"}, {DType::F64, "<f8"}, {DType::F16, "<f2"},
+    {DType::I64, "<i8"}, {DType::I32, "<i4"}, {DType::I16, "<i2"},
+    {DType::I8, "|i1"},  {DType::U8, "|u1"},  {DType::I1, "|b1"}};
+
+/// The value of `'key': ` in the header dict, up to the next comma at depth 0.
+std::string field(const std::string &h, const std::string &key) {
+  size_t k = h.find("'" + key + "'");
+  if (k == std::string::npos)
+    return "";
+  size_t c = h.find(':', k);
+  size_t start = h.find_first_not_of(' ', c + 1);
+  int depth = 0;
+  size_t i = start;
+  for (; i < h.size(); ++i) {
+    if (h[i] == '(')
+      ++depth;
+    else if (h[i] == ')')
+      --depth;
+    else if ((h[i] == ',' || h[i] == '}') && depth == 0)
+      break;
+  }
+  return h.substr(start, i - start);
+}
+} // namespace
+
+HostTensor opscope::rt::readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot open: " + std::strerror(errno));
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw Error(path + ": not a .npy file");
+  uint32_t headerLen = 0;
+  if (magic[6] == 1) {
+    uint16_t n;
+    in.read(reinterpret_cast<char *>(&n), 2);
+    headerLen = n;
+  } else {
+    in.read(reinterpret_cast<char *>(&headerLen), 4);
+  }
+  std::string header(headerLen, '\0');
+  if (!in.read(header.data(), headerLen))
+    throw Error(path + ": truncated .npy header");
+  std::string descr = field(header, "descr");
+  std::string fortran = field(header, "fortran_order");
+  std::string shape = field(header, "shape");
+  if (descr.size() < 2 || shape.empty())
+    throw Error(path + ": malformed .npy header");
+  descr = descr.substr(1, descr.size() - 2);
+  if (fortran == "True")
+    throw Error(path + ": Fortran-ordered arrays are not supported");
+  HostTensor t;
+  bool known = false;
+  for (const DescrName &d : kDescrs)
+    if (descr == d.descr || (descr.size() == 3 && descr[0] == '=' &&
+                             descr.substr(1) == std::string(d.descr).substr(1))) {
+      t.dtype = d.type;
+      known = true;
+    }
+  if (!known)
+    throw Error(path + ": unsupported .npy dtype '" + descr + "'");
+  std::string dims = shape.substr(1, shape.size() - 2);
+  std::stringstream ss(dims);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (item.find_first_not_of(' ') != std::string::npos)
+      t.shape.push_back(std::stoll(item));
+  t.data.resize(t.elements() * dtypeSize(t.dtype));
+  if (!in.read(t.data.data(), t.data.size()))
+    throw Error(path + ": truncated .npy data (expected " +
+                std::to_string(t.data.size()) + " bytes)");
+  return t;
+}
+
+void opscope::rt::writeNpy(const std::string &path, const HostTensor &t) {
+  const char *descr = nullptr;
+  for (const DescrName &d : kDescrs)
+    if (d.type == t.dtype)
+      descr = d.descr;
+  if (!descr)
+    throw Error(path + ": cannot write element type " +
+                std::string(dtypeName(t.dtype)) + " as .npy");
+  std::string shape = "(";
+  for (int64_t d : t.shape)
+    shape += std::to_string(d) + ", ";
+  if (t.shape.size() > 1)
+    shape.resize(shape.size() - 2);
+  else if (t.shape.size() == 1)
+    shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so that the data starts 64-byte aligned, ending with a newline.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw Error(path + ": cannot write: " + std::strerror(errno));
+    out.write("\x93NUMPY\x01\x00", 8);
+    uint16_t n = static_cast<uint16_t>(header.size());
+    out.write(reinterpret_cast<const char *>(&n), 2);
+    out.write(header.data(), header.size());
+    out.write(t.data.data(), t.data.size());
+    if (!out)
+      throw Error(path + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot rename into place: " + std::strerror(errno));
+  }
+}

@@ -1,0 +1,66 @@
+//===- Plan.h - the model plan embedded in a compiled model -----*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). The parsed form of the JSON plan a
+// compiled model carries (docs/runtime.md, "The model plan").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_MODEL_PLAN_H
+#define OPSCOPE_RUNTIME_LIB_MODEL_PLAN_H
+
+#include "opscope/runtime/generic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace opscope::rt {
+
+/// Where a tensor lives: the session's arena, the mmapped weights, or
+/// nowhere (an absent optional operand).
+struct BufferRef {
+  enum Kind { None, Arena, Weight } kind = None;
+  int64_t offset = 0;
+  DType dtype = DType::F32;
+  Shape shape;
+  int64_t elements() const { return numElements(shape); }
+  size_t bytes() const { return elements() * dtypeSize(dtype); }
+};
+
+struct OpDesc {
+  int64_t index = 0;
+  std::string kind, name;
+  std::vector<BufferRef> operands, results;
+  nlohmann::json attrs;
+};
+
+/// Resolves buffers of one session.
+struct Buffers {
+  uint8_t *arena = nullptr;
+  const uint8_t *weights = nullptr;
+  void *ptr(const BufferRef &r) const {
+    if (r.kind == BufferRef::Arena)
+      return arena + r.offset;
+    if (r.kind == BufferRef::Weight)
+      return const_cast<uint8_t *>(weights + r.offset);
+    return nullptr;
+  }
+};
+
+/// A kernel bound to its buffers: runs the op. Returns an error message, or
+/// an empty string on success (kernels never throw through compiled code).
+using BoundKernel = std::function<std::string()>;
+
+/// Creates the kernel of one op (oneDNN primitives and packed weights
+/// included), bound to the session's buffers. Throws opscope::Error naming
+/// the op when it cannot. `kernelName` receives the implementation name.
+BoundKernel makeKernel(const OpDesc &op, const Buffers &buffers,
+                       std::string &kernelName);
+
+BufferRef parseBufferRef(const nlohmann::json &j);
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_LIB_MODEL_PLAN_H

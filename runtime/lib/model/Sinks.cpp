@@ -1,0 +1,431 @@
+//===- Sinks.cpp - trace, CSV and summary sinks ---------------------------===//
+//
+// Part of opscope's runtime. The trace is streamed out event by event (a
+// million events must not build a JSON tree); strings are escaped through
+// nlohmann::json. OPSCOPE_PROFILE=FILE.json support lives here too: every
+// session created while it is set records, and the trace of all of them is
+// written when the process exits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/profile.h"
+
+#include "opscope/runtime/kernels.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+using namespace opscope;
+using json = nlohmann::json;
+
+namespace {
+std::string jsonString(const std::string &s) { return json(s).dump(); }
+
+std::string shapeText(const rt::Shape &s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(s[i]);
+  return out;
+}
+
+/// Writes through a temporary file renamed into place.
+template <typename F> void atomicWrite(const std::string &path, F &&body) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw Error(path + ": cannot write: " + std::strerror(errno));
+    body(out);
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot rename into place: " + std::strerror(errno));
+  }
+}
+
+/// Kernel actually used for a probe's op (from the first session).
+std::string kernelOf(const ProfileData &d, const ProbeInfo &p) {
+  if (!d.sessions.empty() && p.op >= 0 &&
+      static_cast<size_t>(p.op) < d.sessions[0]->kernelNames().size())
+    return d.sessions[0]->kernelNames()[p.op];
+  return p.kernel;
+}
+
+json tensorJson(const TensorInfo &t) {
+  return json{{"name", t.name},
+              {"shape", t.shape},
+              {"dtype", rt::dtypeName(t.dtype)}};
+}
+} // namespace
+
+std::string opscope::cpuModelName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t c = line.find(':');
+      return c == std::string::npos ? "" : line.substr(c + 2);
+    }
+  return "unknown";
+}
+
+std::string opscope::kernelIsaName() {
+  if (__builtin_cpu_supports("avx512bf16"))
+    return "avx512_core_bf16";
+  if (__builtin_cpu_supports("avx512vnni"))
+    return "avx512_core_vnni";
+  if (__builtin_cpu_supports("avx512f"))
+    return "avx512_core";
+  if (__builtin_cpu_supports("avx2"))
+    return "avx2";
+  return "sse41";
+}
+
+double opscope::percentile(const std::vector<double> &sorted, double p) {
+  if (sorted.empty())
+    return 0;
+  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+std::vector<OpStats> opscope::opStatistics(const ProfileData &d) {
+  std::vector<std::vector<double>> samples(d.model->probes().size());
+  for (const Session *s : d.sessions)
+    for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+      if (e.probe >= 0 && e.iteration >= d.skipIterations &&
+          static_cast<size_t>(e.probe) < samples.size())
+        samples[e.probe].push_back((e.end - e.begin) / 1e6);
+  std::vector<OpStats> stats(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto &v = samples[i];
+    std::sort(v.begin(), v.end());
+    OpStats &st = stats[i];
+    st.count = static_cast<int64_t>(v.size());
+    for (double x : v)
+      st.total += x;
+    st.mean = v.empty() ? 0 : st.total / v.size();
+    st.p50 = percentile(v, 50);
+    st.p99 = percentile(v, 99);
+  }
+  return stats;
+}
+
+std::vector<double> opscope::iterationTimes(const ProfileData &d) {
+  std::vector<double> v;
+  for (const Session *s : d.sessions)
+    for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+      if (e.probe == ProbeEvent::kIteration && e.iteration >= d.skipIterations)
+        v.push_back((e.end - e.begin) / 1e6);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Chrome trace
+//===----------------------------------------------------------------------===//
+
+void opscope::writeTrace(const std::string &path, const ProfileData &d) {
+  const Model &m = *d.model;
+  // Labels of all sessions, merged by name.
+  std::vector<std::string> labels;
+  std::vector<std::vector<int>> labelMap;
+  int64_t dropped = 0;
+  for (const Session *s : d.sessions) {
+    Profiler &p = const_cast<Session *>(s)->profiler();
+    std::vector<int> map;
+    for (const std::string &l : p.labels()) {
+      auto it = std::find(labels.begin(), labels.end(), l);
+      map.push_back(static_cast<int>(it - labels.begin()));
+      if (it == labels.end())
+        labels.push_back(l);
+    }
+    labelMap.push_back(std::move(map));
+    dropped += p.dropped();
+  }
+  std::vector<std::string> names;
+  for (const ProbeInfo &p : m.probes())
+    names.push_back(jsonString(p.name));
+
+  atomicWrite(path, [&](std::ostream &os) {
+    os << "{\"traceEvents\":[\n";
+    os << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":"
+       << jsonString(m.name()) << "}}";
+    std::map<int32_t, bool> threads;
+    for (const Session *s : d.sessions)
+      for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+        threads[e.thread] = true;
+    for (auto &[tid, _] : threads)
+      os << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << tid
+         << ",\"args\":{\"name\":\"thread " << tid << "\"}}";
+    char buf[64];
+    auto us = [&](int64_t ns) {
+      std::snprintf(buf, sizeof(buf), "%.3f", ns / 1000.0);
+      return std::string(buf);
+    };
+    for (size_t si = 0; si < d.sessions.size(); ++si) {
+      Profiler &p = const_cast<Session *>(d.sessions[si])->profiler();
+      for (const ProbeEvent &e : p.events()) {
+        std::string label =
+            e.label >= 0 ? ",\"label\":" + jsonString(labels[labelMap[si][e.label]])
+                         : "";
+        os << ",\n{\"ph\":\"X\",";
+        if (e.probe >= 0) {
+          os << "\"cat\":\"op\",\"name\":" << names[e.probe];
+        } else if (e.probe == ProbeEvent::kIteration) {
+          os << "\"cat\":\"iteration\",\"name\":\"iteration\"";
+        } else {
+          os << "\"cat\":\"label\",\"name\":"
+             << jsonString(labels[labelMap[si][e.label]]);
+        }
+        os << ",\"pid\":1,\"tid\":" << e.thread << ",\"ts\":" << us(e.begin)
+           << ",\"dur\":" << us(e.end - e.begin) << ",\"args\":{";
+        if (e.probe >= 0)
+          os << "\"probe\":" << e.probe << ",\"iteration\":" << e.iteration
+             << label;
+        else if (e.probe == ProbeEvent::kIteration)
+          os << "\"iteration\":" << e.iteration << label;
+        os << "}}";
+      }
+    }
+    os << "\n],\n\"displayTimeUnit\":\"ms\",\n\"opscope\":";
+    json probes = json::array();
+    for (const ProbeInfo &p : m.probes()) {
+      json inputs = json::array(), outputs = json::array();
+      for (const TensorInfo &t : p.inputs)
+        inputs.push_back(tensorJson(t));
+      for (const TensorInfo &t : p.outputs)
+        outputs.push_back(tensorJson(t));
+      probes.push_back(json{
+          {"id", p.id},
+          {"name", p.name},
+          {"type", p.type},
+          {"post_ops", p.postOps},
+          {"source_nodes", p.sourceNodes},
+          {"inputs", inputs},
+          {"outputs", outputs},
+          {"weight_shape", p.weightShape.empty() ? json(nullptr) : json(p.weightShape)},
+          {"weight_sparsity",
+           p.weightSparsity < 0 ? json(nullptr) : json(p.weightSparsity)},
+          {"sparse_support", p.sparseSupport},
+          {"flops", p.flops},
+          {"bytes", p.bytes},
+          {"kernel", kernelOf(d, p)}});
+    }
+    json run = json::object();
+    for (auto &[k, v] : d.run)
+      run[k] = v;
+    json header{{"schema_version", 1},
+                {"model", m.name()},
+                {"machine", {{"cpu", cpuModelName()},
+                             {"isa", kernelIsaName()},
+                             {"threads", d.threads}}},
+                {"run", run},
+                {"labels", labels},
+                {"probe_cost_ns", d.probeCostNs},
+                {"dropped_events", dropped},
+                {"probes", probes}};
+    os << header.dump() << "\n}\n";
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// CSV
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string csvField(const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos)
+    return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+template <typename F>
+std::string joined(const std::vector<TensorInfo> &ts, F &&f) {
+  std::string out;
+  for (size_t i = 0; i < ts.size(); ++i)
+    out += (i ? ";" : "") + f(ts[i]);
+  return out;
+}
+
+std::string number(double v, int precision = 4) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(precision) << v;
+  return os.str();
+}
+} // namespace
+
+void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
+  std::vector<OpStats> stats = opStatistics(d);
+  std::vector<double> iters = iterationTimes(d);
+  atomicWrite(path, [&](std::ostream &os) {
+    os << "operator_type,post_op,operator_name,input_tensor_names,"
+          "input_shapes,input_dtypes,output_tensor_names,output_shapes,"
+          "output_dtypes,weight_shape,weight_sparse_ratio,sparse_support,"
+          "kernel,count,latency_mean_ms,latency_p50_ms,latency_p99_ms,"
+          "gflops_per_s\n";
+    double opSum = 0;
+    for (const ProbeInfo &p : d.model->probes()) {
+      const OpStats &s = stats[p.id];
+      opSum += s.mean;
+      std::string post;
+      for (size_t i = 0; i < p.postOps.size(); ++i)
+        post += (i ? ";" : "") + p.postOps[i];
+      auto name = [](const TensorInfo &t) { return t.name; };
+      auto shape = [](const TensorInfo &t) { return shapeText(t.shape); };
+      auto dtype = [](const TensorInfo &t) {
+        return std::string(rt::dtypeName(t.dtype));
+      };
+      double gflops = s.mean > 0 ? p.flops / (s.mean * 1e6) : 0;
+      os << csvField(p.type) << ',' << csvField(post) << ','
+         << csvField(p.name) << ',' << csvField(joined(p.inputs, name)) << ','
+         << joined(p.inputs, shape) << ',' << joined(p.inputs, dtype) << ','
+         << csvField(joined(p.outputs, name)) << ','
+         << joined(p.outputs, shape) << ',' << joined(p.outputs, dtype) << ','
+         << shapeText(p.weightShape) << ','
+         << (p.weightSparsity < 0 ? "" : number(p.weightSparsity)) << ','
+         << (p.sparseSupport ? "true" : "false") << ','
+         << csvField(kernelOf(d, p)) << ',' << s.count << ','
+         << number(s.mean) << ',' << number(s.p50) << ',' << number(s.p99)
+         << ',' << number(gflops, 2) << '\n';
+    }
+    double mean = 0;
+    for (double v : iters)
+      mean += v;
+    mean = iters.empty() ? 0 : mean / iters.size();
+    os << "\nnetwork,iterations,latency_mean_ms,latency_p50_ms,"
+          "latency_p90_ms,latency_p99_ms,op_time_mean_ms,op_coverage_percent,"
+          "probe_cost_ns,dropped_events\n";
+    int64_t dropped = 0;
+    for (const Session *s : d.sessions)
+      dropped += const_cast<Session *>(s)->profiler().dropped();
+    os << csvField(d.model->name()) << ',' << iters.size() << ','
+       << number(mean) << ',' << number(percentile(iters, 50)) << ','
+       << number(percentile(iters, 90)) << ',' << number(percentile(iters, 99))
+       << ',' << number(opSum) << ','
+       << number(mean > 0 ? 100.0 * opSum / mean : 0, 2) << ','
+       << number(d.probeCostNs, 1) << ',' << dropped << '\n';
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Terminal summary
+//===----------------------------------------------------------------------===//
+
+void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
+                                  int top) {
+  std::vector<OpStats> stats = opStatistics(d);
+  std::vector<double> iters = iterationTimes(d);
+  double mean = 0, opSum = 0;
+  for (double v : iters)
+    mean += v;
+  mean = iters.empty() ? 0 : mean / iters.size();
+  for (const OpStats &s : stats)
+    opSum += s.mean;
+  int64_t dropped = 0;
+  for (const Session *s : d.sessions)
+    dropped += const_cast<Session *>(s)->profiler().dropped();
+  os << "profile: " << iters.size() << " iterations, " << d.model->probes().size()
+     << " probes, probe cost " << number(d.probeCostNs, 1) << " ns, "
+     << dropped << " dropped events\n";
+  os << "op time per iteration: " << number(opSum, 3) << " ms ("
+     << number(mean > 0 ? 100.0 * opSum / mean : 0, 1)
+     << "% of iteration wall time)\n";
+  std::vector<size_t> order(stats.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return stats[a].mean > stats[b].mean;
+  });
+  os << "top " << std::min<size_t>(top, order.size())
+     << " ops by self time (mean per iteration):\n";
+  os << "  " << std::left << std::setw(5) << "id" << std::right
+     << std::setw(10) << "self ms" << std::setw(8) << "%" << std::setw(8)
+     << "cum %" << "  " << std::left << std::setw(22) << "type" << "name\n";
+  double cum = 0;
+  for (size_t i = 0; i < order.size() && static_cast<int>(i) < top; ++i) {
+    const OpStats &s = stats[order[i]];
+    const ProbeInfo &p = d.model->probes()[order[i]];
+    double pct = opSum > 0 ? 100.0 * s.mean / opSum : 0;
+    cum += pct;
+    std::string type = p.type;
+    for (const std::string &po : p.postOps)
+      type += "+" + po;
+    os << "  " << std::left << std::setw(5) << p.id << std::right
+       << std::setw(10) << number(s.mean, 3) << std::setw(8) << number(pct, 1)
+       << std::setw(8) << number(cum, 1) << "  " << std::left << std::setw(22)
+       << type << p.name << "\n";
+  }
+  os << std::right;
+}
+
+//===----------------------------------------------------------------------===//
+// OPSCOPE_PROFILE
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// OPSCOPE_PROFILE=FILE.json: every session records, and writes its trace
+/// when destroyed; the second and later sessions of a process write
+/// FILE.1.json, FILE.2.json, ...
+struct EnvProfile {
+  std::mutex mu;
+  std::string path;
+  int written = 0;
+
+  static EnvProfile &get() {
+    static EnvProfile e = [] {
+      EnvProfile p;
+      if (const char *path = std::getenv("OPSCOPE_PROFILE"))
+        p.path = path;
+      return p;
+    }();
+    return e;
+  }
+  EnvProfile() = default;
+  EnvProfile(EnvProfile &&o) : path(std::move(o.path)), written(o.written) {}
+};
+} // namespace
+
+namespace opscope::detail {
+bool envProfilingRequested() { return !EnvProfile::get().path.empty(); }
+
+void writeEnvProfile(const Model &model, const Session &session) {
+  EnvProfile &e = EnvProfile::get();
+  std::lock_guard<std::mutex> lock(e.mu);
+  std::string path = e.path;
+  if (e.written > 0) {
+    size_t dot = path.rfind('.');
+    std::string n = "." + std::to_string(e.written);
+    path = dot == std::string::npos ? path + n : path.substr(0, dot) + n + path.substr(dot);
+  }
+  ++e.written;
+  ProfileData d;
+  d.model = &model;
+  d.sessions = {&session};
+  d.threads = static_cast<int>(std::thread::hardware_concurrency());
+  d.probeCostNs = Profiler::probeCostNs();
+  d.run = {{"source", "OPSCOPE_PROFILE"}};
+  try {
+    writeTrace(path, d);
+  } catch (const std::exception &ex) {
+    std::fprintf(stderr, "opscope: OPSCOPE_PROFILE: %s\n", ex.what());
+  }
+}
+} // namespace opscope::detail

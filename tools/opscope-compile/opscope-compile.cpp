@@ -1,0 +1,87 @@
+//===- opscope-compile.cpp - compile a model to a native library ----------===//
+//
+// Part of opscope. `opscope-compile MODEL --input-shape NAME=DIMS ... -o
+// OUT.so` writes OUT.so and OUT.weights; `--print-fusion[=json]` prints the
+// ops after fusion without compiling (unless -o is also given);
+// `--profile[=REGEX]` compiles with probes around every op (or the ops whose
+// source ONNX node matches).
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Compiler/Compiler.h"
+#include "opscope/Tools/Diagnostics.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App app{"opscope-compile: compile an ONNX or osc model to model.so + "
+               "model.weights"};
+  opscope::CompileOptions opts;
+  std::vector<std::string> shapes;
+  std::string emit = "lib";
+  bool noFuse = false, noCheck = false;
+  std::string profile, printFusion;
+  app.add_option("model", opts.input, "model: .onnx, .onnxtext or .mlir")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--input-shape", shapes,
+                 "static shape of a graph input, NAME=DIMS (e.g. "
+                 "input_ids=1x128); repeat per input")
+      ->take_all();
+  app.add_option("-o,--output", opts.output,
+                 "output library (OUT.so; OUT.weights is written next to it)");
+  app.add_option("--emit", emit, "what to write: lib (default), obj or mlir")
+      ->check(CLI::IsMember({"lib", "obj", "mlir"}));
+  app.add_flag("--no-fuse", noFuse,
+               "skip fusion (constant folding only), for A/B comparisons");
+  app.add_option("--fuse-options", opts.fuseOptions,
+                 "osc-fuse options, e.g. 'fuse-gelu=false fuse-attention=false'");
+  auto *prof = app.add_option("--profile", profile,
+                              "insert probes around every op, or around the "
+                              "ops whose source node matches REGEX")
+                   ->expected(0, 1)
+                   ->default_str("");
+  app.add_option("--profile-types", opts.probeTypes,
+                 "with --profile: only these op kinds (comma-separated, e.g. "
+                 "inner_product,softmax)");
+  auto *fusion = app.add_option("--print-fusion", printFusion,
+                                "print the ops after fusion (table or json) "
+                                "and stop unless -o is given")
+                     ->expected(0, 1)
+                     ->default_str("table")
+                     ->check(CLI::IsMember({"table", "json"}));
+  app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
+  app.add_flag("--timing", opts.timing, "print the time of each phase");
+  CLI11_PARSE(app, argc, argv);
+
+  if (fusion->count())
+    opts.printFusion = printFusion.empty() ? "table" : printFusion;
+  if (prof->count())
+    opts.profile = profile;
+  if (opts.output.empty() && opts.printFusion.empty()) {
+    llvm::errs() << "opscope-compile: error: -o OUT.so is required (or "
+                    "--print-fusion)\n";
+    return 2;
+  }
+  opts.emit = emit == "obj"    ? opscope::CompileOptions::Emit::Object
+              : emit == "mlir" ? opscope::CompileOptions::Emit::Mlir
+                               : opscope::CompileOptions::Emit::Library;
+  opts.fuse = !noFuse;
+  opts.import.runChecker = !noCheck;
+  for (const std::string &spec : shapes) {
+    std::string error = opscope::parseInputShapeSpec(spec, opts.import);
+    if (!error.empty()) {
+      llvm::errs() << "opscope-compile: error: --input-shape: " << error
+                   << "\n";
+      return 2;
+    }
+  }
+  std::string error;
+  if (!opscope::compileModel(opts, llvm::outs(), error)) {
+    llvm::errs() << "opscope-compile: error: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
