@@ -3,7 +3,10 @@
 
 For every test whose ops opscope supports, imports the model with
 opscope-translate and re-parses the result with opscope-opt (which verifies
-it). Graph inputs that feed shape operands (a Reshape target, Slice bounds,
+it). With --compile and --run, also compiles each imported model to a native
+library and runs it on the test's inputs, comparing every output with the
+test's expected output (rtol 1e-3, atol 1e-5: ONNX's backend tolerances
+with an absolute floor for fp32 kernels that differ from numpy's rounding). Graph inputs that feed shape operands (a Reshape target, Slice bounds,
 Resize scales, ...) are frozen to the test's input data, since opscope
 compiles for static shapes.
 
@@ -15,8 +18,10 @@ passes (so the list cannot go stale).
 import argparse
 import concurrent.futures
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import onnx
 
@@ -49,6 +54,12 @@ EXPECTED_FAILURES = {
     "test_identity_opt": "optional types",
     "test_identity_sequence": "sequence types",
 }
+# Tests that import but that the runtime rejects on purpose, with the reason.
+EXPECTED_RUN_FAILURES = {
+}
+# Element types the runtime does not compute with (imported, not executed).
+UNRUN_TYPE_MARKERS = ("float16", "FLOAT16", "bfloat16", "BFLOAT16", "_fp16", "_bf16")
+
 # Element types osc does not have (strings, wide unsigned integers).
 UNSUPPORTED_TYPE_MARKERS = ("STRING", "uint16", "uint32", "uint64", "UINT16",
                             "UINT32", "UINT64")
@@ -91,13 +102,51 @@ def run_one(args, name, supported):
                               capture_output=True, text=True)
     if reparsed.returncode != 0:
         return name, "failed", "opscope-opt: " + reparsed.stderr.strip()
-    return name, "passed", ""
+    if not args.run:
+        return name, "passed", ""
+    return run_compiled(args, name, model, test_dir)
+
+
+def run_compiled(args, name, model, test_dir):
+    """Compiles and runs one imported test; returns (name, status, detail)."""
+    if name in EXPECTED_RUN_FAILURES or any(m in name for m in UNRUN_TYPE_MARKERS):
+        return name, "passed", ""
+    frozen = frozen_inputs(model, test_dir)
+    frozen_names = {f.split("=")[0] for f in frozen}
+    work = tempfile.mkdtemp(prefix="opscope-node-")
+    try:
+        lib = os.path.join(work, "model.so")
+        cmd = [args.compile, os.path.join(test_dir, "model.onnx"), "-o", lib]
+        for spec in frozen:
+            cmd += ["--freeze-input", spec]
+        compiled = subprocess.run(cmd, capture_output=True, text=True)
+        if compiled.returncode != 0:
+            return name, "run-failed", "opscope-compile: " + compiled.stderr.strip()
+        inits = {t.name for t in model.graph.initializer}
+        inputs = [i.name for i in model.graph.input if i.name not in inits]
+        data = os.path.join(test_dir, "test_data_set_0")
+        cmd = [args.run, lib, "--iterations", "0", "--warmup", "0", "-q",
+               "--threads", "1", "--rtol", "1e-3", "--atol", "1e-5"]
+        for i, n in enumerate(inputs):
+            if n not in frozen_names:
+                cmd += ["--input", "%s=%s" % (n, os.path.join(data, "input_%d.pb" % i))]
+        for i, o in enumerate(model.graph.output):
+            cmd += ["--expect", "%s=%s" % (o.name, os.path.join(data, "output_%d.pb" % i))]
+        ran = subprocess.run(cmd, capture_output=True, text=True)
+        if ran.returncode != 0:
+            return name, "run-failed", (ran.stdout + ran.stderr).strip()
+        return name, "ran", ""
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--translate", required=True)
     parser.add_argument("--opt", required=True)
+    parser.add_argument("--compile", help="opscope-compile: also compile and run")
+    parser.add_argument("--run", help="opscope-run (with --compile)")
+    parser.add_argument("--filter", default="", help="only tests whose name contains this")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
@@ -105,13 +154,24 @@ def main():
     supported = set(subprocess.run([args.translate, "--list-ops"], check=True,
                                    capture_output=True, text=True).stdout.split())
     names = sorted(d for d in os.listdir(NODE_TESTS)
-                   if os.path.exists(os.path.join(NODE_TESTS, d, "model.onnx")))
+                   if os.path.exists(os.path.join(NODE_TESTS, d, "model.onnx"))
+                   and args.filter in d)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda n: run_one(args, n, supported), names))
 
-    counts = {"passed": 0, "failed": 0, "skipped": 0, "xfail": 0}
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "xfail": 0, "ran": 0,
+              "run-failed": 0}
     unexpected = 0
     for name, status, detail in results:
+        if status == "run-failed":
+            print("RUN FAIL: %s\n  %s" % (name, detail.replace("\n", "\n  ")))
+            unexpected += 1
+            counts[status] += 1
+            counts["passed"] += 1
+            continue
+        if status == "ran":
+            counts["ran"] += 1
+            status = "passed"
         if status == "failed" and expected_failure(name):
             counts["xfail"] += 1
             continue
@@ -128,6 +188,11 @@ def main():
           "%d skipped (unsupported ops), %d total"
           % (counts["passed"], counts["failed"], counts["xfail"], counts["skipped"],
              len(results)))
+    if args.run:
+        print("onnx backend node tests run: %d ran and matched, %d failed, %d "
+              "imported but not run (f16/bf16 or listed)"
+              % (counts["ran"], counts["run-failed"],
+                 counts["passed"] - counts["ran"] - counts["run-failed"]))
     print("unexpected results: %d" % unexpected)
     return 1 if unexpected else 0
 

@@ -17,11 +17,15 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%opscope_src", config.opscope_src_root))
 config.substitutions.append(("%opscope_obj", config.opscope_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
+config.substitutions.append(
+    ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.opscope_tools_dir, config.llvm_tools_dir]
-tools = ["opscope-opt", "opscope-translate", "opscope-analyze"]
+tools = ["opscope-opt", "opscope-translate", "opscope-analyze", "opscope-compile",
+         "opscope-run", "opscope-capi-example"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -232,7 +232,7 @@ bool opscope::compileModel(const CompileOptions &opts,
     pm.enableTiming(t);
     if (opts.fuse) {
       if (opts.fuseOptions.empty()) {
-        osc::buildOscOptimizationPipeline(pm.nest<func::FuncOp>());
+        osc::buildOscOptimizationPipeline(pm);
       } else {
         std::string pipeline = "func.func(osc-fold-constants,osc-fuse{" +
                                opts.fuseOptions + "},cse,osc-fold-constants)";

@@ -30,6 +30,11 @@ int main(int argc, char **argv) {
                  "static shape of a graph input, NAME=DIMS (e.g. "
                  "input_ids=1x128); repeat per input")
       ->take_all();
+  std::vector<std::string> frozen;
+  app.add_option("--freeze-input", frozen,
+                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
+                 "TensorProto); repeat per input")
+      ->take_all();
   app.add_option("-o,--output", opts.output,
                  "output library (OUT.so; OUT.weights is written next to it)");
   app.add_option("--emit", emit, "what to write: lib (default), obj or mlir")
@@ -74,6 +79,14 @@ int main(int argc, char **argv) {
     std::string error = opscope::parseInputShapeSpec(spec, opts.import);
     if (!error.empty()) {
       llvm::errs() << "opscope-compile: error: --input-shape: " << error
+                   << "\n";
+      return 2;
+    }
+  }
+  for (const std::string &spec : frozen) {
+    std::string error = opscope::parseFreezeInputSpec(spec, opts.import);
+    if (!error.empty()) {
+      llvm::errs() << "opscope-compile: error: --freeze-input: " << error
                    << "\n";
       return 2;
     }

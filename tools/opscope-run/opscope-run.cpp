@@ -16,6 +16,7 @@
 #include "opscope/runtime/profile.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -185,6 +186,7 @@ int main(int argc, char **argv) {
   int64_t intMax = 2;
   double rtol = 1e-4, atol = 1e-5;
   int iterations = 10, warmup = 2, threads = 0, top = 10;
+  bool printPlan = false;
   bool printProbes = false, profile = false, noFuse = false, quiet = false;
   app.add_option("model", modelPath,
                  "compiled model (.so), or an .onnx/.onnxtext to compile on "
@@ -212,6 +214,8 @@ int main(int argc, char **argv) {
   app.add_option("--threads", threads,
                  "threads for the kernels (default: all cores)")
       ->check(CLI::NonNegativeNumber);
+  app.add_flag("--print-plan", printPlan,
+               "print the model's embedded plan (JSON) and exit");
   app.add_flag("--print-probes", printProbes,
                "print the model's probe table and exit (nothing runs)");
   app.add_flag("--profile", profile,
@@ -240,6 +244,10 @@ int main(int argc, char **argv) {
           2);
     std::unique_ptr<Model> model = Model::load(soPath);
 
+    if (printPlan) {
+      std::cout << nlohmann::json::parse(model->planText()).dump(1) << "\n";
+      return 0;
+    }
     if (printProbes) {
       const auto &probes = model->probes();
       if (probes.empty()) {

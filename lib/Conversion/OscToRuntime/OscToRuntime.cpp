@@ -20,6 +20,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
+
 // The runtime's side of the contract; the lowering uses only its symbols.
 #include "opscope/runtime/abi.h"
 
@@ -96,6 +98,16 @@ SmallVector<Value> runtimeOperands(Operation *op) {
       });
 }
 
+/// JSON has no infinities or NaN: those are written as the strings "inf",
+/// "-inf" and "nan" (the runtime reads both forms).
+json::Value floatJson(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
 /// Attributes as JSON: enums by name, arrays as lists, units as true.
 json::Object attributesOf(Operation *op) {
   json::Object attrs;
@@ -107,7 +119,7 @@ json::Object attributesOf(Operation *op) {
     if (isa<UnitAttr>(a))
       attrs[name] = true;
     else if (auto f = dyn_cast<FloatAttr>(a))
-      attrs[name] = f.getValueAsDouble();
+      attrs[name] = floatJson(f.getValueAsDouble());
     else if (auto i = dyn_cast<IntegerAttr>(a))
       attrs[name] = i.getInt();
     else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
@@ -115,7 +127,7 @@ json::Object attributesOf(Operation *op) {
     else if (auto arr = dyn_cast<DenseF32ArrayAttr>(a)) {
       json::Array v;
       for (float x : arr.asArrayRef())
-        v.push_back(static_cast<double>(x));
+        v.push_back(floatJson(x));
       attrs[name] = std::move(v);
     } else if (auto s = dyn_cast<StringAttr>(a))
       attrs[name] = s.str();

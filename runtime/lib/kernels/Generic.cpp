@@ -11,6 +11,8 @@
 
 #include "opscope/runtime/generic.h"
 
+#include "opscope/runtime/kernels.h"
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -287,6 +289,16 @@ void binaryTyped(BinaryKind k, const T *a, const Shape &aShape, const T *b,
             f32ArithRow(k, ar, st[1], br, st[2], yr, n);
             return;
           }
+          // x^2 (variance in decomposed LayerNorm), x^0.5, x^3 (tanh GELU).
+          if (k == BinaryKind::Pow && st[2] == 0 &&
+              (br[0] == 2.0f || br[0] == 0.5f || br[0] == 3.0f)) {
+            float e = br[0];
+            for (int64_t i = 0; i < n; ++i) {
+              float v = ar[i * st[1]];
+              yr[i] = e == 2.0f ? v * v : e == 3.0f ? v * v * v : std::sqrt(v);
+            }
+            return;
+          }
         }
         for (int64_t i = 0; i < n; ++i)
           yr[i] = applyBinary<T>(k, ar[i * st[1]], br[i * st[2]]);
@@ -498,6 +510,20 @@ void stridedCopy(const void *x, int64_t xBase, const Shape &xStrides, void *y,
 void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
                         int64_t n, float alpha, float beta) {
   if (t == DType::F32) {
+    const float *xf = static_cast<const float *>(x);
+    float *yf = static_cast<float *>(y);
+    switch (k) {
+    case UnaryKind::Exp:
+      return transcendental(Transcendental::Exp, xf, yf, n);
+    case UnaryKind::Erf:
+      return transcendental(Transcendental::Erf, xf, yf, n);
+    case UnaryKind::Tanh:
+      return transcendental(Transcendental::Tanh, xf, yf, n);
+    case UnaryKind::Sigmoid:
+      return transcendental(Transcendental::Sigmoid, xf, yf, n);
+    default:
+      break;
+    }
     unaryF32Row(k, static_cast<const float *>(x), static_cast<float *>(y), n,
                 alpha, beta);
     return;
@@ -584,9 +610,64 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
 // Reductions
 //===----------------------------------------------------------------------===//
 
+namespace {
+__attribute__((target_clones("avx512f", "default"))) void
+reduceRowsF32(ReduceKind k, const float *x, float *y, int64_t rows,
+              int64_t cols) {
+  constexpr int kLanes = 16;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float acc[kLanes];
+    bool isMax = k == ReduceKind::Max, isMin = k == ReduceKind::Min;
+    bool square = k == ReduceKind::SumSquare || k == ReduceKind::L2;
+    float init = isMax ? -INFINITY : isMin ? INFINITY : 0.0f;
+    for (float &a : acc)
+      a = init;
+    int64_t c = 0;
+    for (; c + kLanes <= cols; c += kLanes)
+      for (int l = 0; l < kLanes; ++l) {
+        float v = in[c + l];
+        if (isMax)
+          acc[l] = std::max(acc[l], v);
+        else if (isMin)
+          acc[l] = std::min(acc[l], v);
+        else
+          acc[l] += square ? v * v : v;
+      }
+    float total = init;
+    for (float a : acc)
+      total = isMax ? std::max(total, a) : isMin ? std::min(total, a) : total + a;
+    for (; c < cols; ++c) {
+      float v = in[c];
+      total = isMax ? std::max(total, v) : isMin ? std::min(total, v)
+                                         : total + (square ? v * v : v);
+    }
+    if (k == ReduceKind::Mean)
+      total /= static_cast<float>(cols);
+    else if (k == ReduceKind::L2)
+      total = std::sqrt(total);
+    y[r] = total;
+  }
+}
+} // namespace
+
 void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
                          const Shape &xShape, const std::vector<int64_t> &axes,
                          void *y) {
+  // Trailing contiguous axes of f32: rows reduced with vectorisable float
+  // partial sums (the decomposed LayerNorm's ReduceMean).
+  bool trailing = t == DType::F32 && !axes.empty() &&
+                  k != ReduceKind::Prod;
+  for (size_t i = 0; i < axes.size() && trailing; ++i)
+    trailing = axes[i] == static_cast<int64_t>(xShape.size() - axes.size() + i);
+  if (trailing) {
+    int64_t cols = 1;
+    for (size_t i = xShape.size() - axes.size(); i < xShape.size(); ++i)
+      cols *= xShape[i];
+    reduceRowsF32(k, static_cast<const float *>(x), static_cast<float *>(y),
+                  numElements(xShape) / std::max<int64_t>(cols, 1), cols);
+    return;
+  }
   // Output strides over the input's index space: 0 on reduced axes.
   Shape kept = xShape;
   for (int64_t a : axes)
@@ -800,8 +881,11 @@ double sourceCoordinate(CoordinateTransform t, int64_t o, int64_t in,
     return (o + 0.5) / scale - 0.5;
   case CoordinateTransform::PytorchHalfPixel:
     return out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
-  case CoordinateTransform::AlignCorners:
-    return out == 1 ? 0.0 : double(o) * (in - 1) / double(out - 1);
+  case CoordinateTransform::AlignCorners: {
+    // ONNX: length_resized is input * scale, unrounded, when scales are given.
+    double resized = scale * in;
+    return resized == 1.0 ? 0.0 : double(o) * (in - 1) / (resized - 1.0);
+  }
   case CoordinateTransform::Asymmetric:
     return o / scale;
   case CoordinateTransform::HalfPixelSymmetric: {

@@ -235,7 +235,60 @@ AVX512 void geluAvx512(const float *x, float *y, int64_t n, bool tanhForm) {
     _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, inner)));
   }
 }
+AVX512 void transcendentalAvx512(Transcendental f, const float *x, float *y,
+                                 int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 r;
+    switch (f) {
+    case Transcendental::Exp:
+      r = exp512(v);
+      break;
+    case Transcendental::Erf:
+      r = erf512(v);
+      break;
+    case Transcendental::Tanh:
+      r = tanh512(v);
+      break;
+    default:
+      r = _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+      break;
+    }
+    _mm512_mask_storeu_ps(y + i, m, r);
+  }
+}
+
+void transcendentalPortable(Transcendental f, const float *x, float *y,
+                            int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i];
+    switch (f) {
+    case Transcendental::Exp:
+      y[i] = std::exp(v);
+      break;
+    case Transcendental::Erf:
+      y[i] = std::erf(v);
+      break;
+    case Transcendental::Tanh:
+      y[i] = std::tanh(v);
+      break;
+    default:
+      y[i] = 1.0f / (1.0f + std::exp(-v));
+      break;
+    }
+  }
+}
 } // namespace
+
+void opscope::rt::transcendental(Transcendental f, const float *x, float *y,
+                                 int64_t n) {
+  if (selectedIsa().load() == Isa::Avx512)
+    transcendentalAvx512(f, x, y, n);
+  else
+    transcendentalPortable(f, x, y, n);
+}
 
 Isa opscope::rt::kernelIsa() { return selectedIsa().load(); }
 

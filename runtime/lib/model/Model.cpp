@@ -189,7 +189,11 @@ void Model::Impl::parsePlan(const char *text) {
     for (const json &t : p.value("outputs", json::array()))
       info.outputs.push_back(tensorInfo(t));
     info.weightShape = shapeOf(p.value("weight_shape", json::array()));
-    info.weightSparsity = p.value("weight_sparsity", -1.0);
+    // Null when the op has no constant weight (or it is unreadable).
+    auto sparsity = p.find("weight_sparsity");
+    info.weightSparsity = sparsity == p.end() || sparsity->is_null()
+                              ? -1.0
+                              : sparsity->get<double>();
     info.sparseSupport = p.value("sparse_support", false);
     info.flops = p.value("flops", 0.0);
     info.bytes = p.value("bytes", 0.0);

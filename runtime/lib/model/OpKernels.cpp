@@ -57,7 +57,20 @@ struct OpContext {
   }
   double floatAttr(const char *name, double def) const {
     auto it = op.attrs.find(name);
-    return it == op.attrs.end() || it->is_null() ? def : it->get<double>();
+    if (it == op.attrs.end() || it->is_null())
+      return def;
+    return number(*it);
+  }
+  /// A number, or "inf"/"-inf"/"nan" (JSON has no literals for them).
+  static double number(const json &v) {
+    if (!v.is_string())
+      return v.get<double>();
+    const std::string &s = v.get_ref<const std::string &>();
+    if (s == "inf")
+      return std::numeric_limits<double>::infinity();
+    if (s == "-inf")
+      return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
   }
   bool flag(const char *name) const {
     auto it = op.attrs.find(name);
@@ -577,7 +590,7 @@ BoundKernel opscope::rt::makeKernel(const OpDesc &op, const Buffers &buffers,
     p.excludeOutside = c.flag("exclude_outside");
     if (auto it = op.attrs.find("scales"); it != op.attrs.end())
       for (const json &s : *it)
-        p.scales.push_back(s.get<float>());
+        p.scales.push_back(static_cast<float>(OpContext::number(s)));
     Shape xs = x.shape, ys = c.out().shape;
     const float *xp = c.ptr<const float>(x);
     float *yp = c.ptr<float>(c.out());

@@ -38,6 +38,11 @@ void softmax(const float *x, const float *mask, int64_t maskRowGroup,
 /// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void gelu(const float *x, float *y, int64_t n, bool tanhForm);
 
+/// Elementwise transcendental functions over n f32 elements (the unfused
+/// forms of GELU, sigmoid and softmax use them).
+enum class Transcendental { Exp, Erf, Tanh, Sigmoid };
+void transcendental(Transcendental f, const float *x, float *y, int64_t n);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_KERNELS_H

@@ -1,0 +1,84 @@
+// RUN: opscope-opt %s -osc-plan-memory -split-input-file -verify-diagnostics | FileCheck %s
+
+// Arguments are never overwritten; elementwise ops reuse a dying operand's
+// buffer; a reshape aliases its input; buffers are reused after their last
+// reader; the function result keeps its buffer.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: osc.arena_bytes = 128 : i64
+// CHECK-SAME: osc.weights_bytes = 128 : i64
+// CHECK-SAME: osc.weights_id = "{{[0-9a-f]+}}"
+// CHECK: func.func @chain
+// CHECK-SAME: osc.arg_offsets = array<i64: 0>
+// CHECK: osc.constant {{.*}}osc.weight_offset = 64 : i64
+// CHECK: %[[A:.*]] = osc.unary relu %arg0 {osc.offset = 64 : i64}
+// CHECK: %[[B:.*]] = osc.unary neg %[[A]] {osc.offset = 64 : i64}
+// CHECK: %[[R:.*]] = osc.reshape %[[B]]
+// CHECK-NOT: osc.offset
+// CHECK: %[[C:.*]] = osc.binary add %[[R]], %{{.*}} {osc.offset = 64 : i64}
+// CHECK: %[[D:.*]] = osc.binary mul %[[C]], %[[C]] {osc.offset = 64 : i64}
+// CHECK: return %[[D]]
+module {
+  func.func @chain(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+    %w = osc.constant dense<1.0> : tensor<16xf32>
+    %a = osc.unary relu %x : tensor<4x4xf32>
+    %b = osc.unary neg %a : tensor<4x4xf32>
+    %r = osc.reshape %b : tensor<4x4xf32> -> tensor<16xf32>
+    %c = osc.binary add %r, %w : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %d = osc.binary mul %c, %c : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    return %d : tensor<16xf32>
+  }
+}
+
+// -----
+
+// A buffer whose reader is the same op cannot be reused by that op's result
+// unless the op works in place (softmax does not): two live buffers.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: osc.arena_bytes = 192 : i64
+// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.offset = 64 : i64}
+// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.offset = 128 : i64}
+module {
+  func.func @softmaxes(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+    %a = osc.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    %b = osc.softmax %a {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    return %b : tensor<2x8xf32>
+  }
+}
+
+// -----
+
+// Probes alias the probed op's buffer.
+// CHECK-LABEL: module attributes
+// CHECK: osc.probe 0 "p"
+// CHECK-NEXT: osc.unary relu %arg0 {osc.offset = 64 : i64}
+module {
+  func.func @probed(%x: tensor<16xf32>) -> tensor<16xf32> {
+    %p = osc.probe 0 "p" -> tensor<16xf32> {
+      %a = osc.unary relu %x : tensor<16xf32>
+      osc.yield %a : tensor<16xf32>
+    }
+    %b = osc.unary neg %p : tensor<16xf32>
+    return %b : tensor<16xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{osc-plan-memory needs the weights}}
+module attributes {osc.weights_elided} {
+  func.func @elided(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{osc-plan-memory expects one function with one block}}
+module {
+  func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+  func.func @b(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
