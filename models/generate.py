@@ -363,7 +363,7 @@ def main():
         if up_to_date(path):
             continue
         model = build(name)
-        tmp = path + ".tmp"
+        tmp = "%s.tmp.%d" % (path, os.getpid())  # concurrent generators
         onnx.save(model, tmp)
         os.replace(tmp, path)  # atomic: never a half-written model
         print("wrote %s (%.1f MB)" % (path, os.path.getsize(path) / 1e6))

@@ -34,3 +34,20 @@ done
 echo
 echo "== opscope's own kernels (DistilBERT seq-128 sizes), AVX-512 vs portable"
 "$BUILD_DIR/bin/bench-kernels"
+
+echo
+echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128, one thread pinned to CPU 0"
+/usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
+  --iterations 10 --warmup 3 \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --models "$MODELS" --work "$BUILD_DIR/bench-ort" \
+  "distilbert-opset14:input_ids=1x128,attention_mask=1x128" \
+  "distilbert-opset14:input_ids=8x128,attention_mask=8x128" \
+  "bert-mini-opset14:input_ids=1x128,attention_mask=1x128"
+
+echo
+echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"
+/usr/bin/python3 "$ROOT/scripts/bench_probes.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --work "$BUILD_DIR/bench-probes" \
+  "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""Checks a trace file against the Trace Event Format rules viewers rely on
+and against opscope's schema (docs/trace-format.md).
+
+  check_trace.py TRACE.json
+
+Prints "trace ok: N op events, M iterations, P probes" or the first problems
+found, one per line, and exits 1.
+"""
+import json
+import sys
+
+OPSCOPE_KEYS = {"schema_version", "model", "machine", "run", "labels",
+                "probe_cost_ns", "dropped_events", "probes"}
+PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs", "outputs",
+              "weight_shape", "weight_sparsity", "sparse_support", "flops", "bytes",
+              "kernel"}
+
+
+def main():
+    path = sys.argv[1]
+    with open(path) as f:
+        trace = json.load(f)
+    problems = []
+    events = trace.get("traceEvents")
+    if not isinstance(events, list):
+        problems.append("traceEvents is not an array")
+        events = []
+    o = trace.get("opscope", {})
+    if set(o) != OPSCOPE_KEYS:
+        problems.append("opscope keys differ: %s" % sorted(set(o) ^ OPSCOPE_KEYS))
+    probes = o.get("probes", [])
+    for i, p in enumerate(probes):
+        if p.get("id") != i:
+            problems.append("probe %d has id %s (ids must be dense)" % (i, p.get("id")))
+        if set(p) != PROBE_KEYS:
+            problems.append("probe %d keys differ: %s" % (i, sorted(set(p) ^ PROBE_KEYS)))
+    by_thread = {}
+    ops = iterations = 0
+    for e in events:
+        ph = e.get("ph")
+        if ph == "M":
+            if e.get("name") not in ("process_name", "thread_name") or "name" not in e.get("args", {}):
+                problems.append("bad metadata event %s" % e)
+            continue
+        if ph != "X":
+            problems.append("unexpected phase %s" % ph)
+            continue
+        for k in ("name", "pid", "tid", "ts", "dur", "cat"):
+            if k not in e:
+                problems.append("X event without %s: %s" % (k, e))
+        if not isinstance(e.get("ts"), (int, float)) or not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
+            problems.append("bad ts/dur: %s" % e)
+            continue
+        args = e.get("args", {})
+        if e["cat"] == "op":
+            ops += 1
+            if set(args) - {"probe", "iteration", "label"} or "probe" not in args:
+                problems.append("op event args: %s" % args)
+            elif not 0 <= args["probe"] < len(probes):
+                problems.append("probe id %s outside the table" % args["probe"])
+            elif probes[args["probe"]]["name"] != e["name"]:
+                problems.append("op event name %s differs from probe %s" % (e["name"], args["probe"]))
+        elif e["cat"] == "iteration":
+            iterations += 1
+        by_thread.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
+    # Complete events on one thread must nest (no partial overlaps).
+    eps = 0.0015  # µs: timestamps are printed with 3 decimals
+    for key, spans in by_thread.items():
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for b, end, name in spans:
+            while stack and stack[-1][1] <= b + eps:
+                stack.pop()
+            if stack and end > stack[-1][1] + eps:
+                problems.append("thread %s: %s [%.3f, %.3f] overlaps %s [%.3f, %.3f]"
+                                % (key, name, b, end, stack[-1][2], stack[-1][0], stack[-1][1]))
+                break
+            stack.append((b, end, name))
+    if problems:
+        for p in problems[:20]:
+            print(p)
+        return 1
+    print("trace ok: %d op events, %d iterations, %d probes" % (ops, iterations, len(probes)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

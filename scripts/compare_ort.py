@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""opscope against ONNX Runtime on the model corpus: numerics and latency.
+
+  compare_ort.py --compile BIN --run BIN --models DIR --work DIR [--check]
+                 [--bench] [--threads N] [--iterations N] [--warmup N]
+                 [--cpu N] [MODEL:NAME=DIMS,NAME=DIMS ...]
+
+--check: for each model, ONNX Runtime's outputs on deterministic inputs are
+the reference; opscope compiled with fusion and without (--no-fuse) must
+match them, and each other, within --rtol/--atol (default 1e-3 / 1e-4: fp32
+kernels that sum in a different order; outputs are LayerNorm-scaled O(1)
+values). Prints one line per comparison; exits 1 on any mismatch.
+
+--bench: latency (median of --iterations after --warmup runs, one thread
+unless --threads) of ONNX Runtime, opscope fused and opscope unfused, and
+the ratios opscope/ORT. With --cpu N every process is pinned to CPU N.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECK_MODELS = [
+    "bert-mini-opset14:input_ids=2x64,attention_mask=2x64",
+    "bert-mini-opset17-sparse:input_ids=1x128,attention_mask=1x128",
+    "distilbert-opset14:input_ids=1x128,attention_mask=1x128",
+    "distilbert-opset17:input_ids=2x32,attention_mask=2x32",
+    "mlp-opset14:input=8x784",
+    "cnn-opset14:input=2x3x64x64",
+]
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0 and not kw.get("check_ok"):
+        sys.stderr.write("command failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
+    return p
+
+
+def pin(args, cmd):
+    return (["taskset", "-c", str(args.cpu)] + cmd) if args.cpu is not None else cmd
+
+
+def prepare(args, spec):
+    name, shapes = spec.split(":")
+    shapes = shapes.split(",")
+    tag = name + "-" + "-".join(s.split("=")[1] for s in shapes)
+    work = os.path.join(args.work, tag)
+    os.makedirs(work, exist_ok=True)
+    onnx_path = os.path.join(args.models, name + ".onnx")
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "make_inputs.py"), onnx_path,
+           "--out", os.path.join(work, "inputs")]
+    for s in shapes:
+        cmd += ["--input-shape", s]
+    p = run(cmd)
+    if p.returncode:
+        sys.exit(1)
+    inputs = p.stdout.split()
+    model = onnx.load(onnx_path, load_external_data=False)
+    outputs = [o.name for o in model.graph.output]
+    libs = {}
+    for variant, flags in (("fused", []), ("unfused", ["--no-fuse"])):
+        lib = os.path.join(work, variant + ".so")
+        cmd = [args.compile, onnx_path, "-o", lib] + flags
+        for s in shapes:
+            cmd += ["--input-shape", s]
+        if run(cmd).returncode:
+            sys.exit(1)
+        libs[variant] = lib
+    return tag, onnx_path, inputs, outputs, libs, work
+
+
+def ort(args, onnx_path, inputs, out_dir, iterations, warmup):
+    cmd = ["node", os.path.join(HERE, "ort_run.js"), onnx_path, "--iterations",
+           str(iterations), "--warmup", str(warmup), "--threads", str(args.threads)]
+    if out_dir:
+        cmd += ["--output-dir", out_dir]
+    for i in inputs:
+        cmd += ["--input", i]
+    p = run(pin(args, cmd))
+    if p.returncode:
+        sys.exit(1)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def opscope(args, lib, inputs, extra, iterations, warmup):
+    cmd = [args.run, lib, "--threads", str(args.threads), "--iterations",
+           str(iterations), "--warmup", str(warmup)] + extra
+    for i in inputs:
+        cmd += ["--input", i]
+    return run(pin(args, cmd))
+
+
+def check(args, specs):
+    failures = 0
+    for spec in specs:
+        tag, onnx_path, inputs, outputs, libs, work = prepare(args, spec)
+        ref = os.path.join(work, "ort")
+        ort(args, onnx_path, inputs, ref, 0, 0)
+        fused_out = os.path.join(work, "fused-out")
+        for variant, against, ref_dir in (("fused", "ort", ref), ("unfused", "ort", ref),
+                                          ("unfused", "fused", fused_out)):
+            extra = ["-q", "--rtol", str(args.rtol), "--atol", str(args.atol)]
+            if variant == "fused":
+                extra += ["--output-dir", fused_out]
+            for o in outputs:
+                extra += ["--expect", "%s=%s" % (o, os.path.join(ref_dir, o.replace("/", "_") + ".npy"))]
+            p = opscope(args, libs[variant], inputs, extra, 0, 0)
+            ok = p.returncode == 0
+            failures += not ok
+            for line in p.stdout.splitlines():
+                m = re.match(r"output (\S+): max abs error (\S+), max rel error (\S+), cosine (\S+) -> (\S+)", line)
+                if m:
+                    print("%-40s %-8s vs %-6s %-18s max abs %-12s cosine %-12s %s" % (
+                        tag, variant, against, m.group(1), m.group(2), m.group(4), m.group(5)))
+            if not ok and "MISMATCH" not in p.stdout:
+                print("%-40s %-8s vs %-6s ERROR %s" % (tag, variant, against, p.stderr.strip()))
+    print("corpus check: %d comparisons failed (rtol %g, atol %g)" % (failures, args.rtol, args.atol))
+    return 1 if failures else 0
+
+
+def median_ms(stdout):
+    m = re.search(r"median ([0-9.]+)", stdout)
+    return float(m.group(1)) if m else float("nan")
+
+
+def bench(args, specs):
+    print("%-34s %6s %10s %10s %10s %9s %9s" % ("model (one thread)" if args.threads == 1 else "model",
+                                                "thr", "ORT ms", "fused ms", "unfused ms",
+                                                "fused/ORT", "unfus/ORT"))
+    for spec in specs:
+        tag, onnx_path, inputs, outputs, libs, work = prepare(args, spec)
+        o = ort(args, onnx_path, inputs, None, args.iterations, args.warmup)["median"]
+        f = median_ms(opscope(args, libs["fused"], inputs, [], args.iterations, args.warmup).stdout)
+        u = median_ms(opscope(args, libs["unfused"], inputs, [], args.iterations, args.warmup).stdout)
+        print("%-34s %6d %10.2f %10.2f %10.2f %9.3f %9.3f" % (tag, args.threads, o, f, u, f / o, u / o))
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--compile", required=True)
+    p.add_argument("--run", required=True)
+    p.add_argument("--models", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--bench", action="store_true")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--iterations", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--cpu", type=int)
+    p.add_argument("--rtol", type=float, default=1e-3)
+    p.add_argument("--atol", type=float, default=1e-4)
+    p.add_argument("models_", nargs="*", metavar="MODEL:SHAPES")
+    args = p.parse_args()
+    specs = args.models_ or CHECK_MODELS
+    rc = 0
+    if args.check:
+        rc |= check(args, specs)
+    if args.bench:
+        rc |= bench(args, specs)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
