@@ -59,7 +59,12 @@ int main(int argc, char **argv) {
                      ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", opts.timing, "print the time of each phase");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // Usage errors exit 2 (like the other input errors); --help exits 0.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   if (fusion->count())
     opts.printFusion = printFusion.empty() ? "table" : printFusion;

@@ -227,7 +227,12 @@ int main(int argc, char **argv) {
   app.add_option("-t,--top", top, "ops in the profile summary (default 10)");
   app.add_flag("--no-fuse", noFuse, "for an .onnx model: compile without fusion");
   app.add_flag("-q,--quiet", quiet, "print only errors and comparisons");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // Usage errors exit 2 (like the other input errors); --help exits 0.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (!tracePath.empty() || !csvPath.empty())
     profile = true;
 
