@@ -185,7 +185,8 @@ int main(int argc, char **argv) {
   uint64_t seed = 0;
   int64_t intMax = 2;
   double rtol = 1e-4, atol = 1e-5;
-  int iterations = 10, warmup = 2, threads = 0, top = 10;
+  int iterations = 10, warmup = 2, threads = 0, top = 10, instances = 1;
+  size_t probeCapacity = 0;
   bool printPlan = false;
   bool printProbes = false, profile = false, noFuse = false, quiet = false;
   app.add_option("model", modelPath,
@@ -214,6 +215,13 @@ int main(int argc, char **argv) {
   app.add_option("--threads", threads,
                  "threads for the kernels (default: all cores)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--instances", instances,
+                 "concurrent model instances (sessions), one thread each, "
+                 "sharing the weights (throughput mode)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--probe-buffer", probeCapacity,
+                 "probe events each instance can hold (default 1M); events "
+                 "beyond it are counted as dropped");
   app.add_flag("--print-plan", printPlan,
                "print the model's embedded plan (JSON) and exit");
   app.add_flag("--print-probes", printProbes,
@@ -294,7 +302,10 @@ int main(int argc, char **argv) {
 
     if (threads > 0)
       setDenseThreads(threads);
-    std::unique_ptr<Session> session = model->createSession();
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (int i = 0; i < instances; ++i)
+      sessions.push_back(model->createSession(probeCapacity));
+    Session *session = sessions[0].get();
 
     // Inputs.
     std::vector<bool> given(model->inputs().size(), false);
@@ -315,14 +326,16 @@ int main(int argc, char **argv) {
         die("--input " + name + ": the model expects " + info.describe() +
                 ", " + file + " holds " + describe(t.dtype, t.shape),
             2);
-      std::memcpy(session->input(i), t.data.data(), t.data.size());
+      for (auto &s : sessions)
+        std::memcpy(s->input(i), t.data.data(), t.data.size());
       given[i] = true;
     }
     std::mt19937_64 rng(seed);
     for (size_t i = 0; i < given.size(); ++i)
       if (!given[i]) {
         HostTensor t = randomTensor(model->inputs()[i], rng, intMax);
-        std::memcpy(session->input(i), t.data.data(), t.data.size());
+        for (auto &s : sessions)
+          std::memcpy(s->input(i), t.data.data(), t.data.size());
       }
 
     // Expected outputs, checked before timing so bad files fail fast.
@@ -341,28 +354,59 @@ int main(int argc, char **argv) {
       expected.push_back({o, std::move(t)});
     }
 
-    // Warm-up, then timed runs.
-    Profiler &prof = session->profiler();
-    prof.enable(profile);
+    // Warm-up, then timed runs: each instance on its own thread.
     double probeCost = profile ? Profiler::probeCostNs() : 0.0;
-    {
-      auto span = prof.record("warm up");
-      for (int i = 0; i < warmup; ++i)
-        session->run();
-    }
-    int skip = prof.currentIteration();
-    std::vector<double> times;
-    {
-      auto span = prof.record("measure");
-      for (int i = 0; i < std::max(iterations, expected.empty() ? 0 : 1); ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        session->run();
-        auto t1 = std::chrono::steady_clock::now();
-        times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    int runs = std::max(iterations, expected.empty() ? 0 : 1);
+    std::vector<std::vector<double>> perInstance(sessions.size());
+    int skip = 0;
+    auto drive = [&](size_t k) {
+      Session &s = *sessions[k];
+      Profiler &prof = s.profiler();
+      prof.enable(profile);
+      {
+        auto span = prof.record("warm up");
+        for (int i = 0; i < warmup; ++i)
+          s.run();
       }
+      if (k == 0)
+        skip = prof.currentIteration();
+      auto span = prof.record("measure");
+      for (int i = 0; i < runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        s.run();
+        auto t1 = std::chrono::steady_clock::now();
+        perInstance[k].push_back(
+            std::chrono::duration<double, std::milli>(t1 - t0).count());
+      }
+      if (runs == 0)
+        s.run();
+    };
+    auto wall0 = std::chrono::steady_clock::now();
+    if (sessions.size() == 1) {
+      drive(0);
+    } else {
+      std::vector<std::thread> workers;
+      std::vector<std::string> errors(sessions.size());
+      for (size_t k = 0; k < sessions.size(); ++k)
+        workers.emplace_back([&, k] {
+          try {
+            drive(k);
+          } catch (const std::exception &e) {
+            errors[k] = e.what();
+          }
+        });
+      for (auto &w : workers)
+        w.join();
+      for (const std::string &e : errors)
+        if (!e.empty())
+          throw Error(e);
     }
-    if (times.empty())
-      session->run();
+    double wallMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - wall0)
+                        .count();
+    std::vector<double> times;
+    for (auto &v : perInstance)
+      times.insert(times.end(), v.begin(), v.end());
 
     // Outputs.
     if (!outputDir.empty()) {
@@ -418,16 +462,24 @@ int main(int argc, char **argv) {
                 << ms(percentile(sorted, 95)) << "  p99 "
                 << ms(percentile(sorted, 99)) << "  p99.9 "
                 << ms(percentile(sorted, 99.9)) << "\n";
+      // Throughput over all instances: runs completed per second of wall
+      // time (warm-up included when there are several instances).
+      double perSecond = sessions.size() == 1
+                             ? 1000.0 / mean
+                             : 1000.0 * sessions.size() * (runs + warmup) / wallMs;
       std::cout << "throughput: " << std::fixed << std::setprecision(1)
-                << 1000.0 / mean << " runs/s, " << 1000.0 * batch / mean
-                << " samples/s (batch " << batch << ")\n"
+                << perSecond << " runs/s, " << perSecond * batch
+                << " samples/s (batch " << batch << ", " << sessions.size()
+                << (sessions.size() == 1 ? " instance" : " instances")
+                << ")\n"
                 << std::defaultfloat;
     }
 
     if (profile) {
       ProfileData d;
       d.model = model.get();
-      d.sessions = {session.get()};
+      for (auto &s : sessions)
+        d.sessions.push_back(s.get());
       d.threads = threads > 0 ? threads
                               : static_cast<int>(std::thread::hardware_concurrency());
       d.probeCostNs = probeCost;
@@ -436,6 +488,7 @@ int main(int argc, char **argv) {
                {"warmup", std::to_string(warmup)},
                {"threads", std::to_string(d.threads)},
                {"seed", std::to_string(seed)},
+               {"instances", std::to_string(instances)},
                {"model_file", soPath}};
       if (!quiet)
         printProfileSummary(std::cout, d, top);
