@@ -34,6 +34,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <cstring>
+#include <mutex>
 
 using namespace mlir;
 using namespace opscope;
@@ -196,6 +197,9 @@ bool linkLibrary(const std::string &object, const std::string &library,
 
 bool opscope::compileModel(const CompileOptions &opts,
                            llvm::raw_ostream &reportOS, std::string &error) {
+  // Pass names are needed to parse --fuse-options pipelines.
+  static std::once_flag passesRegistered;
+  std::call_once(passesRegistered, [] { registerAllPasses(); });
   DialectRegistry registry;
   registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);
