@@ -97,3 +97,190 @@ TEST(InnerProduct, ReportsImplementation) {
   InnerProduct ip(4, 16, 16, w.data(), nullptr, {});
   EXPECT_FALSE(ip.implementation().empty());
 }
+
+//===----------------------------------------------------------------------===//
+// MatMul, Conv, ConvTranspose, Pool against plain loops
+//===----------------------------------------------------------------------===//
+
+TEST(DenseMatMul, BatchedBroadcastTransposedScaled) {
+  // a: 2 x 1 x K x M stored (transpose_a), b: 3 x N x K stored (transpose_b)
+  const int64_t M = 5, K = 7, N = 3;
+  auto a = randomVector(2 * K * M, 11), b = randomVector(3 * N * K, 12);
+  for (bool constB : {false, true}) {
+    MatMul mm({2, 1, K, M}, {3, N, K}, {2, 3, M, N}, true, true, 0.5f,
+              constB ? b.data() : nullptr);
+    std::vector<float> c(2 * 3 * M * N);
+    mm.run(a.data(), b.data(), c.data());
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += a[(i * K + k) * M + m] * b[(j * N + n) * K + k];
+            ASSERT_NEAR(c[((i * 3 + j) * M + m) * N + n], 0.5 * acc, 1e-5);
+          }
+  }
+}
+
+TEST(DenseMatMul, VectorOperands) {
+  auto a = randomVector(4, 13), b = randomVector(4 * 3, 14);
+  MatMul mm({4}, {4, 3}, {3}, false, false, 1.0f);
+  std::vector<float> c(3);
+  mm.run(a.data(), b.data(), c.data());
+  for (int n = 0; n < 3; ++n) {
+    double acc = 0;
+    for (int k = 0; k < 4; ++k)
+      acc += a[k] * b[k * 3 + n];
+    EXPECT_NEAR(c[n], acc, 1e-6);
+  }
+}
+
+namespace {
+/// Direct convolution (groups, strides, pads, dilations), NCHW.
+std::vector<float> refConv(const std::vector<float> &x, const Dims &xs,
+                           const std::vector<float> &w, const Dims &ws,
+                           const std::vector<float> &bias, const Dims &ys,
+                           const Dims &st, const Dims &pd, const Dims &dl,
+                           int64_t g) {
+  std::vector<float> y(ys[0] * ys[1] * ys[2] * ys[3]);
+  int64_t cinG = xs[1] / g, coutG = ys[1] / g;
+  for (int64_t n = 0; n < ys[0]; ++n)
+    for (int64_t o = 0; o < ys[1]; ++o)
+      for (int64_t oh = 0; oh < ys[2]; ++oh)
+        for (int64_t ow = 0; ow < ys[3]; ++ow) {
+          double acc = bias.empty() ? 0 : bias[o];
+          int64_t grp = o / coutG;
+          for (int64_t c = 0; c < cinG; ++c)
+            for (int64_t kh = 0; kh < ws[2]; ++kh)
+              for (int64_t kw = 0; kw < ws[3]; ++kw) {
+                int64_t ih = oh * st[0] - pd[0] + kh * dl[0];
+                int64_t iw = ow * st[1] - pd[1] + kw * dl[1];
+                if (ih < 0 || iw < 0 || ih >= xs[2] || iw >= xs[3])
+                  continue;
+                acc += x[((n * xs[1] + grp * cinG + c) * xs[2] + ih) * xs[3] + iw] *
+                       w[((o * cinG + c) * ws[2] + kh) * ws[3] + kw];
+              }
+          y[((n * ys[1] + o) * ys[2] + oh) * ys[3] + ow] = static_cast<float>(acc);
+        }
+  return y;
+}
+} // namespace
+
+TEST(DenseConv, GroupsStridesPadsDilationsRelu) {
+  ConvParams p;
+  p.input = {1, 4, 9, 8};
+  p.weight = {6, 2, 3, 3};
+  p.groups = 2;
+  p.strides = {2, 1};
+  p.pads = {1, 2, 1, 0};
+  p.dilations = {1, 2};
+  // out = (in + pb + pe - ((k - 1) d + 1)) / s + 1
+  p.output = {1, 6, (9 + 2 - 3) / 2 + 1, (8 + 2 - 5) / 1 + 1};
+  p.postOps = {PostOp::Relu};
+  auto x = randomVector(1 * 4 * 9 * 8, 21), w = randomVector(6 * 2 * 9, 22),
+       b = randomVector(6, 23);
+  auto ref = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
+                     {p.pads[0], p.pads[1]}, p.dilations, 2);
+  for (bool constW : {true, false}) {
+    Conv conv(p, constW ? w.data() : nullptr, constW ? b.data() : nullptr, true);
+    std::vector<float> y(ref.size());
+    conv.run(x.data(), w.data(), b.data(), y.data());
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y[i], std::max(ref[i], 0.0f), 1e-5) << i;
+  }
+}
+
+TEST(DenseConvTranspose, MatchesScatterReference) {
+  ConvParams p;
+  p.transposed = true;
+  p.input = {1, 2, 3, 3};
+  p.weight = {2, 3, 3, 3}; // I x O/g x kh x kw
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {1, 3, 5, 5}; // (3 - 1) * 2 + 3 - 2
+  auto x = randomVector(18, 31), w = randomVector(54, 32);
+  std::vector<float> ref(75, 0.0f);
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t ih = 0; ih < 3; ++ih)
+      for (int64_t iw = 0; iw < 3; ++iw)
+        for (int64_t o = 0; o < 3; ++o)
+          for (int64_t kh = 0; kh < 3; ++kh)
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
+              if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
+                continue;
+              ref[(o * 5 + oh) * 5 + ow] +=
+                  x[(c * 3 + ih) * 3 + iw] * w[((c * 3 + o) * 3 + kh) * 3 + kw];
+            }
+  Conv conv(p, w.data(), nullptr, false);
+  std::vector<float> y(75);
+  conv.run(x.data(), nullptr, nullptr, y.data());
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], ref[i], 1e-5) << i;
+}
+
+TEST(DensePool, IncludePadCountsExplicitPadsNotOverhang) {
+  // 1 x 1 x 4 x 4 of ones, kernel 3, stride 2, pads 1: output 3 x 3 in ceil
+  // mode. Explicit padding counts (zeros in the average), the overhang of
+  // the last window does not.
+  std::vector<float> x(16, 1.0f);
+  PoolParams p;
+  p.input = {1, 1, 4, 4};
+  p.kernel = {3, 3};
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {1, 1, 3, 3};
+  p.isMax = false;
+  p.countIncludePad = true;
+  Pool pool(p);
+  std::vector<float> y(9);
+  pool.run(x.data(), y.data());
+  // Window rows: [-1, 1] (pad + 2 rows), [1, 3], [3, 5] (3..4 padded, 5 out).
+  // Counted rows: 3, 3, 2 -> ones in them: 2, 3, 1.
+  double rows[3][2] = {{2, 3}, {3, 3}, {1, 2}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(y[i * 3 + j],
+                  rows[i][0] * rows[j][0] / (rows[i][1] * rows[j][1]), 1e-6)
+          << i << "," << j;
+}
+
+TEST(DensePool, MaxAndAverageWithCeilPadding) {
+  auto x = randomVector(1 * 1 * 5 * 5, 41);
+  for (bool isMax : {true, false})
+    for (bool includePad : {false, true}) {
+      PoolParams p;
+      p.input = {1, 1, 5, 5};
+      p.kernel = {2, 2};
+      p.strides = {2, 2};
+      p.pads = {0, 0, 0, 0};
+      p.dilations = {1, 1};
+      p.output = {1, 1, 3, 3}; // ceil mode: the last window is partial
+      p.isMax = isMax;
+      p.countIncludePad = includePad;
+      Pool pool(p);
+      std::vector<float> y(9);
+      pool.run(x.data(), y.data());
+      for (int oh = 0; oh < 3; ++oh)
+        for (int ow = 0; ow < 3; ++ow) {
+          double acc = isMax ? -INFINITY : 0;
+          int n = 0;
+          for (int kh = 0; kh < 2; ++kh)
+            for (int kw = 0; kw < 2; ++kw) {
+              int ih = oh * 2 + kh, iw = ow * 2 + kw;
+              if (ih >= 5 || iw >= 5)
+                continue;
+              double v = x[ih * 5 + iw];
+              acc = isMax ? std::max(acc, v) : acc + v;
+              ++n;
+            }
+          // The ceil-mode overhang is not padding: it never counts.
+          double want = isMax ? acc : acc / n;
+          EXPECT_NEAR(y[oh * 3 + ow], want, 1e-6)
+              << "max " << isMax << " at " << oh << "," << ow;
+        }
+    }
+}

@@ -7,6 +7,8 @@
 
 #include "opscope/runtime/dense.h"
 
+#include "opscope/runtime/generic.h"
+
 #include <dnnl.hpp>
 
 #include <algorithm>
@@ -423,24 +425,52 @@ struct Pool::Impl {
   dnnl::pooling_v2_forward prim;
   dnnl::memory src, dst;
   std::unordered_map<int, dnnl::memory> args;
+  /// Average pooling counting explicit padding but not the ceil-mode
+  /// overhang (ONNX and PyTorch): the input is zero-padded into `padded`
+  /// and pooled excluding the remaining (overhang) padding.
+  bool prepad = false;
+  Dims inputDims, paddedDims, fullPads;
+  std::vector<float> padded;
 };
 
 Pool::Pool(const PoolParams &p) : impl(std::make_unique<Impl>()) {
   Context &ctx = context();
   size_t spatial = p.input.size() - 2;
   Dims dil(spatial), padL(spatial), padR(spatial);
+  bool overhang = false;
   for (size_t i = 0; i < spatial; ++i) {
     int64_t k = (p.kernel[i] - 1) * p.dilations[i] + 1;
     dil[i] = p.dilations[i] - 1;
     padL[i] = p.pads[i];
     padR[i] = (p.output[2 + i] - 1) * p.strides[i] + k - padL[i] -
               p.input[2 + i];
+    overhang |= padR[i] > p.pads[spatial + i];
+  }
+  Dims src = p.input;
+  bool anyPad = std::any_of(p.pads.begin(), p.pads.end(),
+                            [](int64_t v) { return v != 0; });
+  // With an overhang, oneDNN's include-padding would count it too: pool
+  // excluding padding instead, after materialising the explicit padding.
+  bool excludeOverhang = !p.isMax && p.countIncludePad && overhang;
+  impl->prepad = excludeOverhang && anyPad;
+  if (impl->prepad) {
+    impl->inputDims = p.input;
+    impl->fullPads.assign(2 * p.input.size(), 0);
+    for (size_t i = 0; i < spatial; ++i) {
+      impl->fullPads[2 + i] = p.pads[i];
+      impl->fullPads[p.input.size() + 2 + i] = p.pads[spatial + i];
+      src[2 + i] += p.pads[i] + p.pads[spatial + i];
+      padR[i] -= p.pads[spatial + i];
+      padL[i] = 0;
+    }
+    impl->paddedDims = src;
+    impl->padded.assign(product(src), 0.0f);
   }
   auto alg = p.isMax ? dnnl::algorithm::pooling_max
-             : p.countIncludePad
+             : p.countIncludePad && !excludeOverhang
                  ? dnnl::algorithm::pooling_avg_include_padding
                  : dnnl::algorithm::pooling_avg_exclude_padding;
-  dnnl::memory::desc srcMd(toDims(p.input), dt::f32, plainTag(p.input.size()));
+  dnnl::memory::desc srcMd(toDims(src), dt::f32, plainTag(src.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
                            plainTag(p.output.size()));
   dnnl::pooling_v2_forward::desc d(
@@ -457,6 +487,11 @@ Pool::~Pool() = default;
 
 void Pool::run(const float *x, float *y) {
   Context &ctx = context();
+  if (impl->prepad) {
+    pad(PadMode::Constant, DType::F32, x, impl->inputDims, impl->fullPads, 0.0,
+        impl->padded.data(), impl->paddedDims);
+    x = impl->padded.data();
+  }
   impl->src.set_data_handle(const_cast<float *>(x));
   impl->dst.set_data_handle(y);
   impl->prim.execute(ctx.stream, impl->args);

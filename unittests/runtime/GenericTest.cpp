@@ -1,0 +1,342 @@
+//===- GenericTest.cpp - generic kernels against plain references ---------===//
+//
+// Each kernel of generic.h is compared with a naive index-by-index
+// reference on shapes that exercise broadcasting, dimension merging,
+// negative steps and indices, and both the fast paths and the general
+// strided path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/generic.h"
+#include "opscope/runtime/kernels.h"
+#include "opscope/runtime/model.h"
+#include "opscope/runtime/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+std::vector<float> randomFloats(int64_t n, unsigned seed, float lo = -2,
+                                float hi = 2) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+/// Multi-index of linear index i in shape s.
+Shape unravel(int64_t i, const Shape &s) {
+  Shape idx(s.size());
+  for (size_t d = s.size(); d-- > 0;) {
+    idx[d] = i % s[d];
+    i /= s[d];
+  }
+  return idx;
+}
+
+/// Linear index in `in` (right-aligned, size-1 dims broadcast) of the output
+/// multi-index `idx`.
+int64_t broadcastIndex(const Shape &idx, const Shape &in) {
+  int64_t off = 0;
+  size_t shift = idx.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d)
+    off = off * in[d] + (in[d] == 1 ? 0 : idx[d + shift]);
+  return off;
+}
+} // namespace
+
+TEST(GenericBinary, BroadcastingMatchesReference) {
+  struct Case {
+    Shape a, b, y;
+  } cases[] = {{{2, 3, 4}, {3, 1}, {2, 3, 4}},
+               {{2, 3, 4}, {4}, {2, 3, 4}},
+               {{1, 3, 1}, {2, 1, 5}, {2, 3, 5}},
+               {{}, {7}, {7}},
+               {{5, 6}, {5, 6}, {5, 6}}};
+  for (auto kind : {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul,
+                    BinaryKind::Div, BinaryKind::Max, BinaryKind::Min}) {
+    for (const Case &c : cases) {
+      auto a = randomFloats(numElements(c.a), 1);
+      auto b = randomFloats(numElements(c.b), 2, 0.5f, 2.0f);
+      std::vector<float> y(numElements(c.y));
+      binary(kind, DType::F32, a.data(), c.a, b.data(), c.b, y.data(), c.y);
+      for (int64_t i = 0; i < numElements(c.y); ++i) {
+        Shape idx = unravel(i, c.y);
+        float x = a[broadcastIndex(idx, c.a)], z = b[broadcastIndex(idx, c.b)];
+        float want = kind == BinaryKind::Add   ? x + z
+                     : kind == BinaryKind::Sub ? x - z
+                     : kind == BinaryKind::Mul ? x * z
+                     : kind == BinaryKind::Div ? x / z
+                     : kind == BinaryKind::Max ? std::max(x, z)
+                                               : std::min(x, z);
+        ASSERT_FLOAT_EQ(y[i], want) << "kind " << int(kind) << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(GenericBinary, IntegerAndPow) {
+  std::vector<int64_t> a = {7, -7, 9, 4}, b = {2, 2, 0, 3}, y(4);
+  binary(BinaryKind::Div, DType::I64, a.data(), {4}, b.data(), {4}, y.data(),
+         {4});
+  EXPECT_EQ(y, (std::vector<int64_t>{3, -3, 0, 1})); // x / 0 -> 0, no trap
+  std::vector<float> x = randomFloats(33, 3, 0.1f, 3.0f), out(33);
+  for (float e : {2.0f, 3.0f, 0.5f, 1.7f}) {
+    binary(BinaryKind::Pow, DType::F32, x.data(), {33}, &e, {}, out.data(),
+           {33});
+    for (int i = 0; i < 33; ++i)
+      EXPECT_NEAR(out[i], std::pow(x[i], e), 1e-5f * std::pow(x[i], e));
+  }
+}
+
+TEST(GenericCompareWhere, Broadcasting) {
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {2, 5};
+  std::vector<uint8_t> c(6);
+  compare(CompareKind::Lt, DType::F32, a.data(), {3, 2}, b.data(), {2},
+          c.data(), {3, 2});
+  EXPECT_EQ(c, (std::vector<uint8_t>{1, 1, 0, 1, 0, 0}));
+  float minusInf = -INFINITY;
+  std::vector<float> y(6);
+  where(c.data(), {3, 2}, a.data(), {3, 2}, &minusInf, {}, y.data(), {3, 2},
+        sizeof(float));
+  EXPECT_EQ(y[0], 1);
+  EXPECT_EQ(y[2], -INFINITY);
+  EXPECT_EQ(y[3], 4);
+}
+
+TEST(GenericReduce, AxesAndKinds) {
+  Shape s = {3, 4, 5};
+  auto x = randomFloats(60, 4, 0.5f, 1.5f);
+  for (auto kind : {ReduceKind::Mean, ReduceKind::Sum, ReduceKind::Max,
+                    ReduceKind::Min, ReduceKind::Prod, ReduceKind::SumSquare,
+                    ReduceKind::L2}) {
+    for (std::vector<int64_t> axes :
+         {std::vector<int64_t>{2}, {1}, {0, 2}, {1, 2}, {0, 1, 2}}) {
+      Shape kept = s;
+      for (int64_t a : axes)
+        kept[a] = 1;
+      std::vector<double> ref(numElements(kept), 0), cnt(ref.size(), 0);
+      std::vector<bool> first(ref.size(), true);
+      for (int64_t i = 0; i < 60; ++i) {
+        int64_t o = broadcastIndex(unravel(i, s), kept);
+        double v = x[i];
+        if (first[o]) {
+          ref[o] = kind == ReduceKind::SumSquare || kind == ReduceKind::L2
+                       ? v * v
+                       : v;
+          first[o] = false;
+        } else if (kind == ReduceKind::Max) {
+          ref[o] = std::max(ref[o], v);
+        } else if (kind == ReduceKind::Min) {
+          ref[o] = std::min(ref[o], v);
+        } else if (kind == ReduceKind::Prod) {
+          ref[o] *= v;
+        } else {
+          ref[o] += kind == ReduceKind::SumSquare || kind == ReduceKind::L2
+                        ? v * v
+                        : v;
+        }
+        cnt[o] += 1;
+      }
+      std::vector<float> y(ref.size());
+      reduce(kind, DType::F32, x.data(), s, axes, y.data());
+      for (size_t o = 0; o < ref.size(); ++o) {
+        double want = kind == ReduceKind::Mean ? ref[o] / cnt[o]
+                      : kind == ReduceKind::L2 ? std::sqrt(ref[o])
+                                               : ref[o];
+        ASSERT_NEAR(y[o], want, 1e-5 * std::max(1.0, std::fabs(want)))
+            << "kind " << int(kind) << " axes " << axes.size();
+      }
+    }
+  }
+}
+
+TEST(GenericDataMovement, TransposeSliceBroadcast) {
+  Shape s = {2, 3, 4};
+  std::vector<float> x(24);
+  std::iota(x.begin(), x.end(), 0.0f);
+  std::vector<float> y(24);
+  transpose(x.data(), s, {2, 0, 1}, y.data(), sizeof(float));
+  for (int64_t i = 0; i < 24; ++i) {
+    Shape o = unravel(i, {4, 2, 3}); // y[k, i, j] = x[i, j, k]
+    EXPECT_EQ(y[i], x[(o[1] * 3 + o[2]) * 4 + o[0]]);
+  }
+  // x[1, ::-1, 3:0:-2] -> shape 1x3x2
+  std::vector<float> sl(6);
+  slice(x.data(), s, {1, 2, 3}, {1, 3, 2}, {1, -1, -2}, sl.data(),
+        sizeof(float));
+  EXPECT_EQ(sl, (std::vector<float>{23, 21, 19, 17, 15, 13}));
+  std::vector<float> b(8);
+  float row[2] = {5, 6};
+  broadcastTo(row, {2}, b.data(), {4, 2}, sizeof(float));
+  EXPECT_EQ(b, (std::vector<float>{5, 6, 5, 6, 5, 6, 5, 6}));
+}
+
+TEST(GenericDataMovement, GatherConcatPad) {
+  std::vector<float> table = {0, 1, 2, 3, 4, 5}; // 3 x 2
+  std::vector<int64_t> idx = {2, -3};
+  std::vector<float> g(4);
+  ASSERT_TRUE(gather(table.data(), {3, 2}, idx.data(), DType::I64, 2, 0,
+                     g.data(), sizeof(float)));
+  EXPECT_EQ(g, (std::vector<float>{4, 5, 0, 1}));
+  std::vector<int32_t> bad = {3};
+  EXPECT_FALSE(gather(table.data(), {3, 2}, bad.data(), DType::I32, 1, 0,
+                      g.data(), sizeof(float)));
+  // along axis 1: columns
+  std::vector<int32_t> col = {1};
+  std::vector<float> c(3);
+  ASSERT_TRUE(gather(table.data(), {3, 2}, col.data(), DType::I32, 1, 1,
+                     c.data(), sizeof(float)));
+  EXPECT_EQ(c, (std::vector<float>{1, 3, 5}));
+
+  std::vector<float> a = {1, 2, 3, 4}, b2 = {9, 8}, cat(6);
+  concat({a.data(), b2.data()}, {{2, 2}, {2, 1}}, 1, cat.data(), sizeof(float));
+  EXPECT_EQ(cat, (std::vector<float>{1, 2, 9, 3, 4, 8}));
+
+  std::vector<float> v = {1, 2, 3};
+  std::vector<float> p(7);
+  pad(PadMode::Reflect, DType::F32, v.data(), {3}, {2, 2}, 0, p.data(), {7});
+  EXPECT_EQ(p, (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
+  pad(PadMode::Edge, DType::F32, v.data(), {3}, {2, 2}, 0, p.data(), {7});
+  EXPECT_EQ(p, (std::vector<float>{1, 1, 1, 2, 3, 3, 3}));
+  pad(PadMode::Constant, DType::F32, v.data(), {3}, {1, 3}, 7.5, p.data(), {7});
+  EXPECT_EQ(p, (std::vector<float>{7.5, 1, 2, 3, 7.5, 7.5, 7.5}));
+  std::vector<float> crop(1);
+  pad(PadMode::Constant, DType::F32, v.data(), {3}, {-1, -1}, 0, crop.data(),
+      {1});
+  EXPECT_EQ(crop[0], 2);
+}
+
+TEST(GenericCast, TruncationAndBool) {
+  std::vector<float> f = {1.9f, -1.9f, 0.0f, 3.0f};
+  std::vector<int32_t> i(4);
+  cast(DType::F32, f.data(), DType::I32, i.data(), 4);
+  EXPECT_EQ(i, (std::vector<int32_t>{1, -1, 0, 3}));
+  std::vector<uint8_t> b(4);
+  cast(DType::F32, f.data(), DType::I1, b.data(), 4);
+  EXPECT_EQ(b, (std::vector<uint8_t>{1, 1, 0, 1}));
+  std::vector<int64_t> l(4);
+  cast(DType::I1, b.data(), DType::I64, l.data(), 4);
+  EXPECT_EQ(l, (std::vector<int64_t>{1, 1, 0, 1}));
+}
+
+TEST(GenericResize, NearestAndLinear) {
+  std::vector<float> x = {1, 2, 3, 4};
+  std::vector<float> y(8);
+  ResizeParams p;
+  p.mode = ResizeMode::Nearest;
+  p.transform = CoordinateTransform::Asymmetric;
+  p.nearest = NearestMode::Floor;
+  resize(p, x.data(), {4}, y.data(), {8});
+  EXPECT_EQ(y, (std::vector<float>{1, 1, 2, 2, 3, 3, 4, 4}));
+  p.mode = ResizeMode::Linear;
+  p.transform = CoordinateTransform::AlignCorners;
+  std::vector<float> z(7);
+  resize(p, x.data(), {4}, z.data(), {7});
+  EXPECT_EQ(z, (std::vector<float>{1, 1.5, 2, 2.5, 3, 3.5, 4}));
+  p.transform = CoordinateTransform::HalfPixel;
+  resize(p, x.data(), {4}, y.data(), {8});
+  // half_pixel: x_in = (i + 0.5) / 2 - 0.5, clamped to the edges
+  EXPECT_FLOAT_EQ(y[0], 1.0f);
+  EXPECT_FLOAT_EQ(y[1], 1.25f);
+  EXPECT_FLOAT_EQ(y[2], 1.75f);
+  EXPECT_FLOAT_EQ(y[7], 4.0f);
+}
+
+TEST(GenericUnary, TranscendentalsAndClip) {
+  auto x = randomFloats(1003, 5, -6, 6);
+  std::vector<float> y(x.size());
+  for (auto k : {UnaryKind::Exp, UnaryKind::Erf, UnaryKind::Tanh,
+                 UnaryKind::Sigmoid}) {
+    unary(k, DType::F32, x.data(), y.data(), x.size(), 0, 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+      double v = x[i];
+      double want = k == UnaryKind::Exp   ? std::exp(v)
+                    : k == UnaryKind::Erf ? std::erf(v)
+                    : k == UnaryKind::Tanh ? std::tanh(v)
+                                           : 1 / (1 + std::exp(-v));
+      ASSERT_NEAR(y[i], want, 2e-6 * std::max(1.0, std::fabs(want)))
+          << "kind " << int(k) << " x " << v;
+    }
+  }
+  std::vector<int32_t> ints = {-5, 0, 5}, out(3);
+  unary(UnaryKind::Clip, DType::I32, ints.data(), out.data(), 3, -2, 3);
+  EXPECT_EQ(out, (std::vector<int32_t>{-2, 0, 3}));
+}
+
+TEST(GenericSoftmax, AnyAxis) {
+  Shape s = {2, 3, 4};
+  auto x = randomFloats(24, 6);
+  std::vector<float> y(24);
+  softmaxAxis(x.data(), s, 1, false, y.data());
+  for (int a = 0; a < 2; ++a)
+    for (int c = 0; c < 4; ++c) {
+      double sum = 0;
+      for (int b = 0; b < 3; ++b)
+        sum += std::exp(double(x[(a * 3 + b) * 4 + c]));
+      for (int b = 0; b < 3; ++b)
+        EXPECT_NEAR(y[(a * 3 + b) * 4 + c],
+                    std::exp(double(x[(a * 3 + b) * 4 + c])) / sum, 1e-6);
+    }
+}
+
+TEST(GenericNormalisation, BatchNormAndGlobalPool) {
+  Shape s = {2, 2, 3};
+  std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, y(12);
+  float scale[2] = {2, 1}, bias[2] = {0, 1}, mean[2] = {1, 2}, var[2] = {4, 1};
+  batchNorm(x.data(), s, scale, bias, mean, var, 0.0f, y.data());
+  EXPECT_FLOAT_EQ(y[0], 0.0f);  // (1 - 1) / 2 * 2 + 0
+  EXPECT_FLOAT_EQ(y[3], 3.0f);  // (4 - 2) / 1 * 1 + 1
+  std::vector<float> g(4);
+  globalPool(false, x.data(), s, g.data());
+  EXPECT_EQ(g, (std::vector<float>{2, 5, 8, 11}));
+  globalPool(true, x.data(), s, g.data());
+  EXPECT_EQ(g, (std::vector<float>{3, 6, 9, 12}));
+}
+
+TEST(Npy, RoundTripAndErrors) {
+  HostTensor t;
+  t.dtype = DType::I64;
+  t.shape = {2, 3};
+  std::vector<int64_t> v = {1, -2, 3, -4, 5, -6};
+  t.data.assign(reinterpret_cast<char *>(v.data()),
+                reinterpret_cast<char *>(v.data()) + 48);
+  std::string path = testing::TempDir() + "/rt.npy";
+  writeNpy(path, t);
+  HostTensor r = readNpy(path);
+  EXPECT_EQ(r.dtype, DType::I64);
+  EXPECT_EQ(r.shape, (Shape{2, 3}));
+  EXPECT_EQ(r.data, t.data);
+  EXPECT_THROW(readNpy(testing::TempDir() + "/missing.npy"), Error);
+  FILE *f = std::fopen(path.c_str(), "r+b");
+  std::fputs("garbage!", f);
+  std::fclose(f);
+  EXPECT_THROW(readNpy(path), Error);
+}
+
+TEST(Profiler, OverflowIsCountedAndSpansLabel) {
+  // Probes can only record through a session; spans work on any profiler.
+  Profiler p;
+  p.enable(true);
+  {
+    auto outer = p.record("outer");
+    auto inner = p.record("inner");
+  }
+  ASSERT_EQ(p.labels().size(), 2u);
+  // reset() is private; the default capacity of a bare profiler is zero, so
+  // both spans were dropped and counted.
+  EXPECT_EQ(p.events().size() + p.dropped(), 2u);
+  EXPECT_GT(Profiler::probeCostNs(), 0.0);
+  EXPECT_LT(Profiler::probeCostNs(), 1000.0);
+  int64_t a = Profiler::now(), b = Profiler::now();
+  EXPECT_LE(a, b);
+}
