@@ -136,8 +136,11 @@ struct OpContext {
   }
 };
 
-const char *ownKernelName() {
-  return kernelIsa() == Isa::Avx512 ? "opscope:avx512" : "opscope:portable";
+/// `opscope:<kind>:<isa>` for opscope's own kernels (the compile-time
+/// report shows `opscope:<kind>`; the runtime adds the ISA it chose).
+std::string ownKernelName(const std::string &kind, bool dispatched = true) {
+  return "opscope:" + kind + ":" +
+         (dispatched && kernelIsa() == Isa::Avx512 ? "avx512" : "portable");
 }
 
 /// Runs a oneDNN constructor, turning its exceptions into op errors.
@@ -254,7 +257,7 @@ BoundKernel layerNorm(const OpContext &c, std::string &kernel) {
   const float *g = c.ptr<const float>(c.in(1));
   const float *b = c.has(2) ? c.ptr<const float>(c.in(2)) : nullptr;
   float *yp = c.ptr<float>(y);
-  kernel = ownKernelName();
+  kernel = ownKernelName("layer_norm");
   return [=] {
     rt::layerNorm(xp, g, b, yp, rows, cols, eps);
     return std::string();
@@ -269,7 +272,7 @@ BoundKernel softmax(const OpContext &c, std::string &kernel) {
   int64_t rank = static_cast<int64_t>(x.shape.size());
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(y);
-  kernel = ownKernelName();
+  kernel = ownKernelName("softmax");
   Shape shape = x.shape;
   if (!c.has(1)) {
     if (axis == rank - 1) {
@@ -279,7 +282,7 @@ BoundKernel softmax(const OpContext &c, std::string &kernel) {
         return std::string();
       };
     }
-    kernel = "opscope:portable";
+    kernel = ownKernelName("softmax", false);
     return [=] {
       softmaxAxis(xp, shape, axis, log, yp);
       return std::string();
@@ -310,7 +313,7 @@ BoundKernel softmax(const OpContext &c, std::string &kernel) {
   }
   // General mask: add it (broadcast) into the output, then normalise there.
   Shape maskShape = mask.shape;
-  kernel = "opscope:portable";
+  kernel = ownKernelName("softmax", axis == rank - 1);
   return [=] {
     binary(BinaryKind::Add, DType::F32, xp, shape, mp, maskShape, yp, shape);
     if (axis == rank - 1) {
@@ -352,7 +355,7 @@ BoundKernel unaryOp(const OpContext &c, std::string &kernel) {
   int64_t n = x.elements();
   const void *xp = c.ptr(x);
   void *yp = c.ptr(y);
-  kernel = "opscope:elementwise";
+  kernel = ownKernelName("unary");
   return [=] {
     unary(k, t, xp, yp, n, alpha, beta);
     return std::string();
@@ -367,7 +370,7 @@ BoundKernel binaryOp(const OpContext &c, std::string &kernel) {
   Shape as = a.shape, bs = b.shape, ys = y.shape;
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   void *yp = c.ptr(y);
-  kernel = "opscope:elementwise";
+  kernel = ownKernelName("binary");
   return [=] {
     binary(k, t, ap, as, bp, bs, yp, ys);
     return std::string();
@@ -382,7 +385,7 @@ BoundKernel compareOp(const OpContext &c, std::string &kernel) {
   Shape as = a.shape, bs = b.shape, ys = y.shape;
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   auto *yp = c.ptr<uint8_t>(y);
-  kernel = "opscope:elementwise";
+  kernel = ownKernelName("compare", false);
   return [=] {
     compare(k, t, ap, as, bp, bs, yp, ys);
     return std::string();
@@ -396,7 +399,7 @@ BoundKernel whereOp(const OpContext &c, std::string &kernel) {
   auto *cp = c.ptr<const uint8_t>(cond);
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   void *yp = c.ptr(y);
-  kernel = "opscope:elementwise";
+  kernel = ownKernelName("where", false);
   return [=] {
     where(cp, cs, ap, as, bp, bs, yp, ys, es);
     return std::string();
@@ -413,7 +416,7 @@ BoundKernel reduceOp(const OpContext &c, std::string &kernel) {
   Shape xs = x.shape;
   const void *xp = c.ptr(x);
   void *yp = c.ptr(y);
-  kernel = "opscope:reduce";
+  kernel = ownKernelName("reduce");
   return [=] {
     reduce(k, t, xp, xs, axes, yp);
     return std::string();
@@ -427,7 +430,7 @@ BoundKernel dataMovement(const OpContext &c, std::string &kernel) {
   void *yp = c.ptr(y);
   Shape xs = x.shape, ys = y.shape;
   size_t es = dtypeSize(x.dtype);
-  kernel = "opscope:copy";
+  kernel = ownKernelName(kind, false);
   if (kind == "reshape") {
     // Planned as an alias; only copies when the planner could not alias.
     size_t bytes = y.bytes();
@@ -544,7 +547,7 @@ BoundKernel opscope::rt::makeKernel(const OpDesc &op, const Buffers &buffers,
     const float *xp = c.ptr<const float>(c.in(0));
     float *yp = c.ptr<float>(c.out());
     int64_t n = c.in(0).elements();
-    kernelName = ownKernelName();
+    kernelName = ownKernelName("gelu");
     return [=] {
       gelu(xp, yp, n, tanhForm);
       return std::string();
@@ -559,7 +562,7 @@ BoundKernel opscope::rt::makeKernel(const OpDesc &op, const Buffers &buffers,
                 *v = c.ptr<const float>(c.in(4));
     float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
     float *yp = c.ptr<float>(c.out());
-    kernelName = "opscope:portable";
+    kernelName = ownKernelName("batch_norm", false);
     return [=] {
       batchNorm(xp, s, g, b, m, v, eps, yp);
       return std::string();
@@ -572,7 +575,7 @@ BoundKernel opscope::rt::makeKernel(const OpDesc &op, const Buffers &buffers,
     Shape s = x.shape;
     const float *xp = c.ptr<const float>(x);
     float *yp = c.ptr<float>(c.out());
-    kernelName = "opscope:portable";
+    kernelName = ownKernelName("global_pool", false);
     return [=] {
       globalPool(isMax, xp, s, yp);
       return std::string();
@@ -594,7 +597,7 @@ BoundKernel opscope::rt::makeKernel(const OpDesc &op, const Buffers &buffers,
     Shape xs = x.shape, ys = c.out().shape;
     const float *xp = c.ptr<const float>(x);
     float *yp = c.ptr<float>(c.out());
-    kernelName = "opscope:portable";
+    kernelName = ownKernelName("resize", false);
     return [=] {
       resize(p, xp, xs, yp, ys);
       return std::string();
