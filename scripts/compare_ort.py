@@ -12,13 +12,15 @@ kernels that sum in a different order; outputs are LayerNorm-scaled O(1)
 values). Prints one line per comparison; exits 1 on any mismatch.
 
 --bench: latency (median of --iterations after --warmup runs, one thread
-unless --threads) of ONNX Runtime, opscope fused and opscope unfused, and
-the ratios opscope/ORT. With --cpu N every process is pinned to CPU N.
+unless --threads) of ONNX Runtime, opscope fused and opscope unfused, run in
+turn for --rounds rounds (median of the round medians), and the ratios
+opscope/ORT. With --cpu N every process is pinned to CPU N.
 """
 import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -130,14 +132,21 @@ def median_ms(stdout):
 
 
 def bench(args, specs):
+    """Rounds of ORT, fused and unfused in turn (slow drifts of a shared
+    machine hit all three alike); reports the median of the per-round
+    medians."""
     print("%-34s %6s %10s %10s %10s %9s %9s" % ("model (one thread)" if args.threads == 1 else "model",
                                                 "thr", "ORT ms", "fused ms", "unfused ms",
                                                 "fused/ORT", "unfus/ORT"))
     for spec in specs:
         tag, onnx_path, inputs, outputs, libs, work = prepare(args, spec)
-        o = ort(args, onnx_path, inputs, None, args.iterations, args.warmup)["median"]
-        f = median_ms(opscope(args, libs["fused"], inputs, [], args.iterations, args.warmup).stdout)
-        u = median_ms(opscope(args, libs["unfused"], inputs, [], args.iterations, args.warmup).stdout)
+        rounds = {"ort": [], "fused": [], "unfused": []}
+        for _ in range(args.rounds):
+            rounds["ort"].append(ort(args, onnx_path, inputs, None, args.iterations, args.warmup)["median"])
+            for v in ("fused", "unfused"):
+                rounds[v].append(median_ms(opscope(args, libs[v], inputs, [], args.iterations,
+                                                   args.warmup).stdout))
+        o, f, u = (statistics.median(rounds[k]) for k in ("ort", "fused", "unfused"))
         print("%-34s %6d %10.2f %10.2f %10.2f %9.3f %9.3f" % (tag, args.threads, o, f, u, f / o, u / o))
     return 0
 
@@ -154,6 +163,7 @@ def main():
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--cpu", type=int)
+    p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol", type=float, default=1e-4)
     p.add_argument("models_", nargs="*", metavar="MODEL:SHAPES")

@@ -225,6 +225,18 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
     a.insert(a.begin(), 1);
   if (b.size() == 1)
     b.push_back(1);
+  // A batched lhs against one matrix is one big matrix product: fold the
+  // batch into the rows (oneDNN's 2-D kernels are faster than its
+  // broadcast batch loop, and this is every unfused Linear layer).
+  bool bIsMatrix = std::all_of(b.begin(), b.end() - 2,
+                               [](int64_t d) { return d == 1; });
+  if (!transposeA && a.size() > 2 && bIsMatrix) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+      rows *= a[i];
+    a = {rows, a.back()};
+    b = {b[b.size() - 2], b.back()};
+  }
   size_t rank = std::max(a.size(), b.size());
   a.insert(a.begin(), rank - a.size(), 1);
   b.insert(b.begin(), rank - b.size(), 1);
