@@ -80,22 +80,23 @@ int main(int argc, char **argv) {
                                : opscope::CompileOptions::Emit::Library;
   opts.fuse = !noFuse;
   opts.import.runChecker = !noCheck;
-  for (const std::string &spec : shapes) {
-    std::string error = opscope::parseInputShapeSpec(spec, opts.import);
-    if (!error.empty()) {
-      llvm::errs() << "opscope-compile: error: --input-shape: " << error
-                   << "\n";
-      return 2;
+  // NAME=... specs, parsed into the import options.
+  auto parseSpecs = [&](const std::vector<std::string> &specs, const char *flag,
+                        std::string (*parse)(llvm::StringRef,
+                                             opscope::ImportOptions &)) {
+    for (const std::string &spec : specs) {
+      std::string error = parse(spec, opts.import);
+      if (!error.empty()) {
+        llvm::errs() << "opscope-compile: error: " << flag << ": " << error
+                     << "\n";
+        return false;
+      }
     }
-  }
-  for (const std::string &spec : frozen) {
-    std::string error = opscope::parseFreezeInputSpec(spec, opts.import);
-    if (!error.empty()) {
-      llvm::errs() << "opscope-compile: error: --freeze-input: " << error
-                   << "\n";
-      return 2;
-    }
-  }
+    return true;
+  };
+  if (!parseSpecs(shapes, "--input-shape", opscope::parseInputShapeSpec) ||
+      !parseSpecs(frozen, "--freeze-input", opscope::parseFreezeInputSpec))
+    return 2;
   std::string error;
   if (!opscope::compileModel(opts, llvm::outs(), error)) {
     llvm::errs() << "opscope-compile: error: " << error << "\n";

@@ -360,34 +360,25 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
   }
   dnnl::primitive_attr attr = attrWithPostOps(p.postOps, impl->hasSum);
   auto prop = dnnl::prop_kind::forward_inference;
-  dnnl::memory::desc chosenW;
-  if (p.transposed) {
-    auto d = hasBias ? dnnl::deconvolution_forward::desc(
-                           prop, dnnl::algorithm::deconvolution_direct, srcMd,
-                           wMd, biasMd, dstMd, toDims(strides), toDims(dil),
-                           toDims(padL), toDims(padR))
-                     : dnnl::deconvolution_forward::desc(
-                           prop, dnnl::algorithm::deconvolution_direct, srcMd,
-                           wMd, dstMd, toDims(strides), toDims(dil),
-                           toDims(padL), toDims(padR));
-    dnnl::deconvolution_forward::primitive_desc pd(d, attr, ctx.engine);
-    impl->prim = dnnl::deconvolution_forward(pd);
+  // Convolution and deconvolution take the same descriptor arguments.
+  auto build = [&](auto tag, dnnl::algorithm alg) {
+    using Prim = decltype(tag);
+    auto d = hasBias ? typename Prim::desc(prop, alg, srcMd, wMd, biasMd, dstMd,
+                                           toDims(strides), toDims(dil),
+                                           toDims(padL), toDims(padR))
+                     : typename Prim::desc(prop, alg, srcMd, wMd, dstMd,
+                                           toDims(strides), toDims(dil),
+                                           toDims(padL), toDims(padR));
+    typename Prim::primitive_desc pd(d, attr, ctx.engine);
+    impl->prim = Prim(pd);
     impl->implInfo = pd.impl_info_str();
-    chosenW = pd.weights_desc();
-  } else {
-    auto d = hasBias ? dnnl::convolution_forward::desc(
-                           prop, dnnl::algorithm::convolution_direct, srcMd,
-                           wMd, biasMd, dstMd, toDims(strides), toDims(dil),
-                           toDims(padL), toDims(padR))
-                     : dnnl::convolution_forward::desc(
-                           prop, dnnl::algorithm::convolution_direct, srcMd,
-                           wMd, dstMd, toDims(strides), toDims(dil),
-                           toDims(padL), toDims(padR));
-    dnnl::convolution_forward::primitive_desc pd(d, attr, ctx.engine);
-    impl->prim = dnnl::convolution_forward(pd);
-    impl->implInfo = pd.impl_info_str();
-    chosenW = pd.weights_desc();
-  }
+    return pd.weights_desc();
+  };
+  dnnl::memory::desc chosenW =
+      p.transposed ? build(dnnl::deconvolution_forward(),
+                           dnnl::algorithm::deconvolution_direct)
+                   : build(dnnl::convolution_forward(),
+                           dnnl::algorithm::convolution_direct);
   impl->constWeights = constWeights != nullptr;
   impl->weights = constWeights
                       ? packed(wPlain, chosenW, constWeights)
