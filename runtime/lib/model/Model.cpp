@@ -132,6 +132,7 @@ struct Model::Impl {
   const uint8_t *weights = nullptr;
   size_t weightsMapped = 0;
   int64_t arenaBytes = 0, weightBytes = 0;
+  uint64_t weightsId = 0;
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int64_t> inputOffsets;
   std::vector<BufferRef> outputRefs;
@@ -201,6 +202,7 @@ void Model::Impl::parsePlan(const char *text) {
   }
   const json &w = plan.at("weights");
   weightBytes = w.at("file_bytes").get<int64_t>();
+  weightsId = std::stoull(w.at("id").get<std::string>(), nullptr, 16);
 }
 
 void Model::Impl::mapWeights(const std::string &file, uint64_t id,
@@ -263,13 +265,12 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
       dlsym(I.handle, OPSCOPE_SYM_RUN));
   if (!plan || !I.run)
     throw Error(soPath + ": compiled model lacks its plan or entry point");
-  uint64_t id = 0;
   try {
     I.parsePlan(plan);
-    json p = json::parse(plan);
-    id = std::stoull(p.at("weights").at("id").get<std::string>(), nullptr, 16);
   } catch (const json::exception &e) {
     throw Error(soPath + ": corrupt model plan: " + e.what());
+  } catch (const std::logic_error &e) { // stoull on a bad weights id
+    throw Error(soPath + ": corrupt model plan: bad weights id");
   }
   std::string wPath = weightsPath;
   if (wPath.empty()) {
@@ -279,7 +280,7 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
       wPath.resize(dot);
     wPath += ".weights";
   }
-  I.mapWeights(wPath, id, I.weightBytes);
+  I.mapWeights(wPath, I.weightsId, I.weightBytes);
   return m;
 }
 
@@ -392,6 +393,7 @@ void Session::run() {
 }
 
 Profiler &Session::profiler() { return impl->profiler; }
+const Profiler &Session::profiler() const { return impl->profiler; }
 
 const std::vector<std::string> &Session::kernelNames() const {
   return impl->kernelNames;

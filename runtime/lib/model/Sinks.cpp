@@ -106,7 +106,7 @@ double opscope::percentile(const std::vector<double> &sorted, double p) {
 std::vector<OpStats> opscope::opStatistics(const ProfileData &d) {
   std::vector<std::vector<double>> samples(d.model->probes().size());
   for (const Session *s : d.sessions)
-    for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+    for (const ProbeEvent &e : s->profiler().events())
       if (e.probe >= 0 && e.iteration >= d.skipIterations &&
           static_cast<size_t>(e.probe) < samples.size())
         samples[e.probe].push_back((e.end - e.begin) / 1e6);
@@ -128,7 +128,7 @@ std::vector<OpStats> opscope::opStatistics(const ProfileData &d) {
 std::vector<double> opscope::iterationTimes(const ProfileData &d) {
   std::vector<double> v;
   for (const Session *s : d.sessions)
-    for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+    for (const ProbeEvent &e : s->profiler().events())
       if (e.probe == ProbeEvent::kIteration && e.iteration >= d.skipIterations)
         v.push_back((e.end - e.begin) / 1e6);
   std::sort(v.begin(), v.end());
@@ -146,7 +146,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
   std::vector<std::vector<int>> labelMap;
   int64_t dropped = 0;
   for (const Session *s : d.sessions) {
-    Profiler &p = const_cast<Session *>(s)->profiler();
+    const Profiler &p = s->profiler();
     std::vector<int> map;
     for (const std::string &l : p.labels()) {
       auto it = std::find(labels.begin(), labels.end(), l);
@@ -167,7 +167,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
        << jsonString(m.name()) << "}}";
     std::map<int32_t, bool> threads;
     for (const Session *s : d.sessions)
-      for (const ProbeEvent &e : const_cast<Session *>(s)->profiler().events())
+      for (const ProbeEvent &e : s->profiler().events())
         threads[e.thread] = true;
     for (auto &[tid, _] : threads)
       os << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << tid
@@ -178,7 +178,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
       return std::string(buf);
     };
     for (size_t si = 0; si < d.sessions.size(); ++si) {
-      Profiler &p = const_cast<Session *>(d.sessions[si])->profiler();
+      const Profiler &p = d.sessions[si]->profiler();
       for (const ProbeEvent &e : p.events()) {
         std::string label =
             e.label >= 0 ? ",\"label\":" + jsonString(labels[labelMap[si][e.label]])
@@ -315,7 +315,7 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
           "probe_cost_ns,dropped_events\n";
     int64_t dropped = 0;
     for (const Session *s : d.sessions)
-      dropped += const_cast<Session *>(s)->profiler().dropped();
+      dropped += s->profiler().dropped();
     os << csvField(d.model->name()) << ',' << iters.size() << ','
        << number(mean) << ',' << number(percentile(iters, 50)) << ','
        << number(percentile(iters, 90)) << ',' << number(percentile(iters, 99))
@@ -341,7 +341,7 @@ void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
     opSum += s.mean;
   int64_t dropped = 0;
   for (const Session *s : d.sessions)
-    dropped += const_cast<Session *>(s)->profiler().dropped();
+    dropped += s->profiler().dropped();
   os << "profile: " << iters.size() << " iterations, " << d.model->probes().size()
      << " probes, probe cost " << number(d.probeCostNs, 1) << " ns, "
      << dropped << " dropped events\n";

@@ -138,6 +138,7 @@ public:
   Span record(const std::string &label) { return Span(*this, label); }
 
   const std::vector<ProbeEvent> &events() const { return buffer; }
+  /// Labels, by the index events carry.
   const std::vector<std::string> &labels() const { return labelNames; }
   /// Events that did not fit in the buffer.
   int64_t dropped() const { return droppedCount; }
@@ -188,6 +189,7 @@ public:
   /// Runs once. Probes record when the profiler is enabled.
   void run();
   Profiler &profiler();
+  const Profiler &profiler() const;
   /// oneDNN implementation or opscope kernel name of each op.
   const std::vector<std::string> &kernelNames() const;
 
