@@ -43,7 +43,8 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128,
   --models "$MODELS" --work "$BUILD_DIR/bench-ort" \
   "distilbert-opset14:input_ids=1x128,attention_mask=1x128" \
   "distilbert-opset14:input_ids=8x128,attention_mask=8x128" \
-  "bert-mini-opset14:input_ids=1x128,attention_mask=1x128"
+  "bert-mini-opset14:input_ids=1x128,attention_mask=1x128" \
+  "cnn-opset14:input=8x3x64x64" "mlp-opset14:input=8x784"
 
 echo
 echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"
