@@ -144,55 +144,70 @@ Shape broadcastStrides(const Shape &in, const Shape &out) {
   return st;
 }
 
-/// Walks `shape` in rows for N operands with the given element strides:
-/// calls f(offsets, rowLength, innerStrides) once per row. Dimensions of
-/// size 1 are dropped and dimensions contiguous for all operands merged.
-template <size_t N, typename F>
-void forEachRow(const Shape &shape, std::array<Shape, N> strides, F &&f) {
-  Shape dims;
-  std::array<Shape, N> st;
+/// Merges the walk of `shape` for operands with the given element strides:
+/// dimensions of size 1 are dropped and dimensions contiguous for all
+/// operands merged.
+StridedWalk makeWalk(const Shape &shape, const std::vector<Shape> &strides) {
+  StridedWalk w;
+  size_t n = strides.size();
+  w.strides.resize(n);
+  w.base.assign(n, 0);
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1)
       continue;
-    if (!dims.empty()) {
+    if (!w.dims.empty()) {
       bool merge = true;
-      for (size_t k = 0; k < N; ++k)
-        merge &= st[k].back() == strides[k][d] * shape[d];
+      for (size_t k = 0; k < n; ++k)
+        merge &= w.strides[k].back() == strides[k][d] * shape[d];
       if (merge) {
-        dims.back() *= shape[d];
-        for (size_t k = 0; k < N; ++k)
-          st[k].back() = strides[k][d];
+        w.dims.back() *= shape[d];
+        for (size_t k = 0; k < n; ++k)
+          w.strides[k].back() = strides[k][d];
         continue;
       }
     }
-    dims.push_back(shape[d]);
-    for (size_t k = 0; k < N; ++k)
-      st[k].push_back(strides[k][d]);
+    w.dims.push_back(shape[d]);
+    for (size_t k = 0; k < n; ++k)
+      w.strides[k].push_back(strides[k][d]);
   }
+  return w;
+}
+
+/// Calls f(offsets, rowLength, innerStrides) once per row of the walk's
+/// first N operands.
+template <size_t N, typename F> void walkRows(const StridedWalk &w, F &&f) {
   std::array<int64_t, N> off{};
   std::array<int64_t, N> inner{};
-  if (dims.empty()) {
+  for (size_t k = 0; k < N; ++k)
+    off[k] = w.base[k];
+  if (w.dims.empty()) {
     f(off, int64_t(1), inner);
     return;
   }
   for (size_t k = 0; k < N; ++k)
-    inner[k] = st[k].back();
-  size_t outerRank = dims.size() - 1;
+    inner[k] = w.strides[k].back();
+  size_t outerRank = w.dims.size() - 1;
   int64_t rows = 1;
   for (size_t d = 0; d < outerRank; ++d)
-    rows *= dims[d];
-  Shape idx(outerRank, 0);
+    rows *= w.dims[d];
+  // The odometer lives on the stack up to rank 17 (no allocation per call).
+  int64_t stackIdx[16] = {};
+  std::vector<int64_t> heapIdx;
+  int64_t *idx = stackIdx;
+  if (outerRank > 16) {
+    heapIdx.assign(outerRank, 0);
+    idx = heapIdx.data();
+  }
   for (int64_t r = 0; r < rows; ++r) {
-    f(off, dims.back(), inner);
-    // Odometer increment of the outer index, updating offsets.
+    f(off, w.dims.back(), inner);
     for (size_t d = outerRank; d-- > 0;) {
       ++idx[d];
       for (size_t k = 0; k < N; ++k)
-        off[k] += st[k][d];
-      if (idx[d] < dims[d])
+        off[k] += w.strides[k][d];
+      if (idx[d] < w.dims[d])
         break;
       for (size_t k = 0; k < N; ++k)
-        off[k] -= st[k][d] * dims[d];
+        off[k] -= w.strides[k][d] * w.dims[d];
       idx[d] = 0;
     }
   }
@@ -274,13 +289,10 @@ f32ArithRow(BinaryKind k, const float *a, int64_t sa, const float *b,
 }
 
 template <typename T>
-void binaryTyped(BinaryKind k, const T *a, const Shape &aShape, const T *b,
-                 const Shape &bShape, T *y, const Shape &yShape) {
-  forEachRow<3>(
-      yShape,
-      {contiguousStrides(yShape), broadcastStrides(aShape, yShape),
-       broadcastStrides(bShape, yShape)},
-      [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+void binaryTyped(BinaryKind k, const T *a, const T *b, T *y,
+                 const StridedWalk &w) {
+  walkRows<3>(
+      w, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
         T *yr = y + off[0];
         const T *ar = a + off[1];
         const T *br = b + off[2];
@@ -324,13 +336,10 @@ template <typename T> bool applyCompare(CompareKind k, T a, T b) {
 }
 
 template <typename T>
-void compareTyped(CompareKind k, const T *a, const Shape &aShape, const T *b,
-                  const Shape &bShape, uint8_t *y, const Shape &yShape) {
-  forEachRow<3>(
-      yShape,
-      {contiguousStrides(yShape), broadcastStrides(aShape, yShape),
-       broadcastStrides(bShape, yShape)},
-      [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+void compareTyped(CompareKind k, const T *a, const T *b, uint8_t *y,
+                  const StridedWalk &w) {
+  walkRows<3>(
+      w, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
         for (int64_t i = 0; i < n; ++i)
           y[off[0] + i] =
               applyCompare<T>(k, a[off[1] + i * st[1]], b[off[2] + i * st[2]]);
@@ -481,27 +490,68 @@ template <size_t N, typename F> void dispatchSize(size_t size, F &&f) {
   }
 }
 
-/// y (contiguous, yShape) = x read with element strides xStrides.
-void stridedCopy(const void *x, int64_t xBase, const Shape &xStrides, void *y,
-                 const Shape &yShape, size_t elemSize) {
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Walks
+//===----------------------------------------------------------------------===//
+
+StridedWalk opscope::rt::broadcastWalk(const Shape &y,
+                                       const std::vector<Shape> &inputs) {
+  std::vector<Shape> strides = {contiguousStrides(y)};
+  for (const Shape &in : inputs)
+    strides.push_back(broadcastStrides(in, y));
+  return makeWalk(y, strides);
+}
+
+StridedWalk opscope::rt::transposeWalk(const Shape &x,
+                                       const std::vector<int64_t> &perm) {
+  Shape xSt = contiguousStrides(x);
+  Shape y(perm.size()), st(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    y[i] = x[perm[i]];
+    st[i] = xSt[perm[i]];
+  }
+  return makeWalk(y, {contiguousStrides(y), st});
+}
+
+StridedWalk opscope::rt::sliceWalk(const Shape &x,
+                                   const std::vector<int64_t> &starts,
+                                   const Shape &y,
+                                   const std::vector<int64_t> &steps) {
+  Shape xSt = contiguousStrides(x);
+  Shape st(x.size());
+  int64_t base = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    st[i] = xSt[i] * steps[i];
+    base += starts[i] * xSt[i];
+  }
+  StridedWalk w = makeWalk(y, {contiguousStrides(y), st});
+  w.base[1] = base;
+  return w;
+}
+
+void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
+                              size_t elemSize) {
+  for (int64_t d : w.dims)
+    if (d == 0)
+      return;
   dispatchSize<2>(elemSize, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    const T *src = static_cast<const T *>(x) + xBase;
+    const T *src = static_cast<const T *>(x);
     T *dst = static_cast<T *>(y);
-    forEachRow<2>(yShape, {contiguousStrides(yShape), xStrides},
-                  [&](std::array<int64_t, 2> off, int64_t n,
-                      std::array<int64_t, 2> st) {
-                    T *d = dst + off[0];
-                    const T *s = src + off[1];
-                    if (st[1] == 1)
-                      std::memcpy(d, s, n * sizeof(T));
-                    else
-                      for (int64_t i = 0; i < n; ++i)
-                        d[i] = s[i * st[1]];
-                  });
+    walkRows<2>(w, [&](std::array<int64_t, 2> off, int64_t n,
+                       std::array<int64_t, 2> st) {
+      T *d = dst + off[0];
+      const T *s = src + off[1];
+      if (st[1] == 1)
+        std::memcpy(d, s, n * sizeof(T));
+      else
+        for (int64_t i = 0; i < n; ++i)
+          d[i] = s[i * st[1]];
+    });
   });
 }
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Elementwise
@@ -535,14 +585,27 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
   });
 }
 
+void opscope::rt::binary(BinaryKind k, DType t, const void *a, const void *b,
+                         void *y, const StridedWalk &w) {
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    binaryTyped<T>(k, static_cast<const T *>(a), static_cast<const T *>(b),
+                   static_cast<T *>(y), w);
+  });
+}
+
 void opscope::rt::binary(BinaryKind k, DType t, const void *a,
                          const Shape &aShape, const void *b,
                          const Shape &bShape, void *y, const Shape &yShape) {
+  binary(k, t, a, b, y, broadcastWalk(yShape, {aShape, bShape}));
+}
+
+void opscope::rt::compare(CompareKind k, DType t, const void *a, const void *b,
+                          uint8_t *y, const StridedWalk &w) {
   dispatchType(t, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    binaryTyped<T>(k, static_cast<const T *>(a), aShape,
-                   static_cast<const T *>(b), bShape, static_cast<T *>(y),
-                   yShape);
+    compareTyped<T>(k, static_cast<const T *>(a), static_cast<const T *>(b),
+                    y, w);
   });
 }
 
@@ -550,10 +613,22 @@ void opscope::rt::compare(CompareKind k, DType t, const void *a,
                           const Shape &aShape, const void *b,
                           const Shape &bShape, uint8_t *y,
                           const Shape &yShape) {
-  dispatchType(t, [&](auto *tag) {
+  compare(k, t, a, b, y, broadcastWalk(yShape, {aShape, bShape}));
+}
+
+void opscope::rt::where(const uint8_t *cond, const void *a, const void *b,
+                        void *y, const StridedWalk &w, size_t elemSize) {
+  dispatchSize<2>(elemSize, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    compareTyped<T>(k, static_cast<const T *>(a), aShape,
-                    static_cast<const T *>(b), bShape, y, yShape);
+    const T *at = static_cast<const T *>(a);
+    const T *bt = static_cast<const T *>(b);
+    T *yt = static_cast<T *>(y);
+    walkRows<4>(w, [&](std::array<int64_t, 4> off, int64_t n,
+                       std::array<int64_t, 4> st) {
+      for (int64_t i = 0; i < n; ++i)
+        yt[off[0] + i] = cond[off[1] + i * st[1]] ? at[off[2] + i * st[2]]
+                                                  : bt[off[3] + i * st[3]];
+    });
   });
 }
 
@@ -561,23 +636,8 @@ void opscope::rt::where(const uint8_t *cond, const Shape &cShape,
                         const void *a, const Shape &aShape, const void *b,
                         const Shape &bShape, void *y, const Shape &yShape,
                         size_t elemSize) {
-  dispatchSize<2>(elemSize, [&](auto *tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T *at = static_cast<const T *>(a);
-    const T *bt = static_cast<const T *>(b);
-    T *yt = static_cast<T *>(y);
-    forEachRow<4>(yShape,
-                  {contiguousStrides(yShape), broadcastStrides(cShape, yShape),
-                   broadcastStrides(aShape, yShape),
-                   broadcastStrides(bShape, yShape)},
-                  [&](std::array<int64_t, 4> off, int64_t n,
-                      std::array<int64_t, 4> st) {
-                    for (int64_t i = 0; i < n; ++i)
-                      yt[off[0] + i] = cond[off[1] + i * st[1]]
-                                           ? at[off[2] + i * st[2]]
-                                           : bt[off[3] + i * st[3]];
-                  });
-  });
+  where(cond, a, b, y, broadcastWalk(yShape, {cShape, aShape, bShape}),
+        elemSize);
 }
 
 void opscope::rt::cast(DType from, const void *x, DType to, void *y,
@@ -689,8 +749,8 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
     // Accumulate in double: sums over thousands of f32 values stay exact
     // enough to match references to 1e-6 relative.
     std::vector<double> acc(outN, init);
-    forEachRow<2>(xShape, {contiguousStrides(xShape), yStrides},
-                  [&](std::array<int64_t, 2> off, int64_t n,
+    walkRows<2>(makeWalk(xShape, {contiguousStrides(xShape), yStrides}),
+                [&](std::array<int64_t, 2> off, int64_t n,
                       std::array<int64_t, 2> st) {
                     const T *xs = in + off[0];
                     double *as = acc.data() + off[1];
@@ -736,34 +796,19 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
 void opscope::rt::transpose(const void *x, const Shape &xShape,
                             const std::vector<int64_t> &perm, void *y,
                             size_t elemSize) {
-  Shape xSt = contiguousStrides(xShape);
-  Shape yShape(perm.size()), st(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) {
-    yShape[i] = xShape[perm[i]];
-    st[i] = xSt[perm[i]];
-  }
-  stridedCopy(x, 0, st, y, yShape, elemSize);
+  stridedCopy(x, y, transposeWalk(xShape, perm), elemSize);
 }
 
 void opscope::rt::broadcastTo(const void *x, const Shape &xShape, void *y,
                               const Shape &yShape, size_t elemSize) {
-  stridedCopy(x, 0, broadcastStrides(xShape, yShape), y, yShape, elemSize);
+  stridedCopy(x, y, broadcastWalk(yShape, {xShape}), elemSize);
 }
 
 void opscope::rt::slice(const void *x, const Shape &xShape,
                         const std::vector<int64_t> &starts, const Shape &yShape,
                         const std::vector<int64_t> &steps, void *y,
                         size_t elemSize) {
-  Shape xSt = contiguousStrides(xShape);
-  Shape st(xShape.size());
-  int64_t base = 0;
-  for (size_t i = 0; i < xShape.size(); ++i) {
-    st[i] = xSt[i] * steps[i];
-    base += starts[i] * xSt[i];
-  }
-  if (numElements(yShape) == 0)
-    return;
-  stridedCopy(x, base, st, y, yShape, elemSize);
+  stridedCopy(x, y, sliceWalk(xShape, starts, yShape, steps), elemSize);
 }
 
 bool opscope::rt::gather(const void *data, const Shape &dShape,

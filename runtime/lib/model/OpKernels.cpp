@@ -18,6 +18,7 @@
 #include <limits>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 using namespace opscope;
 using namespace opscope::rt;
@@ -367,12 +368,12 @@ BoundKernel binaryOp(const OpContext &c, std::string &kernel) {
   c.requireComputable(a);
   BinaryKind k = c.parsed<BinaryKind>("kind", parseBinaryKind);
   DType t = a.dtype;
-  Shape as = a.shape, bs = b.shape, ys = y.shape;
+  StridedWalk w = broadcastWalk(y.shape, {a.shape, b.shape});
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   void *yp = c.ptr(y);
   kernel = ownKernelName("binary");
   return [=] {
-    binary(k, t, ap, as, bp, bs, yp, ys);
+    binary(k, t, ap, bp, yp, w);
     return std::string();
   };
 }
@@ -382,26 +383,26 @@ BoundKernel compareOp(const OpContext &c, std::string &kernel) {
   c.requireComputable(a);
   CompareKind k = c.parsed<CompareKind>("kind", parseCompareKind);
   DType t = a.dtype;
-  Shape as = a.shape, bs = b.shape, ys = y.shape;
+  StridedWalk w = broadcastWalk(y.shape, {a.shape, b.shape});
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   auto *yp = c.ptr<uint8_t>(y);
   kernel = ownKernelName("compare", false);
   return [=] {
-    compare(k, t, ap, as, bp, bs, yp, ys);
+    compare(k, t, ap, bp, yp, w);
     return std::string();
   };
 }
 
 BoundKernel whereOp(const OpContext &c, std::string &kernel) {
   const BufferRef &cond = c.in(0), &a = c.in(1), &b = c.in(2), &y = c.out();
-  Shape cs = cond.shape, as = a.shape, bs = b.shape, ys = y.shape;
+  StridedWalk w = broadcastWalk(y.shape, {cond.shape, a.shape, b.shape});
   size_t es = dtypeSize(y.dtype);
   auto *cp = c.ptr<const uint8_t>(cond);
   const void *ap = c.ptr(a), *bp = c.ptr(b);
   void *yp = c.ptr(y);
   kernel = ownKernelName("where", false);
   return [=] {
-    where(cp, cs, ap, as, bp, bs, yp, ys, es);
+    where(cp, ap, bp, yp, w, es);
     return std::string();
   };
 }
@@ -440,25 +441,19 @@ BoundKernel dataMovement(const OpContext &c, std::string &kernel) {
       return std::string();
     };
   }
-  if (kind == "transpose") {
-    Shape perm = c.ints("perm");
-    return [=] {
-      transpose(xp, xs, perm, yp, es);
+  // Strided copies: the walk is planned once, here.
+  std::optional<StridedWalk> walk;
+  if (kind == "transpose")
+    walk = transposeWalk(xs, c.ints("perm"));
+  else if (kind == "broadcast_to")
+    walk = broadcastWalk(ys, {xs});
+  else if (kind == "slice")
+    walk = sliceWalk(xs, c.ints("starts"), ys, c.ints("steps"));
+  if (walk)
+    return [=, w = *walk] {
+      stridedCopy(xp, yp, w, es);
       return std::string();
     };
-  }
-  if (kind == "broadcast_to")
-    return [=] {
-      broadcastTo(xp, xs, yp, ys, es);
-      return std::string();
-    };
-  if (kind == "slice") {
-    Shape starts = c.ints("starts"), steps = c.ints("steps");
-    return [=] {
-      slice(xp, xs, starts, ys, steps, yp, es);
-      return std::string();
-    };
-  }
   if (kind == "gather") {
     const BufferRef &idx = c.in(1);
     int64_t axis = c.intAttr("axis");

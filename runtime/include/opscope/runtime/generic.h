@@ -58,6 +58,35 @@ std::optional<ResizeMode> parseResizeMode(const std::string &s);
 std::optional<CoordinateTransform> parseCoordinateTransform(const std::string &s);
 std::optional<NearestMode> parseNearestMode(const std::string &s);
 
+/// How a kernel walks its output: dimensions of size 1 dropped and those
+/// contiguous for every operand merged, with each operand's element strides
+/// per merged dimension (operand 0 is the output) and start offsets. The
+/// runtime builds one per op when a model is loaded, so the kernels taking a
+/// walk do no setup per run.
+struct StridedWalk {
+  Shape dims;
+  std::vector<Shape> strides;
+  std::vector<int64_t> base;
+};
+/// The output `y` (contiguous) and each input broadcast to it (numpy rules).
+StridedWalk broadcastWalk(const Shape &y, const std::vector<Shape> &inputs);
+/// A contiguous output and the input read through a permutation.
+StridedWalk transposeWalk(const Shape &x, const std::vector<int64_t> &perm);
+/// A contiguous output and the input read from `starts` by `steps`.
+StridedWalk sliceWalk(const Shape &x, const std::vector<int64_t> &starts,
+                      const Shape &y, const std::vector<int64_t> &steps);
+
+/// The kernels below over a prebuilt walk (broadcastWalk of the operands;
+/// stridedCopy takes any walk of one input).
+void binary(BinaryKind k, DType t, const void *a, const void *b, void *y,
+            const StridedWalk &w);
+void compare(CompareKind k, DType t, const void *a, const void *b, uint8_t *y,
+             const StridedWalk &w);
+void where(const uint8_t *cond, const void *a, const void *b, void *y,
+           const StridedWalk &w, size_t elemSize);
+void stridedCopy(const void *x, void *y, const StridedWalk &w,
+                 size_t elemSize);
+
 /// y = f(x) over n elements of type t. alpha/beta as in osc.unary (leaky
 /// slope, elu alpha, clip bounds, hard_sigmoid alpha/beta).
 void unary(UnaryKind k, DType t, const void *x, void *y, int64_t n,
