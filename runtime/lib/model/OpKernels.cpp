@@ -313,10 +313,10 @@ BoundKernel softmax(const OpContext &c, std::string &kernel) {
     };
   }
   // General mask: add it (broadcast) into the output, then normalise there.
-  Shape maskShape = mask.shape;
+  StridedWalk addMask = broadcastWalk(shape, {shape, mask.shape});
   kernel = ownKernelName("softmax", axis == rank - 1);
   return [=] {
-    binary(BinaryKind::Add, DType::F32, xp, shape, mp, maskShape, yp, shape);
+    binary(BinaryKind::Add, DType::F32, xp, mp, yp, addMask);
     if (axis == rank - 1) {
       int64_t cols = shape.back();
       rt::softmax(yp, nullptr, 1, yp, numElements(shape) / std::max<int64_t>(cols, 1), cols, log);
