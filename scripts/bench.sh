@@ -38,7 +38,7 @@ echo "== opscope's own kernels (DistilBERT seq-128 sizes), AVX-512 vs portable"
 echo
 echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128, one thread pinned to CPU 0"
 /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
-  --iterations 10 --warmup 3 --rounds 3 \
+  --iterations 10 --warmup 3 --rounds 5 \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
   --models "$MODELS" --work "$BUILD_DIR/bench-ort" \
   "distilbert-opset14:input_ids=1x128,attention_mask=1x128" \
