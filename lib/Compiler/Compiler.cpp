@@ -195,8 +195,7 @@ bool linkLibrary(const std::string &object, const std::string &library,
 }
 } // namespace
 
-bool opscope::compileModel(const CompileOptions &opts,
-                           llvm::raw_ostream &reportOS, std::string &error) {
+bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   // Pass names are needed to parse --fuse-options pipelines.
   static std::once_flag passesRegistered;
   std::call_once(passesRegistered, [] { registerAllPasses(); });
@@ -266,7 +265,6 @@ bool opscope::compileModel(const CompileOptions &opts,
     if (opts.output.empty())
       return true;
   }
-  (void)reportOS;
 
   // Probe and plan.
   std::vector<std::string> probeTypes;

@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
       !parseSpecs(frozen, "--freeze-input", opscope::parseFreezeInputSpec))
     return 2;
   std::string error;
-  if (!opscope::compileModel(opts, llvm::outs(), error)) {
+  if (!opscope::compileModel(opts, error)) {
     llvm::errs() << "opscope-compile: error: " << error << "\n";
     return 1;
   }

@@ -15,8 +15,6 @@
 
 #include "opscope/Target/ONNX/ImportONNX.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 #include <optional>
 #include <string>
 
@@ -35,10 +33,10 @@ struct CompileOptions {
   bool timing = false;        ///< per-phase timing to stderr
 };
 
-/// Compiles; diagnostics go to the context's handler, the fusion report to
-/// `reportOS`. Returns false on failure (all outputs removed).
-bool compileModel(const CompileOptions &options, llvm::raw_ostream &reportOS,
-                  std::string &error);
+/// Compiles; diagnostics go to the context's handler, the fusion report
+/// (`printFusion`) to standard output. Returns false on failure with a
+/// summary in `error` (all outputs removed).
+bool compileModel(const CompileOptions &options, std::string &error);
 
 /// Default `.weights` path for a library path (`x.so` -> `x.weights`).
 std::string weightsPathFor(llvm::StringRef libraryPath);
