@@ -116,22 +116,10 @@ struct OpContext {
       return v;
     for (const json &p : *it) {
       std::string s = p.get<std::string>();
-      if (s == "relu")
-        v.push_back(PostOp::Relu);
-      else if (s == "gelu_erf")
-        v.push_back(PostOp::GeluErf);
-      else if (s == "gelu_tanh")
-        v.push_back(PostOp::GeluTanh);
-      else if (s == "sigmoid")
-        v.push_back(PostOp::Sigmoid);
-      else if (s == "tanh")
-        v.push_back(PostOp::Tanh);
-      else if (s == "hard_swish")
-        v.push_back(PostOp::HardSwish);
-      else if (s == "sum")
-        v.push_back(PostOp::Sum);
-      else
+      auto post = parsePostOp(s);
+      if (!post)
         fail("unknown post-op '" + s + "'");
+      v.push_back(*post);
     }
     return v;
   }

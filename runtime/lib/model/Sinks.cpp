@@ -135,6 +135,34 @@ std::vector<double> opscope::iterationTimes(const ProfileData &d) {
   return v;
 }
 
+namespace {
+/// What the CSV's network rows and the terminal summary both report.
+struct RunTotals {
+  std::vector<OpStats> ops;
+  std::vector<double> iterations; // sorted, ms
+  double meanIterationMs = 0, opTimeMs = 0;
+  int64_t dropped = 0;
+  double coveragePercent() const {
+    return meanIterationMs > 0 ? 100.0 * opTimeMs / meanIterationMs : 0;
+  }
+};
+
+RunTotals runTotals(const ProfileData &d) {
+  RunTotals t;
+  t.ops = opStatistics(d);
+  t.iterations = iterationTimes(d);
+  for (double v : t.iterations)
+    t.meanIterationMs += v;
+  if (!t.iterations.empty())
+    t.meanIterationMs /= t.iterations.size();
+  for (const OpStats &s : t.ops)
+    t.opTimeMs += s.mean;
+  for (const Session *s : d.sessions)
+    t.dropped += s->profiler().dropped();
+  return t;
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // Chrome trace
 //===----------------------------------------------------------------------===//
@@ -273,18 +301,16 @@ std::string number(double v, int precision = 4) {
 } // namespace
 
 void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
-  std::vector<OpStats> stats = opStatistics(d);
-  std::vector<double> iters = iterationTimes(d);
+  RunTotals t = runTotals(d);
+  const std::vector<double> &iters = t.iterations;
   atomicWrite(path, [&](std::ostream &os) {
     os << "operator_type,post_op,operator_name,input_tensor_names,"
           "input_shapes,input_dtypes,output_tensor_names,output_shapes,"
           "output_dtypes,weight_shape,weight_sparse_ratio,sparse_support,"
           "kernel,count,latency_mean_ms,latency_p50_ms,latency_p99_ms,"
           "gflops_per_s\n";
-    double opSum = 0;
     for (const ProbeInfo &p : d.model->probes()) {
-      const OpStats &s = stats[p.id];
-      opSum += s.mean;
+      const OpStats &s = t.ops[p.id];
       std::string post;
       for (size_t i = 0; i < p.postOps.size(); ++i)
         post += (i ? ";" : "") + p.postOps[i];
@@ -306,22 +332,14 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
          << number(s.mean) << ',' << number(s.p50) << ',' << number(s.p99)
          << ',' << number(gflops, 2) << '\n';
     }
-    double mean = 0;
-    for (double v : iters)
-      mean += v;
-    mean = iters.empty() ? 0 : mean / iters.size();
     os << "\nnetwork,iterations,latency_mean_ms,latency_p50_ms,"
           "latency_p90_ms,latency_p99_ms,op_time_mean_ms,op_coverage_percent,"
           "probe_cost_ns,dropped_events\n";
-    int64_t dropped = 0;
-    for (const Session *s : d.sessions)
-      dropped += s->profiler().dropped();
     os << csvField(d.model->name()) << ',' << iters.size() << ','
-       << number(mean) << ',' << number(percentile(iters, 50)) << ','
+       << number(t.meanIterationMs) << ',' << number(percentile(iters, 50)) << ','
        << number(percentile(iters, 90)) << ',' << number(percentile(iters, 99))
-       << ',' << number(opSum) << ','
-       << number(mean > 0 ? 100.0 * opSum / mean : 0, 2) << ','
-       << number(d.probeCostNs, 1) << ',' << dropped << '\n';
+       << ',' << number(t.opTimeMs) << ',' << number(t.coveragePercent(), 2)
+       << ',' << number(d.probeCostNs, 1) << ',' << t.dropped << '\n';
   });
 }
 
@@ -331,23 +349,14 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
 
 void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
                                   int top) {
-  std::vector<OpStats> stats = opStatistics(d);
-  std::vector<double> iters = iterationTimes(d);
-  double mean = 0, opSum = 0;
-  for (double v : iters)
-    mean += v;
-  mean = iters.empty() ? 0 : mean / iters.size();
-  for (const OpStats &s : stats)
-    opSum += s.mean;
-  int64_t dropped = 0;
-  for (const Session *s : d.sessions)
-    dropped += s->profiler().dropped();
-  os << "profile: " << iters.size() << " iterations, " << d.model->probes().size()
-     << " probes, probe cost " << number(d.probeCostNs, 1) << " ns, "
-     << dropped << " dropped events\n";
+  RunTotals t = runTotals(d);
+  const std::vector<OpStats> &stats = t.ops;
+  double opSum = t.opTimeMs;
+  os << "profile: " << t.iterations.size() << " iterations, "
+     << d.model->probes().size() << " probes, probe cost "
+     << number(d.probeCostNs, 1) << " ns, " << t.dropped << " dropped events\n";
   os << "op time per iteration: " << number(opSum, 3) << " ms ("
-     << number(mean > 0 ? 100.0 * opSum / mean : 0, 1)
-     << "% of iteration wall time)\n";
+     << number(t.coveragePercent(), 1) << "% of iteration wall time)\n";
   std::vector<size_t> order(stats.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;

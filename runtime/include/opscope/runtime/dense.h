@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ namespace opscope::rt {
 
 /// Post-operations, in the order they apply (mirrors osc's post_ops).
 enum class PostOp { Relu, GeluErf, GeluTanh, Sigmoid, Tanh, HardSwish, Sum };
+/// `relu`, `gelu_erf`, ... (osc's spelling); nullopt when unknown.
+std::optional<PostOp> parsePostOp(const std::string &name);
 
 /// y[M x N] = post_ops(x[M x K] * W^T + b), W given as N x K (row-major),
 /// as osc.inner_product holds it.
