@@ -196,16 +196,6 @@ dnnl::memory packed(const dnnl::memory::desc &plainMd,
 }
 } // namespace
 
-std::optional<PostOp> opscope::rt::parsePostOp(const std::string &name) {
-  static const char *const names[] = {"relu",    "gelu_erf", "gelu_tanh",
-                                      "sigmoid", "tanh",     "hard_swish",
-                                      "sum"};
-  for (size_t i = 0; i < std::size(names); ++i)
-    if (name == names[i])
-      return static_cast<PostOp>(i);
-  return std::nullopt;
-}
-
 void opscope::rt::setDenseThreads(int threads) {
   if (threads > 0)
     omp_set_num_threads(threads);

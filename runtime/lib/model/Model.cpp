@@ -167,8 +167,14 @@ void Model::Impl::parsePlan(const char *text) {
   for (const json &o : plan.at("ops")) {
     OpDesc op;
     op.index = index++;
-    op.kind = o.at("kind").get<std::string>();
     op.name = o.value("name", "");
+    std::string kind = o.at("kind").get<std::string>();
+    auto k = parseKind<OpKind>(kind);
+    if (!k)
+      throw Error("op #" + std::to_string(op.index) + " '" + op.name +
+                  "': unknown op kind '" + kind +
+                  "' in the model plan (compiled by another opscope version?)");
+    op.kind = *k;
     for (const json &r : o.at("operands"))
       op.operands.push_back(parseBufferRef(r));
     for (const json &r : o.at("results"))

@@ -31,7 +31,8 @@ struct BufferRef {
 
 struct OpDesc {
   int64_t index = 0;
-  std::string kind, name;
+  OpKind kind = OpKind::Unary;
+  std::string name;
   std::vector<BufferRef> operands, results;
   nlohmann::json attrs;
 };

@@ -11,6 +11,8 @@
 #ifndef OPSCOPE_RUNTIME_DENSE_H
 #define OPSCOPE_RUNTIME_DENSE_H
 
+#include "opscope/runtime/kinds.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -19,10 +21,7 @@
 
 namespace opscope::rt {
 
-/// Post-operations, in the order they apply (mirrors osc's post_ops).
-enum class PostOp { Relu, GeluErf, GeluTanh, Sigmoid, Tanh, HardSwish, Sum };
-/// `relu`, `gelu_erf`, ... (osc's spelling); nullopt when unknown.
-std::optional<PostOp> parsePostOp(const std::string &name);
+// Post-operations (PostOp, kinds.h) apply in the order given.
 
 /// y[M x N] = post_ops(x[M x K] * W^T + b), W given as N x K (row-major),
 /// as osc.inner_product holds it.

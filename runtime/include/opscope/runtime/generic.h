@@ -14,6 +14,8 @@
 #ifndef OPSCOPE_RUNTIME_GENERIC_H
 #define OPSCOPE_RUNTIME_GENERIC_H
 
+#include "opscope/runtime/kinds.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,39 +26,14 @@ namespace opscope::rt {
 
 using Shape = std::vector<int64_t>;
 
-/// Element types the runtime stores. I1 is one byte holding 0 or 1.
-enum class DType : uint8_t { F16, BF16, F32, F64, I1, I8, U8, I16, I32, I64 };
-
-size_t dtypeSize(DType t);
-const char *dtypeName(DType t);
-/// `f32`, `i64`, `i1`, `u8`, ... (osc's spelling). Empty when unknown.
-std::optional<DType> parseDType(const std::string &name);
+/// The plan's name of an element type (`f32`, `i64`, `i1`, `u8`, ...).
+inline const char *dtypeName(DType t) { return kindName(t); }
+inline std::optional<DType> parseDType(const std::string &name) {
+  return parseKind<DType>(name);
+}
 /// Whether the generic kernels compute on this type (not f16/bf16).
 bool dtypeComputable(DType t);
 int64_t numElements(const Shape &s);
-
-enum class UnaryKind {
-  Relu, LeakyRelu, Elu, Tanh, Sigmoid, Erf, Exp, Log, Sqrt, Reciprocal, Neg,
-  Abs, Floor, Ceil, Softplus, HardSigmoid, HardSwish, Clip, Not
-};
-enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min, And, Or, Xor };
-enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
-enum class ReduceKind { Mean, Sum, Max, Min, Prod, SumSquare, L2 };
-enum class PadMode { Constant, Reflect, Edge };
-enum class ResizeMode { Nearest, Linear, Cubic };
-enum class CoordinateTransform {
-  HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, HalfPixelSymmetric
-};
-enum class NearestMode { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
-
-std::optional<UnaryKind> parseUnaryKind(const std::string &s);
-std::optional<BinaryKind> parseBinaryKind(const std::string &s);
-std::optional<CompareKind> parseCompareKind(const std::string &s);
-std::optional<ReduceKind> parseReduceKind(const std::string &s);
-std::optional<PadMode> parsePadMode(const std::string &s);
-std::optional<ResizeMode> parseResizeMode(const std::string &s);
-std::optional<CoordinateTransform> parseCoordinateTransform(const std::string &s);
-std::optional<NearestMode> parseNearestMode(const std::string &s);
 
 /// How a kernel walks its output: dimensions of size 1 dropped and those
 /// contiguous for every operand merged, with each operand's element strides

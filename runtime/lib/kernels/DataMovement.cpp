@@ -1,0 +1,134 @@
+//===- DataMovement.cpp - transpose, gather, concat, slice, pad -----------===//
+//
+// Part of opscope's runtime. Data movement in rows: memcpy where a row is
+// contiguous, strided loops otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Walk.h"
+
+#include <cstring>
+
+using namespace opscope::rt;
+using namespace opscope::rt::detail;
+
+void opscope::rt::transpose(const void *x, const Shape &xShape,
+                            const std::vector<int64_t> &perm, void *y,
+                            size_t elemSize) {
+  stridedCopy(x, y, transposeWalk(xShape, perm), elemSize);
+}
+
+void opscope::rt::broadcastTo(const void *x, const Shape &xShape, void *y,
+                              const Shape &yShape, size_t elemSize) {
+  stridedCopy(x, y, broadcastWalk(yShape, {xShape}), elemSize);
+}
+
+void opscope::rt::slice(const void *x, const Shape &xShape,
+                        const std::vector<int64_t> &starts, const Shape &yShape,
+                        const std::vector<int64_t> &steps, void *y,
+                        size_t elemSize) {
+  stridedCopy(x, y, sliceWalk(xShape, starts, yShape, steps), elemSize);
+}
+
+bool opscope::rt::gather(const void *data, const Shape &dShape,
+                         const void *indices, DType indexType,
+                         int64_t numIndices, int64_t axis, void *y,
+                         size_t elemSize) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= dShape[i];
+  for (size_t i = axis + 1; i < dShape.size(); ++i)
+    inner *= dShape[i];
+  int64_t len = dShape[axis];
+  size_t block = inner * elemSize;
+  const char *src = static_cast<const char *>(data);
+  char *dst = static_cast<char *>(y);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < numIndices; ++j) {
+      int64_t idx = indexType == DType::I32
+                        ? static_cast<const int32_t *>(indices)[j]
+                        : static_cast<const int64_t *>(indices)[j];
+      if (idx < 0)
+        idx += len;
+      if (idx < 0 || idx >= len)
+        return false;
+      std::memcpy(dst, src + (o * len + idx) * block, block);
+      dst += block;
+    }
+  }
+  return true;
+}
+
+void opscope::rt::concat(const std::vector<const void *> &inputs,
+                         const std::vector<Shape> &shapes, int64_t axis,
+                         void *y, size_t elemSize) {
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= shapes[0][i];
+  std::vector<size_t> blocks;
+  for (const Shape &s : shapes) {
+    int64_t b = 1;
+    for (size_t i = axis; i < s.size(); ++i)
+      b *= s[i];
+    blocks.push_back(b * elemSize);
+  }
+  char *dst = static_cast<char *>(y);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      std::memcpy(dst, static_cast<const char *>(inputs[k]) + o * blocks[k],
+                  blocks[k]);
+      dst += blocks[k];
+    }
+  }
+}
+
+void opscope::rt::pad(PadMode mode, DType t, const void *x,
+                      const Shape &xShape, const std::vector<int64_t> &pads,
+                      double value, void *y, const Shape &yShape) {
+  size_t rank = xShape.size();
+  size_t es = dtypeSize(t);
+  Shape xSt = contiguousStrides(xShape);
+  int64_t n = numElements(yShape);
+  if (n == 0)
+    return;
+  // Constant fill value in the element type.
+  std::vector<char> fill(es);
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T v = static_cast<T>(value);
+    std::memcpy(fill.data(), &v, es);
+  });
+  const char *src = static_cast<const char *>(x);
+  char *dst = static_cast<char *>(y);
+  Shape idx(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    bool inside = true;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t s = idx[d] - pads[d];
+      int64_t len = xShape[d];
+      if (s < 0 || s >= len) {
+        if (mode == PadMode::Constant || len == 0) {
+          inside = false;
+          break;
+        }
+        if (mode == PadMode::Edge) {
+          s = s < 0 ? 0 : len - 1;
+        } else { // reflect, without repeating the edge
+          int64_t period = std::max<int64_t>(2 * (len - 1), 1);
+          s = ((s % period) + period) % period;
+          if (s >= len)
+            s = period - s;
+        }
+      }
+      off += s * xSt[d];
+    }
+    std::memcpy(dst + i * es, inside ? src + off * es : fill.data(), es);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < yShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+

@@ -1,0 +1,69 @@
+//===- Normalization.cpp - batch norm, global pooling, softmax on any axis ===//
+//
+// Part of opscope's runtime. The plain (non-fused) normalisation and pooling
+// helpers; the hot last-axis softmax and layer norm are in kernels.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/generic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace opscope::rt;
+
+void opscope::rt::batchNorm(const float *x, const Shape &shape,
+                            const float *scale, const float *bias,
+                            const float *mean, const float *var, float eps,
+                            float *y) {
+  int64_t n = shape[0], c = shape.size() > 1 ? shape[1] : 1;
+  int64_t inner = numElements(shape) / std::max<int64_t>(n * c, 1);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      float s = scale[ch] / std::sqrt(var[ch] + eps);
+      float t = bias[ch] - mean[ch] * s;
+      const float *in = x + (b * c + ch) * inner;
+      float *out = y + (b * c + ch) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        out[i] = in[i] * s + t;
+    }
+}
+
+void opscope::rt::globalPool(bool isMax, const float *x, const Shape &shape,
+                             float *y) {
+  int64_t planes = shape[0] * shape[1];
+  int64_t inner = numElements(shape) / std::max<int64_t>(planes, 1);
+  for (int64_t p = 0; p < planes; ++p) {
+    const float *in = x + p * inner;
+    double acc = isMax ? -INFINITY : 0.0;
+    for (int64_t i = 0; i < inner; ++i)
+      acc = isMax ? std::max(acc, double(in[i])) : acc + in[i];
+    y[p] = static_cast<float>(isMax ? acc : acc / inner);
+  }
+}
+
+void opscope::rt::softmaxAxis(const float *x, const Shape &shape, int64_t axis,
+                              bool log, float *y) {
+  int64_t outer = 1, inner = 1, len = shape[axis];
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= shape[i];
+  for (size_t i = axis + 1; i < shape.size(); ++i)
+    inner *= shape[i];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const float *in = x + o * len * inner + i;
+      float *out = y + o * len * inner + i;
+      float mx = -INFINITY;
+      for (int64_t j = 0; j < len; ++j)
+        mx = std::max(mx, in[j * inner]);
+      double sum = 0;
+      for (int64_t j = 0; j < len; ++j)
+        sum += std::exp(double(in[j * inner] - mx));
+      for (int64_t j = 0; j < len; ++j) {
+        double v = in[j * inner] - mx;
+        out[j * inner] = static_cast<float>(log ? v - std::log(sum)
+                                                : std::exp(v) / sum);
+      }
+    }
+}

@@ -1,0 +1,135 @@
+//===- Reduce.cpp - reductions over any set of axes -----------------------===//
+//
+// Part of opscope's runtime. Trailing contiguous f32 axes are reduced row by
+// row with vectorisable loops (cloned for AVX-512); other layouts walk the
+// input once, accumulating into the output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Walk.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace opscope::rt;
+using namespace opscope::rt::detail;
+
+namespace {
+__attribute__((target_clones("avx512f", "default"))) void
+reduceRowsF32(ReduceKind k, const float *x, float *y, int64_t rows,
+              int64_t cols) {
+  constexpr int kLanes = 16;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float acc[kLanes];
+    bool isMax = k == ReduceKind::Max, isMin = k == ReduceKind::Min;
+    bool square = k == ReduceKind::SumSquare || k == ReduceKind::L2;
+    float init = isMax ? -INFINITY : isMin ? INFINITY : 0.0f;
+    for (float &a : acc)
+      a = init;
+    int64_t c = 0;
+    for (; c + kLanes <= cols; c += kLanes)
+      for (int l = 0; l < kLanes; ++l) {
+        float v = in[c + l];
+        if (isMax)
+          acc[l] = std::max(acc[l], v);
+        else if (isMin)
+          acc[l] = std::min(acc[l], v);
+        else
+          acc[l] += square ? v * v : v;
+      }
+    float total = init;
+    for (float a : acc)
+      total = isMax ? std::max(total, a) : isMin ? std::min(total, a) : total + a;
+    for (; c < cols; ++c) {
+      float v = in[c];
+      total = isMax ? std::max(total, v) : isMin ? std::min(total, v)
+                                         : total + (square ? v * v : v);
+    }
+    if (k == ReduceKind::Mean)
+      total /= static_cast<float>(cols);
+    else if (k == ReduceKind::L2)
+      total = std::sqrt(total);
+    y[r] = total;
+  }
+}
+} // namespace
+
+void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
+                         const Shape &xShape, const std::vector<int64_t> &axes,
+                         void *y) {
+  // Trailing contiguous axes of f32: rows reduced with vectorisable float
+  // partial sums (the decomposed LayerNorm's ReduceMean).
+  bool trailing = t == DType::F32 && !axes.empty() &&
+                  k != ReduceKind::Prod;
+  for (size_t i = 0; i < axes.size() && trailing; ++i)
+    trailing = axes[i] == static_cast<int64_t>(xShape.size() - axes.size() + i);
+  if (trailing) {
+    int64_t cols = 1;
+    for (size_t i = xShape.size() - axes.size(); i < xShape.size(); ++i)
+      cols *= xShape[i];
+    reduceRowsF32(k, static_cast<const float *>(x), static_cast<float *>(y),
+                  numElements(xShape) / std::max<int64_t>(cols, 1), cols);
+    return;
+  }
+  // Output strides over the input's index space: 0 on reduced axes.
+  Shape kept = xShape;
+  for (int64_t a : axes)
+    kept[a] = 1;
+  Shape yStrides = broadcastStrides(kept, xShape);
+  int64_t outN = numElements(kept);
+  int64_t count = numElements(xShape) / std::max<int64_t>(outN, 1);
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *in = static_cast<const T *>(x);
+    T *out = static_cast<T *>(y);
+    double init = 0;
+    if (k == ReduceKind::Max)
+      init = -std::numeric_limits<double>::infinity();
+    else if (k == ReduceKind::Min)
+      init = std::numeric_limits<double>::infinity();
+    else if (k == ReduceKind::Prod)
+      init = 1;
+    // Accumulate in double: sums over thousands of f32 values stay exact
+    // enough to match references to 1e-6 relative.
+    std::vector<double> acc(outN, init);
+    walkRows<2>(makeWalk(xShape, {contiguousStrides(xShape), yStrides}),
+                [&](std::array<int64_t, 2> off, int64_t n,
+                      std::array<int64_t, 2> st) {
+                    const T *xs = in + off[0];
+                    double *as = acc.data() + off[1];
+                    for (int64_t i = 0; i < n; ++i) {
+                      double v = static_cast<double>(xs[i]);
+                      double &a = as[i * st[1]];
+                      switch (k) {
+                      case ReduceKind::Mean:
+                      case ReduceKind::Sum:
+                        a += v;
+                        break;
+                      case ReduceKind::SumSquare:
+                      case ReduceKind::L2:
+                        a += v * v;
+                        break;
+                      case ReduceKind::Max:
+                        a = std::max(a, v);
+                        break;
+                      case ReduceKind::Min:
+                        a = std::min(a, v);
+                        break;
+                      case ReduceKind::Prod:
+                        a *= v;
+                        break;
+                      }
+                    }
+                  });
+    for (int64_t i = 0; i < outN; ++i) {
+      double v = acc[i];
+      if (k == ReduceKind::Mean)
+        v /= static_cast<double>(count);
+      else if (k == ReduceKind::L2)
+        v = std::sqrt(v);
+      out[i] = static_cast<T>(v);
+    }
+  });
+}
+

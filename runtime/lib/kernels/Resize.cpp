@@ -1,0 +1,137 @@
+//===- Resize.cpp - ONNX Resize (nearest, linear, cubic) ------------------===//
+//
+// Part of opscope's runtime. Separable: every dimension is resized
+// independently from taps planned per output index.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/generic.h"
+
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+using namespace opscope::rt;
+
+namespace {
+/// Input coordinate of output index `o` along one dimension (ONNX Resize).
+double sourceCoordinate(CoordinateTransform t, int64_t o, int64_t in,
+                        int64_t out, double scale) {
+  switch (t) {
+  case CoordinateTransform::HalfPixel:
+    return (o + 0.5) / scale - 0.5;
+  case CoordinateTransform::PytorchHalfPixel:
+    return out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+  case CoordinateTransform::AlignCorners: {
+    // ONNX: length_resized is input * scale, unrounded, when scales are given.
+    double resized = scale * in;
+    return resized == 1.0 ? 0.0 : double(o) * (in - 1) / (resized - 1.0);
+  }
+  case CoordinateTransform::Asymmetric:
+    return o / scale;
+  case CoordinateTransform::HalfPixelSymmetric: {
+    double adjustment = out / (scale * in);
+    double center = in / 2.0;
+    double offset = center * (1 - adjustment);
+    return offset + (o + 0.5) / scale - 0.5;
+  }
+  }
+  return 0;
+}
+
+int64_t nearestIndex(NearestMode m, double c, int64_t in) {
+  double r;
+  switch (m) {
+  case NearestMode::RoundPreferFloor:
+    r = (c - std::floor(c) == 0.5) ? std::floor(c) : std::round(c);
+    break;
+  case NearestMode::RoundPreferCeil:
+    r = (c - std::floor(c) == 0.5) ? std::ceil(c) : std::round(c);
+    break;
+  case NearestMode::Floor:
+    r = std::floor(c);
+    break;
+  case NearestMode::Ceil:
+  default:
+    r = std::ceil(c);
+    break;
+  }
+  return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
+}
+
+/// Taps (source index, weight) for every output index along one dimension.
+std::vector<std::vector<std::pair<int64_t, float>>>
+resizeTaps(const ResizeParams &p, int64_t in, int64_t out, double scale) {
+  std::vector<std::vector<std::pair<int64_t, float>>> taps(out);
+  for (int64_t o = 0; o < out; ++o) {
+    double c = sourceCoordinate(p.transform, o, in, out, scale);
+    auto &t = taps[o];
+    if (p.mode == ResizeMode::Nearest) {
+      t.push_back({nearestIndex(p.nearest, c, in), 1.0f});
+      continue;
+    }
+    if (p.mode == ResizeMode::Linear) {
+      c = std::clamp(c, 0.0, double(in - 1));
+      int64_t i0 = static_cast<int64_t>(std::floor(c));
+      double r = c - i0;
+      t.push_back({i0, static_cast<float>(1 - r)});
+      t.push_back({std::min(i0 + 1, in - 1), static_cast<float>(r)});
+      continue;
+    }
+    int64_t i0 = static_cast<int64_t>(std::floor(c));
+    double r = c - i0;
+    double a = p.cubicA;
+    double w[4] = {
+        ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+        ((a + 2) * r - (a + 3)) * r * r + 1,
+        ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
+        ((a * (2 - r) - 5 * a) * (2 - r) + 8 * a) * (2 - r) - 4 * a};
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      int64_t i = i0 - 1 + k;
+      if (p.excludeOutside && (i < 0 || i >= in))
+        w[k] = 0;
+      sum += w[k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      double wk = p.excludeOutside && sum != 0 ? w[k] / sum : w[k];
+      t.push_back({std::clamp<int64_t>(i0 - 1 + k, 0, in - 1),
+                   static_cast<float>(wk)});
+    }
+  }
+  return taps;
+}
+} // namespace
+
+void opscope::rt::resize(const ResizeParams &p, const float *x,
+                         const Shape &xShape, float *y, const Shape &yShape) {
+  // Separable: resize one dimension at a time through a scratch buffer.
+  std::vector<float> cur(x, x + numElements(xShape)), next;
+  Shape shape = xShape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    double scale = p.scales.empty() ? double(yShape[d]) / shape[d]
+                                    : double(p.scales[d]);
+    if (yShape[d] == shape[d] && scale == 1.0)
+      continue;
+    auto taps = resizeTaps(p, shape[d], yShape[d], scale);
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < d; ++i)
+      outer *= shape[i];
+    for (size_t i = d + 1; i < shape.size(); ++i)
+      inner *= shape[i];
+    next.assign(outer * yShape[d] * inner, 0.0f);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < yShape[d]; ++j) {
+        float *dst = next.data() + (o * yShape[d] + j) * inner;
+        for (auto [src, w] : taps[j]) {
+          const float *s = cur.data() + (o * shape[d] + src) * inner;
+          for (int64_t i = 0; i < inner; ++i)
+            dst[i] += w * s[i];
+        }
+      }
+    shape[d] = yShape[d];
+    cur.swap(next);
+  }
+  std::memcpy(y, cur.data(), cur.size() * sizeof(float));
+}
+

@@ -1,0 +1,135 @@
+//===- StridedWalk.cpp - walk planning and strided copies -----------------===//
+//
+// Part of opscope's runtime. Builds the strided walks (dimension merging,
+// broadcast strides) the runtime plans once per op when a model is loaded,
+// and the strided copy behind transpose, broadcast_to and slice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Walk.h"
+
+#include <cstring>
+
+using namespace opscope::rt;
+using namespace opscope::rt::detail;
+
+bool opscope::rt::dtypeComputable(DType t) {
+  return t != DType::F16 && t != DType::BF16;
+}
+
+int64_t opscope::rt::numElements(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// Row-major element strides of a contiguous tensor.
+Shape opscope::rt::detail::contiguousStrides(const Shape &s) {
+  Shape st(s.size());
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+  return st;
+}
+
+/// Strides of `in` read as if broadcast to `out` (right-aligned, 0 where
+/// broadcast).
+Shape opscope::rt::detail::broadcastStrides(const Shape &in, const Shape &out) {
+  Shape st(out.size(), 0);
+  Shape inSt = contiguousStrides(in);
+  size_t off = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    st[off + i] = in[i] == 1 ? 0 : inSt[i];
+  return st;
+}
+
+/// Merges the walk of `shape` for operands with the given element strides:
+/// dimensions of size 1 are dropped and dimensions contiguous for all
+/// operands merged.
+StridedWalk opscope::rt::detail::makeWalk(const Shape &shape, const std::vector<Shape> &strides) {
+  StridedWalk w;
+  size_t n = strides.size();
+  w.strides.resize(n);
+  w.base.assign(n, 0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (!w.dims.empty()) {
+      bool merge = true;
+      for (size_t k = 0; k < n; ++k)
+        merge &= w.strides[k].back() == strides[k][d] * shape[d];
+      if (merge) {
+        w.dims.back() *= shape[d];
+        for (size_t k = 0; k < n; ++k)
+          w.strides[k].back() = strides[k][d];
+        continue;
+      }
+    }
+    w.dims.push_back(shape[d]);
+    for (size_t k = 0; k < n; ++k)
+      w.strides[k].push_back(strides[k][d]);
+  }
+  return w;
+}
+
+
+StridedWalk opscope::rt::broadcastWalk(const Shape &y,
+                                       const std::vector<Shape> &inputs) {
+  std::vector<Shape> strides = {contiguousStrides(y)};
+  for (const Shape &in : inputs)
+    strides.push_back(broadcastStrides(in, y));
+  return makeWalk(y, strides);
+}
+
+StridedWalk opscope::rt::transposeWalk(const Shape &x,
+                                       const std::vector<int64_t> &perm) {
+  Shape xSt = contiguousStrides(x);
+  Shape y(perm.size()), st(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    y[i] = x[perm[i]];
+    st[i] = xSt[perm[i]];
+  }
+  return makeWalk(y, {contiguousStrides(y), st});
+}
+
+StridedWalk opscope::rt::sliceWalk(const Shape &x,
+                                   const std::vector<int64_t> &starts,
+                                   const Shape &y,
+                                   const std::vector<int64_t> &steps) {
+  Shape xSt = contiguousStrides(x);
+  Shape st(x.size());
+  int64_t base = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    st[i] = xSt[i] * steps[i];
+    base += starts[i] * xSt[i];
+  }
+  StridedWalk w = makeWalk(y, {contiguousStrides(y), st});
+  w.base[1] = base;
+  return w;
+}
+
+void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
+                              size_t elemSize) {
+  for (int64_t d : w.dims)
+    if (d == 0)
+      return;
+  dispatchSize<2>(elemSize, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *src = static_cast<const T *>(x);
+    T *dst = static_cast<T *>(y);
+    walkRows<2>(w, [&](std::array<int64_t, 2> off, int64_t n,
+                       std::array<int64_t, 2> st) {
+      T *d = dst + off[0];
+      const T *s = src + off[1];
+      if (st[1] == 1)
+        std::memcpy(d, s, n * sizeof(T));
+      else
+        for (int64_t i = 0; i < n; ++i)
+          d[i] = s[i * st[1]];
+    });
+  });
+}
+

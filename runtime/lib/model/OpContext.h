@@ -1,0 +1,147 @@
+//===- OpContext.h - what a kernel factory sees of one planned op -*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). A kernel factory reads its op's
+// buffers and attributes through OpContext; every error it raises names the
+// op, so a model the runtime cannot execute is rejected when the session is
+// created, never in the middle of a run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_MODEL_OPCONTEXT_H
+#define OPSCOPE_RUNTIME_LIB_MODEL_OPCONTEXT_H
+
+#include "Plan.h"
+
+#include "opscope/runtime/dense.h"
+#include "opscope/runtime/kernels.h"
+#include "opscope/runtime/model.h"
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::rt {
+
+using json = nlohmann::json;
+
+struct OpContext {
+  const OpDesc &op;
+  const Buffers &buf;
+
+  [[noreturn]] void fail(const std::string &msg) const {
+    throw Error("op #" + std::to_string(op.index) + " '" + op.name + "' (" +
+                kindName(op.kind) + "): " + msg);
+  }
+  const BufferRef &in(size_t i) const {
+    if (i >= op.operands.size())
+      fail("missing operand " + std::to_string(i));
+    return op.operands[i];
+  }
+  const BufferRef &out(size_t i = 0) const {
+    if (i >= op.results.size())
+      fail("missing result " + std::to_string(i));
+    return op.results[i];
+  }
+  bool has(size_t i) const {
+    return i < op.operands.size() && op.operands[i].kind != BufferRef::None;
+  }
+  template <typename T = void> T *ptr(const BufferRef &r) const {
+    return static_cast<T *>(buf.ptr(r));
+  }
+  const float *constF32(const BufferRef &r) const {
+    return r.kind == BufferRef::Weight ? ptr<const float>(r) : nullptr;
+  }
+  int64_t intAttr(const char *name, int64_t def = 0) const {
+    auto it = op.attrs.find(name);
+    return it == op.attrs.end() ? def : it->get<int64_t>();
+  }
+  double floatAttr(const char *name, double def) const {
+    auto it = op.attrs.find(name);
+    if (it == op.attrs.end() || it->is_null())
+      return def;
+    return number(*it);
+  }
+  /// A number, or "inf"/"-inf"/"nan" (JSON has no literals for them).
+  static double number(const json &v) {
+    if (!v.is_string())
+      return v.get<double>();
+    const std::string &s = v.get_ref<const std::string &>();
+    if (s == "inf")
+      return std::numeric_limits<double>::infinity();
+    if (s == "-inf")
+      return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  bool flag(const char *name) const {
+    auto it = op.attrs.find(name);
+    return it != op.attrs.end() && it->get<bool>();
+  }
+  std::string str(const char *name) const {
+    auto it = op.attrs.find(name);
+    if (it == op.attrs.end())
+      fail(std::string("missing attribute '") + name + "'");
+    return it->get<std::string>();
+  }
+  Shape ints(const char *name) const {
+    Shape v;
+    auto it = op.attrs.find(name);
+    if (it != op.attrs.end())
+      for (const json &x : *it)
+        v.push_back(x.get<int64_t>());
+    return v;
+  }
+  /// An enumeration attribute, by its name in the kinds table.
+  template <typename E> E enumAttr(const char *name) const {
+    std::string s = str(name);
+    auto e = parseKind<E>(s);
+    if (!e)
+      fail(std::string("unknown ") + name + " '" + s + "'");
+    return *e;
+  }
+  void requireF32(const BufferRef &r, const char *what) const {
+    if (r.dtype != DType::F32)
+      fail(std::string(what) + " has element type " + dtypeName(r.dtype) +
+           "; the runtime computes this op in f32 only");
+  }
+  void requireComputable(const BufferRef &r) const {
+    if (!dtypeComputable(r.dtype))
+      fail(std::string("element type ") + dtypeName(r.dtype) +
+           " is not supported by the runtime yet");
+  }
+  /// `opscope:<kind>:<isa>` for opscope's own kernels: the kernel family
+  /// compile-time reports show (kinds.def), with the ISA the runtime chose
+  /// (`portable` for kernels that are not dispatched).
+  std::string ownKernel(bool dispatched = true) const {
+    return std::string(kernelFamily(op.kind)) + ":" +
+           (dispatched && kernelIsa() == Isa::Avx512 ? "avx512" : "portable");
+  }
+  std::vector<PostOp> postOps() const {
+    std::vector<PostOp> v;
+    auto it = op.attrs.find("post_ops");
+    if (it == op.attrs.end())
+      return v;
+    for (const json &p : *it) {
+      std::string s = p.get<std::string>();
+      auto post = parseKind<PostOp>(s);
+      if (!post)
+        fail("unknown post-op '" + s + "'");
+      v.push_back(*post);
+    }
+    return v;
+  }
+};
+
+
+/// Runs a oneDNN constructor, turning its exceptions into op errors.
+template <typename F> auto dnnlCreate(const OpContext &c, F &&f) {
+  try {
+    return f();
+  } catch (const std::exception &e) {
+    c.fail(std::string("oneDNN cannot build this primitive: ") + e.what());
+  }
+}
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_LIB_MODEL_OPCONTEXT_H

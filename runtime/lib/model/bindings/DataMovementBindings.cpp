@@ -1,0 +1,147 @@
+//===- DataMovementBindings.cpp - transpose, gather, concat, pad, resize --===//
+//
+// Part of opscope's runtime. Data movement on the generic kernels
+// (generic.h). Strided copies (transpose, broadcast_to, slice) have their
+// walk planned here, once per session.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelRegistry.h"
+
+#include "opscope/runtime/generic.h"
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+/// The buffers every single-input data-movement kernel reads and writes.
+struct Movement {
+  const void *x;
+  void *y;
+  Shape xs, ys;
+  size_t es;
+  explicit Movement(const OpContext &c)
+      : x(c.ptr(c.in(0))), y(c.ptr(c.out())), xs(c.in(0).shape),
+        ys(c.out().shape), es(dtypeSize(c.in(0).dtype)) {}
+};
+
+BoundKernel stridedCopyKernel(const Movement &m, StridedWalk w) {
+  return [=, w = std::move(w)] {
+    stridedCopy(m.x, m.y, w, m.es);
+    return std::string();
+  };
+}
+
+BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
+  Movement m(c);
+  kernel = c.ownKernel(false);
+  return stridedCopyKernel(m, transposeWalk(m.xs, c.ints("perm")));
+}
+
+BoundKernel broadcastToOp(const OpContext &c, std::string &kernel) {
+  Movement m(c);
+  kernel = c.ownKernel(false);
+  return stridedCopyKernel(m, broadcastWalk(m.ys, {m.xs}));
+}
+
+BoundKernel sliceOp(const OpContext &c, std::string &kernel) {
+  Movement m(c);
+  kernel = c.ownKernel(false);
+  return stridedCopyKernel(
+      m, sliceWalk(m.xs, c.ints("starts"), m.ys, c.ints("steps")));
+}
+
+BoundKernel gatherOp(const OpContext &c, std::string &kernel) {
+  Movement m(c);
+  const BufferRef &idx = c.in(1);
+  int64_t axis = c.intAttr("axis");
+  const void *ip = c.ptr(idx);
+  DType it = idx.dtype;
+  int64_t ni = idx.elements();
+  std::string where = "op '" + c.op.name + "' (gather): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!gather(m.x, m.xs, ip, it, ni, axis, m.y, m.es))
+      return where;
+    return std::string();
+  };
+}
+
+BoundKernel concatOp(const OpContext &c, std::string &kernel) {
+  std::vector<const void *> ins;
+  std::vector<Shape> shapes;
+  for (const BufferRef &r : c.op.operands) {
+    ins.push_back(c.ptr(r));
+    shapes.push_back(r.shape);
+  }
+  int64_t axis = c.intAttr("axis");
+  void *yp = c.ptr(c.out());
+  size_t es = dtypeSize(c.out().dtype);
+  kernel = c.ownKernel(false);
+  return [=] {
+    concat(ins, shapes, axis, yp, es);
+    return std::string();
+  };
+}
+
+BoundKernel padOp(const OpContext &c, std::string &kernel) {
+  c.requireComputable(c.in(0));
+  Movement m(c);
+  PadMode mode = c.enumAttr<PadMode>("mode");
+  Shape pads = c.ints("pads");
+  double value = c.floatAttr("value", 0.0);
+  DType t = c.in(0).dtype;
+  kernel = c.ownKernel(false);
+  return [=] {
+    pad(mode, t, m.x, m.xs, pads, value, m.y, m.ys);
+    return std::string();
+  };
+}
+
+BoundKernel castOp(const OpContext &c, std::string &kernel) {
+  c.requireComputable(c.in(0));
+  c.requireComputable(c.out());
+  Movement m(c);
+  DType from = c.in(0).dtype, to = c.out().dtype;
+  int64_t n = c.in(0).elements();
+  kernel = c.ownKernel(false);
+  return [=] {
+    cast(from, m.x, to, m.y, n);
+    return std::string();
+  };
+}
+
+BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  ResizeParams p;
+  p.mode = c.enumAttr<ResizeMode>("mode");
+  p.transform =
+      c.enumAttr<CoordinateTransform>("coordinate_transformation_mode");
+  p.nearest = c.enumAttr<NearestMode>("nearest_mode");
+  p.cubicA = static_cast<float>(c.floatAttr("cubic_coeff_a", -0.75));
+  p.excludeOutside = c.flag("exclude_outside");
+  if (auto it = c.op.attrs.find("scales"); it != c.op.attrs.end())
+    for (const json &s : *it)
+      p.scales.push_back(static_cast<float>(OpContext::number(s)));
+  Shape xs = x.shape, ys = c.out().shape;
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel(false);
+  return [=] {
+    resize(p, xp, xs, yp, ys);
+    return std::string();
+  };
+}
+} // namespace
+
+void opscope::rt::registerDataMovementKernels(KernelRegistry &r) {
+  r.add(OpKind::Transpose, {"opscope", {}, transposeOp});
+  r.add(OpKind::BroadcastTo, {"opscope", {}, broadcastToOp});
+  r.add(OpKind::Slice, {"opscope", {}, sliceOp});
+  r.add(OpKind::Gather, {"opscope", {}, gatherOp});
+  r.add(OpKind::Concat, {"opscope", {}, concatOp});
+  r.add(OpKind::Pad, {"opscope", {}, padOp});
+  r.add(OpKind::Cast, {"opscope", {}, castOp});
+  r.add(OpKind::Resize, {"opscope", {}, resizeOp});
+}

@@ -1,0 +1,122 @@
+//===- DenseBindings.cpp - oneDNN inner product, matmul, conv, pooling ---===//
+//
+// Part of opscope's runtime. The dense compute kinds, on oneDNN
+// primitives created once per session with their weights packed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelRegistry.h"
+
+#include "opscope/runtime/dense.h"
+
+#include <memory>
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
+  c.requireF32(x, "input");
+  if (w.kind != BufferRef::Weight)
+    c.fail("inner_product needs a constant weight");
+  int64_t n = w.shape[0], k = w.shape[1], m = x.elements() / k;
+  const float *bias = c.has(2) ? c.constF32(c.in(2)) : nullptr;
+  if (c.has(2) && !bias)
+    c.fail("inner_product needs a constant bias");
+  auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
+    return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
+  }));
+  kernel = "onednn:" + ip->implementation();
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(y);
+  const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+  return [=] {
+    ip->run(xp, yp, sum);
+    return std::string();
+  };
+}
+
+BoundKernel matmul(const OpContext &c, std::string &kernel) {
+  const BufferRef &a = c.in(0), &b = c.in(1), &y = c.out();
+  c.requireF32(a, "lhs");
+  c.requireF32(b, "rhs");
+  auto mm = std::shared_ptr<MatMul>(dnnlCreate(c, [&] {
+    return new MatMul(a.shape, b.shape, y.shape, c.flag("transpose_a"),
+                      c.flag("transpose_b"),
+                      static_cast<float>(c.floatAttr("scale", 1.0)),
+                      c.constF32(b));
+  }));
+  kernel = "onednn:" + mm->implementation();
+  const float *ap = c.ptr<const float>(a), *bp = c.ptr<const float>(b);
+  float *yp = c.ptr<float>(y);
+  return [=] {
+    mm->run(ap, bp, yp);
+    return std::string();
+  };
+}
+
+BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
+  const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
+  c.requireF32(x, "input");
+  ConvParams p;
+  p.input = x.shape;
+  p.weight = w.shape;
+  p.output = y.shape;
+  p.strides = c.ints("strides");
+  p.pads = c.ints("pads");
+  p.dilations = c.ints("dilations");
+  p.groups = c.intAttr("groups", 1);
+  p.transposed = transposed;
+  p.postOps = c.postOps();
+  bool hasBias = c.has(2);
+  const float *bias = hasBias ? c.constF32(c.in(2)) : nullptr;
+  auto cv = std::shared_ptr<Conv>(dnnlCreate(
+      c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
+  kernel = "onednn:" + cv->implementation();
+  const float *xp = c.ptr<const float>(x), *wp = c.ptr<const float>(w);
+  const float *bp = hasBias ? c.ptr<const float>(c.in(2)) : nullptr;
+  const float *sum =
+      !transposed && c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+  float *yp = c.ptr<float>(y);
+  return [=] {
+    cv->run(xp, wp, bp, yp, sum);
+    return std::string();
+  };
+}
+
+BoundKernel pool(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &y = c.out();
+  c.requireF32(x, "input");
+  PoolParams p;
+  p.input = x.shape;
+  p.output = y.shape;
+  p.kernel = c.ints("kernel");
+  p.strides = c.ints("strides");
+  p.pads = c.ints("pads");
+  p.dilations = c.ints("dilations");
+  p.isMax = c.enumAttr<PoolKind>("kind") == PoolKind::Max;
+  p.countIncludePad = c.flag("count_include_pad");
+  auto pl = std::shared_ptr<Pool>(dnnlCreate(c, [&] { return new Pool(p); }));
+  kernel = "onednn:" + pl->implementation();
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(y);
+  return [=] {
+    pl->run(xp, yp);
+    return std::string();
+  };
+}
+} // namespace
+
+void opscope::rt::registerDenseKernels(KernelRegistry &r) {
+  r.add(OpKind::InnerProduct, {"onednn", {}, innerProduct});
+  r.add(OpKind::MatMul, {"onednn", {}, matmul});
+  r.add(OpKind::Conv, {"onednn", {}, [](const OpContext &c, std::string &k) {
+                         return conv(c, k, /*transposed=*/false);
+                       }});
+  r.add(OpKind::ConvTranspose,
+        {"onednn", {}, [](const OpContext &c, std::string &k) {
+           return conv(c, k, /*transposed=*/true);
+         }});
+  r.add(OpKind::Pool, {"onednn", {}, pool});
+}

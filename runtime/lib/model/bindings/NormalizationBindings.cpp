@@ -1,0 +1,150 @@
+//===- NormalizationBindings.cpp - norms, softmax, GELU, pooling ------------===//
+//
+// Part of opscope's runtime. Normalisation, softmax and GELU on
+// opscope's own kernels (kernels.h: AVX-512 with a portable fallback).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelRegistry.h"
+
+#include "opscope/runtime/kernels.h"
+
+#include <algorithm>
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &y = c.out();
+  c.requireF32(x, "input");
+  int64_t axis = c.intAttr("axis");
+  int64_t cols = 1;
+  for (size_t i = axis; i < x.shape.size(); ++i)
+    cols *= x.shape[i];
+  int64_t rows = x.elements() / std::max<int64_t>(cols, 1);
+  float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
+  const float *xp = c.ptr<const float>(x);
+  const float *g = c.ptr<const float>(c.in(1));
+  const float *b = c.has(2) ? c.ptr<const float>(c.in(2)) : nullptr;
+  float *yp = c.ptr<float>(y);
+  kernel = c.ownKernel();
+  return [=] {
+    rt::layerNorm(xp, g, b, yp, rows, cols, eps);
+    return std::string();
+  };
+}
+
+BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &y = c.out();
+  c.requireF32(x, "input");
+  int64_t axis = c.intAttr("axis");
+  bool log = c.flag("log");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(y);
+  kernel = c.ownKernel();
+  Shape shape = x.shape;
+  if (!c.has(1)) {
+    if (axis == rank - 1) {
+      int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
+      return [=] {
+        rt::softmax(xp, nullptr, 1, yp, rows, cols, log);
+        return std::string();
+      };
+    }
+    kernel = c.ownKernel(false);
+    return [=] {
+      softmaxAxis(xp, shape, axis, log, yp);
+      return std::string();
+    };
+  }
+  const BufferRef &mask = c.in(1);
+  c.requireF32(mask, "mask");
+  const float *mp = c.ptr<const float>(mask);
+  // A mask that varies only over leading dims and the last one maps onto
+  // the kernel's row groups (B x 1 x 1 x S over B x H x S x S).
+  Shape m(rank - mask.shape.size(), 1);
+  m.insert(m.end(), mask.shape.begin(), mask.shape.end());
+  int64_t k = 0;
+  while (k < rank - 1 && m[k] == shape[k])
+    ++k;
+  bool grouped = axis == rank - 1 && m.back() == shape.back();
+  for (int64_t i = k; i < rank - 1 && grouped; ++i)
+    grouped = m[i] == 1;
+  if (grouped) {
+    int64_t group = 1;
+    for (int64_t i = k; i < rank - 1; ++i)
+      group *= shape[i];
+    int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
+    return [=] {
+      rt::softmax(xp, mp, group, yp, rows, cols, log);
+      return std::string();
+    };
+  }
+  // General mask: add it (broadcast) into the output, then normalise there.
+  StridedWalk addMask = broadcastWalk(shape, {shape, mask.shape});
+  kernel = c.ownKernel(axis == rank - 1);
+  return [=] {
+    binary(BinaryKind::Add, DType::F32, xp, mp, yp, addMask);
+    if (axis == rank - 1) {
+      int64_t cols = shape.back();
+      rt::softmax(yp, nullptr, 1, yp, numElements(shape) / std::max<int64_t>(cols, 1), cols, log);
+    } else {
+      softmaxAxis(yp, shape, axis, log, yp);
+    }
+    return std::string();
+  };
+}
+
+BoundKernel geluOp(const OpContext &c, std::string &kernel) {
+  c.requireF32(c.in(0), "input");
+  bool tanhForm = c.enumAttr<GeluKind>("approximation") == GeluKind::Tanh;
+  const float *xp = c.ptr<const float>(c.in(0));
+  float *yp = c.ptr<float>(c.out());
+  int64_t n = c.in(0).elements();
+  kernel = c.ownKernel();
+  return [=] {
+    rt::gelu(xp, yp, n, tanhForm);
+    return std::string();
+  };
+}
+
+BoundKernel batchNormOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  Shape s = x.shape;
+  const float *xp = c.ptr<const float>(x), *g = c.ptr<const float>(c.in(1)),
+              *b = c.ptr<const float>(c.in(2)), *m = c.ptr<const float>(c.in(3)),
+              *v = c.ptr<const float>(c.in(4));
+  float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel(false);
+  return [=] {
+    batchNorm(xp, s, g, b, m, v, eps, yp);
+    return std::string();
+  };
+}
+
+BoundKernel globalPoolOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  bool isMax = c.enumAttr<PoolKind>("kind") == PoolKind::Max;
+  Shape s = x.shape;
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel(false);
+  return [=] {
+    globalPool(isMax, xp, s, yp);
+    return std::string();
+  };
+}
+} // namespace
+
+void opscope::rt::registerNormalizationKernels(KernelRegistry &r) {
+  r.add(OpKind::LayerNorm, {"opscope", {}, layerNormOp});
+  r.add(OpKind::Softmax, {"opscope", {}, softmaxOp});
+  r.add(OpKind::Gelu, {"opscope", {}, geluOp});
+  r.add(OpKind::BatchNorm, {"opscope", {}, batchNormOp});
+  r.add(OpKind::GlobalPool, {"opscope", {}, globalPoolOp});
+}
