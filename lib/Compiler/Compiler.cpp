@@ -8,7 +8,7 @@
 
 #include "opscope/Conversion/Passes.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
-#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
+#include "opscope/Dialect/Osc/Transforms/PlanMemory.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 #include "opscope/InitAll.h"
 

@@ -12,12 +12,12 @@
 #include "opscope/Conversion/Passes.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
-#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
+#include "opscope/Dialect/Osc/Transforms/PlanMemory.h"
+#include "opscope/runtime/kinds.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
@@ -36,22 +36,34 @@ using namespace opscope::osc;
 namespace json = llvm::json;
 
 namespace {
-std::string dtypeName(Type t) {
+/// The runtime's element type (kinds.def) of a tensor type.
+rt::DType dtypeOf(Type t) {
   auto e = cast<RankedTensorType>(t).getElementType();
   if (e.isF16())
-    return "f16";
+    return rt::DType::F16;
   if (e.isBF16())
-    return "bf16";
+    return rt::DType::BF16;
   if (e.isF32())
-    return "f32";
+    return rt::DType::F32;
   if (e.isF64())
-    return "f64";
+    return rt::DType::F64;
   if (e.isInteger(1))
-    return "i1";
+    return rt::DType::I1;
   if (e.isUnsignedInteger(8))
-    return "u8";
-  return "i" + std::to_string(e.getIntOrFloatBitWidth());
+    return rt::DType::U8;
+  switch (e.getIntOrFloatBitWidth()) {
+  case 8:
+    return rt::DType::I8;
+  case 16:
+    return rt::DType::I16;
+  case 32:
+    return rt::DType::I32;
+  default:
+    return rt::DType::I64; // the dialect's type constraints allow no other
+  }
 }
+
+std::string dtypeName(Type t) { return rt::kindName(dtypeOf(t)); }
 
 json::Array shapeOf(Type t) {
   json::Array a;
@@ -70,32 +82,6 @@ json::Value bufferRef(Value v) {
       {"offset", buf->offset},
       {"dtype", dtypeName(v.getType())},
       {"shape", shapeOf(v.getType())}};
-}
-
-/// Operands in the runtime's positional order, absent optionals as none.
-SmallVector<Value> runtimeOperands(Operation *op) {
-  return TypeSwitch<Operation *, SmallVector<Value>>(op)
-      .Case([](InnerProductOp o) {
-        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias(),
-                                  o.getSumInput()};
-      })
-      .Case([](ConvOp o) {
-        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias(),
-                                  o.getSumInput()};
-      })
-      .Case([](ConvTransposeOp o) {
-        return SmallVector<Value>{o.getInput(), o.getWeight(), o.getBias()};
-      })
-      .Case([](LayerNormOp o) {
-        return SmallVector<Value>{o.getInput(), o.getScale(), o.getBias()};
-      })
-      .Case([](SoftmaxOp o) {
-        return SmallVector<Value>{o.getInput(), o.getMask()};
-      })
-      .Default([](Operation *o) {
-        return SmallVector<Value>(o->getOperands().begin(),
-                                  o->getOperands().end());
-      });
 }
 
 /// JSON has no infinities or NaN: those are written as the strings "inf",
@@ -132,24 +118,11 @@ json::Object attributesOf(Operation *op) {
     } else if (auto s = dyn_cast<StringAttr>(a))
       attrs[name] = s.str();
   }
-  // Enumerations by their names (the runtime does not share osc's numbering).
-  TypeSwitch<Operation *>(op)
-      .Case([&](UnaryOp o) { attrs["kind"] = stringifyUnaryKind(o.getKind()).str(); })
-      .Case([&](BinaryOp o) { attrs["kind"] = stringifyBinaryKind(o.getKind()).str(); })
-      .Case([&](CompareOp o) { attrs["kind"] = stringifyCompareKind(o.getKind()).str(); })
-      .Case([&](ReduceOp o) { attrs["kind"] = stringifyReduceKind(o.getKind()).str(); })
-      .Case([&](PoolOp o) { attrs["kind"] = stringifyPoolKind(o.getKind()).str(); })
-      .Case([&](GlobalPoolOp o) { attrs["kind"] = stringifyPoolKind(o.getKind()).str(); })
-      .Case([&](GeluOp o) {
-        attrs["approximation"] = stringifyGeluApproximation(o.getApproximation()).str();
-      })
-      .Case([&](PadOp o) { attrs["mode"] = stringifyPadMode(o.getMode()).str(); })
-      .Case([&](ResizeOp o) {
-        attrs["mode"] = stringifyResizeMode(o.getMode()).str();
-        attrs["coordinate_transformation_mode"] =
-            stringifyCoordinateTransform(o.getCoordinateTransformationMode()).str();
-        attrs["nearest_mode"] = stringifyNearestMode(o.getNearestMode()).str();
-      });
+  // Enumerations by their kinds.def names (the plan carries no numbers).
+  SmallVector<std::pair<StringRef, StringRef>> enums;
+  cast<ExecutableOpInterface>(op).getRuntimeEnums(enums);
+  for (auto [name, value] : enums)
+    attrs[name] = value.str();
   std::vector<std::string> post = postOpsOf(op);
   if (!post.empty()) {
     json::Array p;
@@ -258,13 +231,14 @@ struct ConvertOscToRuntimePass
     json::Array opList, probeList, inputs, outputs;
     for (Operation *op : ops) {
       json::Array operands, results;
-      for (Value v : runtimeOperands(op))
+      auto exec = cast<ExecutableOpInterface>(op);
+      for (Value v : exec.getRuntimeOperands())
         operands.push_back(bufferRef(v));
       for (Value v : op->getResults())
         results.push_back(bufferRef(v));
       std::vector<std::string> src = sourceNodes(op->getLoc());
       opList.push_back(json::Object{
-          {"kind", op->getName().stripDialect().str()},
+          {"kind", rt::kindName(exec.getRuntimeKind())},
           {"name", src.empty() ? kindOf(op) : src.front()},
           {"operands", std::move(operands)},
           {"results", std::move(results)},

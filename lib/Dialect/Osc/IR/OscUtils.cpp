@@ -9,7 +9,6 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cstring>
 
@@ -65,109 +64,34 @@ std::optional<double> osc::splatConstant(Value v) {
   return std::nullopt;
 }
 
-static int64_t elems(Value v) {
-  return cast<RankedTensorType>(v.getType()).getNumElements();
-}
-
-static double bytesOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  int64_t width = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-  return static_cast<double>(t.getNumElements() * width);
-}
+bool osc::isExecuted(Operation *op) { return isa<ExecutableOpInterface>(op); }
 
 OpCost osc::estimateCost(Operation *op) {
   OpCost cost;
-  for (Value v : op->getOperands())
-    if (isa<RankedTensorType>(v.getType()))
-      cost.bytes += bytesOf(v);
-  for (Value v : op->getResults())
-    if (isa<RankedTensorType>(v.getType()))
-      cost.bytes += bytesOf(v);
-  if (op->getNumResults() == 0)
-    return cost;
-  double out = static_cast<double>(elems(op->getResult(0)));
-  cost.flops =
-      llvm::TypeSwitch<Operation *, std::optional<double>>(op)
-          .Case([&](MatMulOp m) -> std::optional<double> {
-            auto lhs = cast<RankedTensorType>(m.getLhs().getType());
-            int64_t k = lhs.getDimSize(lhs.getRank() - (m.getTransposeA() ? 2 : 1));
-            return 2.0 * out * k;
-          })
-          .Case([&](InnerProductOp m) -> std::optional<double> {
-            int64_t k = cast<RankedTensorType>(m.getWeight().getType()).getDimSize(1);
-            return 2.0 * out * k + out * (m.getBias() ? 1 : 0) +
-                   out * m.getPostOps().size();
-          })
-          .Case([&](ConvOp m) -> std::optional<double> {
-            auto w = cast<RankedTensorType>(m.getWeight().getType());
-            double perOut = 2.0 * w.getNumElements() / w.getDimSize(0);
-            return out * perOut + out * m.getPostOps().size();
-          })
-          .Case([&](ConvTransposeOp m) -> std::optional<double> {
-            auto w = cast<RankedTensorType>(m.getWeight().getType());
-            double perIn = 2.0 * w.getNumElements() / w.getDimSize(0);
-            return elems(m.getInput()) * perIn;
-          })
-          .Case([&](PoolOp m) -> std::optional<double> {
-            double k = 1;
-            for (int64_t d : m.getKernel())
-              k *= d;
-            return out * k;
-          })
-          .Case([&](GlobalPoolOp m) -> std::optional<double> {
-            return static_cast<double>(elems(m.getInput()));
-          })
-          .Case([&](BatchNormOp) -> std::optional<double> { return 2.0 * out; })
-          // mean, variance, normalize, scale, shift
-          .Case([&](LayerNormOp) -> std::optional<double> { return 8.0 * out; })
-          // max, subtract, exp, sum, divide (+ mask add)
-          .Case([&](SoftmaxOp m) -> std::optional<double> {
-            return (m.getMask() ? 6.0 : 5.0) * out;
-          })
-          .Case([&](GeluOp) -> std::optional<double> { return 8.0 * out; })
-          .Case<UnaryOp, BinaryOp, CompareOp, WhereOp, CastOp>(
-              [&](Operation *) -> std::optional<double> { return out; })
-          .Case([&](ReduceOp m) -> std::optional<double> {
-            return static_cast<double>(elems(m.getInput()));
-          })
-          .Case([&](ResizeOp m) -> std::optional<double> {
-            return out * (m.getMode() == ResizeMode::nearest ? 0.0
-                          : m.getMode() == ResizeMode::linear
-                              ? 4.0
-                              : 16.0);
-          })
-          // Data movement computes nothing.
-          .Case<ReshapeOp, TransposeOp, BroadcastToOp, GatherOp, ConcatOp,
-                SliceOp, PadOp, ConstantOp>(
-              [&](Operation *) -> std::optional<double> { return 0.0; })
-          .Default([](Operation *) { return std::nullopt; });
+  if (auto exec = dyn_cast<ExecutableOpInterface>(op)) {
+    cost.flops = exec.getFlops();
+    cost.bytes = exec.getBytesMoved();
+  } else {
+    cost.bytes = operandAndResultBytes(op);
+    if (isa<ConstantOp, ReshapeOp>(op))
+      cost.flops = 0.0; // data and views compute nothing
+  }
   return cost;
 }
 
 std::string osc::kernelFor(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case([](InnerProductOp) { return "onednn:inner_product"; })
-      .Case([](MatMulOp) { return "onednn:matmul"; })
-      .Case([](ConvOp) { return "onednn:convolution"; })
-      .Case([](ConvTransposeOp) { return "onednn:deconvolution"; })
-      .Case<PoolOp, GlobalPoolOp>([](Operation *) { return "onednn:pooling"; })
-      .Case<ReshapeOp>([](Operation *) { return "none (view)"; })
-      .Default([](Operation *op) {
-        return "opscope:" + op->getName().stripDialect().str();
-      });
+  if (auto exec = dyn_cast<ExecutableOpInterface>(op))
+    return exec.getKernelFamily();
+  if (isa<ReshapeOp>(op))
+    return "none (view)";
+  return "none";
 }
 
 std::string osc::kindOf(Operation *op) {
   std::string name = op->getName().stripDialect().str();
-  return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case([&](UnaryOp u) { return name + "." + stringifyUnaryKind(u.getKind()).str(); })
-      .Case([&](BinaryOp b) { return name + "." + stringifyBinaryKind(b.getKind()).str(); })
-      .Case([&](CompareOp c) { return name + "." + stringifyCompareKind(c.getKind()).str(); })
-      .Case([&](ReduceOp r) { return name + "." + stringifyReduceKind(r.getKind()).str(); })
-      .Case([&](PoolOp p) { return name + "." + stringifyPoolKind(p.getKind()).str(); })
-      .Case([&](GlobalPoolOp p) { return name + "." + stringifyPoolKind(p.getKind()).str(); })
-      .Case([&](GeluOp g) { return name + "." + stringifyGeluApproximation(g.getApproximation()).str(); })
-      .Default([&](Operation *) { return name; });
+  auto exec = dyn_cast<ExecutableOpInterface>(op);
+  StringRef suffix = exec ? exec.getKindSuffix() : StringRef();
+  return suffix.empty() ? name : name + "." + suffix.str();
 }
 
 std::vector<std::string> osc::postOpsOf(Operation *op) {
@@ -200,11 +124,8 @@ std::vector<std::string> osc::sourceNodes(Location loc) {
 }
 
 Value osc::weightOperand(Operation *op) {
-  Value w = llvm::TypeSwitch<Operation *, Value>(op)
-                .Case<InnerProductOp, ConvOp, ConvTransposeOp>(
-                    [](auto o) { return o.getWeight(); })
-                .Case([](MatMulOp m) { return m.getRhs(); })
-                .Default([](Operation *) { return Value(); });
+  auto exec = dyn_cast<ExecutableOpInterface>(op);
+  Value w = exec ? exec.getWeightOperand() : Value();
   return w && w.getDefiningOp<ConstantOp>() ? w : Value();
 }
 

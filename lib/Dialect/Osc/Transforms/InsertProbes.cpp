@@ -9,7 +9,6 @@
 
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
-#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

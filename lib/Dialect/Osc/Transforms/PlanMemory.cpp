@@ -14,13 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Dialect/Osc/IR/OscOps.h"
-#include "opscope/Dialect/Osc/Transforms/MemoryPlan.h"
+#include "opscope/Dialect/Osc/IR/OscUtils.h"
+#include "opscope/Dialect/Osc/Transforms/PlanMemory.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
@@ -46,10 +46,6 @@ static int64_t bytesOf(Type t) {
   Type e = tensor.getElementType();
   int64_t width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
   return tensor.getNumElements() * (width / 8);
-}
-
-bool osc::isExecuted(Operation *op) {
-  return !isa<ConstantOp, ReshapeOp, ProbeOp, YieldOp, func::ReturnOp>(op);
 }
 
 /// The value whose buffer `v` uses (through reshapes and probes).
@@ -124,29 +120,17 @@ std::optional<ArrayRef<char>> osc::constantData(Operation *constant,
 }
 
 namespace {
-/// The op that may write its result over operand `i` (same byte size), or
-/// -1: elementwise ops read each element before writing it.
+/// The operand whose buffer `op`'s result may take over (the op declares
+/// which; ExecutableOpInterface::getInPlaceOperand), or -1. The sizes must
+/// match exactly.
 int inPlaceOperand(Operation *op) {
-  auto sameSize = [&](Value v) {
-    return bytesOf(v.getType()) == bytesOf(op->getResult(0).getType()) &&
-           cast<RankedTensorType>(v.getType()).getShape() ==
-               cast<RankedTensorType>(op->getResult(0).getType()).getShape();
-  };
-  if (isa<UnaryOp, GeluOp>(op))
-    return sameSize(op->getOperand(0)) ? 0 : -1;
-  if (isa<BinaryOp>(op)) {
-    if (sameSize(op->getOperand(0)))
-      return 0;
-    if (sameSize(op->getOperand(1)))
-      return 1;
+  auto exec = dyn_cast<ExecutableOpInterface>(op);
+  int i = exec ? exec.getInPlaceOperand() : -1;
+  if (i < 0 || i >= static_cast<int>(op->getNumOperands()))
     return -1;
-  }
-  if (auto ip = dyn_cast<InnerProductOp>(op))
-    if (Value sum = ip.getSumInput())
-      for (unsigned i = 0; i < op->getNumOperands(); ++i)
-        if (op->getOperand(i) == sum)
-          return sameSize(sum) ? static_cast<int>(i) : -1;
-  return -1;
+  auto a = cast<RankedTensorType>(op->getOperand(i).getType());
+  auto r = cast<RankedTensorType>(op->getResult(0).getType());
+  return a.getShape() == r.getShape() && bytesOf(a) == bytesOf(r) ? i : -1;
 }
 
 struct Interval {

@@ -18,6 +18,16 @@
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscEnums.h.inc"
+// The MLIR-free table of runtime kinds the op contract names.
+#include "opscope/runtime/kinds.h"
+
+namespace opscope::osc {
+/// Bytes of every operand and result of `op`, weights included (what an
+/// op that reads and writes each tensor once moves).
+double operandAndResultBytes(mlir::Operation *op);
+} // namespace opscope::osc
+
+#include "opscope/Dialect/Osc/IR/OscInterfaces.h.inc"
 
 namespace opscope::osc {
 /// Module attribute marking IR printed without its weight blobs

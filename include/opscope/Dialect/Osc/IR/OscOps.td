@@ -15,6 +15,24 @@ include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "opscope/Dialect/Osc/IR/OscInterfaces.td"
+
+/// An op the runtime executes: `kind` is its entry in kinds.def (OpKind).
+/// `facts` lists the ExecutableOpInterface methods the op implements in C++
+/// (lib/Dialect/Osc/IR/OscContract.cpp); the others take the interface's
+/// defaults, the FLOPs default charging `flopsPerOutputElement` per output
+/// element.
+class Osc_ExecOp<string mnemonic, string kind, list<Trait> traits = [],
+                 list<string> facts = [], string flopsPerOutputElement = "0.0">
+    : Osc_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<Osc_ExecutableOpInterface, facts>])> {
+  let extraClassDeclaration = [{
+    static constexpr ::opscope::rt::OpKind kRuntimeKind =
+        ::opscope::rt::OpKind::}] # kind # [{;
+    static constexpr double kFlopsPerOutputElement = }] #
+        flopsPerOutputElement # [{;
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -44,7 +62,8 @@ def Osc_ConstantOp : Osc_Op<"constant",
 // Linear algebra and convolution
 //===----------------------------------------------------------------------===//
 
-def Osc_MatMulOp : Osc_Op<"matmul", [Pure]> {
+def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
+    ["getWeightOperand", "getFlops"]> {
   let summary = "batched matrix multiplication with numpy batch broadcasting";
   let description = [{
     `output = scale * op(lhs) x op(rhs)` where `op` transposes the two innermost
@@ -69,8 +88,9 @@ def Osc_MatMulOp : Osc_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_InnerProductOp : Osc_Op<"inner_product",
-    [Pure, AttrSizedOperandSegments]> {
+def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
+    [Pure, AttrSizedOperandSegments],
+    ["getRuntimeOperands", "getWeightOperand", "getFlops", "getInPlaceOperand"]> {
   let summary = "fully connected layer with bias and post-ops";
   let description = [{
     `output[..., n] = post_ops(sum_k input[..., k] * weight[n, k] + bias[n])`.
@@ -98,7 +118,8 @@ def Osc_InnerProductOp : Osc_Op<"inner_product",
   let hasVerifier = 1;
 }
 
-def Osc_ConvOp : Osc_Op<"conv", [Pure, AttrSizedOperandSegments]> {
+def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
+    ["getRuntimeOperands", "getWeightOperand", "getFlops"]> {
   let summary = "N-d convolution (NCHW) with bias and post-ops";
   let description = [{
     Convolution over 1 to 3 spatial dimensions in `N x C x spatial...` layout.
@@ -130,7 +151,8 @@ def Osc_ConvOp : Osc_Op<"conv", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Osc_ConvTransposeOp : Osc_Op<"conv_transpose", [Pure]> {
+def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
+    ["getRuntimeOperands", "getWeightOperand", "getFlops"]> {
   let summary = "N-d transposed convolution (NCHW) with bias";
   let description = [{
     The gradient-of-convolution operator used for upsampling. The weight is
@@ -159,7 +181,8 @@ def Osc_ConvTransposeOp : Osc_Op<"conv_transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_PoolOp : Osc_Op<"pool", [Pure]> {
+def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure],
+    ["getRuntimeEnums", "getKindSuffix", "getFlops"]> {
   let summary = "max or average pooling over a window";
   let description = [{
     Windowed pooling in `N x C x spatial...` layout. Each output spatial size is
@@ -185,7 +208,8 @@ def Osc_PoolOp : Osc_Op<"pool", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_GlobalPoolOp : Osc_Op<"global_pool", [Pure]> {
+def Osc_GlobalPoolOp : Osc_ExecOp<"global_pool", "GlobalPool", [Pure],
+    ["getRuntimeEnums", "getKindSuffix", "getFlops"]> {
   let summary = "max or average over all spatial positions";
   let description = [{
     Reduces every spatial dimension of an `N x C x spatial...` tensor to 1.
@@ -206,7 +230,8 @@ def Osc_GlobalPoolOp : Osc_Op<"global_pool", [Pure]> {
 // Normalization and activations
 //===----------------------------------------------------------------------===//
 
-def Osc_BatchNormOp : Osc_Op<"batch_norm", [Pure]> {
+def Osc_BatchNormOp : Osc_ExecOp<"batch_norm", "BatchNorm", [Pure],
+    [], "2.0"> {
   let summary = "inference-mode batch normalization";
   let description = [{
     `output = scale * (input - mean) / sqrt(variance + epsilon) + bias`, per
@@ -228,7 +253,8 @@ def Osc_BatchNormOp : Osc_Op<"batch_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_LayerNormOp : Osc_Op<"layer_norm", [Pure]> {
+def Osc_LayerNormOp : Osc_ExecOp<"layer_norm", "LayerNorm", [Pure],
+    ["getRuntimeOperands"], "8.0"> {
   let summary = "layer normalization over the trailing dimensions";
   let description = [{
     Normalizes over dimensions `[axis, rank)`:
@@ -249,7 +275,8 @@ def Osc_LayerNormOp : Osc_Op<"layer_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_SoftmaxOp : Osc_Op<"softmax", [Pure]> {
+def Osc_SoftmaxOp : Osc_ExecOp<"softmax", "Softmax", [Pure],
+    ["getRuntimeOperands", "getFlops"]> {
   let summary = "softmax along one axis, with an optional additive mask";
   let description = [{
     `output = softmax(input + mask, axis)`; with `log` set, log-softmax. The
@@ -270,7 +297,8 @@ def Osc_SoftmaxOp : Osc_Op<"softmax", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_GeluOp : Osc_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def Osc_GeluOp : Osc_ExecOp<"gelu", "Gelu", [Pure, SameOperandsAndResultType],
+    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand"], "8.0"> {
   let summary = "Gaussian error linear unit (erf or tanh formulation)";
   let description = [{
     `erf`: `0.5 * x * (1 + erf(x / sqrt(2)))`.
@@ -285,7 +313,8 @@ def Osc_GeluOp : Osc_Op<"gelu", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$approximation $input attr-dict `:` type($input)";
 }
 
-def Osc_UnaryOp : Osc_Op<"unary", [Pure, SameOperandsAndResultType]> {
+def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType],
+    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand"], "1.0"> {
   let summary = "elementwise unary function";
   let description = [{
     One elementwise function per op, chosen by `kind`. Parameters follow
@@ -308,7 +337,8 @@ def Osc_UnaryOp : Osc_Op<"unary", [Pure, SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Osc_BinaryOp : Osc_Op<"binary", [Pure]> {
+def Osc_BinaryOp : Osc_ExecOp<"binary", "Binary", [Pure],
+    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand"], "1.0"> {
   let summary = "elementwise binary function with numpy broadcasting";
   let description = [{
     Both operands have the same element type; their shapes broadcast like numpy
@@ -329,7 +359,8 @@ def Osc_BinaryOp : Osc_Op<"binary", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_CompareOp : Osc_Op<"compare", [Pure]> {
+def Osc_CompareOp : Osc_ExecOp<"compare", "Compare", [Pure],
+    ["getRuntimeEnums", "getKindSuffix"], "1.0"> {
   let summary = "elementwise comparison with numpy broadcasting";
   let description = [{
     Produces an `i1` tensor of the broadcast shape.
@@ -348,7 +379,8 @@ def Osc_CompareOp : Osc_Op<"compare", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_WhereOp : Osc_Op<"where", [Pure]> {
+def Osc_WhereOp : Osc_ExecOp<"where", "Where", [Pure],
+    [], "1.0"> {
   let summary = "elementwise select with numpy broadcasting";
   let description = [{
     `output = condition ? on_true : on_false`; the three shapes broadcast.
@@ -367,7 +399,8 @@ def Osc_WhereOp : Osc_Op<"where", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_ReduceOp : Osc_Op<"reduce", [Pure]> {
+def Osc_ReduceOp : Osc_ExecOp<"reduce", "Reduce", [Pure],
+    ["getRuntimeEnums", "getKindSuffix", "getFlops"]> {
   let summary = "reduction over a set of axes";
   let description = [{
     Reduces `input` over `axes` (non-negative, unique, non-empty). With
@@ -409,7 +442,8 @@ def Osc_ReshapeOp : Osc_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_TransposeOp : Osc_Op<"transpose", [Pure]> {
+def Osc_TransposeOp : Osc_ExecOp<"transpose", "Transpose", [Pure],
+    []> {
   let summary = "permute dimensions";
   let description = [{
     `output.shape[i] = input.shape[perm[i]]`.
@@ -426,7 +460,8 @@ def Osc_TransposeOp : Osc_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_BroadcastToOp : Osc_Op<"broadcast_to", [Pure]> {
+def Osc_BroadcastToOp : Osc_ExecOp<"broadcast_to", "BroadcastTo", [Pure],
+    []> {
   let summary = "numpy-style broadcast to a larger shape";
   let description = [{
     Materializes `input` broadcast to the result shape (ONNX Expand after its
@@ -444,7 +479,8 @@ def Osc_BroadcastToOp : Osc_Op<"broadcast_to", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_GatherOp : Osc_Op<"gather", [Pure]> {
+def Osc_GatherOp : Osc_ExecOp<"gather", "Gather", [Pure],
+    []> {
   let summary = "gather slices along an axis by index";
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -466,7 +502,8 @@ def Osc_GatherOp : Osc_Op<"gather", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_ConcatOp : Osc_Op<"concat", [Pure]> {
+def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
+    []> {
   let summary = "concatenate tensors along an axis";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -484,7 +521,8 @@ def Osc_ConcatOp : Osc_Op<"concat", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_SliceOp : Osc_Op<"slice", [Pure]> {
+def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
+    []> {
   let summary = "strided slice with static bounds";
   let description = [{
     For every dimension `d`, takes `sizes[d]` elements starting at
@@ -506,7 +544,8 @@ def Osc_SliceOp : Osc_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
-def Osc_PadOp : Osc_Op<"pad", [Pure]> {
+def Osc_PadOp : Osc_ExecOp<"pad", "Pad", [Pure],
+    ["getRuntimeEnums"]> {
   let summary = "pad a tensor (constant, reflect or edge)";
   let description = [{
     `pads` holds the begin pads of every dimension followed by the end pads
@@ -527,7 +566,8 @@ def Osc_PadOp : Osc_Op<"pad", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Osc_CastOp : Osc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def Osc_CastOp : Osc_ExecOp<"cast", "Cast", [Pure, SameOperandsAndResultShape],
+    [], "1.0"> {
   let summary = "convert element type";
   let description = [{
     Elementwise conversion between element types of the same shape: float to
@@ -543,7 +583,8 @@ def Osc_CastOp : Osc_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let hasFolder = 1;
 }
 
-def Osc_ResizeOp : Osc_Op<"resize", [Pure]> {
+def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
+    ["getRuntimeEnums", "getFlops"]> {
   let summary = "resize by interpolation to the result shape";
   let description = [{
     Resizes every dimension to the result shape. `scales` (one per dimension)

@@ -31,10 +31,16 @@ mlir::ElementsAttr makeF32Weight(mlir::RankedTensorType type,
 /// as double.
 std::optional<double> splatConstant(mlir::Value v);
 
+/// Whether `op` executes a runtime kernel (false for constants, reshapes,
+/// probes and terminators, which are data, aliases or structure).
+bool isExecuted(mlir::Operation *op);
+
 struct OpCost {
   std::optional<double> flops; // per execution; nullopt when unknown
   double bytes = 0;            // operands + results, weights included
 };
+/// Cost as the op declares it (ExecutableOpInterface); constants and
+/// reshapes cost nothing.
 OpCost estimateCost(mlir::Operation *op);
 
 /// The runtime kernel an op lowers to (`onednn:inner_product`,
@@ -51,8 +57,7 @@ std::vector<std::string> postOpsOf(mlir::Operation *op);
 /// ONNX node names an op came from: the names in its NameLoc / FusedLoc.
 std::vector<std::string> sourceNodes(mlir::Location loc);
 
-/// The constant weight operand of inner_product / matmul / conv /
-/// conv_transpose, if any.
+/// The op's weight operand (ExecutableOpInterface) when it is a constant.
 mlir::Value weightOperand(mlir::Operation *op);
 
 /// Fraction of zero elements in an f32 constant (nullopt if not readable).

@@ -1,4 +1,4 @@
-//===- MemoryPlan.h - where each tensor lives after osc-plan-memory -*- C++ -*-===//
+//===- PlanMemory.h - where each tensor lives after osc-plan-memory -*- C++ -*-===//
 //
 // Part of opscope. osc-plan-memory records its decisions as attributes;
 // these helpers read them back for the lowering and the weights writer.
@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OPSCOPE_DIALECT_OSC_TRANSFORMS_MEMORYPLAN_H
-#define OPSCOPE_DIALECT_OSC_TRANSFORMS_MEMORYPLAN_H
+#ifndef OPSCOPE_DIALECT_OSC_TRANSFORMS_PLANMEMORY_H
+#define OPSCOPE_DIALECT_OSC_TRANSFORMS_PLANMEMORY_H
 
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -45,10 +45,6 @@ struct PlannedBuffer {
 /// nullopt when the function has not been planned.
 std::optional<PlannedBuffer> plannedBuffer(mlir::Value v);
 
-/// Whether `op` executes a kernel (false for constants, reshapes, probes and
-/// terminators, which are data or aliases).
-bool isExecuted(mlir::Operation *op);
-
 /// The bytes of a constant as the runtime stores them: row-major, i1 as one
 /// byte per element, splats expanded. Blobs are returned in place; other
 /// forms are materialised into `storage`. nullopt when the data is not
@@ -58,4 +54,4 @@ std::optional<llvm::ArrayRef<char>> constantData(mlir::Operation *constant,
 
 } // namespace opscope::osc
 
-#endif // OPSCOPE_DIALECT_OSC_TRANSFORMS_MEMORYPLAN_H
+#endif // OPSCOPE_DIALECT_OSC_TRANSFORMS_PLANMEMORY_H

@@ -1,0 +1,76 @@
+//===- OscInterfaces.td - the op contract with the runtime -*- tablegen -*-===//
+//
+// Part of opscope. Every osc op that the runtime executes declares, through
+// ExecutableOpInterface, the facts the passes after fusion need: the memory
+// planner (in-place), the lowering (runtime kind, operand order, enums by
+// name), the probe table and the fusion report (cost, weight, kernel
+// family). No pass switches on op classes for these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_DIALECT_OSC_IR_OSCINTERFACES_TD
+#define OPSCOPE_DIALECT_OSC_IR_OSCINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Osc_ExecutableOpInterface : OpInterface<"ExecutableOpInterface"> {
+  let cppNamespace = "::opscope::osc";
+  let description = [{
+    An op that runs one runtime kernel. Ops without it (constants, reshapes,
+    probes, yields) are data, aliases or structure. The runtime kind names
+    an entry of `runtime/include/opscope/runtime/kinds.def`, the table both
+    sides of the ABI share; ops declare it with `Osc_ExecOp<..., "Kind">`.
+  }];
+  let methods = [
+    StaticInterfaceMethod<
+      "The runtime op kind (kinds.def) this op lowers to.",
+      "::opscope::rt::OpKind", "getRuntimeKind", (ins), [{}],
+      [{ return ConcreteOp::kRuntimeKind; }]>,
+    InterfaceMethod<
+      [{Operands in the runtime kernel's positional order. An absent optional
+        operand is a null Value, so later operands keep their positions.}],
+      "::llvm::SmallVector<::mlir::Value>", "getRuntimeOperands", (ins), [{}],
+      [{ return ::llvm::SmallVector<::mlir::Value>($_op->getOperands()); }]>,
+    InterfaceMethod<
+      [{Appends the op's enumeration attributes as (attribute, case name)
+        pairs: the plan carries enums by their kinds.def names.}],
+      "void", "getRuntimeEnums",
+      (ins "::llvm::SmallVectorImpl<std::pair<::llvm::StringRef, ::llvm::StringRef>> &":$enums),
+      [{}], [{ return; /* no enumerations */ }]>,
+    InterfaceMethod<
+      "What reports add to the op name (`add` in `binary.add`), or empty.",
+      "::llvm::StringRef", "getKindSuffix", (ins), [{}], [{ return {}; }]>,
+    InterfaceMethod<
+      [{The operand holding the op's weights (whether or not it is a
+        constant), or null.}],
+      "::mlir::Value", "getWeightOperand", (ins), [{}], [{ return {}; }]>,
+    InterfaceMethod<
+      [{Arithmetic operations per execution (a multiply-add counts two), or
+        nullopt when unknown. The default charges kFlopsPerOutputElement for
+        each element of the first result.}],
+      "std::optional<double>", "getFlops", (ins), [{}], [{
+        auto t = ::llvm::cast<::mlir::RankedTensorType>($_op->getResult(0).getType());
+        return ConcreteOp::kFlopsPerOutputElement * t.getNumElements();
+      }]>,
+    InterfaceMethod<
+      [{Bytes read and written per execution. The default counts every
+        operand and result once, weights included.}],
+      "double", "getBytesMoved", (ins), [{}],
+      [{ return ::opscope::osc::operandAndResultBytes($_op); }]>,
+    InterfaceMethod<
+      [{The operand whose buffer the result may be written over, or -1. The
+        kernel must read each element before writing the element at the same
+        position (elementwise ops, a sum post-op). The planner still checks
+        that this op is the operand's last reader and that sizes match.}],
+      "int", "getInPlaceOperand", (ins), [{}], [{ return -1; }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The kernel family reports show before the runtime picks an
+    /// implementation (`onednn:inner_product`, `opscope:layer_norm`).
+    const char *getKernelFamily() {
+      return ::opscope::rt::kernelFamily(getRuntimeKind());
+    }
+  }];
+}
+
+#endif // OPSCOPE_DIALECT_OSC_IR_OSCINTERFACES_TD

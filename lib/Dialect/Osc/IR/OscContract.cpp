@@ -1,0 +1,214 @@
+//===- OscContract.cpp - each executed op's facts for the runtime ---------===//
+//
+// Part of opscope. The ExecutableOpInterface methods ops implement beyond
+// the interface's defaults (OscInterfaces.td): operand order with optional
+// operands, enumerations by name, the weight, FLOPs that are not a fixed
+// count per output element, and in-place rules. Adding an op means adding
+// its few facts here, next to nothing else on the compiler side.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+
+#include "opscope/Dialect/Osc/IR/OscInterfaces.cpp.inc"
+
+double osc::operandAndResultBytes(Operation *op) {
+  double bytes = 0;
+  auto add = [&](Value v) {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      bytes += static_cast<double>(t.getNumElements()) *
+               std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+  };
+  for (Value v : op->getOperands())
+    add(v);
+  for (Value v : op->getResults())
+    add(v);
+  return bytes;
+}
+
+namespace {
+using EnumList = SmallVectorImpl<std::pair<StringRef, StringRef>>;
+
+int64_t elements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+double outputElements(Operation *op) {
+  return static_cast<double>(elements(op->getResult(0)));
+}
+
+/// Whether the result can take over `operand`'s buffer: the same shape and
+/// element width.
+bool sameBuffer(Operation *op, Value operand) {
+  auto a = cast<RankedTensorType>(operand.getType());
+  auto r = cast<RankedTensorType>(op->getResult(0).getType());
+  return a.getShape() == r.getShape() &&
+         a.getElementTypeBitWidth() == r.getElementTypeBitWidth();
+}
+
+/// Elementwise ops read each element before writing it: the result may
+/// overwrite the first operand of its own size.
+int firstSameSizedOperand(Operation *op) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (sameBuffer(op, v))
+      return static_cast<int>(i);
+  return -1;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+Value MatMulOp::getWeightOperand() { return getRhs(); }
+
+std::optional<double> MatMulOp::getFlops() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  int64_t k = lhs.getDimSize(lhs.getRank() - (getTransposeA() ? 2 : 1));
+  return 2.0 * outputElements(*this) * k;
+}
+
+SmallVector<Value> InnerProductOp::getRuntimeOperands() {
+  return {getInput(), getWeight(), getBias(), getSumInput()};
+}
+Value InnerProductOp::getWeightOperand() { return getWeight(); }
+std::optional<double> InnerProductOp::getFlops() {
+  double out = outputElements(*this);
+  int64_t k = cast<RankedTensorType>(getWeight().getType()).getDimSize(1);
+  return 2.0 * out * k + out * (getBias() ? 1 : 0) + out * getPostOps().size();
+}
+int InnerProductOp::getInPlaceOperand() {
+  // The sum post-op reads the residual element before the output element
+  // at the same position is written.
+  Value sum = getSumInput();
+  if (!sum || !sameBuffer(*this, sum))
+    return -1;
+  for (auto [i, v] : llvm::enumerate(getOperation()->getOperands()))
+    if (v == sum)
+      return static_cast<int>(i);
+  return -1;
+}
+
+SmallVector<Value> ConvOp::getRuntimeOperands() {
+  return {getInput(), getWeight(), getBias(), getSumInput()};
+}
+Value ConvOp::getWeightOperand() { return getWeight(); }
+std::optional<double> ConvOp::getFlops() {
+  auto w = cast<RankedTensorType>(getWeight().getType());
+  double perOut = 2.0 * w.getNumElements() / w.getDimSize(0);
+  double out = outputElements(*this);
+  return out * perOut + out * getPostOps().size();
+}
+
+SmallVector<Value> ConvTransposeOp::getRuntimeOperands() {
+  return {getInput(), getWeight(), getBias()};
+}
+Value ConvTransposeOp::getWeightOperand() { return getWeight(); }
+std::optional<double> ConvTransposeOp::getFlops() {
+  auto w = cast<RankedTensorType>(getWeight().getType());
+  double perIn = 2.0 * w.getNumElements() / w.getDimSize(0);
+  return elements(getInput()) * perIn;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalisation
+//===----------------------------------------------------------------------===//
+
+void PoolOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyPoolKind(getKind())});
+}
+StringRef PoolOp::getKindSuffix() { return stringifyPoolKind(getKind()); }
+std::optional<double> PoolOp::getFlops() {
+  double k = 1;
+  for (int64_t d : getKernel())
+    k *= d;
+  return outputElements(*this) * k;
+}
+
+void GlobalPoolOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyPoolKind(getKind())});
+}
+StringRef GlobalPoolOp::getKindSuffix() {
+  return stringifyPoolKind(getKind());
+}
+std::optional<double> GlobalPoolOp::getFlops() {
+  return static_cast<double>(elements(getInput()));
+}
+
+SmallVector<Value> LayerNormOp::getRuntimeOperands() {
+  return {getInput(), getScale(), getBias()};
+}
+
+SmallVector<Value> SoftmaxOp::getRuntimeOperands() {
+  return {getInput(), getMask()};
+}
+std::optional<double> SoftmaxOp::getFlops() {
+  // max, subtract, exp, sum, divide (+ the mask add)
+  return (getMask() ? 6.0 : 5.0) * outputElements(*this);
+}
+
+void GeluOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back(
+      {"approximation", stringifyGeluApproximation(getApproximation())});
+}
+StringRef GeluOp::getKindSuffix() {
+  return stringifyGeluApproximation(getApproximation());
+}
+int GeluOp::getInPlaceOperand() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// Elementwise and reductions
+//===----------------------------------------------------------------------===//
+
+void UnaryOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyUnaryKind(getKind())});
+}
+StringRef UnaryOp::getKindSuffix() { return stringifyUnaryKind(getKind()); }
+int UnaryOp::getInPlaceOperand() { return 0; }
+
+void BinaryOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyBinaryKind(getKind())});
+}
+StringRef BinaryOp::getKindSuffix() { return stringifyBinaryKind(getKind()); }
+int BinaryOp::getInPlaceOperand() { return firstSameSizedOperand(*this); }
+
+void CompareOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyCompareKind(getKind())});
+}
+StringRef CompareOp::getKindSuffix() {
+  return stringifyCompareKind(getKind());
+}
+
+void ReduceOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"kind", stringifyReduceKind(getKind())});
+}
+StringRef ReduceOp::getKindSuffix() { return stringifyReduceKind(getKind()); }
+std::optional<double> ReduceOp::getFlops() {
+  return static_cast<double>(elements(getInput()));
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+void PadOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"mode", stringifyPadMode(getMode())});
+}
+
+void ResizeOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"mode", stringifyResizeMode(getMode())});
+  enums.push_back({"coordinate_transformation_mode",
+                   stringifyCoordinateTransform(
+                       getCoordinateTransformationMode())});
+  enums.push_back({"nearest_mode", stringifyNearestMode(getNearestMode())});
+}
+std::optional<double> ResizeOp::getFlops() {
+  double perOut = getMode() == ResizeMode::nearest  ? 0.0
+                  : getMode() == ResizeMode::linear ? 4.0
+                                                    : 16.0;
+  return outputElements(*this) * perOut;
+}
