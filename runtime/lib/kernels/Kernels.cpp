@@ -92,10 +92,14 @@ void geluPortable(const float *x, float *y, int64_t n, bool tanhForm) {
 #define AVX512 __attribute__((target("avx512f")))
 
 /// e^x: x = n ln2 + r, e^r by a degree-6 polynomial (Cephes expf), scaled by
-/// 2^n with scalef (which also handles overflow and underflow).
+/// 2^n with scalef (which also handles overflow to inf and underflow to 0).
+/// NaN passes through, as std::exp.
 AVX512 inline __m512 exp512(__m512 x) {
+  __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  __m512 in = x;
+  // Past these bounds the result is 0 or inf anyway; clamping keeps n small.
   x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
-                    _mm512_set1_ps(88.72283f));
+                    _mm512_set1_ps(89.0f));
   __m512 n = _mm512_roundscale_ps(
       _mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -108,10 +112,12 @@ AVX512 inline __m512 exp512(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(p, n);
+  return _mm512_mask_blend_ps(nan, _mm512_scalef_ps(p, n), in);
 }
 
-/// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+/// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7); below
+/// |x| = 0.5, where that absolute error is large relative to erf itself, by
+/// its Taylor series to x^11 (relative error below 3e-8). NaN passes through.
 AVX512 inline __m512 erf512(__m512 x) {
   __m512 ax = _mm512_abs_ps(x);
   __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
@@ -127,15 +133,40 @@ AVX512 inline __m512 erf512(__m512 x) {
   __m512 y = _mm512_fnmadd_ps(p, e, _mm512_set1_ps(1.0f));
   // Restore the sign of x.
   __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x80000000));
-  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), sign));
+  y = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), sign));
+  // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
+  __m512 z = _mm512_mul_ps(x, x);
+  __m512 q = _mm512_set1_ps(-1.0f / 1320.0f);
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f / 216.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-1.0f / 42.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f / 10.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-1.0f / 3.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f));
+  __m512 small = _mm512_mul_ps(_mm512_mul_ps(q, x),
+                               _mm512_set1_ps(1.12837916709551257f));
+  y = _mm512_mask_blend_ps(
+      _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.5f), _CMP_LT_OQ), y, small);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), y, x);
 }
 
+/// tanh(x) = 1 - 2 / (e^{2x} + 1), which saturates cleanly at +-1 but
+/// cancels for small |x|: below 0.625, Cephes tanhf's odd polynomial
+/// x + x^3 P(x^2). NaN passes through exp512.
 AVX512 inline __m512 tanh512(__m512 x) {
-  // tanh(x) = 1 - 2 / (e^{2x} + 1); saturates cleanly through exp512's clamp.
   __m512 e = exp512(_mm512_add_ps(x, x));
-  return _mm512_sub_ps(_mm512_set1_ps(1.0f),
-                       _mm512_div_ps(_mm512_set1_ps(2.0f),
-                                     _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+  __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f),
+                             _mm512_div_ps(_mm512_set1_ps(2.0f),
+                                           _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+  __m512 z = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(2.06390887954e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
+  __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), p, x);
+  __mmask16 isSmall = _mm512_cmp_ps_mask(_mm512_abs_ps(x),
+                                         _mm512_set1_ps(0.625f), _CMP_LT_OQ);
+  return _mm512_mask_blend_ps(isSmall, big, small);
 }
 
 AVX512 inline __mmask16 tailMask(int64_t remaining) {

@@ -11,6 +11,7 @@
 
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
+#include "opscope/runtime/kinds.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -151,11 +152,82 @@ mapElements(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
   return DenseElementsAttr::get(resultType, out);
 }
 
-static int64_t integerPow(int64_t base, int64_t exp) {
-  int64_t result = 1;
-  for (; exp > 0; --exp)
-    result *= base;
-  return result;
+
+//===----------------------------------------------------------------------===//
+// Typed evaluation with the runtime's scalar semantics
+//===----------------------------------------------------------------------===//
+
+// Unary, binary and compare fold with the functions the runtime's kernels
+// run (opscope/runtime/kinds.h), in the element type the runtime computes in
+// (f32 as float, i32 as int32_t, ...), so a folded constant equals what the
+// op would have computed at run time.
+
+/// Calls `f` with a null pointer of the C++ type the runtime computes
+/// element type `t` in.
+template <typename F> static auto withComputeType(Type t, F &&f) {
+  if (isa<FloatType>(t))
+    return t.isF64() ? f(static_cast<double *>(nullptr))
+                     : f(static_cast<float *>(nullptr));
+  auto it = cast<IntegerType>(t);
+  if (it.getWidth() == 1 || it.isUnsigned())
+    return f(static_cast<uint8_t *>(nullptr));
+  switch (it.getWidth()) {
+  case 8:
+    return f(static_cast<int8_t *>(nullptr));
+  case 16:
+    return f(static_cast<int16_t *>(nullptr));
+  case 32:
+    return f(static_cast<int32_t *>(nullptr));
+  default:
+    return f(static_cast<int64_t *>(nullptr));
+  }
+}
+
+template <typename T> static T fromAttr(Attribute a) {
+  Scalar s = toScalar(a);
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(s.f);
+  else
+    return static_cast<T>(s.i);
+}
+
+template <typename T> static Attribute toAttr(Type elementType, T v) {
+  Scalar s;
+  if constexpr (std::is_floating_point_v<T>) {
+    s.f = v;
+  } else {
+    s.i = static_cast<int64_t>(v);
+    s.f = static_cast<double>(v);
+  }
+  return fromScalar(elementType, s);
+}
+
+/// Elementwise map over numpy-broadcast operands read as T; `fn` returns the
+/// result element as an attribute.
+template <typename T>
+static DenseElementsAttr
+mapTyped(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
+         llvm::function_ref<Attribute(ArrayRef<T>)> fn) {
+  SmallVector<SmallVector<Attribute>> values;
+  for (DenseElementsAttr d : operands)
+    values.push_back(llvm::to_vector(d.getValues<Attribute>()));
+  SmallVector<Attribute> out;
+  SmallVector<int64_t> idx;
+  SmallVector<T> args(operands.size());
+  for (int64_t i = 0, e = resultType.getNumElements(); i < e; ++i) {
+    delinearize(i, resultType.getShape(), idx);
+    for (size_t k = 0; k < operands.size(); ++k)
+      args[k] = fromAttr<T>(
+          values[k][broadcastIndex(idx, operands[k].getType().getShape())]);
+    out.push_back(fn(args));
+  }
+  return DenseElementsAttr::get(resultType, out);
+}
+
+/// The runtime's enum case of an osc enum case (the same name in kinds.def;
+/// unittests/Dialect/Osc/KindsTableTest.cpp checks every case).
+template <typename E> static std::optional<E> runtimeCase(StringRef name) {
+  return rt::parseKind<E>(std::string_view(name.data(), name.size()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -206,160 +278,52 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult UnaryOp::fold(FoldAdaptor adaptor) {
   auto input = smallDense(adaptor.getInput());
-  if (!input)
+  auto kind = runtimeCase<rt::UnaryKind>(stringifyUnaryKind(getKind()));
+  if (!input || !kind)
     return {};
-  UnaryKind kind = getKind();
-  bool isFloat = isa<FloatType>(tensorType(getInput()).getElementType());
-  double alpha = getAlpha() ? getAlpha()->convertToDouble() : 0.0;
-  double beta = getBeta() ? getBeta()->convertToDouble() : 0.0;
-  return mapElements(
-      {input}, tensorType(getOutput()),
-      [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-        Scalar r;
-        double x = a[0].f;
-        int64_t xi = a[0].i;
-        switch (kind) {
-        case UnaryKind::neg:
-          r.f = -x, r.i = -xi;
-          return r;
-        case UnaryKind::abs:
-          r.f = std::fabs(x), r.i = xi < 0 ? -xi : xi;
-          return r;
-        case UnaryKind::relu:
-          r.f = x > 0 ? x : 0.0, r.i = xi > 0 ? xi : 0;
-          return r;
-        case UnaryKind::not_:
-          r.i = !xi;
-          return r;
-        default:
-          break;
-        }
-        if (!isFloat)
-          return std::nullopt;
-        switch (kind) {
-        case UnaryKind::sqrt:
-          r.f = std::sqrt(x);
-          break;
-        case UnaryKind::exp:
-          r.f = std::exp(x);
-          break;
-        case UnaryKind::log:
-          r.f = std::log(x);
-          break;
-        case UnaryKind::reciprocal:
-          r.f = 1.0 / x;
-          break;
-        case UnaryKind::floor:
-          r.f = std::floor(x);
-          break;
-        case UnaryKind::ceil:
-          r.f = std::ceil(x);
-          break;
-        case UnaryKind::tanh:
-          r.f = std::tanh(x);
-          break;
-        case UnaryKind::sigmoid:
-          r.f = 1.0 / (1.0 + std::exp(-x));
-          break;
-        case UnaryKind::erf:
-          r.f = std::erf(x);
-          break;
-        case UnaryKind::clip:
-          r.f = std::min(std::max(x, alpha), beta);
-          break;
-        default:
-          return std::nullopt;
-        }
-        return r;
-      });
+  rt::UnaryParams params = rt::defaultUnaryParams(*kind);
+  float alpha = getAlpha() ? getAlpha()->convertToFloat() : params.alpha;
+  float beta = getBeta() ? getBeta()->convertToFloat() : params.beta;
+  auto type = tensorType(getOutput());
+  Type element = type.getElementType();
+  return withComputeType(element, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return mapTyped<T>({input}, type, [&](ArrayRef<T> a) {
+      return toAttr<T>(element, rt::unaryScalar<T>(*kind, a[0], alpha, beta));
+    });
+  });
 }
 
 OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
   auto lhs = smallDense(adaptor.getLhs());
   auto rhs = smallDense(adaptor.getRhs());
   auto type = tensorType(getOutput());
-  if (!lhs || !rhs || type.getNumElements() > kFoldLimit)
+  auto kind = runtimeCase<rt::BinaryKind>(stringifyBinaryKind(getKind()));
+  if (!lhs || !rhs || !kind || type.getNumElements() > kFoldLimit)
     return {};
-  BinaryKind kind = getKind();
-  bool isFloat = isa<FloatType>(type.getElementType());
-  return mapElements(
-      {lhs, rhs}, type, [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-        Scalar r;
-        double x = a[0].f, y = a[1].f;
-        int64_t xi = a[0].i, yi = a[1].i;
-        switch (kind) {
-        case BinaryKind::add:
-          r.f = x + y, r.i = xi + yi;
-          break;
-        case BinaryKind::sub:
-          r.f = x - y, r.i = xi - yi;
-          break;
-        case BinaryKind::mul:
-          r.f = x * y, r.i = xi * yi;
-          break;
-        case BinaryKind::div:
-          if (!isFloat && yi == 0)
-            return std::nullopt; // leave the runtime to report it
-          r.f = x / y;
-          // ONNX integer Div truncates toward zero, like C++.
-          r.i = isFloat ? 0 : xi / yi;
-          break;
-        case BinaryKind::pow:
-          if (!isFloat && yi < 0)
-            return std::nullopt;
-          r.f = std::pow(x, y), r.i = isFloat ? 0 : integerPow(xi, yi);
-          break;
-        case BinaryKind::max:
-          r.f = std::max(x, y), r.i = std::max(xi, yi);
-          break;
-        case BinaryKind::min:
-          r.f = std::min(x, y), r.i = std::min(xi, yi);
-          break;
-        case BinaryKind::and_:
-          r.i = xi && yi;
-          break;
-        case BinaryKind::or_:
-          r.i = xi || yi;
-          break;
-        case BinaryKind::xor_:
-          r.i = (xi != 0) != (yi != 0);
-          break;
-        }
-        return r;
-      });
+  Type element = type.getElementType();
+  return withComputeType(element, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return mapTyped<T>({lhs, rhs}, type, [&](ArrayRef<T> a) {
+      return toAttr<T>(element, rt::binaryScalar<T>(*kind, a[0], a[1]));
+    });
+  });
 }
 
 OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   auto lhs = smallDense(adaptor.getLhs());
   auto rhs = smallDense(adaptor.getRhs());
   auto type = tensorType(getOutput());
-  if (!lhs || !rhs || type.getNumElements() > kFoldLimit)
+  auto kind = runtimeCase<rt::CompareKind>(stringifyCompareKind(getKind()));
+  if (!lhs || !rhs || !kind || type.getNumElements() > kFoldLimit)
     return {};
-  bool isFloat = isa<FloatType>(tensorType(getLhs()).getElementType());
-  CompareKind kind = getKind();
-  return mapElements(
-      {lhs, rhs}, type, [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
-        auto cmp = [&](auto x, auto y) {
-          switch (kind) {
-          case CompareKind::eq:
-            return x == y;
-          case CompareKind::ne:
-            return x != y;
-          case CompareKind::lt:
-            return x < y;
-          case CompareKind::le:
-            return x <= y;
-          case CompareKind::gt:
-            return x > y;
-          case CompareKind::ge:
-            return x >= y;
-          }
-          return false;
-        };
-        Scalar r;
-        r.i = isFloat ? cmp(a[0].f, a[1].f) : cmp(a[0].i, a[1].i);
-        return r;
-      });
+  Type i1 = type.getElementType();
+  return withComputeType(tensorType(getLhs()).getElementType(), [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    return mapTyped<T>({lhs, rhs}, type, [&](ArrayRef<T> a) -> Attribute {
+      return IntegerAttr::get(i1, rt::compareScalar<T>(*kind, a[0], a[1]));
+    });
+  });
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {

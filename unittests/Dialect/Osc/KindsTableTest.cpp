@@ -1,0 +1,121 @@
+//===- KindsTableTest.cpp - the osc dialect against the runtime's kinds table ===//
+//
+// Part of opscope. The compiler writes op kinds and enum cases into the plan
+// by name; the runtime reads them back through kinds.def. These tests prove
+// that every executed osc op and every ODS enum case has its entry in the
+// table, and that every table entry has its op or case in the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/runtime/kinds.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+using namespace mlir;
+using namespace opscope;
+
+namespace {
+
+/// Every case of an ODS enum (0..max) has a table case of the same name,
+/// and every table case names an ODS case.
+template <typename RtEnum, typename OdsEnum>
+void expectSameCases(const char *what, uint64_t maxOds,
+                     std::optional<OdsEnum> (*symbolize)(uint32_t),
+                     std::optional<OdsEnum> (*symbolizeName)(llvm::StringRef),
+                     llvm::StringRef (*stringify)(OdsEnum)) {
+  std::set<std::string> ods;
+  for (uint32_t i = 0; i <= maxOds; ++i) {
+    auto c = symbolize(i);
+    ASSERT_TRUE(c) << what << " case " << i << " missing in ODS";
+    std::string name = stringify(*c).str();
+    ods.insert(name);
+    EXPECT_TRUE(rt::parseKind<RtEnum>(name))
+        << what << " '" << name << "' is in OscBase.td but not in kinds.def";
+  }
+  for (size_t i = 0; i < rt::KindTraits<RtEnum>::size; ++i) {
+    const char *name = rt::KindTraits<RtEnum>::names[i];
+    EXPECT_TRUE(symbolizeName(name))
+        << what << " '" << name << "' is in kinds.def but not in OscBase.td";
+    EXPECT_EQ(rt::kindName(static_cast<RtEnum>(i)), std::string(name));
+  }
+  EXPECT_EQ(ods.size(), rt::KindTraits<RtEnum>::size) << what;
+}
+
+TEST(KindsTable, EnumCasesMatchBothWays) {
+  using namespace osc;
+  expectSameCases<rt::UnaryKind, UnaryKind>(
+      "unary kind", getMaxEnumValForUnaryKind(), symbolizeUnaryKind,
+      symbolizeUnaryKind, stringifyUnaryKind);
+  expectSameCases<rt::BinaryKind, BinaryKind>(
+      "binary kind", getMaxEnumValForBinaryKind(), symbolizeBinaryKind,
+      symbolizeBinaryKind, stringifyBinaryKind);
+  expectSameCases<rt::CompareKind, CompareKind>(
+      "compare kind", getMaxEnumValForCompareKind(), symbolizeCompareKind,
+      symbolizeCompareKind, stringifyCompareKind);
+  expectSameCases<rt::ReduceKind, ReduceKind>(
+      "reduce kind", getMaxEnumValForReduceKind(), symbolizeReduceKind,
+      symbolizeReduceKind, stringifyReduceKind);
+  expectSameCases<rt::PoolKind, PoolKind>(
+      "pool kind", getMaxEnumValForPoolKind(), symbolizePoolKind,
+      symbolizePoolKind, stringifyPoolKind);
+  expectSameCases<rt::GeluKind, GeluApproximation>(
+      "gelu approximation", getMaxEnumValForGeluApproximation(),
+      symbolizeGeluApproximation, symbolizeGeluApproximation,
+      stringifyGeluApproximation);
+  expectSameCases<rt::PostOp, PostOpKind>(
+      "post-op", getMaxEnumValForPostOpKind(), symbolizePostOpKind,
+      symbolizePostOpKind, stringifyPostOpKind);
+  expectSameCases<rt::PadMode, PadMode>("pad mode", getMaxEnumValForPadMode(),
+                                        symbolizePadMode, symbolizePadMode,
+                                        stringifyPadMode);
+  expectSameCases<rt::ResizeMode, ResizeMode>(
+      "resize mode", getMaxEnumValForResizeMode(), symbolizeResizeMode,
+      symbolizeResizeMode, stringifyResizeMode);
+  expectSameCases<rt::CoordinateTransform, CoordinateTransform>(
+      "coordinate transformation", getMaxEnumValForCoordinateTransform(),
+      symbolizeCoordinateTransform, symbolizeCoordinateTransform,
+      stringifyCoordinateTransform);
+  expectSameCases<rt::NearestMode, NearestMode>(
+      "nearest mode", getMaxEnumValForNearestMode(), symbolizeNearestMode,
+      symbolizeNearestMode, stringifyNearestMode);
+}
+
+/// Every executed osc op declares a runtime kind named like the op, each
+/// kind has exactly one op, and the ops without the interface are the
+/// documented non-executed ones.
+TEST(KindsTable, ExecutedOpsMatchOpKinds) {
+  MLIRContext context;
+  context.loadDialect<osc::OscDialect>();
+  std::set<std::string> covered, notExecuted;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != "osc")
+      continue;
+    std::string mnemonic = name.stripDialect().str();
+    auto *iface = name.getInterface<osc::ExecutableOpInterface>();
+    if (!iface) {
+      notExecuted.insert(mnemonic);
+      continue;
+    }
+    rt::OpKind kind = iface->getRuntimeKind();
+    EXPECT_EQ(std::string(rt::kindName(kind)), mnemonic)
+        << "osc." << mnemonic << " declares runtime kind "
+        << rt::kindName(kind);
+    EXPECT_TRUE(covered.insert(rt::kindName(kind)).second)
+        << "two ops declare runtime kind " << rt::kindName(kind);
+  }
+  for (size_t i = 0; i < rt::KindTraits<rt::OpKind>::size; ++i)
+    EXPECT_TRUE(covered.count(rt::KindTraits<rt::OpKind>::names[i]))
+        << "kinds.def op kind '" << rt::KindTraits<rt::OpKind>::names[i]
+        << "' has no executed osc op";
+  EXPECT_EQ(notExecuted,
+            (std::set<std::string>{"constant", "reshape", "probe", "yield"}));
+}
+
+} // namespace
