@@ -472,7 +472,22 @@ std::vector<DiffRow> analysis::diffProfiles(const Profile &before,
                    [](const DiffRow &a, const DiffRow &b) {
                      return std::fabs(a.deltaUs) > std::fabs(b.deltaUs);
                    });
+  // The total covers every selected op, not only the rows --top keeps.
+  DiffRow total;
+  total.before = total.after = "total";
+  total.isTotal = true;
+  double b = 0, a = 0;
+  for (const DiffRow &r : rows) {
+    b += r.beforeUs.value_or(0.0);
+    a += r.afterUs.value_or(0.0);
+  }
+  total.beforeUs = b;
+  total.afterUs = a;
+  total.deltaUs = a - b;
+  if (b > 0)
+    total.deltaPercent = 100.0 * (a - b) / b;
   if (options.top && rows.size() > options.top)
     rows.resize(options.top);
+  rows.push_back(std::move(total));
   return rows;
 }

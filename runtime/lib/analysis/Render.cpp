@@ -277,27 +277,11 @@ void analysis::renderDiff(const Profile &before, const Profile &after,
        }},
       {"delta_ms", true, [](const DiffRow &r) { return number(r.deltaUs / 1e3, 3); }},
       {"delta_%", true, [](const DiffRow &r) { return number(r.deltaPercent, 1); }}};
-  // Totals over the matched rows, appended as the last row.
-  DiffRow total;
-  total.before = "total";
-  total.after = "total";
-  double b = 0, a = 0;
-  for (const DiffRow &r : rows) {
-    b += r.beforeUs.value_or(0.0);
-    a += r.afterUs.value_or(0.0);
-  }
-  total.beforeUs = b;
-  total.afterUs = a;
-  total.deltaUs = a - b;
-  if (b > 0)
-    total.deltaPercent = 100.0 * (a - b) / b;
-  std::vector<DiffRow> all(rows);
-  all.push_back(total);
   if (options.format == Format::Table || options.format == Format::Markdown) {
     os << "before: " << before.header.model << "  after: " << after.header.model
        << "  (times per iteration)\n";
   }
-  renderTable(cols, all, options.format, os);
+  renderTable(cols, rows, options.format, os);
   if (options.format == Format::Json)
     os << "\n";
 }

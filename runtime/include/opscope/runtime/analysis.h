@@ -116,9 +116,11 @@ void render(const Profile &profile, const std::vector<Row> &rows,
 
 /// Op-level comparison of two profiles, matched by source-node provenance
 /// (ops sharing any source node are one group, so fused vs unfused lines up),
-/// then by name.
+/// then by name. The last row is the total over every selected op (with
+/// --top, also over the rows left out).
 struct DiffRow {
   std::string before, after, type;
+  bool isTotal = false;
   std::optional<double> beforeUs, afterUs; // per iteration
   double deltaUs = 0.0;
   std::optional<double> deltaPercent;
