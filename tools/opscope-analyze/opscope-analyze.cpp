@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> types;
   size_t top = 0;
   int64_t skip = 0;
-  bool calibrate = false, roofline = false;
+  bool calibrate = false, roofline = false, includeWarmUp = false;
   app.add_option("trace", tracePath, "trace file (opscope-run --trace)");
   app.add_option("-t,--top", top, "show the first N rows (0: all)");
   app.add_option("--type", types, "only ops of this type (repeatable)")
@@ -60,7 +60,10 @@ int main(int argc, char **argv) {
                  "a bare number is ms)");
   app.add_option("--max-time", maxTime, "only ops taking at most this");
   app.add_option("--label", label,
-                 "only events recorded under this label (e.g. trace)");
+                 "only events recorded under this label (opscope-run records "
+                 "'warm up' and 'measure'); without it, all but warm-up");
+  app.add_flag("--include-warmup", includeWarmUp,
+               "without --label, count the 'warm up' iterations too");
   app.add_option("--skip-iterations", skip,
                  "drop iterations numbered below N (warm-up)")
       ->check(CLI::NonNegativeNumber);
@@ -146,6 +149,7 @@ int main(int argc, char **argv) {
   EventFilter filter;
   if (!label.empty())
     filter.label = label;
+  filter.includeWarmUp = includeWarmUp;
   filter.skipIterations = skip;
   Profile profile;
   err = loadProfile(tracePath, filter, profile);

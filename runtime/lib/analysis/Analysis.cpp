@@ -81,16 +81,19 @@ double Distribution::percentile(double p) const {
 std::string analysis::loadProfile(const std::string &path,
                                   const EventFilter &filter, Profile &profile) {
   auto keep = [&](const std::string *label, int64_t iteration) {
-    if (filter.label && *label != *filter.label)
+    if (filter.label ? *label != *filter.label
+                     : !filter.includeWarmUp && *label == trace::kWarmUpLabel)
       return false;
     return iteration < 0 || iteration >= filter.skipIterations;
   };
   trace::ReadCallbacks callbacks;
+  int64_t maxProbe = -1; // over every event, filtered or not
   callbacks.onOp = [&](const trace::OpEvent &e) {
-    if (!keep(e.label, e.iteration))
-      return;
     if (e.probe < 0)
       throw std::runtime_error("negative probe id");
+    maxProbe = std::max(maxProbe, e.probe);
+    if (!keep(e.label, e.iteration))
+      return;
     if (static_cast<size_t>(e.probe) >= profile.ops.size())
       profile.ops.resize(e.probe + 1);
     profile.ops[e.probe].add(e.durUs);
@@ -110,10 +113,20 @@ std::string analysis::loadProfile(const std::string &path,
   if (!r.error.empty())
     return r.error;
   profile.header = std::move(r.header);
-  for (size_t id = 0; id < profile.ops.size(); ++id)
-    if (profile.ops[id].count() && id >= profile.header.probes.size())
-      return path + ": an op event names probe " + std::to_string(id) +
-             ", which is not in the probe table";
+  if (filter.label) {
+    const auto &labels = profile.header.labels;
+    if (std::find(labels.begin(), labels.end(), *filter.label) ==
+        labels.end()) {
+      std::string list;
+      for (const std::string &l : labels)
+        list += (list.empty() ? "'" : ", '") + l + "'";
+      return path + ": no events under label '" + *filter.label +
+             "'; the trace's labels are " + (list.empty() ? "none" : list);
+    }
+  }
+  if (maxProbe >= static_cast<int64_t>(profile.header.probes.size()))
+    return path + ": an op event names probe " + std::to_string(maxProbe) +
+           ", which is not in the probe table";
   profile.ops.resize(profile.header.probes.size());
   return "";
 }

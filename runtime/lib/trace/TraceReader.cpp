@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -115,6 +116,10 @@ TraceHeader headerOf(const json &j) {
   if (j.contains("run"))
     for (const auto &[k, v] : j["run"].items())
       h.run[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  if (j.contains("labels") && j["labels"].is_array())
+    for (const json &l : j["labels"])
+      if (l.is_string())
+        h.labels.push_back(l.get<std::string>());
   h.probeCostNs = j.value("probe_cost_ns", 0.0);
   h.droppedEvents = j.value("dropped_events", int64_t(0));
   const json &probes = get<json>(j, "probes", "the opscope object");
@@ -217,6 +222,11 @@ ReadResult opscope::trace::readTrace(const std::string &path,
                    std::string(e.what());
     return result;
   }
+  // Labels the header declares and labels events carry, each once.
+  for (const std::string &l : labels)
+    if (std::find(result.header.labels.begin(), result.header.labels.end(),
+                  l) == result.header.labels.end())
+      result.header.labels.push_back(l);
   if (!sawHeader)
     result.error = path + ": no top-level 'opscope' object; not an opscope "
                           "trace (schema in docs/trace-format.md)";

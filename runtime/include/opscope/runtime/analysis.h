@@ -45,7 +45,11 @@ private:
 
 /// Event filters applied while reading.
 struct EventFilter {
+  /// Only events under this label; loading fails, listing the trace's
+  /// labels, when it has none.
   std::optional<std::string> label;
+  /// Without `label`: whether warm-up (trace::kWarmUpLabel) counts.
+  bool includeWarmUp = false;
   int64_t skipIterations = 0;
 };
 

@@ -58,7 +58,14 @@ struct TraceHeader {
   double probeCostNs = 0.0;
   int64_t droppedEvents = 0;
   std::vector<ProbeInfo> probes; // indexed by id
+  /// Labels of the recorded spans: those the header declares, then any
+  /// other label an event carries.
+  std::vector<std::string> labels;
 };
+
+/// The label opscope-run (and the C++ API's convention) records warm-up
+/// iterations under; analyses leave it out unless asked.
+inline constexpr const char *kWarmUpLabel = "warm up";
 
 /// One op execution (`ph: "X"`, `cat: "op"`), as handed to the consumer.
 struct OpEvent {
