@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (calibrate) {
-    std::cerr << "calibrating (about 2 s)...\n";
+    std::cerr << "calibrating with 1 to N threads (a few seconds)...\n";
     Machine m = calibrateMachine(
         static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     std::error_code ec;
@@ -97,6 +97,9 @@ int main(int argc, char **argv) {
     std::cout << "peak " << m.peakGflops << " GFLOP/s (fp32 FMA, all cores), "
               << "bandwidth " << m.bandwidthGBs << " GB/s (triad); saved to "
               << machineFile << "\n";
+    for (const auto &[t, p] : m.byThreads)
+      std::cout << "  " << t << (t == 1 ? " thread:  " : " threads: ")
+                << p.gflops << " GFLOP/s, " << p.bandwidthGBs << " GB/s\n";
     return 0;
   }
   if (tracePath.empty())
@@ -155,6 +158,10 @@ int main(int argc, char **argv) {
   err = loadProfile(tracePath, filter, profile);
   if (!err.empty())
     return fail(err);
+  // Compare with what the trace's thread count can reach, not all cores.
+  if (options.roofline)
+    options.roofline = options.roofline->forThreads(
+        static_cast<int>(profile.header.machine.threads));
 
   // Render into memory first: a failure never leaves half a table.
   std::ostringstream out;

@@ -92,10 +92,12 @@ std::string cpuName() {
 }
 } // namespace
 
-Machine opscope::analysis::calibrateMachine(int threads) {
-  Machine m;
-  m.cpu = cpuName();
-  threads = std::max(1, threads);
+namespace {
+/// Peak figures with `threads` threads, each running its own FMA loop and
+/// its slice of the triad.
+Machine::Peak measurePeak(int threads, float *a, const float *b,
+                          const float *c, size_t n) {
+  Machine::Peak peak;
   std::vector<double> perThread(threads);
   {
     std::vector<std::thread> pool;
@@ -105,15 +107,9 @@ Machine opscope::analysis::calibrateMachine(int threads) {
       th.join();
   }
   for (double g : perThread)
-    m.peakGflops += g;
-
-  // STREAM-style triad a = b + s * c over buffers far beyond the caches;
-  // bytes counted as 2 reads + 1 write per element (no write-allocate).
-  const size_t n = size_t(32) << 20; // 128 MB per array
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
-  for (size_t i = 0; i < n; ++i)
-    a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
-  double best = 0;
+    peak.gflops += g;
+  // STREAM-style triad a = b + s * c; bytes counted as 2 reads + 1 write per
+  // element (no write-allocate).
   for (int pass = 0; pass < 4; ++pass) {
     auto start = Clock::now();
     std::vector<std::thread> pool;
@@ -126,11 +122,40 @@ Machine opscope::analysis::calibrateMachine(int threads) {
     for (auto &th : pool)
       th.join();
     double s = std::chrono::duration<double>(Clock::now() - start).count();
-    best = std::max(best, 3.0 * n * sizeof(float) / s / 1e9);
+    peak.bandwidthGBs =
+        std::max(peak.bandwidthGBs, 3.0 * n * sizeof(float) / s / 1e9);
   }
+  return peak;
+}
+} // namespace
+
+Machine opscope::analysis::calibrateMachine(int threads) {
+  Machine m;
+  m.cpu = cpuName();
+  threads = std::max(1, threads);
+  const size_t n = size_t(32) << 20; // 128 MB per array, far beyond caches
+  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  for (size_t i = 0; i < n; ++i)
+    a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
+  for (int t = 1; t <= threads; ++t)
+    m.byThreads[t] = measurePeak(t, a.get(), b.get(), c.get(), n);
   volatile float keep = a[n / 2];
   (void)keep;
-  m.bandwidthGBs = best;
+  m.threads = threads;
+  m.peakGflops = m.byThreads[threads].gflops;
+  m.bandwidthGBs = m.byThreads[threads].bandwidthGBs;
+  return m;
+}
+
+Machine Machine::forThreads(int t) const {
+  Machine m = *this;
+  auto it = byThreads.upper_bound(t);
+  if (t > 0 && it != byThreads.begin()) {
+    --it;
+    m.threads = it->first;
+    m.peakGflops = it->second.gflops;
+    m.bandwidthGBs = it->second.bandwidthGBs;
+  }
   return m;
 }
 
@@ -145,6 +170,13 @@ std::string opscope::analysis::loadMachine(const std::string &path,
     m.peakGflops = j.at("peak_gflops").get<double>();
     m.bandwidthGBs = j.at("bandwidth_gbs").get<double>();
     m.cpu = j.value("cpu", "");
+    m.threads = j.value("threads", 0);
+    if (j.contains("by_threads"))
+      for (const auto &[k, v] : j["by_threads"].items())
+        m.byThreads[std::stoi(k)] = {v.at("peak_gflops").get<double>(),
+                                     v.at("bandwidth_gbs").get<double>()};
+  } catch (const std::exception &e) {
+    return path + ": not a machine file: " + e.what();
   } catch (const json::exception &e) {
     return path + ": not a machine file: " + e.what();
   }
@@ -155,9 +187,15 @@ std::string opscope::analysis::loadMachine(const std::string &path,
 
 std::string opscope::analysis::saveMachine(const std::string &path,
                                            const Machine &m) {
+  json byThreads = json::object();
+  for (const auto &[t, p] : m.byThreads)
+    byThreads[std::to_string(t)] = {{"peak_gflops", p.gflops},
+                                    {"bandwidth_gbs", p.bandwidthGBs}};
   json j = {{"peak_gflops", m.peakGflops},
             {"bandwidth_gbs", m.bandwidthGBs},
-            {"cpu", m.cpu}};
+            {"threads", m.threads},
+            {"cpu", m.cpu},
+            {"by_threads", byThreads}};
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);

@@ -134,7 +134,8 @@ struct SummaryItem {
   std::string textValue;
 };
 
-std::vector<SummaryItem> summaryOf(const Profile &p) {
+std::vector<SummaryItem> summaryOf(const Profile &p,
+                                   const std::optional<Machine> &roofline) {
   std::vector<SummaryItem> s;
   const Distribution &it = p.iterations;
   double iterations = it.count() ? static_cast<double>(it.count()) : 0.0;
@@ -174,11 +175,20 @@ std::vector<SummaryItem> summaryOf(const Profile &p) {
   s.push_back({"probe_overhead_per_iteration", overhead, "ms", 3, ""});
   s.push_back({"op_time_without_probe_cost", net, "ms", 3, ""});
   s.push_back({"dropped_events", static_cast<double>(p.header.droppedEvents), "", 0, ""});
+  if (roofline) {
+    // The peaks the roofline columns use: those measured with the trace's
+    // thread count (opscope-analyze --calibrate measures each count).
+    s.push_back({"trace_threads", static_cast<double>(p.header.machine.threads), "", 0, ""});
+    s.push_back({"roofline_threads", static_cast<double>(roofline->threads), "", 0, ""});
+    s.push_back({"roofline_peak", roofline->peakGflops, "GFLOP/s", 1, ""});
+    s.push_back({"roofline_bandwidth", roofline->bandwidthGBs, "GB/s", 1, ""});
+  }
   return s;
 }
 
-void renderSummary(const Profile &p, Format format, std::ostream &os) {
-  auto items = summaryOf(p);
+void renderSummary(const Profile &p, const std::optional<Machine> &roofline,
+                   Format format, std::ostream &os) {
+  auto items = summaryOf(p, roofline);
   std::vector<Column<SummaryItem>> cols = {
       {"metric", false, [](const SummaryItem &i) { return text(i.metric); }},
       {"value", true,
@@ -239,7 +249,7 @@ void analysis::render(const Profile &profile, const std::vector<Row> &rows,
     os << "{";
     if (options.printSummary) {
       os << "\"summary\": ";
-      renderSummary(profile, Format::Json, os);
+      renderSummary(profile, options.roofline, Format::Json, os);
     }
     if (options.printOps) {
       os << (options.printSummary ? ", " : "") << "\"ops\": ";
@@ -252,7 +262,7 @@ void analysis::render(const Profile &profile, const std::vector<Row> &rows,
   bool summary = options.printSummary &&
                  (options.format != Format::Csv || !options.printOps);
   if (summary) {
-    renderSummary(profile, options.format, os);
+    renderSummary(profile, options.roofline, options.format, os);
     if (options.printOps)
       os << "\n";
   }

@@ -16,17 +16,20 @@ using namespace opscope::osc;
 
 #include "opscope/Dialect/Osc/IR/OscInterfaces.cpp.inc"
 
+double osc::tensorBytes(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return 0.0;
+  return static_cast<double>(t.getNumElements()) *
+         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+}
+
 double osc::operandAndResultBytes(Operation *op) {
   double bytes = 0;
-  auto add = [&](Value v) {
-    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-      bytes += static_cast<double>(t.getNumElements()) *
-               std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-  };
   for (Value v : op->getOperands())
-    add(v);
+    bytes += tensorBytes(v);
   for (Value v : op->getResults())
-    add(v);
+    bytes += tensorBytes(v);
   return bytes;
 }
 
@@ -194,6 +197,12 @@ std::optional<double> ReduceOp::getFlops() {
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
+
+double GatherOp::getBytesMoved() {
+  // The indices, the rows they select (read once each), and the output; not
+  // the whole table (an embedding lookup reads 128 rows of 30522).
+  return tensorBytes(getIndices()) + 2.0 * tensorBytes(getOutput());
+}
 
 void PadOp::getRuntimeEnums(EnumList &enums) {
   enums.push_back({"mode", stringifyPadMode(getMode())});

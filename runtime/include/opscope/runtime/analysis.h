@@ -12,6 +12,7 @@
 #include "opscope/runtime/trace.h"
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -66,16 +67,27 @@ struct Profile {
 std::string loadProfile(const std::string &path, const EventFilter &filter,
                         Profile &profile);
 
-/// Peak figures for the roofline (from `opscope-analyze --calibrate`).
+/// Peak figures for the roofline (from `opscope-analyze --calibrate`):
+/// with every core, and per thread count, since a trace recorded with one
+/// thread must be compared with what one thread can reach.
 struct Machine {
-  double peakGflops = 0.0;
+  double peakGflops = 0.0; // all cores
   double bandwidthGBs = 0.0;
   std::string cpu;
+  int threads = 0; // the thread count peakGflops/bandwidthGBs were measured with
+  struct Peak {
+    double gflops = 0.0, bandwidthGBs = 0.0;
+  };
+  std::map<int, Peak> byThreads;
+  /// The figures for a run with `threads` threads: the measured entry for
+  /// that count, else the largest one below it, else the all-core figures.
+  Machine forThreads(int threads) const;
 };
 std::string loadMachine(const std::string &path, Machine &machine);
 std::string saveMachine(const std::string &path, const Machine &machine);
-/// Measures peak FP32 FLOP/s (FMA loops on every core) and memory bandwidth
-/// (a streaming triad over buffers far larger than the caches).
+/// Measures peak FP32 FLOP/s (FMA loops) and memory bandwidth (a streaming
+/// triad over buffers far larger than the caches) with 1 .. `threads`
+/// threads.
 Machine calibrateMachine(int threads);
 
 enum class Format { Table, Csv, Json, Markdown };

@@ -22,6 +22,8 @@
 #include "opscope/runtime/kinds.h"
 
 namespace opscope::osc {
+/// Bytes of a ranked tensor value (i1 counts one byte), 0 for other types.
+double tensorBytes(mlir::Value v);
 /// Bytes of every operand and result of `op`, weights included (what an
 /// op that reads and writes each tensor once moves).
 double operandAndResultBytes(mlir::Operation *op);

@@ -480,7 +480,7 @@ def Osc_BroadcastToOp : Osc_ExecOp<"broadcast_to", "BroadcastTo", [Pure],
 }
 
 def Osc_GatherOp : Osc_ExecOp<"gather", "Gather", [Pure],
-    []> {
+    ["getBytesMoved"]> {
   let summary = "gather slices along an axis by index";
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
