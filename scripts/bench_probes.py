@@ -30,7 +30,7 @@ def main():
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     libs = {}
-    for variant, flags in (("plain", []), ("probed", ["--profile"])):
+    for variant, flags in (("plain", ["--no-probes"]), ("probed", [])):
         libs[variant] = os.path.join(a.work, variant + ".so")
         cmd = [a.compile, a.model, "-o", libs[variant]] + flags
         for s in a.shapes:

@@ -284,7 +284,8 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     }
     pm.addPass(osc::createOscPlanMemory());
     if (failed(pm.run(*module))) {
-      error = "memory planning failed";
+      error = opts.profile ? "probe insertion or memory planning failed"
+                           : "memory planning failed";
       return false;
     }
   }

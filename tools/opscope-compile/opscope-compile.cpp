@@ -3,8 +3,9 @@
 // Part of opscope. `opscope-compile MODEL --input-shape NAME=DIMS ... -o
 // OUT.so` writes OUT.so and OUT.weights; `--print-fusion[=json]` prints the
 // ops after fusion without compiling (unless -o is also given);
-// `--profile[=REGEX]` compiles with probes around every op (or the ops whose
-// source ONNX node matches).
+// Probes go around every op by default (they cost one branch per run while
+// profiling is off); `--profile=REGEX` / `--profile-types=KINDS` select ops,
+// `--no-probes` leaves them out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,7 @@ int main(int argc, char **argv) {
   opscope::CompileOptions opts;
   std::vector<std::string> shapes;
   std::string emit = "lib";
-  bool noFuse = false, noCheck = false;
+  bool noFuse = false, noCheck = false, noProbes = false;
   std::string profile, printFusion;
   app.add_option("model", opts.input, "model: .onnx, .onnxtext or .mlir")
       ->required()
@@ -44,13 +45,20 @@ int main(int argc, char **argv) {
   app.add_option("--fuse-options", opts.fuseOptions,
                  "osc-fuse options, e.g. 'fuse-gelu=false fuse-attention=false'");
   auto *prof = app.add_option("--profile", profile,
-                              "insert probes around every op, or around the "
-                              "ops whose source node matches REGEX")
+                              "probe only the ops whose source node matches "
+                              "REGEX (--profile=REGEX; every op is probed by "
+                              "default)")
                    ->expected(0, 1)
                    ->default_str("");
-  app.add_option("--profile-types", opts.probeTypes,
-                 "with --profile: only these op kinds (comma-separated, e.g. "
-                 "inner_product,softmax)");
+  auto *profTypes = app.add_option(
+      "--profile-types", opts.probeTypes,
+      "with --profile: only these op kinds (comma-separated, e.g. "
+      "inner_product,softmax)");
+  auto *noProbesFlag = app.add_flag(
+      "--no-probes", noProbes,
+      "compile without probes (OPSCOPE_PROFILE and --profile then have "
+      "nothing to record)");
+  noProbesFlag->excludes(prof)->excludes(profTypes);
   auto *fusion = app.add_option("--print-fusion", printFusion,
                                 "print the ops after fusion (table or json) "
                                 "and stop unless -o is given")
@@ -59,8 +67,24 @@ int main(int argc, char **argv) {
                      ->check(CLI::IsMember({"table", "json"}));
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", opts.timing, "print the time of each phase");
+  // Options with an optional value take it only after '=': a bare
+  // `--print-fusion model.onnx` must not read the model as the value.
+  std::vector<std::string> args;
+  bool bareProfile = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--print-fusion")
+      a = "--print-fusion=table";
+    if (a == "--profile")
+      bareProfile = true; // every op; selected below
+    else
+      args.push_back(std::move(a));
+  }
+  std::vector<char *> argvFixed;
+  for (std::string &a : args)
+    argvFixed.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
   } catch (const CLI::ParseError &e) {
     // Usage errors exit 2 (like the other input errors); --help exits 0.
     return app.exit(e) == 0 ? 0 : 2;
@@ -68,8 +92,21 @@ int main(int argc, char **argv) {
 
   if (fusion->count())
     opts.printFusion = printFusion.empty() ? "table" : printFusion;
-  if (prof->count())
-    opts.profile = profile;
+  bool profiled = prof->count() || bareProfile;
+  if (noProbes && bareProfile) {
+    llvm::errs() << "opscope-compile: error: --profile and --no-probes "
+                    "exclude each other\n";
+    return 2;
+  }
+  if (profTypes->count() && !profiled) {
+    llvm::errs() << "opscope-compile: error: --profile-types needs --profile "
+                    "(e.g. --profile --profile-types=inner_product)\n";
+    return 2;
+  }
+  if (noProbes)
+    opts.profile.reset();
+  else if (prof->count())
+    opts.profile = profile; // "" (all) after a bare --profile too
   if (opts.output.empty() && opts.printFusion.empty()) {
     llvm::errs() << "opscope-compile: error: -o OUT.so is required (or "
                     "--print-fusion)\n";

@@ -298,7 +298,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (profile && model->probes().empty())
-      die(soPath + " has no probes: compile it with opscope-compile --profile", 2);
+      die(soPath + " has no probes: it was compiled with --no-probes", 2);
 
     if (threads > 0)
       setDenseThreads(threads);

@@ -27,7 +27,9 @@ struct CompileOptions {
   enum class Emit { Library, Object, Mlir } emit = Emit::Library;
   bool fuse = true;           ///< run osc-optimize (else only constant folding)
   std::string fuseOptions;    ///< extra osc-fuse options, e.g. "fuse-gelu=false"
-  std::optional<std::string> profile; ///< probe ops whose source matches (""=all)
+  /// Probe the ops whose source node matches (""=all, the default: probes
+  /// cost one branch per run while profiling is off); nullopt: no probes.
+  std::optional<std::string> profile = std::string();
   std::string probeTypes;     ///< comma-separated kinds to probe (""=all)
   std::string printFusion;    ///< "", "table" or "json": print the report
   bool timing = false;        ///< per-phase timing to stderr

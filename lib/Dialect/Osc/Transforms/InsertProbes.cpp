@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Regex.h"
 
+#include <set>
+
 namespace opscope::osc {
 #define GEN_PASS_DEF_OSCINSERTPROBES
 #include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
@@ -57,11 +59,13 @@ struct InsertProbesPass : osc::impl::OscInsertProbesBase<InsertProbesPass> {
       return signalPassFailure();
     }
     SmallVector<Operation *> selected;
+    std::set<std::string> kinds; // of every op that could be probed
     getOperation().walk([&](Operation *op) {
       if (!isa_and_nonnull<OscDialect>(op->getDialect()) || !isExecuted(op) ||
           op->getParentOfType<ProbeOp>())
         return;
       std::string kind = kindOf(op);
+      kinds.insert(kind.substr(0, kind.find('.')));
       if (!types.empty() && !kindMatches(kind, types))
         return;
       if (!names.empty() && !nameMatches(op, include))
@@ -72,6 +76,24 @@ struct InsertProbesPass : osc::impl::OscInsertProbesBase<InsertProbesPass> {
         return;
       selected.push_back(op);
     });
+    // A selection that matches nothing is a mistake (a misspelt kind or
+    // regex), not a request for an unprofiled model.
+    if (selected.empty() && !kinds.empty() && (!types.empty() || !names.empty())) {
+      std::string selection, known;
+      if (!names.empty())
+        selection += "names '" + names + "'";
+      if (!types.empty()) {
+        selection += selection.empty() ? "types '" : ", types '";
+        for (auto [i, t] : llvm::enumerate(types))
+          selection += (i ? "," : "") + t;
+        selection += "'";
+      }
+      for (const std::string &k : kinds)
+        known += (known.empty() ? "" : ", ") + k;
+      getOperation().emitError("osc-insert-probes: the probe selection (")
+          << selection << ") matches no op; the op kinds here are " << known;
+      return signalPassFailure();
+    }
     OpBuilder b(&getContext());
     for (Operation *op : selected) {
       std::vector<std::string> sources = sourceNodes(op->getLoc());
