@@ -77,6 +77,11 @@ def main():
                                 % (key, name, b, end, stack[-1][2], stack[-1][0], stack[-1][1]))
                 break
             stack.append((b, end, name))
+    if iterations and not ops:
+        # A run that recorded iterations but no op: the model has no probes
+        # (compiled with --no-probes), so the trace cannot say where time went.
+        problems.append("no op events in %d iterations: the model has no probes "
+                        "(compiled with --no-probes?)" % iterations)
     if problems:
         for p in problems[:20]:
             print(p)
