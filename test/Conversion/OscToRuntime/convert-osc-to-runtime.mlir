@@ -1,5 +1,5 @@
-// RUN: opscope-opt %s -osc-insert-probes -osc-plan-memory -convert-osc-to-runtime | FileCheck %s
-// RUN: opscope-opt %s -osc-insert-probes -osc-plan-memory -osc-lower-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: opscope-opt %s --mlir-print-debuginfo=false -osc-insert-probes -osc-plan-memory -convert-osc-to-runtime | FileCheck %s
+// RUN: opscope-opt %s --mlir-print-debuginfo=false -osc-insert-probes -osc-plan-memory -osc-lower-to-llvm | FileCheck %s --check-prefix=LLVM
 
 // The model function becomes the ABI globals and a schedule: a plain copy
 // and, when profiling is requested, one with probes around each op.

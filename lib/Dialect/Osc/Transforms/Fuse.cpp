@@ -658,6 +658,11 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
   using OscFuseBase::OscFuseBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    auto module = getOperation()->getParentOfType<ModuleOp>();
+    if (module && module->hasAttr(kWeightsElidedAttr))
+      getOperation().emitWarning(
+          "osc-fuse: this IR was printed with --elide-weights; fusions that "
+          "read weight data (matmul to inner_product) are skipped");
     RewritePatternSet patterns(ctx);
     if (foldScalars) {
       patterns.add<DivByScalar>(ctx, numScales);

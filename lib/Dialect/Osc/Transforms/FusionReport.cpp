@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
@@ -34,6 +35,25 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
           << format << "'";
       return signalPassFailure();
     }
+    // The report is only as good as its input: say when the IR cannot show
+    // provenance or was fused without its weights.
+    auto module = getOperation()->getParentOfType<ModuleOp>();
+    if (module && module->hasAttr(kWeightsElidedAttr))
+      getOperation().emitWarning(
+          "osc-fusion-report: this IR was printed with --elide-weights; "
+          "fusions that read weight data (matmul to inner_product) did not "
+          "run, so this report differs from compiling the model");
+    bool anySource = false;
+    getOperation().walk([&](Operation *op) {
+      if (isa_and_nonnull<OscDialect>(op->getDialect()) &&
+          !sourceNodes(op->getLoc()).empty())
+        anySource = true;
+    });
+    if (!anySource)
+      getOperation().emitWarning(
+          "osc-fusion-report: the IR carries no source locations (printed "
+          "with --mlir-print-debuginfo=false or --strip-locations?); the "
+          "sources column is empty");
     llvm::json::Array rows;
     std::vector<std::vector<std::string>> table;
     int64_t id = 0;
