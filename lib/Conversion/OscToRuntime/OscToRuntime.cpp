@@ -143,8 +143,10 @@ std::string tensorName(Value v) {
         return n.str();
     return "arg" + std::to_string(arg.getArgNumber());
   }
-  std::vector<std::string> src = sourceNodes(v.getDefiningOp()->getLoc());
-  return src.empty() ? kindOf(v.getDefiningOp()) : src.back();
+  // The node that produced the value, not one a fusion absorbed on the
+  // op's input side (a folded transpose, a mask add).
+  std::optional<std::string> src = resultSourceNode(v.getDefiningOp()->getLoc());
+  return src ? *src : kindOf(v.getDefiningOp());
 }
 
 json::Object tensorEntry(Value v) {

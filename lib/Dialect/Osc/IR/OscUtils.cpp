@@ -104,23 +104,46 @@ std::vector<std::string> osc::postOpsOf(Operation *op) {
   return out;
 }
 
-static void collectNames(Location loc, std::vector<std::string> &names) {
+/// The node names of `loc` in order; with `skipInputs`, not those under a
+/// FusedLoc tagged kInputSideLocTag.
+static void collectNames(Location loc, std::vector<std::string> &names,
+                         bool skipInputs) {
   if (auto n = dyn_cast<NameLoc>(loc)) {
     std::string s = n.getName().str();
     if (std::find(names.begin(), names.end(), s) == names.end())
       names.push_back(s);
   } else if (auto f = dyn_cast<FusedLoc>(loc)) {
+    auto tag = dyn_cast_or_null<StringAttr>(f.getMetadata());
+    if (skipInputs && tag && tag.getValue() == kInputSideLocTag)
+      return;
     for (Location l : f.getLocations())
-      collectNames(l, names);
+      collectNames(l, names, skipInputs);
   } else if (auto c = dyn_cast<CallSiteLoc>(loc)) {
-    collectNames(c.getCallee(), names);
+    collectNames(c.getCallee(), names, skipInputs);
   }
 }
 
 std::vector<std::string> osc::sourceNodes(Location loc) {
   std::vector<std::string> names;
-  collectNames(loc, names);
+  collectNames(loc, names, /*skipInputs=*/false);
   return names;
+}
+
+std::optional<std::string> osc::resultSourceNode(Location loc) {
+  std::vector<std::string> names;
+  collectNames(loc, names, /*skipInputs=*/true);
+  if (names.empty())
+    return std::nullopt;
+  return names.back();
+}
+
+Location osc::fuseWithInputs(Location anchor, ArrayRef<Location> inputs) {
+  if (inputs.empty())
+    return anchor;
+  MLIRContext *ctx = anchor.getContext();
+  Location tagged =
+      FusedLoc::get(ctx, inputs, StringAttr::get(ctx, kInputSideLocTag));
+  return FusedLoc::get(ctx, {anchor, tagged});
 }
 
 Value osc::weightOperand(Operation *op) {

@@ -150,7 +150,7 @@ struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
       bool ta = op.getTransposeA(), tb = op.getTransposeB();
       (side ? tb : ta) = !(side ? tb : ta);
       auto fused = rw.create<MatMulOp>(
-          rw.getFusedLoc({op.getLoc(), t.getLoc()}), op.getType(),
+          fuseWithInputs(op.getLoc(), {t.getLoc()}), op.getType(),
           side ? op.getLhs() : source, side ? source : op.getRhs(),
           ta ? rw.getUnitAttr() : UnitAttr(), tb ? rw.getUnitAttr() : UnitAttr(),
           op.getScaleAttr());
@@ -563,7 +563,7 @@ struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
       if (typeOf(scores) != type)
         std::swap(scores, mask);
       if (typeOf(scores) == type) {
-        return replace(op, scores, mask, {add.getLoc(), op.getLoc()}, rw);
+        return replace(op, scores, mask, {add.getLoc()}, rw);
       }
     }
     if (auto where = definingOp<WhereOp>(op.getInput())) {
@@ -586,18 +586,20 @@ struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
         Value mask = rw.create<WhereOp>(where.getLoc(), maskType, cond,
                                         maskedOnTrue ? ninf : zero,
                                         maskedOnTrue ? zero : ninf);
-        return replace(op, scores, mask, {where.getLoc(), op.getLoc()}, rw);
+        return replace(op, scores, mask, {where.getLoc()}, rw);
       }
     }
     return failure();
   }
+  /// `absorbed`: the mask's add or where, on the softmax's input side.
   LogicalResult replace(SoftmaxOp op, Value scores, Value mask,
-                        ArrayRef<Location> locs, PatternRewriter &rw) const {
+                        ArrayRef<Location> absorbed, PatternRewriter &rw) const {
     auto b = broadcastShapes(typeOf(scores).getShape(), typeOf(mask).getShape());
     if (!b || ArrayRef<int64_t>(*b) != typeOf(scores).getShape() ||
         typeOf(mask).getElementType() != typeOf(scores).getElementType())
       return failure();
-    auto fused = rw.create<SoftmaxOp>(rw.getFusedLoc(locs), op.getType(), scores, mask,
+    auto fused = rw.create<SoftmaxOp>(fuseWithInputs(op.getLoc(), absorbed),
+                                      op.getType(), scores, mask,
                                       op.getAxisAttr(), op.getLogAttr());
     rw.replaceOp(op, fused.getResult());
     ++n;

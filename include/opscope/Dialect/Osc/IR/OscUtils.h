@@ -55,7 +55,23 @@ std::string kindOf(mlir::Operation *op);
 std::vector<std::string> postOpsOf(mlir::Operation *op);
 
 /// ONNX node names an op came from: the names in its NameLoc / FusedLoc.
+/// Fusion lists the op's own node first (the name reports give the op),
+/// then the nodes it absorbed in graph order.
 std::vector<std::string> sourceNodes(mlir::Location loc);
+
+/// Tag of a FusedLoc grouping nodes a fused op absorbed on its input side
+/// (a transpose folded into a matmul operand, a mask add folded into a
+/// softmax): they are sources, but their values are not the op's result.
+inline constexpr const char *kInputSideLocTag = "osc.input";
+
+/// The ONNX node that produced the op's result: the last source node that
+/// is not on the input side. Output tensors are named after it.
+std::optional<std::string> resultSourceNode(mlir::Location loc);
+
+/// The location of an op fused from `anchor` (its own node) and nodes it
+/// absorbed on its input side.
+mlir::Location fuseWithInputs(mlir::Location anchor,
+                              llvm::ArrayRef<mlir::Location> inputs);
 
 /// The op's weight operand (ExecutableOpInterface) when it is a constant.
 mlir::Value weightOperand(mlir::Operation *op);
