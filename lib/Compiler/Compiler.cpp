@@ -8,6 +8,7 @@
 
 #include "opscope/Conversion/Passes.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "opscope/Dialect/Osc/Transforms/PlanMemory.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 #include "opscope/InitAll.h"
@@ -264,6 +265,36 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     }
     if (opts.output.empty())
       return true;
+  }
+
+  // Refuse what the runtime cannot execute now, naming the tensor, rather
+  // than when a session is created.
+  {
+    std::string unsupported;
+    module->walk([&](Operation *op) {
+      if (!unsupported.empty() || !osc::isExecuted(op))
+        return;
+      SmallVector<Value> values(op->getOperands());
+      values.append(op->result_begin(), op->result_end());
+      for (Value v : values) {
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
+          continue;
+        std::string type;
+        llvm::raw_string_ostream os(type);
+        os << t.getElementType();
+        unsupported = "tensor '" + osc::tensorName(v) + "' (used by " +
+                      osc::kindOf(op) + " '" + osc::tensorName(op->getResult(0)) +
+                      "') has element type " + type +
+                      "; the runtime computes f32 (and integer types for "
+                      "elementwise and data movement), not f16/bf16 yet";
+        return;
+      }
+    });
+    if (!unsupported.empty()) {
+      error = unsupported;
+      return false;
+    }
   }
 
   // Probe and plan.

@@ -133,22 +133,6 @@ json::Object attributesOf(Operation *op) {
   return attrs;
 }
 
-/// A readable name for a tensor: the function argument's ONNX name, or the
-/// source node (or initializer) that produced it.
-std::string tensorName(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    if (fn)
-      if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "osc.name"))
-        return n.str();
-    return "arg" + std::to_string(arg.getArgNumber());
-  }
-  // The node that produced the value, not one a fusion absorbed on the
-  // op's input side (a folded transpose, a mask add).
-  std::optional<std::string> src = resultSourceNode(v.getDefiningOp()->getLoc());
-  return src ? *src : kindOf(v.getDefiningOp());
-}
-
 json::Object tensorEntry(Value v) {
   return json::Object{{"name", tensorName(v)},
                       {"dtype", dtypeName(v.getType())},
@@ -196,7 +180,7 @@ struct ConvertOscToRuntimePass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     if (funcs.size() != 1) {
-      module.emitError("convert-osc-to-runtime expects exactly one function");
+      mlir::emitError(module.getLoc(), "convert-osc-to-runtime expects exactly one function");
       return signalPassFailure();
     }
     func::FuncOp fn = funcs.front();
@@ -204,7 +188,7 @@ struct ConvertOscToRuntimePass
     auto wBytes = module->getAttrOfType<IntegerAttr>(kWeightsBytesAttr);
     auto wId = module->getAttrOfType<StringAttr>(kWeightsIdAttr);
     if (!arena || !wBytes || !wId) {
-      module.emitError("convert-osc-to-runtime needs a planned module: run "
+      mlir::emitError(module.getLoc(), "convert-osc-to-runtime needs a planned module: run "
                        "osc-plan-memory first");
       return signalPassFailure();
     }

@@ -21,6 +21,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -350,9 +351,38 @@ FailureOr<SmallVector<int64_t>> NodeContext::requireConstInts(unsigned i,
   }
   auto v = constInts(i);
   if (!v) {
-    error() << "input '" << what << "' ('" << node.input(i)
-            << "') is not a compile-time constant; opscope needs static "
-               "shapes (give --input-shape for every dynamic input)";
+    // With static shapes, a shape operand that did not fold is computed
+    // from the values (not the shapes) of graph inputs: the fix is to give
+    // those values, not more shapes.
+    std::vector<std::string> inputs;
+    llvm::SmallVector<Value> work{input(i)};
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value cur = work.pop_back_val();
+      if (!seen.insert(cur).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(cur)) {
+        if (auto name = dyn_cast<NameLoc>(arg.getLoc()))
+          if (!llvm::is_contained(inputs, name.getName().str()))
+            inputs.push_back(name.getName().str());
+      } else if (Operation *def = cur.getDefiningOp()) {
+        work.append(def->operand_begin(), def->operand_end());
+      }
+    }
+    auto diag = error();
+    diag << "input '" << what << "' ('" << node.input(i)
+         << "') is not a compile-time constant";
+    if (inputs.empty()) {
+      diag << "; opscope needs static shapes (give --input-shape for every "
+              "dynamic input)";
+    } else {
+      diag << ": it is computed from the value of graph input";
+      diag << (inputs.size() > 1 ? "s " : " ");
+      for (auto [k, name] : llvm::enumerate(inputs))
+        diag << (k ? ", '" : "'") << name << "'";
+      diag << "; give that value at compile time with --freeze-input "
+           << inputs.front() << "=FILE.pb (an ONNX TensorProto)";
+    }
     return failure();
   }
   return *v;

@@ -35,6 +35,9 @@
 // EXCL-NOT: osc.probe 1
 
 // BADRE: error: osc-insert-probes: invalid names regex '('
+// A bad option is reported once, without a dump of the whole function.
+// BADRE-NOT: func.func
+// BADRE-NOT: see current operation
 
 func.func @model(%x: tensor<2x8xf32>) -> tensor<16xf32> {
   %b = osc.constant dense<1.0> : tensor<8xf32> loc("bias")

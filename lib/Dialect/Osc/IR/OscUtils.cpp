@@ -9,6 +9,7 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cstring>
 
@@ -135,6 +136,20 @@ std::optional<std::string> osc::resultSourceNode(Location loc) {
   if (names.empty())
     return std::nullopt;
   return names.back();
+}
+
+std::string osc::tensorName(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (auto fn = dyn_cast_or_null<FunctionOpInterface>(parent))
+      if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "osc.name"))
+        return n.str();
+    return "arg" + std::to_string(arg.getArgNumber());
+  }
+  // The node that produced the value, not one a fusion absorbed on the
+  // op's input side (a folded transpose, a mask add).
+  std::optional<std::string> src = resultSourceNode(v.getDefiningOp()->getLoc());
+  return src ? *src : kindOf(v.getDefiningOp());
 }
 
 Location osc::fuseWithInputs(Location anchor, ArrayRef<Location> inputs) {

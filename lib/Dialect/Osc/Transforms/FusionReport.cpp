@@ -31,7 +31,7 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
 
   void runOnOperation() override {
     if (format != "table" && format != "json") {
-      getOperation().emitError("osc-fusion-report: format must be table or json, got '")
+      mlir::emitError(getOperation()->getLoc(), "osc-fusion-report: format must be table or json, got '")
           << format << "'";
       return signalPassFailure();
     }

@@ -49,12 +49,12 @@ struct InsertProbesPass : osc::impl::OscInsertProbesBase<InsertProbesPass> {
     llvm::Regex include(names), exclude(excludeNames);
     std::string err;
     if (!names.empty() && !include.isValid(err)) {
-      getOperation().emitError("osc-insert-probes: invalid names regex '")
+      mlir::emitError(getOperation()->getLoc(), "osc-insert-probes: invalid names regex '")
           << names << "': " << err;
       return signalPassFailure();
     }
     if (!excludeNames.empty() && !exclude.isValid(err)) {
-      getOperation().emitError("osc-insert-probes: invalid exclude-names regex '")
+      mlir::emitError(getOperation()->getLoc(), "osc-insert-probes: invalid exclude-names regex '")
           << excludeNames << "': " << err;
       return signalPassFailure();
     }
@@ -90,7 +90,7 @@ struct InsertProbesPass : osc::impl::OscInsertProbesBase<InsertProbesPass> {
       }
       for (const std::string &k : kinds)
         known += (known.empty() ? "" : ", ") + k;
-      getOperation().emitError("osc-insert-probes: the probe selection (")
+      mlir::emitError(getOperation()->getLoc(), "osc-insert-probes: the probe selection (")
           << selection << ") matches no op; the op kinds here are " << known;
       return signalPassFailure();
     }

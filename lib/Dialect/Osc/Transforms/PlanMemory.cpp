@@ -144,11 +144,11 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     if (funcs.size() != 1 || funcs[0].getBody().getBlocks().size() != 1) {
-      module.emitError("osc-plan-memory expects one function with one block");
+      mlir::emitError(module.getLoc(), "osc-plan-memory expects one function with one block");
       return signalPassFailure();
     }
     if (module->hasAttr(kWeightsElidedAttr)) {
-      module.emitError("osc-plan-memory needs the weights; this module was "
+      mlir::emitError(module.getLoc(), "osc-plan-memory needs the weights; this module was "
                        "printed with --elide-weights");
       return signalPassFailure();
     }

@@ -68,6 +68,10 @@ inline constexpr const char *kInputSideLocTag = "osc.input";
 /// is not on the input side. Output tensors are named after it.
 std::optional<std::string> resultSourceNode(mlir::Location loc);
 
+/// A readable name for a tensor: the graph input's ONNX name, or the source
+/// node that produced it (resultSourceNode), or the op's kind.
+std::string tensorName(mlir::Value v);
+
 /// The location of an op fused from `anchor` (its own node) and nodes it
 /// absorbed on its input side.
 mlir::Location fuseWithInputs(mlir::Location anchor,
