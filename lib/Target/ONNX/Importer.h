@@ -126,6 +126,14 @@ using Converter = std::function<mlir::LogicalResult(
 /// The converter table, keyed by ONNX op type (default domain).
 const llvm::StringMap<Converter> &converters();
 
+// The converter families converters() is built from, one file each.
+void addElementwiseConverters(llvm::StringMap<Converter> &m);
+void addComputeConverters(llvm::StringMap<Converter> &m);
+void addReductionConverters(llvm::StringMap<Converter> &m);
+void addDataMovementConverters(llvm::StringMap<Converter> &m);
+void addPadResizeConverters(llvm::StringMap<Converter> &m);
+void addConstantConverters(llvm::StringMap<Converter> &m);
+
 } // namespace opscope::onnx_import
 
 #endif // OPSCOPE_LIB_TARGET_ONNX_IMPORTER_H

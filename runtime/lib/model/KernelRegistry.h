@@ -1,4 +1,4 @@
-//===- KernelRegistry.h - kernels by op kind, and the one place to choose -*- C++ -*-===//
+//===- KernelRegistry.h - kernels by op kind, one choice        -*- C++ -*-===//
 //
 // Part of opscope's runtime (internal). Every kernel factory registers under
 // the op kind it executes (kinds.def), the way the importer's converters()

@@ -1,4 +1,4 @@
-//===- OpContext.h - what a kernel factory sees of one planned op -*- C++ -*-===//
+//===- OpContext.h - what a kernel factory sees of an op        -*- C++ -*-===//
 //
 // Part of opscope's runtime (internal). A kernel factory reads its op's
 // buffers and attributes through OpContext; every error it raises names the

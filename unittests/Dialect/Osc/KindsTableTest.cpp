@@ -1,4 +1,4 @@
-//===- KindsTableTest.cpp - the osc dialect against the runtime's kinds table ===//
+//===- KindsTableTest.cpp - the dialect against the kinds table -----------===//
 //
 // Part of opscope. The compiler writes op kinds and enum cases into the plan
 // by name; the runtime reads them back through kinds.def. These tests prove

@@ -1,4 +1,4 @@
-//===- DenseBindings.cpp - oneDNN inner product, matmul, conv, pooling ---===//
+//===- DenseBindings.cpp - oneDNN inner product, matmul, conv, pooling ----===//
 //
 // Part of opscope's runtime. The dense compute kinds, on oneDNN
 // primitives created once per session with their weights packed.

@@ -1,4 +1,4 @@
-//===- ElementwiseBindings.cpp - unary, binary, compare, where, reduce ------===//
+//===- ElementwiseBindings.cpp - unary, binary, compare, where, reduce ----===//
 //
 // Part of opscope's runtime. Elementwise kinds and reductions on the
 // generic kernels (generic.h), with broadcast walks planned here, once.

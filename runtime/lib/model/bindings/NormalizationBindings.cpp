@@ -1,4 +1,4 @@
-//===- NormalizationBindings.cpp - norms, softmax, GELU, pooling ------------===//
+//===- NormalizationBindings.cpp - norms, softmax, GELU, pooling ----------===//
 //
 // Part of opscope's runtime. Normalisation, softmax and GELU on
 // opscope's own kernels (kernels.h: AVX-512 with a portable fallback).

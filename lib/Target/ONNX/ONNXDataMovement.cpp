@@ -1,0 +1,371 @@
+//===- ONNXDataMovement.cpp - reshapes, transposes, slices ----------------===//
+//
+// Part of opscope. Converters for the ONNX ops that move
+// data without computing: Identity, Dropout (inference), Reshape, Flatten,
+// Squeeze, Unsqueeze, Transpose, Concat, Split, Slice, Gather, Expand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXHelpers.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::onnx_import;
+
+using llvm::SmallVector;
+using llvm::SmallVectorImpl;
+
+void opscope::onnx_import::addDataMovementConverters(llvm::StringMap<Converter> &m) {
+  m["Identity"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    out.push_back(c.input(0));
+    return success();
+  };
+  m["Dropout"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    // Inference: the identity, and a mask that keeps everything.
+    auto training = c.hasInput(2) ? c.constInts(2) : SmallVector<int64_t>{0};
+    if (!training || (*training)[0] != 0) {
+      c.error() << "training mode is not supported (inference only)";
+      return failure();
+    }
+    Value x = c.input(0);
+    out.push_back(x);
+    if (c.outputUsed(1))
+      out.push_back(c.b.create<ConstantOp>(
+          c.loc, DenseElementsAttr::get(
+                     tensorOf(typeOf(x).getShape(), c.b.getI1Type()), true)));
+    return success();
+  };
+
+  m["Reshape"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto target = c.requireConstInts(1, "shape");
+    if (failed(target))
+      return failure();
+    bool allowZero = c.intAttr("allowzero", 0);
+    SmallVector<int64_t> shape(*target);
+    int64_t known = 1, inferred = -1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == 0 && !allowZero) {
+        if (static_cast<int64_t>(i) >= xt.getRank()) {
+          c.error() << "shape entry " << i << " copies a dimension the input "
+                    << formatShape(xt.getShape()) << " does not have";
+          return failure();
+        }
+        shape[i] = xt.getDimSize(i);
+      }
+      if (shape[i] == -1) {
+        if (inferred >= 0) {
+          c.error() << "shape has more than one -1";
+          return failure();
+        }
+        inferred = i;
+      } else if (shape[i] < 0) {
+        c.error() << "shape entry " << shape[i] << " is invalid";
+        return failure();
+      } else {
+        known *= shape[i];
+      }
+    }
+    if (inferred >= 0)
+      shape[inferred] = known ? xt.getNumElements() / known : 0;
+    int64_t total = 1;
+    for (int64_t d : shape)
+      total *= d;
+    if (total != xt.getNumElements()) {
+      c.error() << "cannot reshape " << formatShape(xt.getShape()) << " to "
+                << formatShape(*target);
+      return failure();
+    }
+    out.push_back(reshape(c, x, shape));
+    return success();
+  };
+  m["Flatten"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    int64_t axis = c.intAttr("axis", 1);
+    if (axis < 0)
+      axis += xt.getRank();
+    if (axis < 0 || axis > xt.getRank()) {
+      c.error() << "axis " << c.intAttr("axis", 1)
+                << " is out of range for rank " << xt.getRank();
+      return failure();
+    }
+    int64_t rows = 1, cols = 1;
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      (d < axis ? rows : cols) *= xt.getDimSize(d);
+    out.push_back(reshape(c, x, {rows, cols}));
+    return success();
+  };
+  m["Squeeze"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    std::optional<SmallVector<int64_t>> axes;
+    if (c.opset >= 13) {
+      if (c.hasInput(1)) {
+        auto v = c.requireConstInts(1, "axes");
+        if (failed(v))
+          return failure();
+        axes = *v;
+      }
+    } else {
+      axes = c.intsAttr("axes");
+    }
+    SmallVector<bool> drop(xt.getRank(), false);
+    if (axes) {
+      for (int64_t a : *axes) {
+        auto n = c.normalizeAxis(a, xt.getRank());
+        if (failed(n))
+          return failure();
+        if (xt.getDimSize(*n) != 1) {
+          c.error() << "cannot squeeze dimension " << *n << " of size "
+                    << xt.getDimSize(*n);
+          return failure();
+        }
+        drop[*n] = true;
+      }
+    } else {
+      for (int64_t d = 0; d < xt.getRank(); ++d)
+        drop[d] = xt.getDimSize(d) == 1;
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      if (!drop[d])
+        shape.push_back(xt.getDimSize(d));
+    out.push_back(reshape(c, x, shape));
+    return success();
+  };
+  m["Unsqueeze"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    SmallVector<int64_t> axes;
+    if (c.opset >= 13) {
+      auto v = c.requireConstInts(1, "axes");
+      if (failed(v))
+        return failure();
+      axes = *v;
+    } else {
+      axes = c.intsAttr("axes").value_or(SmallVector<int64_t>());
+    }
+    int64_t outRank = xt.getRank() + axes.size();
+    SmallVector<bool> inserted(outRank, false);
+    for (int64_t a : axes) {
+      auto n = c.normalizeAxis(a, outRank);
+      if (failed(n))
+        return failure();
+      if (inserted[*n]) {
+        c.error() << "axis " << *n << " appears more than once";
+        return failure();
+      }
+      inserted[*n] = true;
+    }
+    SmallVector<int64_t> shape;
+    int64_t next = 0;
+    for (int64_t d = 0; d < outRank; ++d)
+      shape.push_back(inserted[d] ? 1 : xt.getDimSize(next++));
+    out.push_back(reshape(c, x, shape));
+    return success();
+  };
+  m["Transpose"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    SmallVector<int64_t> perm;
+    if (auto p = c.intsAttr("perm"))
+      perm = *p;
+    else
+      for (int64_t d = xt.getRank() - 1; d >= 0; --d)
+        perm.push_back(d);
+    if (perm.size() != static_cast<size_t>(xt.getRank())) {
+      c.error() << "perm has " << perm.size() << " entries for rank "
+                << xt.getRank();
+      return failure();
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm) {
+      if (p < 0 || p >= xt.getRank()) {
+        c.error() << "perm entry " << p << " is out of range";
+        return failure();
+      }
+      shape.push_back(xt.getDimSize(p));
+    }
+    out.push_back(c.create<TransposeOp>(tensorOf(shape, elemOf(x)), x,
+                                        i64Array(c, perm)));
+    return success();
+  };
+  m["Concat"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    SmallVector<Value> inputs;
+    for (unsigned i = 0; i < c.numInputs(); ++i)
+      if (c.hasInput(i))
+        inputs.push_back(c.input(i));
+    if (inputs.empty()) {
+      c.error() << "needs at least one input";
+      return failure();
+    }
+    auto first = typeOf(inputs[0]);
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), first.getRank());
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> shape(first.getShape());
+    shape[*axis] = 0;
+    for (Value v : inputs) {
+      if (typeOf(v).getRank() != first.getRank()) {
+        c.error() << "inputs have different ranks";
+        return failure();
+      }
+      shape[*axis] += typeOf(v).getDimSize(*axis);
+    }
+    out.push_back(c.create<ConcatOp>(tensorOf(shape, first.getElementType()),
+                                     inputs, c.b.getI64IntegerAttr(*axis)));
+    return success();
+  };
+  m["Split"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+    if (failed(axis))
+      return failure();
+    int64_t dim = xt.getDimSize(*axis);
+    int64_t parts = c.node.output_size();
+    SmallVector<int64_t> sizes;
+    if (c.opset >= 13 && c.hasInput(1)) {
+      auto v = c.requireConstInts(1, "split");
+      if (failed(v))
+        return failure();
+      sizes = *v;
+    } else if (auto s = c.intsAttr("split")) {
+      sizes = *s;
+    } else {
+      if (dim % parts) {
+        c.error() << "dimension " << dim << " does not split evenly into "
+                  << parts << " outputs";
+        return failure();
+      }
+      sizes.assign(parts, dim / parts);
+    }
+    if (static_cast<int64_t>(sizes.size()) != parts ||
+        std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim) {
+      c.error() << "split sizes do not add up to dimension " << dim;
+      return failure();
+    }
+    int64_t start = 0;
+    for (int64_t size : sizes) {
+      SmallVector<int64_t> starts(xt.getRank(), 0), steps(xt.getRank(), 1);
+      SmallVector<int64_t> shape(xt.getShape());
+      starts[*axis] = start;
+      shape[*axis] = size;
+      out.push_back(c.create<SliceOp>(tensorOf(shape, elemOf(x)), x,
+                                      i64Array(c, starts), i64Array(c, shape),
+                                      i64Array(c, steps)));
+      start += size;
+    }
+    return success();
+  };
+  m["Slice"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    int64_t rank = xt.getRank();
+    SmallVector<int64_t> starts, ends, axes, steps;
+    if (c.opset < 10) {
+      starts = c.intsAttr("starts").value_or(SmallVector<int64_t>());
+      ends = c.intsAttr("ends").value_or(SmallVector<int64_t>());
+      axes = c.intsAttr("axes").value_or(SmallVector<int64_t>());
+    } else {
+      auto s = c.requireConstInts(1, "starts");
+      auto e = c.requireConstInts(2, "ends");
+      if (failed(s) || failed(e))
+        return failure();
+      starts = *s;
+      ends = *e;
+      if (c.hasInput(3)) {
+        auto a = c.requireConstInts(3, "axes");
+        if (failed(a))
+          return failure();
+        axes = *a;
+      }
+      if (c.hasInput(4)) {
+        auto st = c.requireConstInts(4, "steps");
+        if (failed(st))
+          return failure();
+        steps = *st;
+      }
+    }
+    if (axes.empty())
+      for (size_t i = 0; i < starts.size(); ++i)
+        axes.push_back(i);
+    if (steps.empty())
+      steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() ||
+        steps.size() != starts.size()) {
+      c.error() << "starts, ends, axes and steps differ in length";
+      return failure();
+    }
+    SmallVector<int64_t> oStarts(rank, 0), oSizes(xt.getShape()),
+        oSteps(rank, 1);
+    for (size_t i = 0; i < starts.size(); ++i) {
+      auto axis = c.normalizeAxis(axes[i], rank);
+      if (failed(axis))
+        return failure();
+      int64_t dim = xt.getDimSize(*axis), step = steps[i];
+      if (step == 0) {
+        c.error() << "step of axis " << *axis << " is zero";
+        return failure();
+      }
+      // ONNX clamping: negative indices count from the end; positive steps
+      // clamp to [0, dim], negative ones to [-1, dim - 1].
+      int64_t start = starts[i], end = ends[i];
+      if (start < 0)
+        start = start < -dim ? -1 : start + dim;
+      if (end < 0)
+        end = end < -dim ? -1 : end + dim;
+      int64_t size;
+      if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, dim);
+        end = std::clamp<int64_t>(end, 0, dim);
+        size = end > start ? (end - start + step - 1) / step : 0;
+      } else {
+        start = std::clamp<int64_t>(start, -1, dim - 1);
+        end = std::clamp<int64_t>(end, -1, dim - 1);
+        size = start > end ? (start - end - step - 1) / -step : 0;
+      }
+      oStarts[*axis] = size ? start : 0;
+      oSizes[*axis] = size;
+      oSteps[*axis] = step;
+    }
+    out.push_back(c.create<SliceOp>(tensorOf(oSizes, elemOf(x)), x,
+                                    i64Array(c, oStarts), i64Array(c, oSizes),
+                                    i64Array(c, oSteps)));
+    return success();
+  };
+  m["Gather"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value data = c.input(0), indices = c.input(1);
+    auto dt = typeOf(data);
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), dt.getRank());
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> shape(dt.getShape().take_front(*axis));
+    llvm::append_range(shape, typeOf(indices).getShape());
+    llvm::append_range(shape, dt.getShape().drop_front(*axis + 1));
+    out.push_back(c.create<GatherOp>(tensorOf(shape, dt.getElementType()),
+                                     data, indices,
+                                     c.b.getI64IntegerAttr(*axis)));
+    return success();
+  };
+  m["Expand"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto target = c.requireConstInts(1, "shape");
+    if (failed(target))
+      return failure();
+    auto shape = broadcastShapes(typeOf(x).getShape(), *target);
+    if (!shape) {
+      c.error() << "input shape " << formatShape(typeOf(x).getShape())
+                << " does not broadcast with " << formatShape(*target);
+      return failure();
+    }
+    out.push_back(c.create<BroadcastToOp>(tensorOf(*shape, elemOf(x)), x));
+    return success();
+  };
+}

@@ -1,0 +1,86 @@
+//===- ONNXHelpers.h - helpers shared by the ONNX op converters -*- C++ -*-===//
+//
+// Part of opscope (internal to lib/Target/ONNX). Small builders every
+// converter family uses: types, splats, reshapes, and unary/binary ops with
+// the importer's type checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_LIB_TARGET_ONNX_ONNXHELPERS_H
+#define OPSCOPE_LIB_TARGET_ONNX_ONNXHELPERS_H
+
+#include "Importer.h"
+
+#include "opscope/Dialect/Osc/IR/OscShapes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace opscope::onnx_import {
+using namespace mlir;
+using namespace opscope::osc;
+using llvm::SmallVector;
+using llvm::SmallVectorImpl;
+
+inline RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+inline Type elemOf(Value v) { return typeOf(v).getElementType(); }
+inline RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type elem) {
+  return RankedTensorType::get(shape, elem);
+}
+
+inline Value splat(NodeContext &c, ArrayRef<int64_t> shape, Type elem,
+                   double value) {
+  Attribute a;
+  if (auto ft = dyn_cast<FloatType>(elem))
+    a = FloatAttr::get(ft, value);
+  else
+    a = IntegerAttr::get(elem, static_cast<int64_t>(value));
+  return c.b.create<ConstantOp>(
+      c.loc, DenseElementsAttr::get(tensorOf(shape, elem), a));
+}
+
+inline Value reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
+  return c.create<ReshapeOp>(tensorOf(shape, elemOf(v)), v);
+}
+
+inline FailureOr<Value> binary(NodeContext &c, BinaryKind kind, Value a,
+                               Value b) {
+  if (elemOf(a) != elemOf(b)) {
+    c.error() << "operand element types differ (" << elemOf(a) << " and "
+              << elemOf(b) << ")";
+    return failure();
+  }
+  auto shape = broadcastShapes(typeOf(a).getShape(), typeOf(b).getShape());
+  if (!shape) {
+    c.error() << "operand shapes " << formatShape(typeOf(a).getShape())
+              << " and " << formatShape(typeOf(b).getShape())
+              << " do not broadcast";
+    return failure();
+  }
+  return c.create<BinaryOp>(tensorOf(*shape, elemOf(a)), kind, a, b);
+}
+
+inline Value unary(NodeContext &c, UnaryKind kind, Value x,
+                   std::optional<float> alpha = std::nullopt,
+                   std::optional<float> beta = std::nullopt) {
+  FloatAttr a = alpha ? c.b.getF32FloatAttr(*alpha) : FloatAttr();
+  FloatAttr bt = beta ? c.b.getF32FloatAttr(*beta) : FloatAttr();
+  return c.create<UnaryOp>(x.getType(), kind, x, a, bt);
+}
+
+inline LogicalResult requireFloat(NodeContext &c, Value v, StringRef what) {
+  if (isa<FloatType>(elemOf(v)))
+    return success();
+  c.error() << what << " must be floating point, got " << elemOf(v);
+  return failure();
+}
+
+inline DenseI64ArrayAttr i64Array(NodeContext &c, ArrayRef<int64_t> values) {
+  return c.b.getDenseI64ArrayAttr(values);
+}
+
+} // namespace opscope::onnx_import
+
+#endif // OPSCOPE_LIB_TARGET_ONNX_ONNXHELPERS_H
