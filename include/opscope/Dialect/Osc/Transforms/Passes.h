@@ -8,12 +8,47 @@
 #define OPSCOPE_DIALECT_OSC_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/Statistic.h"
 
 namespace opscope::osc {
 
 #define GEN_PASS_DECL
 #include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
+
+//===----------------------------------------------------------------------===//
+// Fusion pattern families (osc-fuse enables each with an option). Each takes
+// an optional statistic counting its rewrites.
+//===----------------------------------------------------------------------===//
+
+/// x / c -> x * (1/c); a constant scalar multiply of a matmul -> its scale.
+void populateOscScalarFoldingPatterns(mlir::RewritePatternSet &patterns,
+                                      llvm::Statistic *counter = nullptr);
+/// A transpose swapping a matmul operand's last two dimensions -> the
+/// matmul's transpose_a/b flag.
+void populateOscTransposeFoldingPatterns(mlir::RewritePatternSet &patterns,
+                                         llvm::Statistic *counter = nullptr);
+/// matmul with a constant 2-D weight -> inner_product (weight N x K), and a
+/// following bias add into it.
+void populateOscInnerProductFusionPatterns(
+    mlir::RewritePatternSet &patterns, llvm::Statistic *innerProducts = nullptr,
+    llvm::Statistic *biases = nullptr);
+/// GELU formulas (erf and tanh forms) -> osc.gelu.
+void populateOscGeluFusionPatterns(mlir::RewritePatternSet &patterns,
+                                   llvm::Statistic *counter = nullptr);
+/// Decomposed LayerNorm -> osc.layer_norm.
+void populateOscLayerNormFusionPatterns(mlir::RewritePatternSet &patterns,
+                                        llvm::Statistic *counter = nullptr);
+/// Activations and residual adds -> post-ops of their producer.
+void populateOscPostOpFusionPatterns(mlir::RewritePatternSet &patterns,
+                                     llvm::Statistic *counter = nullptr);
+/// Additive attention masks -> osc.softmax's mask.
+void populateOscAttentionFusionPatterns(mlir::RewritePatternSet &patterns,
+                                        llvm::Statistic *counter = nullptr);
+/// Inference BatchNorm after a conv -> folded into the conv's weights.
+void populateOscConvBatchNormFusionPatterns(mlir::RewritePatternSet &patterns,
+                                            llvm::Statistic *counter = nullptr);
 
 /// Import cleanup and fusion: the pipeline every compilation runs before
 /// layout, probes and lowering. Registered as `osc-optimize`.

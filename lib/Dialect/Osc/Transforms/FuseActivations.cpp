@@ -1,0 +1,256 @@
+//===- FuseActivations.cpp - GELU and post-ops ----------------------------===//
+//
+// Part of opscope. GELU formulas (erf and tanh forms, as
+// exporters decompose them) to osc.gelu, and activations and residual sums
+// into their producer's post-op list.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusionPatterns.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::osc::fusion;
+
+namespace {
+//===----------------------------------------------------------------------===//
+// GELU
+//===----------------------------------------------------------------------===//
+
+/// The factors of a product tree of single-use multiplies (and divisions by
+/// constant scalars): non-constant factors in `factors`, constants multiplied
+/// into `constant`, every op of the tree in `ops`.
+void collectFactors(Value v, bool isRoot, SmallVectorImpl<Value> &factors,
+                    double &constant, SmallVectorImpl<Operation *> &ops) {
+  auto op = definingOp<BinaryOp>(v);
+  if (auto c = splatConstant(v); c && typeOf(v).getNumElements() == 1) {
+    constant *= *c;
+    return;
+  }
+  if (op && (isRoot || v.hasOneUse())) {
+    if (op.getKind() == BinaryKind::mul) {
+      ops.push_back(op);
+      collectFactors(op.getLhs(), false, factors, constant, ops);
+      collectFactors(op.getRhs(), false, factors, constant, ops);
+      return;
+    }
+    auto c = splatConstant(op.getRhs());
+    if (op.getKind() == BinaryKind::div && c && *c != 0.0) {
+      ops.push_back(op);
+      constant /= *c;
+      collectFactors(op.getLhs(), false, factors, constant, ops);
+      return;
+    }
+  }
+  factors.push_back(v);
+}
+
+/// `1 + f(...)` with f of type OpTy: returns f.
+template <typename OpTy>
+OpTy onePlus(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto add = definingOp<BinaryOp>(v);
+  if (!add || add.getKind() != BinaryKind::add || !v.hasOneUse())
+    return {};
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    auto f = definingOp<OpTy>(side);
+    if (f && side.hasOneUse() && near(splatConstant(otherOperand(add, side)), 1.0)) {
+      ops.push_back(add);
+      ops.push_back(f);
+      return f;
+    }
+  }
+  return {};
+}
+
+/// erf form: 0.5 * x * (1 + erf(x / sqrt(2)));
+/// tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+struct FuseGelu : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
+  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul && op.getKind() != BinaryKind::div)
+      return failure();
+    SmallVector<Value> factors;
+    SmallVector<Operation *> ops;
+    double constant = 1.0;
+    collectFactors(op.getResult(), /*isRoot=*/true, factors, constant, ops);
+    if (factors.size() != 2 || !near(constant, 0.5))
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      Value x = factors[i], inner = factors[1 - i];
+      SmallVector<Operation *> more;
+      if (auto e = onePlus<UnaryOp>(inner, more); e && e.getKind() == UnaryKind::erf) {
+        SmallVector<Value> zf;
+        double zc = 1.0;
+        collectFactors(e.getInput(), true, zf, zc, more);
+        if (zf.size() == 1 && zf[0] == x && near(zc, M_SQRT1_2))
+          return rewrite(op, x, GeluApproximation::erf, ops, more, rw);
+      }
+      more.clear();
+      if (auto t = onePlus<UnaryOp>(inner, more); t && t.getKind() == UnaryKind::tanh) {
+        SmallVector<Value> uf;
+        double uc = 1.0;
+        collectFactors(t.getInput(), true, uf, uc, more);
+        auto sum = uf.size() == 1 ? definingOp<BinaryOp>(uf[0]) : BinaryOp();
+        if (!sum || sum.getKind() != BinaryKind::add || !near(uc, std::sqrt(2.0 / M_PI)))
+          continue;
+        more.push_back(sum);
+        for (Value side : {sum.getLhs(), sum.getRhs()}) {
+          if (side != x)
+            continue;
+          SmallVector<Value> cf;
+          double cc = 1.0;
+          collectFactors(otherOperand(sum, side), true, cf, cc, more);
+          bool cube = false;
+          if (cf.size() == 1)
+            if (auto p = definingOp<BinaryOp>(cf[0]); p && p.getKind() == BinaryKind::pow &&
+                                                      p.getLhs() == x &&
+                                                      near(splatConstant(p.getRhs()), 3.0)) {
+              cube = true;
+              more.push_back(p);
+            }
+          if (cf.size() == 3 && llvm::all_of(cf, [&](Value f) { return f == x; }))
+            cube = true;
+          if (cube && near(cc, 0.044715))
+            return rewrite(op, x, GeluApproximation::tanh, ops, more, rw);
+        }
+      }
+    }
+    return failure();
+  }
+
+  LogicalResult rewrite(BinaryOp root, Value x, GeluApproximation approx,
+                        ArrayRef<Operation *> ops, ArrayRef<Operation *> more,
+                        PatternRewriter &rw) const {
+    SmallVector<Location> locs;
+    for (Operation *o : ops)
+      locs.push_back(o->getLoc());
+    for (Operation *o : more)
+      locs.push_back(o->getLoc());
+    auto gelu = rw.create<GeluOp>(rw.getFusedLoc(locs), x.getType(), approx, x);
+    rw.replaceOp(root, gelu.getResult());
+    count();
+    return success();
+  }
+};
+
+
+//===----------------------------------------------------------------------===//
+// Post-ops
+//===----------------------------------------------------------------------===//
+
+std::optional<PostOpKind> activationKind(Operation *op) {
+  if (auto u = dyn_cast<UnaryOp>(op)) {
+    switch (u.getKind()) {
+    case UnaryKind::relu:
+      return PostOpKind::relu;
+    case UnaryKind::sigmoid:
+      return PostOpKind::sigmoid;
+    case UnaryKind::tanh:
+      return PostOpKind::tanh;
+    case UnaryKind::hard_swish:
+      return PostOpKind::hard_swish;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (auto g = dyn_cast<GeluOp>(op))
+    return g.getApproximation() == GeluApproximation::erf ? PostOpKind::gelu_erf
+                                                          : PostOpKind::gelu_tanh;
+  return std::nullopt;
+}
+
+/// Rebuilds a fusible op with a new post-op list (and sum operand).
+Value rebuildWithPostOps(Operation *producer, ArrayAttr postOps, Value sum,
+                         Location loc, PatternRewriter &rw) {
+  if (auto ip = dyn_cast<InnerProductOp>(producer))
+    return rw.create<InnerProductOp>(loc, ip.getType(), ip.getInput(), ip.getWeight(),
+                                     ip.getBias(), sum ? sum : ip.getSumInput(), postOps);
+  if (auto conv = dyn_cast<ConvOp>(producer))
+    return rw.create<ConvOp>(loc, conv.getType(), conv.getInput(), conv.getWeight(),
+                             conv.getBias(), sum ? sum : conv.getSumInput(),
+                             conv.getStridesAttr(), conv.getPadsAttr(),
+                             conv.getDilationsAttr(), conv.getGroupsAttr(), postOps);
+  if (auto ct = dyn_cast<ConvTransposeOp>(producer); ct && !sum)
+    return rw.create<ConvTransposeOp>(loc, ct.getType(), ct.getInput(), ct.getWeight(),
+                                      ct.getBias(), ct.getStridesAttr(), ct.getPadsAttr(),
+                                      ct.getDilationsAttr(), ct.getOutputPaddingAttr(),
+                                      ct.getGroupsAttr(), postOps);
+  return {};
+}
+
+bool isFusible(Operation *op) {
+  return isa_and_nonnull<InnerProductOp, ConvOp, ConvTransposeOp>(op);
+}
+
+/// act(ip(...)) -> ip(...) post_ops [..., act].
+struct ActivationPostOp : RewritePattern {
+  ActivationPostOp(MLIRContext *ctx, Counter *n)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx), n(n) {}
+  void count() const {
+    if (n)
+      ++*n;
+  }
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rw) const override {
+    auto kind = activationKind(op);
+    if (!kind)
+      return failure();
+    Operation *producer = op->getOperand(0).getDefiningOp();
+    if (!isFusible(producer) || !producer->hasOneUse() ||
+        !isa<FloatType>(typeOf(op->getResult(0)).getElementType()))
+      return failure();
+    auto list = producer->getAttrOfType<ArrayAttr>("post_ops");
+    Value fused = rebuildWithPostOps(producer, appendPostOp(list, *kind, getContext()),
+                                     Value(), rw.getFusedLoc({producer->getLoc(), op->getLoc()}),
+                                     rw);
+    if (!fused)
+      return failure();
+    rw.replaceOp(op, fused);
+    rw.eraseOp(producer);
+    count();
+    return success();
+  }
+  Counter *n;
+};
+
+/// ip(...) + r -> ip(...) sum(r) post_ops [..., sum]: the residual Add.
+struct ResidualPostOp : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
+  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::add)
+      return failure();
+    for (Value side : {op.getLhs(), op.getRhs()}) {
+      Operation *producer = side.getDefiningOp();
+      Value residual = otherOperand(op, side);
+      if (!isFusible(producer) || !producer->hasOneUse() || residual == side ||
+          residual.getType() != op.getType() || side.getType() != op.getType())
+        continue;
+      auto list = producer->getAttrOfType<ArrayAttr>("post_ops");
+      if (hasSum(list))
+        continue;
+      Value fused = rebuildWithPostOps(producer, appendPostOp(list, PostOpKind::sum, getContext()),
+                                       residual,
+                                       rw.getFusedLoc({producer->getLoc(), op.getLoc()}), rw);
+      if (!fused)
+        continue;
+      rw.replaceOp(op, fused);
+      rw.eraseOp(producer);
+      count();
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void osc::populateOscGeluFusionPatterns(RewritePatternSet &patterns,
+                                       llvm::Statistic *counter) {
+  patterns.add<FuseGelu>(patterns.getContext(), counter);
+}
+
+void osc::populateOscPostOpFusionPatterns(RewritePatternSet &patterns,
+                                         llvm::Statistic *counter) {
+  patterns.add<ActivationPostOp, ResidualPostOp>(patterns.getContext(),
+                                                 counter);
+}
