@@ -1,4 +1,4 @@
-//===- FusionPatterns.h - shared pieces of osc-fuse patterns -----*- C++ -*-===//
+//===- FusionPatterns.h - shared pieces of osc-fuse patterns ----*- C++ -*-===//
 //
 // Part of opscope (internal to lib/Dialect/Osc/Transforms). The base class
 // that counts a pattern's rewrites in a pass statistic, and the small
