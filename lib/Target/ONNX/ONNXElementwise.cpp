@@ -28,7 +28,7 @@ void opscope::onnx_import::addElementwiseConverters(llvm::StringMap<Converter> &
       {"Neg", UnaryKind::neg},         {"Abs", UnaryKind::abs},
       {"Floor", UnaryKind::floor},     {"Ceil", UnaryKind::ceil},
       {"Softplus", UnaryKind::softplus}, {"HardSwish", UnaryKind::hard_swish},
-      {"Not", UnaryKind::not_}};
+      {"Not", UnaryKind::not_},        {"Softsign", UnaryKind::softsign}};
   for (auto [name, kind] : unaries)
     m[name] = [kind = kind](NodeContext &c, SmallVectorImpl<Value> &out) {
       out.push_back(unary(c, kind, c.input(0)));

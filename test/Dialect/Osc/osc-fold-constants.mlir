@@ -134,3 +134,22 @@ func.func @identities(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %u = osc.unary relu %s : tensor<2x3xf32>
   return %u : tensor<2x3xf32>
 }
+
+// -----
+
+// Unary kinds fold with the runtime's scalar definitions (kinds.def):
+// softsign(x) = x / (1 + |x|); integer division by zero gives 0, as the
+// runtime's kernel computes it.
+// CHECK-LABEL: func.func @scalar_semantics
+// CHECK-DAG: osc.constant dense<[-7.500000e-01, 0.000000e+00, 5.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: osc.constant dense<[3, 0]> : tensor<2xi32>
+// CHECK-NOT: osc.unary
+// CHECK-NOT: osc.binary
+func.func @scalar_semantics() -> (tensor<3xf32>, tensor<2xi32>) {
+  %x = osc.constant dense<[-3.0, 0.0, 1.0]> : tensor<3xf32>
+  %s = osc.unary softsign %x : tensor<3xf32>
+  %a = osc.constant dense<[7, 7]> : tensor<2xi32>
+  %b = osc.constant dense<[2, 0]> : tensor<2xi32>
+  %d = osc.binary div %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  return %s, %d : tensor<3xf32>, tensor<2xi32>
+}
