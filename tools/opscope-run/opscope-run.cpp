@@ -13,7 +13,7 @@
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
-#include "opscope/runtime/profile.h"
+#include "opscope/runtime/sinks.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -22,16 +22,42 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 using namespace opscope;
 using namespace opscope::rt;
 using json = nlohmann::json;
 
-namespace opscope::detail {
-bool envProfilingRequested();
-void writeEnvProfile(const Model &model, const Session &session);
-} // namespace opscope::detail
+namespace {
+/// The registered session observers (model.h).
+struct Observers {
+  std::mutex mu;
+  std::vector<SessionObserver *> list;
+  /// Never destroyed: observers may unregister during static destruction.
+  static Observers &get() {
+    static Observers *o = new Observers();
+    return *o;
+  }
+  std::vector<SessionObserver *> snapshot() {
+    std::lock_guard<std::mutex> lock(mu);
+    return list;
+  }
+};
+} // namespace
+
+void opscope::addSessionObserver(SessionObserver *observer) {
+  Observers &o = Observers::get();
+  std::lock_guard<std::mutex> lock(o.mu);
+  o.list.push_back(observer);
+}
+
+void opscope::removeSessionObserver(SessionObserver *observer) {
+  Observers &o = Observers::get();
+  std::lock_guard<std::mutex> lock(o.mu);
+  o.list.erase(std::remove(o.list.begin(), o.list.end(), observer),
+               o.list.end());
+}
 
 /// The per-session state compiled code receives as its context.
 struct opscope_rt_context {
@@ -332,17 +358,14 @@ struct Session::Impl {
   opscope_rt_context ctx;
   Profiler profiler;
   std::vector<std::string> kernelNames;
-  /// Recording because OPSCOPE_PROFILE is set; the trace is written when
-  /// the session is destroyed.
-  bool envProfile = false;
   ~Impl() { std::free(arena); }
 };
 
 Session::Session() : impl(std::make_unique<Impl>()) {}
 
 Session::~Session() {
-  if (impl->envProfile)
-    detail::writeEnvProfile(*impl->model, *this);
+  for (SessionObserver *o : Observers::get().snapshot())
+    o->sessionDestroyed(*this);
 }
 
 std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
@@ -364,10 +387,8 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
   S.ctx.profiler = &S.profiler;
   S.profiler.reset(impl->probes.size(),
                    probeCapacity ? probeCapacity : size_t(1) << 20);
-  if (detail::envProfilingRequested()) {
-    S.envProfile = true;
-    S.profiler.enable(true);
-  }
+  for (SessionObserver *o : Observers::get().snapshot())
+    o->sessionCreated(*s);
   return s;
 }
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opscope/runtime/profile.h"
+#include "opscope/runtime/sinks.h"
 
 #include "opscope/runtime/kernels.h"
 
@@ -22,6 +22,7 @@
 #include <iomanip>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -392,49 +393,65 @@ void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
 namespace {
 /// OPSCOPE_PROFILE=FILE.json: every session records, and writes its trace
 /// when destroyed; the second and later sessions of a process write
-/// FILE.1.json, FILE.2.json, ...
-struct EnvProfile {
+/// FILE.1.json, FILE.2.json, ... A session observer (model.h), registered
+/// when this library is loaded: the model loader does not know about it.
+class EnvProfile : public SessionObserver {
+public:
+  EnvProfile() {
+    if (const char *p = std::getenv("OPSCOPE_PROFILE"); p && *p) {
+      path = p;
+      addSessionObserver(this);
+    }
+  }
+  ~EnvProfile() override {
+    if (!path.empty())
+      removeSessionObserver(this);
+  }
+
+  void sessionCreated(Session &session) override {
+    if (session.model().probes().empty())
+      std::fprintf(stderr,
+                   "opscope: OPSCOPE_PROFILE: model '%s' has no probes (it "
+                   "was compiled with --no-probes): the trace will show "
+                   "iterations but no ops\n",
+                   session.model().name().c_str());
+    session.profiler().enable(true);
+    std::lock_guard<std::mutex> lock(mu);
+    recording.insert(&session);
+  }
+
+  void sessionDestroyed(const Session &session) override {
+    std::unique_lock<std::mutex> lock(mu);
+    if (!recording.erase(&session))
+      return;
+    std::string out = path;
+    if (written > 0) {
+      size_t dot = out.rfind('.');
+      std::string n = "." + std::to_string(written);
+      out = dot == std::string::npos ? out + n
+                                     : out.substr(0, dot) + n + out.substr(dot);
+    }
+    ++written;
+    lock.unlock();
+    ProfileData d;
+    d.model = &session.model();
+    d.sessions = {&session};
+    d.threads = static_cast<int>(std::thread::hardware_concurrency());
+    d.probeCostNs = Profiler::probeCostNs();
+    d.run = {{"source", "OPSCOPE_PROFILE"}};
+    try {
+      writeTrace(out, d);
+    } catch (const std::exception &ex) {
+      std::fprintf(stderr, "opscope: OPSCOPE_PROFILE: %s\n", ex.what());
+    }
+  }
+
+private:
   std::mutex mu;
   std::string path;
+  std::set<const Session *> recording;
   int written = 0;
-
-  static EnvProfile &get() {
-    static EnvProfile e = [] {
-      EnvProfile p;
-      if (const char *path = std::getenv("OPSCOPE_PROFILE"))
-        p.path = path;
-      return p;
-    }();
-    return e;
-  }
-  EnvProfile() = default;
-  EnvProfile(EnvProfile &&o) : path(std::move(o.path)), written(o.written) {}
 };
+
+EnvProfile envProfile; // registers itself when OPSCOPE_PROFILE is set
 } // namespace
-
-namespace opscope::detail {
-bool envProfilingRequested() { return !EnvProfile::get().path.empty(); }
-
-void writeEnvProfile(const Model &model, const Session &session) {
-  EnvProfile &e = EnvProfile::get();
-  std::lock_guard<std::mutex> lock(e.mu);
-  std::string path = e.path;
-  if (e.written > 0) {
-    size_t dot = path.rfind('.');
-    std::string n = "." + std::to_string(e.written);
-    path = dot == std::string::npos ? path + n : path.substr(0, dot) + n + path.substr(dot);
-  }
-  ++e.written;
-  ProfileData d;
-  d.model = &model;
-  d.sessions = {&session};
-  d.threads = static_cast<int>(std::thread::hardware_concurrency());
-  d.probeCostNs = Profiler::probeCostNs();
-  d.run = {{"source", "OPSCOPE_PROFILE"}};
-  try {
-    writeTrace(path, d);
-  } catch (const std::exception &ex) {
-    std::fprintf(stderr, "opscope: OPSCOPE_PROFILE: %s\n", ex.what());
-  }
-}
-} // namespace opscope::detail

@@ -175,6 +175,23 @@ private:
   int64_t droppedCount = 0;
 };
 
+/// Hears of every session's creation and destruction. This is how code
+/// outside the model loader takes part in a session's life without the
+/// loader knowing it: OPSCOPE_PROFILE's trace writer (sinks) is one, an
+/// embedding application's own recorder can be another.
+class SessionObserver {
+public:
+  virtual ~SessionObserver() = default;
+  /// The session is ready to run (kernels built, profiler sized).
+  virtual void sessionCreated(Session &session) {}
+  /// The session is about to be destroyed; it can still be read.
+  virtual void sessionDestroyed(const Session &session) {}
+};
+/// Registers an observer (not owned) for sessions created from now on, in
+/// every model of the process; thread-safe.
+void addSessionObserver(SessionObserver *observer);
+void removeSessionObserver(SessionObserver *observer);
+
 class Session {
 public:
   ~Session();

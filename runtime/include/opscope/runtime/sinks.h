@@ -1,4 +1,4 @@
-//===- profile.h - trace, CSV and summary sinks -----------------*- C++ -*-===//
+//===- sinks.h - trace, CSV and summary sinks -------------------*- C++ -*-===//
 //
 // Part of opscope's runtime. Turns what sessions recorded into the files
 // performance engineers open: the Chrome Trace Event JSON of
@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OPSCOPE_RUNTIME_PROFILE_H
-#define OPSCOPE_RUNTIME_PROFILE_H
+#ifndef OPSCOPE_RUNTIME_SINKS_H
+#define OPSCOPE_RUNTIME_SINKS_H
 
 #include "opscope/runtime/model.h"
 
@@ -56,4 +56,4 @@ double percentile(const std::vector<double> &sorted, double p);
 
 } // namespace opscope
 
-#endif // OPSCOPE_RUNTIME_PROFILE_H
+#endif // OPSCOPE_RUNTIME_SINKS_H
