@@ -4,7 +4,9 @@
 // model.weights (or compiles an .onnx into a cache by running
 // opscope-compile), feeds inputs (.npy / .pb / random), checks outputs
 // against expected ones, measures latency and, with --profile, writes the
-// trace, the per-op CSV and a terminal summary.
+// trace, the per-op CSV and a terminal summary. The work is done by the
+// runtime tooling library (opscope/runtime/tooling/*.h); this file parses
+// flags and prints.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,21 +16,21 @@
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
 #include "opscope/runtime/sinks.h"
+#include "opscope/runtime/tooling/benchmark.h"
+#include "opscope/runtime/tooling/compare.h"
+#include "opscope/runtime/tooling/model_files.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -38,6 +40,7 @@
 
 using namespace opscope;
 using namespace opscope::rt;
+using namespace opscope::tooling;
 namespace fs = std::filesystem;
 
 namespace {
@@ -59,116 +62,6 @@ std::string describe(DType t, const Shape &s) {
   i.dtype = t;
   i.shape = s;
   return i.describe();
-}
-
-/// Compiles an ONNX model into the cache (keyed by path, size, mtime and
-/// flags) with the opscope-compile next to this executable.
-std::string compileIntoCache(const std::string &model,
-                             const std::vector<std::string> &shapes,
-                             bool profile, bool noFuse) {
-  struct stat st;
-  if (stat(model.c_str(), &st) != 0)
-    die(model + ": " + std::strerror(errno));
-  std::string key = fs::absolute(model).string() + "|" +
-                    std::to_string(st.st_size) + "|" +
-                    std::to_string(st.st_mtime) + "|" +
-                    (profile ? "p" : "") + (noFuse ? "n" : "");
-  for (const std::string &s : shapes)
-    key += "|" + s;
-  std::ostringstream hex;
-  hex << std::hex << std::hash<std::string>()(key);
-  const char *home = std::getenv("HOME");
-  fs::path dir = std::getenv("OPSCOPE_CACHE_DIR")
-                     ? fs::path(std::getenv("OPSCOPE_CACHE_DIR"))
-                     : fs::path(home ? home : "/tmp") / ".cache/opscope/compiled";
-  fs::create_directories(dir);
-  fs::path out = dir / (fs::path(model).stem().string() + "-" + hex.str() + ".so");
-  if (fs::exists(out) && fs::exists(fs::path(out).replace_extension(".weights")))
-    return out.string();
-  fs::path self = fs::read_symlink("/proc/self/exe").parent_path();
-  std::string compiler = (self / "opscope-compile").string();
-  if (!fs::exists(compiler))
-    compiler = "opscope-compile";
-  std::vector<std::string> args = {compiler, model, "-o", out.string()};
-  for (const std::string &s : shapes) {
-    args.push_back("--input-shape");
-    args.push_back(s);
-  }
-  if (profile)
-    args.push_back("--profile");
-  if (noFuse)
-    args.push_back("--no-fuse");
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    die("compiling " + model + " failed (see the messages above)");
-  return out.string();
-}
-
-HostTensor randomTensor(const TensorInfo &info, std::mt19937_64 &rng,
-                        int64_t intMax) {
-  HostTensor t;
-  t.dtype = info.dtype;
-  t.shape = info.shape;
-  t.data.resize(info.bytes());
-  int64_t n = info.elements();
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int64_t> integer(0, std::max<int64_t>(intMax - 1, 0));
-  std::vector<double> values(n);
-  for (double &v : values)
-    v = info.dtype == DType::F32 || info.dtype == DType::F64
-            ? real(rng)
-            : static_cast<double>(info.dtype == DType::I1 ? integer(rng) % 2
-                                                          : integer(rng));
-  cast(DType::F64, values.data(), info.dtype, t.data.data(), n);
-  return t;
-}
-
-std::vector<double> asDoubles(DType t, const void *data, int64_t n) {
-  std::vector<double> v(n);
-  cast(t, data, DType::F64, v.data(), n);
-  return v;
-}
-
-struct Comparison {
-  double maxAbs = 0, maxRel = 0, cosine = 1;
-  int64_t mismatches = 0;
-};
-
-Comparison compareTensors(const std::vector<double> &got,
-                          const std::vector<double> &want, double rtol,
-                          double atol) {
-  Comparison c;
-  double dot = 0, ng = 0, nw = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    double g = got[i], w = want[i];
-    bool bothNan = std::isnan(g) && std::isnan(w);
-    bool sameInf = std::isinf(g) && g == w;
-    double d = bothNan || sameInf ? 0.0 : std::fabs(g - w);
-    if (std::isnan(d))
-      d = INFINITY;
-    c.maxAbs = std::max(c.maxAbs, d);
-    if (w != 0 && std::isfinite(d))
-      c.maxRel = std::max(c.maxRel, d / std::fabs(w));
-    if (d > atol + rtol * std::fabs(w))
-      ++c.mismatches;
-    if (std::isfinite(g) && std::isfinite(w)) {
-      dot += g * w;
-      ng += g * g;
-      nw += w * w;
-    }
-  }
-  c.cosine = ng > 0 && nw > 0 ? dot / std::sqrt(ng * nw) : (ng == nw ? 1 : 0);
-  return c;
 }
 
 std::string ms(double v) {
@@ -216,8 +109,9 @@ int main(int argc, char **argv) {
                  "threads for the kernels (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--instances", instances,
-                 "concurrent model instances (sessions), one thread each, "
-                 "sharing the weights (throughput mode)")
+                 "concurrent model instances (sessions), each driven by its "
+                 "own thread, sharing the weights; each uses --threads kernel "
+                 "threads (throughput mode)")
       ->check(CLI::PositiveNumber);
   app.add_option("--probe-buffer", probeCapacity,
                  "probe events each instance can hold (default 1M); events "
@@ -246,15 +140,20 @@ int main(int argc, char **argv) {
 
   try {
     std::string soPath = modelPath;
-    bool isOnnx = modelPath.size() > 5 &&
-                  (modelPath.rfind(".onnx") == modelPath.size() - 5 ||
-                   modelPath.rfind(".onnxtext") == modelPath.size() - 9);
-    if (isOnnx)
-      soPath = compileIntoCache(modelPath, shapes, profile, noFuse);
-    else if (!shapes.empty())
+    if (needsCompiling(classifyModelFile(modelPath))) {
+      CompileRequest request;
+      request.model = modelPath;
+      request.inputShapes = shapes;
+      request.noFuse = noFuse;
+      std::string error;
+      soPath = compileIntoCache(request, defaultCacheDir(), error);
+      if (soPath.empty())
+        die(error);
+    } else if (!shapes.empty()) {
       die("--input-shape applies to .onnx models; a compiled model has "
           "fixed shapes",
           2);
+    }
     std::unique_ptr<Model> model = Model::load(soPath);
 
     if (printPlan) {
@@ -262,39 +161,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (printProbes) {
-      const auto &probes = model->probes();
-      if (probes.empty()) {
-        std::cout << model->name()
-                  << ": no probes (compile with opscope-compile --profile)\n";
-        return 0;
-      }
-      std::cout << "id\ttype\tpost_ops\tname\tsource_nodes\tinputs\toutputs\t"
-                   "weight_shape\tweight_sparsity\tsparse_support\tflops\t"
-                   "bytes\tkernel\n";
-      auto tensors = [](const std::vector<TensorInfo> &ts) {
-        std::string s;
-        for (const TensorInfo &t : ts)
-          s += (s.empty() ? "" : ";") + t.name + ":" + t.describe();
-        return s;
-      };
-      for (const ProbeInfo &p : probes) {
-        std::string post, src, wshape;
-        for (auto &x : p.postOps)
-          post += (post.empty() ? "" : ",") + x;
-        for (auto &x : p.sourceNodes)
-          src += (src.empty() ? "" : ";") + x;
-        for (size_t i = 0; i < p.weightShape.size(); ++i)
-          wshape += (i ? "x" : "") + std::to_string(p.weightShape[i]);
-        std::cout << p.id << '\t' << p.type << '\t' << post << '\t' << p.name
-                  << '\t' << p.sourceNodes.size() << ":" << src << '\t'
-                  << tensors(p.inputs) << '\t' << tensors(p.outputs) << '\t'
-                  << wshape << '\t'
-                  << (p.weightSparsity < 0 ? std::string("")
-                                           : std::to_string(p.weightSparsity))
-                  << '\t' << (p.sparseSupport ? "yes" : "no") << '\t'
-                  << static_cast<int64_t>(p.flops) << '\t'
-                  << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\n';
-      }
+      printProbeTable(std::cout, *model);
       return 0;
     }
     if (profile && model->probes().empty())
@@ -356,57 +223,15 @@ int main(int argc, char **argv) {
 
     // Warm-up, then timed runs: each instance on its own thread.
     double probeCost = profile ? Profiler::probeCostNs() : 0.0;
-    int runs = std::max(iterations, expected.empty() ? 0 : 1);
-    std::vector<std::vector<double>> perInstance(sessions.size());
-    int skip = 0;
-    auto drive = [&](size_t k) {
-      Session &s = *sessions[k];
-      Profiler &prof = s.profiler();
-      prof.enable(profile);
-      {
-        auto span = prof.record("warm up");
-        for (int i = 0; i < warmup; ++i)
-          s.run();
-      }
-      if (k == 0)
-        skip = prof.currentIteration();
-      auto span = prof.record("measure");
-      for (int i = 0; i < runs; ++i) {
-        auto t0 = std::chrono::steady_clock::now();
-        s.run();
-        auto t1 = std::chrono::steady_clock::now();
-        perInstance[k].push_back(
-            std::chrono::duration<double, std::milli>(t1 - t0).count());
-      }
-      if (runs == 0)
-        s.run();
-    };
-    auto wall0 = std::chrono::steady_clock::now();
-    if (sessions.size() == 1) {
-      drive(0);
-    } else {
-      std::vector<std::thread> workers;
-      std::vector<std::string> errors(sessions.size());
-      for (size_t k = 0; k < sessions.size(); ++k)
-        workers.emplace_back([&, k] {
-          try {
-            drive(k);
-          } catch (const std::exception &e) {
-            errors[k] = e.what();
-          }
-        });
-      for (auto &w : workers)
-        w.join();
-      for (const std::string &e : errors)
-        if (!e.empty())
-          throw Error(e);
-    }
-    double wallMs = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - wall0)
-                        .count();
-    std::vector<double> times;
-    for (auto &v : perInstance)
-      times.insert(times.end(), v.begin(), v.end());
+    BenchmarkConfig bench;
+    bench.warmup = warmup;
+    bench.iterations = std::max(iterations, expected.empty() ? 0 : 1);
+    bench.profile = profile;
+    std::vector<Session *> running;
+    for (auto &s : sessions)
+      running.push_back(s.get());
+    BenchmarkResult result = runBenchmark(running, bench);
+    std::vector<double> times = result.allMs();
 
     // Outputs.
     if (!outputDir.empty()) {
@@ -428,45 +253,37 @@ int main(int argc, char **argv) {
       const TensorInfo &info = model->outputs()[o];
       auto got = asDoubles(info.dtype, session->output(o), info.elements());
       auto ref = asDoubles(want.dtype, want.data.data(), want.elements());
-      Comparison c = compareTensors(got, ref, rtol, atol);
-      bool ok = c.mismatches == 0;
-      mismatch |= !ok;
+      TensorComparison c = compareTensors(got, ref, rtol, atol);
+      mismatch |= !c.matches();
       std::cout << "output " << info.name << ": max abs error " << c.maxAbs
                 << ", max rel error " << c.maxRel << ", cosine "
                 << std::setprecision(9) << c.cosine << std::setprecision(6)
-                << " -> " << (ok ? "match" : "MISMATCH") << " (rtol " << rtol
-                << ", atol " << atol << ", " << c.mismatches << " of "
+                << " -> " << (c.matches() ? "match" : "MISMATCH") << " (rtol "
+                << rtol << ", atol " << atol << ", " << c.mismatches << " of "
                 << got.size() << " elements outside)\n";
     }
 
     if (!quiet && !times.empty()) {
-      std::vector<double> sorted = times;
-      std::sort(sorted.begin(), sorted.end());
-      double sum = 0;
-      for (double t : sorted)
-        sum += t;
-      double mean = sum / sorted.size();
+      LatencyStats l = latencyStats(times);
       int64_t batch = model->inputs().empty() || model->inputs()[0].shape.empty()
                           ? 1
                           : model->inputs()[0].shape[0];
       std::cout << model->name() << ": " << model->numOps() << " ops, arena "
                 << ms(model->arenaBytes() / 1048576.0) << " MiB, weights "
                 << ms(model->weightBytes() / 1048576.0) << " MiB, threads "
-                << (threads > 0 ? std::to_string(threads) : std::string("all"))
+                << (threads > 0 ? std::to_string(threads)
+                                : std::to_string(std::thread::hardware_concurrency()) +
+                                      " (all cores)")
+                << (sessions.size() > 1 ? " per instance" : "")
                 << (profile ? ", profiling" : "") << "\n";
-      std::cout << "latency ms: count " << sorted.size() << "  min "
-                << ms(sorted.front()) << "  max " << ms(sorted.back())
-                << "  mean " << ms(mean) << "  median "
-                << ms(percentile(sorted, 50)) << "  p90 "
-                << ms(percentile(sorted, 90)) << "  p95 "
-                << ms(percentile(sorted, 95)) << "  p99 "
-                << ms(percentile(sorted, 99)) << "  p99.9 "
-                << ms(percentile(sorted, 99.9)) << "\n";
+      std::cout << "latency ms: count " << l.count << "  min " << ms(l.min)
+                << "  max " << ms(l.max) << "  mean " << ms(l.mean)
+                << "  median " << ms(l.p50) << "  p90 " << ms(l.p90)
+                << "  p95 " << ms(l.p95) << "  p99 " << ms(l.p99)
+                << "  p99.9 " << ms(l.p999) << "\n";
       // Throughput over all instances: runs completed per second of wall
       // time (warm-up included when there are several instances).
-      double perSecond = sessions.size() == 1
-                             ? 1000.0 / mean
-                             : 1000.0 * sessions.size() * (runs + warmup) / wallMs;
+      double perSecond = runsPerSecond(result, bench, l);
       std::cout << "throughput: " << std::fixed << std::setprecision(1)
                 << perSecond << " runs/s, " << perSecond * batch
                 << " samples/s (batch " << batch << ", " << sessions.size()
@@ -483,7 +300,7 @@ int main(int argc, char **argv) {
       d.threads = threads > 0 ? threads
                               : static_cast<int>(std::thread::hardware_concurrency());
       d.probeCostNs = probeCost;
-      d.skipIterations = skip;
+      d.skipIterations = result.warmupIterations;
       d.run = {{"iterations", std::to_string(iterations)},
                {"warmup", std::to_string(warmup)},
                {"threads", std::to_string(d.threads)},

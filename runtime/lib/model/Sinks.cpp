@@ -387,6 +387,44 @@ void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
 }
 
 //===----------------------------------------------------------------------===//
+// The probe table
+//===----------------------------------------------------------------------===//
+
+void opscope::printProbeTable(std::ostream &os, const Model &model) {
+  const auto &probes = model.probes();
+  if (probes.empty()) {
+    os << model.name() << ": no probes (compiled with --no-probes)\n";
+    return;
+  }
+  os << "id\ttype\tpost_ops\tname\tsource_nodes\tinputs\toutputs\t"
+        "weight_shape\tweight_sparsity\tsparse_support\tflops\tbytes\t"
+        "kernel\n";
+  auto tensors = [](const std::vector<TensorInfo> &ts) {
+    std::string s;
+    for (const TensorInfo &t : ts)
+      s += (s.empty() ? "" : ";") + t.name + ":" + t.describe();
+    return s;
+  };
+  for (const ProbeInfo &p : probes) {
+    std::string post, src, wshape;
+    for (auto &x : p.postOps)
+      post += (post.empty() ? "" : ",") + x;
+    for (auto &x : p.sourceNodes)
+      src += (src.empty() ? "" : ";") + x;
+    for (size_t i = 0; i < p.weightShape.size(); ++i)
+      wshape += (i ? "x" : "") + std::to_string(p.weightShape[i]);
+    os << p.id << '\t' << p.type << '\t' << post << '\t' << p.name << '\t'
+       << p.sourceNodes.size() << ":" << src << '\t' << tensors(p.inputs)
+       << '\t' << tensors(p.outputs) << '\t' << wshape << '\t'
+       << (p.weightSparsity < 0 ? std::string("")
+                                : std::to_string(p.weightSparsity))
+       << '\t' << (p.sparseSupport ? "yes" : "no") << '\t'
+       << static_cast<int64_t>(p.flops) << '\t'
+       << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\n';
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // OPSCOPE_PROFILE
 //===----------------------------------------------------------------------===//
 

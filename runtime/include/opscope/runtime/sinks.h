@@ -39,6 +39,9 @@ std::string cpuModelName();
 std::string kernelIsaName();
 
 void writeTrace(const std::string &path, const ProfileData &data);
+/// The probe table, one tab-separated row per probe (opscope-run
+/// --print-probes), or a line saying the model has none.
+void printProbeTable(std::ostream &os, const Model &model);
 void writeProfileCsv(const std::string &path, const ProfileData &data);
 /// Latency percentiles and the top `top` ops by self time.
 void printProfileSummary(std::ostream &os, const ProfileData &data, int top);

@@ -1,0 +1,128 @@
+//===- Benchmark.cpp - timed runs of one or several sessions --------------===//
+//
+// Part of opscope's runtime tooling.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/tooling/benchmark.h"
+
+#include "opscope/runtime/generic.h"
+#include "opscope/runtime/sinks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+using namespace opscope;
+using namespace opscope::tooling;
+using Clock = std::chrono::steady_clock;
+
+std::vector<double> BenchmarkResult::allMs() const {
+  std::vector<double> all;
+  for (const auto &v : perInstanceMs)
+    all.insert(all.end(), v.begin(), v.end());
+  return all;
+}
+
+BenchmarkResult
+opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
+                               const BenchmarkConfig &config) {
+  BenchmarkResult r;
+  r.perInstanceMs.resize(sessions.size());
+  auto drive = [&](size_t k) {
+    Session &s = *sessions[k];
+    Profiler &prof = s.profiler();
+    prof.enable(config.profile);
+    {
+      auto span = prof.record("warm up");
+      for (int i = 0; i < config.warmup; ++i)
+        s.run();
+    }
+    if (k == 0)
+      r.warmupIterations = static_cast<int>(prof.currentIteration());
+    auto span = prof.record("measure");
+    for (int i = 0; i < config.iterations; ++i) {
+      auto t0 = Clock::now();
+      s.run();
+      r.perInstanceMs[k].push_back(
+          std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    if (config.iterations == 0)
+      s.run();
+  };
+  auto wall0 = Clock::now();
+  if (sessions.size() == 1) {
+    drive(0);
+  } else {
+    std::vector<std::thread> workers;
+    std::vector<std::string> errors(sessions.size());
+    for (size_t k = 0; k < sessions.size(); ++k)
+      workers.emplace_back([&, k] {
+        try {
+          drive(k);
+        } catch (const std::exception &e) {
+          errors[k] = e.what();
+        }
+      });
+    for (auto &w : workers)
+      w.join();
+    for (const std::string &e : errors)
+      if (!e.empty())
+        throw Error(e);
+  }
+  r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - wall0)
+                 .count();
+  return r;
+}
+
+LatencyStats opscope::tooling::latencyStats(std::vector<double> ms) {
+  LatencyStats s;
+  if (ms.empty())
+    return s;
+  std::sort(ms.begin(), ms.end());
+  double sum = 0;
+  for (double t : ms)
+    sum += t;
+  s.count = static_cast<int64_t>(ms.size());
+  s.min = ms.front();
+  s.max = ms.back();
+  s.mean = sum / ms.size();
+  s.p50 = percentile(ms, 50);
+  s.p90 = percentile(ms, 90);
+  s.p95 = percentile(ms, 95);
+  s.p99 = percentile(ms, 99);
+  s.p999 = percentile(ms, 99.9);
+  return s;
+}
+
+double opscope::tooling::runsPerSecond(const BenchmarkResult &r,
+                                       const BenchmarkConfig &config,
+                                       const LatencyStats &stats) {
+  size_t instances = r.perInstanceMs.size();
+  if (instances <= 1)
+    return stats.mean > 0 ? 1000.0 / stats.mean : 0.0;
+  return r.wallMs > 0 ? 1000.0 * instances * (config.iterations + config.warmup) /
+                            r.wallMs
+                      : 0.0;
+}
+
+rt::HostTensor opscope::tooling::randomTensor(const TensorInfo &info,
+                                              std::mt19937_64 &rng,
+                                              int64_t intMax) {
+  rt::HostTensor t;
+  t.dtype = info.dtype;
+  t.shape = info.shape;
+  t.data.resize(info.bytes());
+  int64_t n = info.elements();
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> integer(0, std::max<int64_t>(intMax - 1, 0));
+  std::vector<double> values(n);
+  for (double &v : values)
+    v = info.dtype == rt::DType::F32 || info.dtype == rt::DType::F64
+            ? real(rng)
+            : static_cast<double>(info.dtype == rt::DType::I1 ? integer(rng) % 2
+                                                              : integer(rng));
+  rt::cast(rt::DType::F64, values.data(), info.dtype, t.data.data(), n);
+  return t;
+}

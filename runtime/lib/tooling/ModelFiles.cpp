@@ -1,0 +1,111 @@
+//===- ModelFiles.cpp - model path kinds and the compile cache -------------===//
+//
+// Part of opscope's runtime tooling.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/tooling/model_files.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+
+using namespace opscope::tooling;
+namespace fs = std::filesystem;
+
+ModelFileKind opscope::tooling::classifyModelFile(const std::string &path) {
+  std::string ext = fs::path(path).extension().string();
+  if (ext == ".so")
+    return ModelFileKind::Library;
+  if (ext == ".onnx")
+    return ModelFileKind::Onnx;
+  if (ext == ".onnxtext")
+    return ModelFileKind::OnnxText;
+  if (ext == ".mlir")
+    return ModelFileKind::Mlir;
+  return ModelFileKind::Unknown;
+}
+
+std::string opscope::tooling::defaultCacheDir() {
+  if (const char *dir = std::getenv("OPSCOPE_CACHE_DIR"); dir && *dir)
+    return dir;
+  const char *home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : "/tmp") / ".cache/opscope/compiled")
+      .string();
+}
+
+std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
+                                                const std::string &cacheDir,
+                                                std::string &error) {
+  struct stat st;
+  if (stat(r.model.c_str(), &st) != 0) {
+    error = r.model + ": " + std::strerror(errno);
+    return "";
+  }
+  std::string key = fs::absolute(r.model).string() + "|" +
+                    std::to_string(st.st_size) + "|" +
+                    std::to_string(st.st_mtime) + "|" + (r.noFuse ? "n" : "") +
+                    (r.noProbes ? "p" : "");
+  for (const std::string &s : r.inputShapes)
+    key += "|" + s;
+  std::ostringstream hex;
+  hex << std::hex << std::hash<std::string>()(key);
+  return (fs::path(cacheDir) /
+          (fs::path(r.model).stem().string() + "-" + hex.str() + ".so"))
+      .string();
+}
+
+std::string opscope::tooling::compileIntoCache(const CompileRequest &r,
+                                               const std::string &cacheDir,
+                                               std::string &error) {
+  std::string out = cachedLibraryPath(r, cacheDir, error);
+  if (out.empty())
+    return "";
+  if (fs::exists(out) && fs::exists(fs::path(out).replace_extension(".weights")))
+    return out;
+  std::error_code ec;
+  fs::create_directories(cacheDir, ec);
+  if (ec) {
+    error = cacheDir + ": " + ec.message();
+    return "";
+  }
+  fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  std::string compiler = (self / "opscope-compile").string();
+  if (ec || !fs::exists(compiler))
+    compiler = "opscope-compile";
+  std::vector<std::string> args = {compiler, r.model, "-o", out};
+  for (const std::string &s : r.inputShapes) {
+    args.push_back("--input-shape");
+    args.push_back(s);
+  }
+  if (r.noProbes)
+    args.push_back("--no-probes");
+  if (r.noFuse)
+    args.push_back("--no-fuse");
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    error = "compiling " + r.model + " failed" +
+            (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                 ? " (opscope-compile not found next to this tool or on PATH)"
+                 : " (see the messages above)");
+    return "";
+  }
+  return out;
+}

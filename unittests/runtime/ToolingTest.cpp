@@ -1,0 +1,180 @@
+//===- ToolingTest.cpp - the runtime tooling library ----------------------===//
+//
+// Part of opscope. Model path classification (the suffix check that once
+// took `model.so` for ONNX), the compile cache key, tensor comparison and
+// latency statistics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/tooling/benchmark.h"
+#include "opscope/runtime/tooling/compare.h"
+#include "opscope/runtime/tooling/model_files.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <string>
+
+using namespace opscope;
+using namespace opscope::tooling;
+
+namespace {
+
+/// Names of every length from 1 to 12 characters ending in each suffix (or
+/// as short as the suffix allows), bare and under directories, including
+/// directories whose names contain `.onnx`.
+TEST(ModelFiles, ClassifiesBySuffixAtEveryLength) {
+  const std::pair<const char *, ModelFileKind> suffixes[] = {
+      {".so", ModelFileKind::Library},
+      {".onnx", ModelFileKind::Onnx},
+      {".onnxtext", ModelFileKind::OnnxText},
+      {".mlir", ModelFileKind::Mlir}};
+  for (auto [suffix, kind] : suffixes) {
+    std::string sfx = suffix;
+    for (size_t len = 1; len <= 12; ++len) {
+      if (len <= sfx.size())
+        continue; // a stem of at least one character
+      std::string name = std::string(len - sfx.size(), 'm') + sfx;
+      for (std::string dir : {"", "./", "d/", "dir.onnx/", "x.onnxtext/sub/",
+                              "/abs/m.onnx.d/"}) {
+        std::string path = dir + name;
+        EXPECT_EQ(classifyModelFile(path), kind) << path;
+      }
+    }
+  }
+  // The names the bug report used.
+  EXPECT_EQ(classifyModelFile("model.so"), ModelFileKind::Library);
+  EXPECT_EQ(classifyModelFile("plain.so"), ModelFileKind::Library);
+  EXPECT_EQ(classifyModelFile("./enc.so"), ModelFileKind::Library);
+  EXPECT_EQ(classifyModelFile("dir.onnx/model.so"), ModelFileKind::Library);
+  // Names that only contain a suffix somewhere are not of that kind.
+  EXPECT_EQ(classifyModelFile("model.onnx.so"), ModelFileKind::Library);
+  EXPECT_EQ(classifyModelFile("model.so.onnx"), ModelFileKind::Onnx);
+  EXPECT_EQ(classifyModelFile("onnx"), ModelFileKind::Unknown);
+  EXPECT_EQ(classifyModelFile("a"), ModelFileKind::Unknown);
+  EXPECT_EQ(classifyModelFile(""), ModelFileKind::Unknown);
+  EXPECT_EQ(classifyModelFile("model.weights"), ModelFileKind::Unknown);
+  EXPECT_TRUE(needsCompiling(ModelFileKind::Onnx));
+  EXPECT_FALSE(needsCompiling(ModelFileKind::Library));
+}
+
+TEST(ModelFiles, CacheKeyFollowsModelAndFlags) {
+  std::string path = ::testing::TempDir() + "/cache-key.onnx";
+  { std::ofstream(path) << "not really a model"; }
+  CompileRequest r;
+  r.model = path;
+  r.inputShapes = {"x=1x4"};
+  std::string error;
+  std::string a = cachedLibraryPath(r, "/cache", error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(a.rfind("/cache/cache-key-", 0), 0u) << a;
+  EXPECT_EQ(a.substr(a.size() - 3), ".so");
+  EXPECT_EQ(cachedLibraryPath(r, "/cache", error), a) << "stable";
+  CompileRequest other = r;
+  other.noFuse = true;
+  EXPECT_NE(cachedLibraryPath(other, "/cache", error), a);
+  other = r;
+  other.inputShapes = {"x=2x4"};
+  EXPECT_NE(cachedLibraryPath(other, "/cache", error), a);
+  { std::ofstream(path) << "a longer, different model file"; }
+  EXPECT_NE(cachedLibraryPath(r, "/cache", error), a) << "edited model";
+  std::remove(path.c_str());
+
+  r.model = ::testing::TempDir() + "/missing.onnx";
+  EXPECT_TRUE(cachedLibraryPath(r, "/cache", error).empty());
+  EXPECT_NE(error.find("missing.onnx"), std::string::npos) << error;
+}
+
+TEST(Compare, ToleranceMaximaAndCosine) {
+  TensorComparison c = compareTensors({1.0, 2.0, 3.0}, {1.0, 2.0, 3.0}, 0, 0);
+  EXPECT_TRUE(c.matches());
+  EXPECT_EQ(c.maxAbs, 0);
+  EXPECT_DOUBLE_EQ(c.cosine, 1.0);
+
+  // |2.1 - 2| = 0.1 <= 0.05 + 0.1 * 2: inside; |3.5 - 3| = 0.5 > 0.35: out.
+  c = compareTensors({1.0, 2.1, 3.5}, {1.0, 2.0, 3.0}, 0.1, 0.05);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_NEAR(c.maxAbs, 0.5, 1e-12);
+  EXPECT_NEAR(c.maxRel, 0.5 / 3.0, 1e-12);
+  EXPECT_LT(c.cosine, 1.0);
+  EXPECT_GT(c.cosine, 0.99);
+
+  c = compareTensors({-1.0, -2.0}, {1.0, 2.0}, 0, 0);
+  EXPECT_NEAR(c.cosine, -1.0, 1e-12);
+}
+
+TEST(Compare, NanAndInfinity) {
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  TensorComparison c = compareTensors({nan, inf, -inf}, {nan, inf, -inf}, 0, 0);
+  EXPECT_TRUE(c.matches()) << "NaN matches NaN, an infinity the same one";
+  c = compareTensors({nan}, {1.0}, 1, 1);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_TRUE(std::isinf(c.maxAbs));
+  c = compareTensors({inf}, {-inf}, 1, 1);
+  EXPECT_EQ(c.mismatches, 1);
+  c = compareTensors({1.0, 2.0}, {1.0}, 0, 0);
+  EXPECT_EQ(c.mismatches, 1) << "an element only one side has";
+}
+
+TEST(Benchmark, LatencyStatisticsAreNearestRank) {
+  std::vector<double> ms;
+  for (int i = 100; i >= 1; --i)
+    ms.push_back(i); // unsorted on purpose
+  LatencyStats s = latencyStats(ms);
+  EXPECT_EQ(s.count, 100);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.max, 100);
+  EXPECT_DOUBLE_EQ(s.mean, 50.5);
+  EXPECT_EQ(s.p50, 50);
+  EXPECT_EQ(s.p90, 90);
+  EXPECT_EQ(s.p95, 95);
+  EXPECT_EQ(s.p99, 99);
+  EXPECT_EQ(s.p999, 100);
+  EXPECT_EQ(latencyStats({}).count, 0);
+  LatencyStats one = latencyStats({7.5});
+  EXPECT_EQ(one.p50, 7.5);
+  EXPECT_EQ(one.p999, 7.5);
+}
+
+TEST(Benchmark, Throughput) {
+  BenchmarkConfig config;
+  config.warmup = 1;
+  config.iterations = 4;
+  BenchmarkResult one;
+  one.perInstanceMs = {{2, 2, 2, 2}};
+  LatencyStats s = latencyStats(one.allMs());
+  EXPECT_DOUBLE_EQ(runsPerSecond(one, config, s), 500.0);
+  BenchmarkResult two;
+  two.perInstanceMs = {{2, 2, 2, 2}, {2, 2, 2, 2}};
+  two.wallMs = 20; // 2 instances x 5 runs in 20 ms
+  EXPECT_DOUBLE_EQ(runsPerSecond(two, config, latencyStats(two.allMs())), 500.0);
+}
+
+TEST(Benchmark, RandomInputsRespectTheirRange) {
+  TensorInfo ids;
+  ids.dtype = rt::DType::I64;
+  ids.shape = {1, 64};
+  std::mt19937_64 rng(1);
+  rt::HostTensor t = randomTensor(ids, rng, 5);
+  ASSERT_EQ(t.data.size(), 64 * sizeof(int64_t));
+  const int64_t *v = reinterpret_cast<const int64_t *>(t.data.data());
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_GE(v[i], 0);
+    EXPECT_LT(v[i], 5);
+  }
+  TensorInfo x;
+  x.dtype = rt::DType::F32;
+  x.shape = {128};
+  t = randomTensor(x, rng, 5);
+  const float *f = reinterpret_cast<const float *>(t.data.data());
+  for (int i = 0; i < 128; ++i) {
+    EXPECT_GE(f[i], -1.0f);
+    EXPECT_LT(f[i], 1.0f);
+  }
+}
+
+} // namespace
