@@ -8,6 +8,8 @@
 
 #include "opscope/runtime/analysis.h"
 
+#include "ToolCommon.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
@@ -66,7 +68,7 @@ int main(int argc, char **argv) {
                "without --label, count the 'warm up' iterations too");
   app.add_option("--skip-iterations", skip,
                  "drop iterations numbered below N (warm-up)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--print-only", printOnly, "summary or ops")
       ->check(CLI::IsMember({"summary", "ops"}));
   app.add_option("--format", format, "table, csv, json or markdown")
@@ -79,7 +81,9 @@ int main(int argc, char **argv) {
                "measure peak FLOP/s and memory bandwidth, store them in "
                "--machine, and exit");
   app.add_option("--machine", machineFile, "machine figures file");
-  CLI11_PARSE(app, argc, argv);
+  opscope::tools::addVersionFlag(app, "opscope-analyze");
+  if (int code = opscope::tools::parseCommandLine(app, argc, argv); code >= 0)
+    return code;
 
   if (calibrate) {
     std::cerr << "calibrating with 1 to N threads (a few seconds)...\n";

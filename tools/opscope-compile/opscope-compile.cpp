@@ -14,6 +14,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include "ToolCommon.h"
+
 #include <CLI/CLI.hpp>
 
 int main(int argc, char **argv) {
@@ -83,12 +85,11 @@ int main(int argc, char **argv) {
   std::vector<char *> argvFixed;
   for (std::string &a : args)
     argvFixed.push_back(a.data());
-  try {
-    app.parse(static_cast<int>(argvFixed.size()), argvFixed.data());
-  } catch (const CLI::ParseError &e) {
-    // Usage errors exit 2 (like the other input errors); --help exits 0.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  opscope::tools::addVersionFlag(app, "opscope-compile");
+  if (int code = opscope::tools::parseCommandLine(
+          app, static_cast<int>(argvFixed.size()), argvFixed.data());
+      code >= 0)
+    return code;
 
   if (fusion->count())
     opts.printFusion = printFusion.empty() ? "table" : printFusion;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorFiles.h"
+#include "ToolCommon.h"
 
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/model.h"
@@ -102,17 +103,17 @@ int main(int argc, char **argv) {
   app.add_option("--rtol", rtol, "relative tolerance for --expect (1e-4)");
   app.add_option("--atol", atol, "absolute tolerance for --expect (1e-5)");
   app.add_option("--iterations", iterations, "timed runs (default 10)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--warmup", warmup, "untimed runs first (default 2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--threads", threads,
                  "threads for the kernels (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--instances", instances,
                  "concurrent model instances (sessions), each driven by its "
                  "own thread, sharing the weights; each uses --threads kernel "
                  "threads (throughput mode)")
-      ->check(CLI::PositiveNumber);
+      ->check(opscope::tools::positiveInteger());
   app.add_option("--probe-buffer", probeCapacity,
                  "probe events each instance can hold (default 1M); events "
                  "beyond it are counted as dropped");
@@ -129,12 +130,9 @@ int main(int argc, char **argv) {
   app.add_option("-t,--top", top, "ops in the profile summary (default 10)");
   app.add_flag("--no-fuse", noFuse, "for an .onnx model: compile without fusion");
   app.add_flag("-q,--quiet", quiet, "print only errors and comparisons");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    // Usage errors exit 2 (like the other input errors); --help exits 0.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  opscope::tools::addVersionFlag(app, "opscope-run");
+  if (int code = opscope::tools::parseCommandLine(app, argc, argv); code >= 0)
+    return code;
   if (!tracePath.empty() || !csvPath.empty())
     profile = true;
 

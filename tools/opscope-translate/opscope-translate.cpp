@@ -19,6 +19,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "ToolCommon.h"
+
 #include <CLI/CLI.hpp>
 
 int main(int argc, char **argv) {
@@ -55,7 +57,9 @@ int main(int argc, char **argv) {
   app.add_flag("--strip-locations", stripLocations,
                "do not print locations (loses ONNX provenance)")
       ->excludes(printLoc);
-  CLI11_PARSE(app, argc, argv);
+  opscope::tools::addVersionFlag(app, "opscope-translate");
+  if (int code = opscope::tools::parseCommandLine(app, argc, argv); code >= 0)
+    return code;
   if (listOps) {
     for (const std::string &op : opscope::supportedONNXOps())
       llvm::outs() << op << "\n";

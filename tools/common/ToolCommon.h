@@ -1,0 +1,76 @@
+//===- ToolCommon.h - what every opscope tool does the same way -*- C++ -*-===//
+//
+// Part of opscope. Header-only, so the MLIR tools and the runtime tools
+// (which link no MLIR) share it: one exit-code convention (0 ok, 1 failure,
+// 2 usage, --help and --version 0), one --version text, and flag validators
+// whose messages say what is expected.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_TOOLS_COMMON_TOOLCOMMON_H
+#define OPSCOPE_TOOLS_COMMON_TOOLCOMMON_H
+
+#include "ToolVersion.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace opscope::tools {
+
+/// Exit codes of every opscope tool.
+enum ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
+
+/// Adds --version to `app`.
+inline void addVersionFlag(CLI::App &app, const std::string &tool) {
+  app.set_version_flag("--version", versionText(tool));
+}
+
+/// Parses the command line. Returns -1 to go on, else the exit code:
+/// 0 after --help or --version, 2 after a usage error (already printed,
+/// naming the flag).
+inline int parseCommandLine(CLI::App &app, int argc, char **argv) {
+  try {
+    app.parse(argc, argv);
+    return -1;
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? kOk : kUsage;
+  }
+}
+
+/// A non-negative integer flag, with a message that says so (CLI11's own
+/// prints the range up to 1.8e308).
+inline CLI::Validator nonNegativeInteger() {
+  return CLI::Validator(
+      [](std::string &s) -> std::string {
+        try {
+          size_t used = 0;
+          long long v = std::stoll(s, &used);
+          if (used == s.size() && v >= 0)
+            return "";
+        } catch (const std::exception &) {
+        }
+        return "expected a non-negative integer, got '" + s + "'";
+      },
+      "N>=0");
+}
+
+/// A positive integer flag.
+inline CLI::Validator positiveInteger() {
+  return CLI::Validator(
+      [](std::string &s) -> std::string {
+        try {
+          size_t used = 0;
+          long long v = std::stoll(s, &used);
+          if (used == s.size() && v > 0)
+            return "";
+        } catch (const std::exception &) {
+        }
+        return "expected a positive integer, got '" + s + "'";
+      },
+      "N>0");
+}
+
+} // namespace opscope::tools
+
+#endif // OPSCOPE_TOOLS_COMMON_TOOLCOMMON_H
