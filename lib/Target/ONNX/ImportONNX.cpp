@@ -3,7 +3,7 @@
 // Part of opscope. Loading (binary or .onnxtext, external data), validation
 // (opset range, unsupported ops listed together, ONNX's checker), binding of
 // input shapes, the node walk, and the check of declared output shapes. Op
-// conversion itself is in ONNXOps.cpp.
+// conversion itself is in the converter families (ONNXOps.cpp lists them).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 //===- Importer.h - internals of the ONNX importer --------------*- C++ -*-===//
 //
 // Part of opscope. Private to lib/Target/ONNX: the per-node context that op
-// converters (ONNXOps.cpp) work against, and the converter table. Only this
-// library includes protobuf/ONNX headers.
+// converters (ONNXElementwise.cpp, ONNXCompute.cpp, ...) work against, and
+// the converter table. Only this library includes protobuf/ONNX headers.
 //
 //===----------------------------------------------------------------------===//
 
