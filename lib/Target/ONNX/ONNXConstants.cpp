@@ -16,7 +16,8 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-void opscope::onnx_import::addConstantConverters(llvm::StringMap<Converter> &m) {
+void opscope::onnx_import::addConstantConverters(
+    llvm::StringMap<Converter> &m) {
   m["Shape"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     auto shape = typeOf(c.input(0)).getShape();
     int64_t rank = shape.size();

@@ -19,7 +19,8 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-void opscope::onnx_import::addDataMovementConverters(llvm::StringMap<Converter> &m) {
+void opscope::onnx_import::addDataMovementConverters(
+    llvm::StringMap<Converter> &m) {
   m["Identity"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     out.push_back(c.input(0));
     return success();

@@ -19,7 +19,8 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-void opscope::onnx_import::addElementwiseConverters(llvm::StringMap<Converter> &m) {
+void opscope::onnx_import::addElementwiseConverters(
+    llvm::StringMap<Converter> &m) {
   static const std::pair<const char *, UnaryKind> unaries[] = {
       {"Relu", UnaryKind::relu},       {"Tanh", UnaryKind::tanh},
       {"Sigmoid", UnaryKind::sigmoid}, {"Erf", UnaryKind::erf},
@@ -205,4 +206,3 @@ void opscope::onnx_import::addElementwiseConverters(llvm::StringMap<Converter> &
     return success();
   };
 }
-

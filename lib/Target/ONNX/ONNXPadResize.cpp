@@ -18,7 +18,8 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-void opscope::onnx_import::addPadResizeConverters(llvm::StringMap<Converter> &m) {
+void opscope::onnx_import::addPadResizeConverters(
+    llvm::StringMap<Converter> &m) {
   m["Pad"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0);
     auto xt = typeOf(x);
@@ -136,7 +137,8 @@ void opscope::onnx_import::addPadResizeConverters(llvm::StringMap<Converter> &m)
         return failure();
       }
       out.push_back(c.create<ResizeOp>(
-          tensorOf(shape, elemOf(x)), ResizeModeAttr::get(c.b.getContext(), *mode),
+          tensorOf(shape, elemOf(x)),
+          ResizeModeAttr::get(c.b.getContext(), *mode),
           CoordinateTransformAttr::get(c.b.getContext(), *ctm),
           NearestModeAttr::get(c.b.getContext(), *nm), x,
           c.b.getF32FloatAttr(c.floatAttr("cubic_coeff_a", -0.75f)),

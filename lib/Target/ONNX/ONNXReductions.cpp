@@ -16,7 +16,8 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-void opscope::onnx_import::addReductionConverters(llvm::StringMap<Converter> &m) {
+void opscope::onnx_import::addReductionConverters(
+    llvm::StringMap<Converter> &m) {
   static const std::pair<const char *, ReduceKind> reductions[] = {
       {"ReduceMean", ReduceKind::mean},
       {"ReduceSum", ReduceKind::sum},
@@ -65,11 +66,10 @@ void opscope::onnx_import::addReductionConverters(llvm::StringMap<Converter> &m)
         else if (keep)
           shape.push_back(1);
       }
-      out.push_back(c.create<ReduceOp>(tensorOf(shape, elemOf(x)),
-                                       ReduceKindAttr::get(c.b.getContext(), kind), x,
-                                       i64Array(c, axes),
-                                       keep ? c.b.getUnitAttr() : UnitAttr()));
+      out.push_back(c.create<ReduceOp>(
+          tensorOf(shape, elemOf(x)),
+          ReduceKindAttr::get(c.b.getContext(), kind), x, i64Array(c, axes),
+          keep ? c.b.getUnitAttr() : UnitAttr()));
       return success();
     };
 }
-

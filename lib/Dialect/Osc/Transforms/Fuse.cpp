@@ -50,7 +50,8 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
       populateOscAttentionFusionPatterns(patterns, &numMasks);
     if (fuseConvBn)
       populateOscConvBatchNormFusionPatterns(patterns, &numConvBns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

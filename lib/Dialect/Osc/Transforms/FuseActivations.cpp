@@ -54,7 +54,8 @@ OpTy onePlus(Value v, SmallVectorImpl<Operation *> &ops) {
     return {};
   for (Value side : {add.getLhs(), add.getRhs()}) {
     auto f = definingOp<OpTy>(side);
-    if (f && side.hasOneUse() && near(splatConstant(otherOperand(add, side)), 1.0)) {
+    if (f && side.hasOneUse() &&
+        near(splatConstant(otherOperand(add, side)), 1.0)) {
       ops.push_back(add);
       ops.push_back(f);
       return f;
@@ -67,7 +68,8 @@ OpTy onePlus(Value v, SmallVectorImpl<Operation *> &ops) {
 /// tanh form: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
 struct FuseGelu : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::mul && op.getKind() != BinaryKind::div)
       return failure();
     SmallVector<Value> factors;
@@ -79,7 +81,8 @@ struct FuseGelu : CountedPattern<BinaryOp> {
     for (int i = 0; i < 2; ++i) {
       Value x = factors[i], inner = factors[1 - i];
       SmallVector<Operation *> more;
-      if (auto e = onePlus<UnaryOp>(inner, more); e && e.getKind() == UnaryKind::erf) {
+      if (auto e = onePlus<UnaryOp>(inner, more);
+          e && e.getKind() == UnaryKind::erf) {
         SmallVector<Value> zf;
         double zc = 1.0;
         collectFactors(e.getInput(), true, zf, zc, more);
@@ -87,12 +90,14 @@ struct FuseGelu : CountedPattern<BinaryOp> {
           return rewrite(op, x, GeluApproximation::erf, ops, more, rw);
       }
       more.clear();
-      if (auto t = onePlus<UnaryOp>(inner, more); t && t.getKind() == UnaryKind::tanh) {
+      if (auto t = onePlus<UnaryOp>(inner, more);
+          t && t.getKind() == UnaryKind::tanh) {
         SmallVector<Value> uf;
         double uc = 1.0;
         collectFactors(t.getInput(), true, uf, uc, more);
         auto sum = uf.size() == 1 ? definingOp<BinaryOp>(uf[0]) : BinaryOp();
-        if (!sum || sum.getKind() != BinaryKind::add || !near(uc, std::sqrt(2.0 / M_PI)))
+        if (!sum || sum.getKind() != BinaryKind::add ||
+            !near(uc, std::sqrt(2.0 / M_PI)))
           continue;
         more.push_back(sum);
         for (Value side : {sum.getLhs(), sum.getRhs()}) {
@@ -103,13 +108,14 @@ struct FuseGelu : CountedPattern<BinaryOp> {
           collectFactors(otherOperand(sum, side), true, cf, cc, more);
           bool cube = false;
           if (cf.size() == 1)
-            if (auto p = definingOp<BinaryOp>(cf[0]); p && p.getKind() == BinaryKind::pow &&
-                                                      p.getLhs() == x &&
-                                                      near(splatConstant(p.getRhs()), 3.0)) {
+            if (auto p = definingOp<BinaryOp>(cf[0]);
+                p && p.getKind() == BinaryKind::pow && p.getLhs() == x &&
+                near(splatConstant(p.getRhs()), 3.0)) {
               cube = true;
               more.push_back(p);
             }
-          if (cf.size() == 3 && llvm::all_of(cf, [&](Value f) { return f == x; }))
+          if (cf.size() == 3 &&
+              llvm::all_of(cf, [&](Value f) { return f == x; }))
             cube = true;
           if (cube && near(cc, 0.044715))
             return rewrite(op, x, GeluApproximation::tanh, ops, more, rw);
@@ -155,8 +161,9 @@ std::optional<PostOpKind> activationKind(Operation *op) {
     }
   }
   if (auto g = dyn_cast<GeluOp>(op))
-    return g.getApproximation() == GeluApproximation::erf ? PostOpKind::gelu_erf
-                                                          : PostOpKind::gelu_tanh;
+    return g.getApproximation() == GeluApproximation::erf
+               ? PostOpKind::gelu_erf
+               : PostOpKind::gelu_tanh;
   return std::nullopt;
 }
 
@@ -164,18 +171,20 @@ std::optional<PostOpKind> activationKind(Operation *op) {
 Value rebuildWithPostOps(Operation *producer, ArrayAttr postOps, Value sum,
                          Location loc, PatternRewriter &rw) {
   if (auto ip = dyn_cast<InnerProductOp>(producer))
-    return rw.create<InnerProductOp>(loc, ip.getType(), ip.getInput(), ip.getWeight(),
-                                     ip.getBias(), sum ? sum : ip.getSumInput(), postOps);
+    return rw.create<InnerProductOp>(loc, ip.getType(), ip.getInput(),
+                                     ip.getWeight(), ip.getBias(),
+                                     sum ? sum : ip.getSumInput(), postOps);
   if (auto conv = dyn_cast<ConvOp>(producer))
-    return rw.create<ConvOp>(loc, conv.getType(), conv.getInput(), conv.getWeight(),
-                             conv.getBias(), sum ? sum : conv.getSumInput(),
-                             conv.getStridesAttr(), conv.getPadsAttr(),
-                             conv.getDilationsAttr(), conv.getGroupsAttr(), postOps);
+    return rw.create<ConvOp>(
+        loc, conv.getType(), conv.getInput(), conv.getWeight(), conv.getBias(),
+        sum ? sum : conv.getSumInput(), conv.getStridesAttr(),
+        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
+        postOps);
   if (auto ct = dyn_cast<ConvTransposeOp>(producer); ct && !sum)
-    return rw.create<ConvTransposeOp>(loc, ct.getType(), ct.getInput(), ct.getWeight(),
-                                      ct.getBias(), ct.getStridesAttr(), ct.getPadsAttr(),
-                                      ct.getDilationsAttr(), ct.getOutputPaddingAttr(),
-                                      ct.getGroupsAttr(), postOps);
+    return rw.create<ConvTransposeOp>(
+        loc, ct.getType(), ct.getInput(), ct.getWeight(), ct.getBias(),
+        ct.getStridesAttr(), ct.getPadsAttr(), ct.getDilationsAttr(),
+        ct.getOutputPaddingAttr(), ct.getGroupsAttr(), postOps);
   return {};
 }
 
@@ -191,7 +200,8 @@ struct ActivationPostOp : RewritePattern {
     if (n)
       ++*n;
   }
-  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rw) const override {
     auto kind = activationKind(op);
     if (!kind)
       return failure();
@@ -200,9 +210,9 @@ struct ActivationPostOp : RewritePattern {
         !isa<FloatType>(typeOf(op->getResult(0)).getElementType()))
       return failure();
     auto list = producer->getAttrOfType<ArrayAttr>("post_ops");
-    Value fused = rebuildWithPostOps(producer, appendPostOp(list, *kind, getContext()),
-                                     Value(), rw.getFusedLoc({producer->getLoc(), op->getLoc()}),
-                                     rw);
+    Value fused = rebuildWithPostOps(
+        producer, appendPostOp(list, *kind, getContext()), Value(),
+        rw.getFusedLoc({producer->getLoc(), op->getLoc()}), rw);
     if (!fused)
       return failure();
     rw.replaceOp(op, fused);
@@ -216,7 +226,8 @@ struct ActivationPostOp : RewritePattern {
 /// ip(...) + r -> ip(...) sum(r) post_ops [..., sum]: the residual Add.
 struct ResidualPostOp : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::add)
       return failure();
     for (Value side : {op.getLhs(), op.getRhs()}) {
@@ -228,9 +239,9 @@ struct ResidualPostOp : CountedPattern<BinaryOp> {
       auto list = producer->getAttrOfType<ArrayAttr>("post_ops");
       if (hasSum(list))
         continue;
-      Value fused = rebuildWithPostOps(producer, appendPostOp(list, PostOpKind::sum, getContext()),
-                                       residual,
-                                       rw.getFusedLoc({producer->getLoc(), op.getLoc()}), rw);
+      Value fused = rebuildWithPostOps(
+          producer, appendPostOp(list, PostOpKind::sum, getContext()), residual,
+          rw.getFusedLoc({producer->getLoc(), op.getLoc()}), rw);
       if (!fused)
         continue;
       rw.replaceOp(op, fused);

@@ -21,11 +21,13 @@ namespace {
 /// softmax(s) mask(where(c, -inf, 0)) on c before broadcasting.
 struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(SoftmaxOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rw) const override {
     if (op.getMask() || !op.getInput().hasOneUse())
       return failure();
     auto type = typeOf(op.getInput());
-    if (auto add = definingOp<BinaryOp>(op.getInput()); add && add.getKind() == BinaryKind::add) {
+    if (auto add = definingOp<BinaryOp>(op.getInput());
+        add && add.getKind() == BinaryKind::add) {
       Value scores = add.getLhs(), mask = add.getRhs();
       if (typeOf(scores) != type)
         std::swap(scores, mask);
@@ -46,9 +48,11 @@ struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
         Type elem = type.getElementType();
         auto scalar = RankedTensorType::get({}, elem);
         Value ninf = rw.create<ConstantOp>(
-            where.getLoc(), DenseElementsAttr::get(scalar, FloatAttr::get(elem, *f)));
+            where.getLoc(),
+            DenseElementsAttr::get(scalar, FloatAttr::get(elem, *f)));
         Value zero = rw.create<ConstantOp>(
-            where.getLoc(), DenseElementsAttr::get(scalar, FloatAttr::get(elem, 0.0)));
+            where.getLoc(),
+            DenseElementsAttr::get(scalar, FloatAttr::get(elem, 0.0)));
         auto maskType = RankedTensorType::get(typeOf(cond).getShape(), elem);
         Value mask = rw.create<WhereOp>(where.getLoc(), maskType, cond,
                                         maskedOnTrue ? ninf : zero,
@@ -60,8 +64,10 @@ struct MaskIntoSoftmax : CountedPattern<SoftmaxOp> {
   }
   /// `absorbed`: the mask's add or where, on the softmax's input side.
   LogicalResult replace(SoftmaxOp op, Value scores, Value mask,
-                        ArrayRef<Location> absorbed, PatternRewriter &rw) const {
-    auto b = broadcastShapes(typeOf(scores).getShape(), typeOf(mask).getShape());
+                        ArrayRef<Location> absorbed,
+                        PatternRewriter &rw) const {
+    auto b =
+        broadcastShapes(typeOf(scores).getShape(), typeOf(mask).getShape());
     if (!b || ArrayRef<int64_t>(*b) != typeOf(scores).getShape() ||
         typeOf(mask).getElementType() != typeOf(scores).getElementType())
       return failure();

@@ -21,7 +21,8 @@ namespace {
 /// x / c -> x * (1/c) for a constant float scalar c, so scales compose.
 struct DivByScalar : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     auto c = splatConstant(op.getRhs());
     if (op.getKind() != BinaryKind::div || !c || *c == 0.0 ||
         !isa<FloatType>(typeOf(op.getLhs()).getElementType()) ||
@@ -30,8 +31,10 @@ struct DivByScalar : CountedPattern<BinaryOp> {
     auto cType = typeOf(op.getRhs());
     Value inv = rw.create<ConstantOp>(
         op.getRhs().getLoc(),
-        DenseElementsAttr::get(cType, FloatAttr::get(cType.getElementType(), 1.0 / *c)));
-    rw.replaceOpWithNewOp<BinaryOp>(op, op.getType(), BinaryKind::mul, op.getLhs(), inv);
+        DenseElementsAttr::get(
+            cType, FloatAttr::get(cType.getElementType(), 1.0 / *c)));
+    rw.replaceOpWithNewOp<BinaryOp>(op, op.getType(), BinaryKind::mul,
+                                    op.getLhs(), inv);
     count();
     return success();
   }
@@ -40,7 +43,8 @@ struct DivByScalar : CountedPattern<BinaryOp> {
 /// matmul(...) * c -> matmul(..., scale = scale * c).
 struct ScaleIntoMatmul : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::mul)
       return failure();
     for (Value side : {op.getLhs(), op.getRhs()}) {
@@ -68,7 +72,8 @@ struct ScaleIntoMatmul : CountedPattern<BinaryOp> {
 /// a row-preserving transpose (or nothing).
 struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rw) const override {
     for (int side = 0; side < 2; ++side) {
       Value operand = side ? op.getRhs() : op.getLhs();
       auto t = definingOp<TransposeOp>(operand);
@@ -88,7 +93,8 @@ struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
         for (int64_t p : perm)
           shape.push_back(typeOf(source).getDimSize(p));
         source = rw.create<TransposeOp>(
-            t.getLoc(), RankedTensorType::get(shape, typeOf(source).getElementType()),
+            t.getLoc(),
+            RankedTensorType::get(shape, typeOf(source).getElementType()),
             source, rw.getDenseI64ArrayAttr(perm));
       }
       bool ta = op.getTransposeA(), tb = op.getTransposeB();
@@ -96,8 +102,8 @@ struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
       auto fused = rw.create<MatMulOp>(
           fuseWithInputs(op.getLoc(), {t.getLoc()}), op.getType(),
           side ? op.getLhs() : source, side ? source : op.getRhs(),
-          ta ? rw.getUnitAttr() : UnitAttr(), tb ? rw.getUnitAttr() : UnitAttr(),
-          op.getScaleAttr());
+          ta ? rw.getUnitAttr() : UnitAttr(),
+          tb ? rw.getUnitAttr() : UnitAttr(), op.getScaleAttr());
       rw.replaceOp(op, fused.getResult());
       count();
       return success();
@@ -113,10 +119,12 @@ struct TransposeIntoMatmul : CountedPattern<MatMulOp> {
 /// matmul(x, W) with a constant 2-D f32 W -> inner_product(x, W^T) (N x K).
 struct MatmulToInnerProduct : CountedPattern<MatMulOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rw) const override {
     auto wType = typeOf(op.getRhs());
     if (wType.getRank() != 2 || op.getTransposeA() ||
-        op.getScale().convertToFloat() != 1.0f || typeOf(op.getLhs()).getRank() < 2)
+        op.getScale().convertToFloat() != 1.0f ||
+        typeOf(op.getLhs()).getRank() < 2)
       return failure();
     Value weight = op.getRhs();
     if (!op.getTransposeB()) {
@@ -135,7 +143,8 @@ struct MatmulToInnerProduct : CountedPattern<MatMulOp> {
       return failure();
     }
     rw.replaceOpWithNewOp<InnerProductOp>(op, op.getType(), op.getLhs(), weight,
-                                          Value(), Value(), rw.getArrayAttr({}));
+                                          Value(), Value(),
+                                          rw.getArrayAttr({}));
     count();
     return success();
   }
@@ -144,7 +153,8 @@ struct MatmulToInnerProduct : CountedPattern<MatMulOp> {
 /// inner_product(...) + b with a constant b of the output channels -> bias.
 struct BiasIntoInnerProduct : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::add)
       return failure();
     for (Value side : {op.getLhs(), op.getRhs()}) {
@@ -161,11 +171,12 @@ struct BiasIntoInnerProduct : CountedPattern<BinaryOp> {
         continue;
       if (bShape.size() != 1)
         bias = rw.createOrFold<ReshapeOp>(
-            bias.getLoc(), RankedTensorType::get({channels}, typeOf(bias).getElementType()),
+            bias.getLoc(),
+            RankedTensorType::get({channels}, typeOf(bias).getElementType()),
             bias);
       auto fused = rw.create<InnerProductOp>(
-          rw.getFusedLoc({ip.getLoc(), op.getLoc()}), ip.getType(), ip.getInput(),
-          ip.getWeight(), bias, Value(), ip.getPostOpsAttr());
+          rw.getFusedLoc({ip.getLoc(), op.getLoc()}), ip.getType(),
+          ip.getInput(), ip.getWeight(), bias, Value(), ip.getPostOpsAttr());
       rw.replaceOp(op, fused.getResult());
       rw.eraseOp(ip);
       count();

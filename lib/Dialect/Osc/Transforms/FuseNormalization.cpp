@@ -28,12 +28,14 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
       return false;
     ArrayRef<int64_t> axes = r.getAxes();
     for (size_t i = 0; i < axes.size(); ++i)
-      if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      if (axes[i] !=
+          rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
         return false;
     return true;
   }
 
-  LogicalResult matchAndRewrite(BinaryOp op, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
     if (op.getKind() != BinaryKind::add)
       return failure();
     for (Value scaled : {op.getLhs(), op.getRhs()}) {
@@ -62,12 +64,15 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
         for (Value varV : {addEps.getLhs(), addEps.getRhs()}) {
           auto eps = splatConstant(otherOperand(addEps, varV));
           auto var = definingOp<ReduceOp>(varV);
-          if (!eps || !trailingMean(var, rank) || var.getAxes() != mean.getAxes())
+          if (!eps || !trailingMean(var, rank) ||
+              var.getAxes() != mean.getAxes())
             continue;
           auto sq = definingOp<BinaryOp>(var.getInput());
-          bool square = sq && ((sq.getKind() == BinaryKind::pow && sq.getLhs() == sub.getResult() &&
+          bool square = sq && ((sq.getKind() == BinaryKind::pow &&
+                                sq.getLhs() == sub.getResult() &&
                                 near(splatConstant(sq.getRhs()), 2.0)) ||
-                               (sq.getKind() == BinaryKind::mul && sq.getLhs() == sub.getResult() &&
+                               (sq.getKind() == BinaryKind::mul &&
+                                sq.getLhs() == sub.getResult() &&
                                 sq.getRhs() == sub.getResult()));
           if (!square)
             continue;
@@ -78,10 +83,14 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
             if (s == normalized)
               return v;
             // Leading 1s only: reshape the constant to the normalized shape.
-            if (s.size() > normalized.size() && s.take_back(normalized.size()) == normalized &&
-                llvm::all_of(s.drop_back(normalized.size()), [](int64_t d) { return d == 1; }))
+            if (s.size() > normalized.size() &&
+                s.take_back(normalized.size()) == normalized &&
+                llvm::all_of(s.drop_back(normalized.size()),
+                             [](int64_t d) { return d == 1; }))
               return rw.createOrFold<ReshapeOp>(
-                  v.getLoc(), RankedTensorType::get(normalized, typeOf(v).getElementType()), v);
+                  v.getLoc(),
+                  RankedTensorType::get(normalized, typeOf(v).getElementType()),
+                  v);
             return Value();
           };
           if (typeOf(op.getResult()) != typeOf(x))
@@ -94,7 +103,8 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
                    mean, sub, sq, var, addEps, sqrt, div, mulG, op})
             locs.push_back(o->getLoc());
           auto ln = rw.create<LayerNormOp>(
-              rw.getFusedLoc(locs), x.getType(), x, g, b, rw.getI64IntegerAttr(axis),
+              rw.getFusedLoc(locs), x.getType(), x, g, b,
+              rw.getI64IntegerAttr(axis),
               rw.getF32FloatAttr(static_cast<float>(*eps)));
           rw.replaceOp(op, ln.getResult());
           count();
@@ -115,13 +125,17 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
 /// a = scale / sqrt(var + eps), per output channel.
 struct ConvBatchNorm : CountedPattern<BatchNormOp> {
   using CountedPattern::CountedPattern;
-  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rw) const override {
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rw) const override {
     auto conv = definingOp<ConvOp>(bn.getInput());
-    if (!conv || !conv->hasOneUse() || !conv.getPostOps().empty() || conv.getSumInput())
+    if (!conv || !conv->hasOneUse() || !conv.getPostOps().empty() ||
+        conv.getSumInput())
       return failure();
     auto w = readF32Constant(conv.getWeight());
-    auto scale = readF32Constant(bn.getScale()), beta = readF32Constant(bn.getBias()),
-         mean = readF32Constant(bn.getMean()), var = readF32Constant(bn.getVariance());
+    auto scale = readF32Constant(bn.getScale()),
+         beta = readF32Constant(bn.getBias()),
+         mean = readF32Constant(bn.getMean()),
+         var = readF32Constant(bn.getVariance());
     std::optional<std::vector<float>> bias;
     if (conv.getBias()) {
       bias = readF32Constant(conv.getBias());
@@ -140,13 +154,16 @@ struct ConvBatchNorm : CountedPattern<BatchNormOp> {
         newW[c * per + i] *= a;
       newB[c] = ((bias ? (*bias)[c] : 0.0f) - (*mean)[c]) * a + (*beta)[c];
     }
-    Value wv = rw.create<ConstantOp>(conv.getWeight().getLoc(),
-                                     makeF32Weight(wType, newW, weightName(conv.getWeight(), ".bn")));
+    Value wv = rw.create<ConstantOp>(
+        conv.getWeight().getLoc(),
+        makeF32Weight(wType, newW, weightName(conv.getWeight(), ".bn")));
     Value bv = rw.create<ConstantOp>(
-        bn.getLoc(), makeF32Weight(RankedTensorType::get({oc}, wType.getElementType()), newB,
-                                   weightName(conv.getWeight(), ".bn_bias")));
-    auto fused = rw.create<ConvOp>(rw.getFusedLoc({conv.getLoc(), bn.getLoc()}), conv.getType(),
-                                   conv.getInput(), wv, bv, Value(), conv.getStridesAttr(),
+        bn.getLoc(),
+        makeF32Weight(RankedTensorType::get({oc}, wType.getElementType()), newB,
+                      weightName(conv.getWeight(), ".bn_bias")));
+    auto fused = rw.create<ConvOp>(rw.getFusedLoc({conv.getLoc(), bn.getLoc()}),
+                                   conv.getType(), conv.getInput(), wv, bv,
+                                   Value(), conv.getStridesAttr(),
                                    conv.getPadsAttr(), conv.getDilationsAttr(),
                                    conv.getGroupsAttr(), conv.getPostOpsAttr());
     rw.replaceOp(bn, fused.getResult());

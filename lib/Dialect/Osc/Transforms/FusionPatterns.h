@@ -28,7 +28,8 @@ using Counter = llvm::Statistic;
 
 /// A pattern that counts its rewrites in one of the pass's statistics.
 template <typename OpTy> struct CountedPattern : OpRewritePattern<OpTy> {
-  CountedPattern(MLIRContext *ctx, Counter *n) : OpRewritePattern<OpTy>(ctx), n(n) {}
+  CountedPattern(MLIRContext *ctx, Counter *n)
+      : OpRewritePattern<OpTy>(ctx), n(n) {}
   void count() const {
     if (n)
       ++*n;
@@ -36,7 +37,9 @@ template <typename OpTy> struct CountedPattern : OpRewritePattern<OpTy> {
   Counter *n;
 };
 
-inline RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+inline RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
 
 inline bool near(std::optional<double> v, double expected, double tol = 1e-3) {
   return v && std::fabs(*v - expected) <= tol * std::fabs(expected);
@@ -52,7 +55,8 @@ template <typename OpTy> inline OpTy definingOp(Value v) {
 }
 
 /// Post-op list with `kind` appended.
-inline ArrayAttr appendPostOp(ArrayAttr list, PostOpKind kind, MLIRContext *ctx) {
+inline ArrayAttr appendPostOp(ArrayAttr list, PostOpKind kind,
+                              MLIRContext *ctx) {
   SmallVector<Attribute> kinds(list.begin(), list.end());
   kinds.push_back(PostOpKindAttr::get(ctx, kind));
   return ArrayAttr::get(ctx, kinds);
@@ -69,7 +73,6 @@ inline std::string weightName(Value v, StringRef suffix) {
   auto names = sourceNodes(v.getLoc());
   return (names.empty() ? std::string("weight") : names.front()) + suffix.str();
 }
-
 
 } // namespace opscope::osc::fusion
 
