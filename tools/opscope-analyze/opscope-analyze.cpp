@@ -42,7 +42,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> types;
   size_t top = 0;
   int64_t skip = 0;
-  bool calibrate = false, roofline = false, includeWarmUp = false;
+  bool calibrate = false, roofline = false, includeWarmUp = false,
+       wide = false;
   app.add_option("trace", tracePath, "trace file (opscope-run --trace)");
   app.add_option("-t,--top", top, "show the first N rows (0: all)");
   app.add_option("--type", types, "only ops of this type (repeatable)")
@@ -64,6 +65,9 @@ int main(int argc, char **argv) {
   app.add_option("--label", label,
                  "only events recorded under this label (opscope-run records "
                  "'warm up' and 'measure'); without it, all but warm-up");
+  app.add_flag("--wide", wide,
+               "tables: long names and diff groups in full (default: cut to "
+               "fit a terminal)");
   app.add_flag("--include-warmup", includeWarmUp,
                "without --label, count the 'warm up' iterations too");
   app.add_option("--skip-iterations", skip,
@@ -111,6 +115,7 @@ int main(int argc, char **argv) {
 
   Options options;
   options.top = top;
+  options.wide = wide;
   options.types = types;
   if (!name.empty()) {
     try {

@@ -45,10 +45,22 @@ template <typename RowT> struct Column {
   std::function<Cell(const RowT &)> cell;
 };
 
+/// `s` cut to `max` characters in the middle ("/encoder/lay...ense/MatMul"),
+/// keeping both ends, which carry the scope and the op; 0 keeps it whole.
+std::string shorten(const std::string &s, size_t max) {
+  if (max == 0 || s.size() <= max || max < 9)
+    return s;
+  size_t head = (max - 3) / 2, tail = max - 3 - head;
+  return s.substr(0, head) + "..." + s.substr(s.size() - tail);
+}
+
+/// Terminal tables cut text cells to this width unless --wide.
+constexpr size_t kMaxCellWidth = 48;
+
 template <typename RowT>
 void renderTable(const std::vector<Column<RowT>> &cols,
                  const std::vector<RowT> &rows, Format format,
-                 std::ostream &os) {
+                 std::ostream &os, size_t maxCellWidth = 0) {
   std::vector<std::vector<Cell>> cells;
   for (const RowT &r : rows) {
     std::vector<Cell> line;
@@ -103,6 +115,10 @@ void renderTable(const std::vector<Column<RowT>> &cols,
     }
     return;
   }
+  for (auto &line : cells)
+    for (size_t i = 0; i < cols.size(); ++i)
+      if (!cols[i].numeric)
+        line[i].text = shorten(line[i].text, maxCellWidth);
   std::vector<size_t> width(cols.size());
   for (size_t i = 0; i < cols.size(); ++i) {
     width[i] = cols[i].name.size();
@@ -267,15 +283,33 @@ void analysis::render(const Profile &profile, const std::vector<Row> &rows,
       os << "\n";
   }
   if (options.printOps)
-    renderTable(cols, rows, options.format, os);
+    renderTable(cols, rows, options.format, os,
+                options.wide ? 0 : kMaxCellWidth);
 }
 
 void analysis::renderDiff(const Profile &before, const Profile &after,
                           const std::vector<DiffRow> &rows,
                           const Options &options, std::ostream &os) {
+  // A group lists every op it matched ("fc1/MatMul + fc1/Add + gelu/Erf");
+  // terminal tables show the first and a count unless --wide.
+  bool wide = options.wide || options.format == Format::Csv ||
+              options.format == Format::Json;
+  auto names = [wide](const std::string &all) {
+    if (wide)
+      return text(all);
+    size_t n = 0, pos = 0;
+    while ((pos = all.find(" + ", pos)) != std::string::npos)
+      ++n, pos += 3;
+    if (n == 0)
+      return text(all);
+    Cell c = text(all.substr(0, all.find(" + ")) + " (+" + std::to_string(n) +
+                  ")");
+    c.value = all;
+    return c;
+  };
   std::vector<Column<DiffRow>> cols = {
-      {"before", false, [](const DiffRow &r) { return text(r.before); }},
-      {"after", false, [](const DiffRow &r) { return text(r.after); }},
+      {"before", false, [&](const DiffRow &r) { return names(r.before); }},
+      {"after", false, [&](const DiffRow &r) { return names(r.after); }},
       {"type", false, [](const DiffRow &r) { return text(r.type); }},
       {"before_ms", true,
        [](const DiffRow &r) {

@@ -364,24 +364,34 @@ void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return stats[a].mean > stats[b].mean;
   });
-  os << "top " << std::min<size_t>(top, order.size())
-     << " ops by self time (mean per iteration):\n";
+  size_t shown = std::min<size_t>(std::max(top, 0), order.size());
+  // The type column is as wide as its longest entry (post-ops included), so
+  // a long fused type never runs into the name.
+  auto typeOf = [&](size_t id) {
+    const ProbeInfo &p = d.model->probes()[id];
+    std::string type = p.type;
+    for (const std::string &po : p.postOps)
+      type += "+" + po;
+    return type;
+  };
+  size_t typeWidth = 4;
+  for (size_t i = 0; i < shown; ++i)
+    typeWidth = std::max(typeWidth, typeOf(order[i]).size());
+  os << "top " << shown << " ops by self time (mean per iteration):\n";
   os << "  " << std::left << std::setw(5) << "id" << std::right
      << std::setw(10) << "self ms" << std::setw(8) << "%" << std::setw(8)
-     << "cum %" << "  " << std::left << std::setw(22) << "type" << "name\n";
+     << "cum %" << "  " << std::left << std::setw(typeWidth + 2) << "type"
+     << "name\n";
   double cum = 0;
-  for (size_t i = 0; i < order.size() && static_cast<int>(i) < top; ++i) {
+  for (size_t i = 0; i < shown; ++i) {
     const OpStats &s = stats[order[i]];
     const ProbeInfo &p = d.model->probes()[order[i]];
     double pct = opSum > 0 ? 100.0 * s.mean / opSum : 0;
     cum += pct;
-    std::string type = p.type;
-    for (const std::string &po : p.postOps)
-      type += "+" + po;
     os << "  " << std::left << std::setw(5) << p.id << std::right
        << std::setw(10) << number(s.mean, 3) << std::setw(8) << number(pct, 1)
-       << std::setw(8) << number(cum, 1) << "  " << std::left << std::setw(22)
-       << type << p.name << "\n";
+       << std::setw(8) << number(cum, 1) << "  " << std::left
+       << std::setw(typeWidth + 2) << typeOf(order[i]) << p.name << "\n";
   }
   os << std::right;
 }

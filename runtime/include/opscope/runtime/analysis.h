@@ -105,6 +105,9 @@ struct Options {
   bool printSummary = true, printOps = true;
   Format format = Format::Table;
   std::optional<Machine> roofline;
+  /// Terminal tables: text cells in full (default: cut to 48 characters,
+  /// diff groups as their first op and a count).
+  bool wide = false;
 };
 
 /// One row of the ops table. Optional numbers are missing values: they
