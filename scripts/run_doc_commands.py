@@ -7,7 +7,7 @@ Each ```sh block of each file runs in order, line by line (backslash
 continuations joined, trailing comments dropped), in one work directory
 shared by all files, so a later block may use what an earlier one wrote.
 The work directory holds `model.onnx` and `bert.onnx` (the BERT-mini corpus
-model), and `build` and `scripts` link to the real ones, so commands run
+model), and `build`, `scripts` and `examples` link to the real ones, so commands run
 verbatim whether they say `build/bin/opscope-run` or `opscope-run` (the
 build's bin directory is on PATH). A block preceded by
 `<!-- not run by tests: REASON -->` is skipped and reported with its reason.
@@ -94,7 +94,8 @@ def main():
     for name in ("model.onnx", "bert.onnx"):
         shutil.copy(model, os.path.join(a.work, name))
     os.symlink(build, os.path.join(a.work, "build"))
-    os.symlink(os.path.join(root, "scripts"), os.path.join(a.work, "scripts"))
+    for d in ("scripts", "examples"):
+        os.symlink(os.path.join(root, d), os.path.join(a.work, d))
     env = dict(os.environ)
     env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")
     env["OPSCOPE_CACHE_DIR"] = os.path.join(os.path.abspath(a.work), "cache")
