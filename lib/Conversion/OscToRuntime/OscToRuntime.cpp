@@ -36,41 +36,7 @@ using namespace opscope::osc;
 namespace json = llvm::json;
 
 namespace {
-/// The runtime's element type (kinds.def) of a tensor type.
-rt::DType dtypeOf(Type t) {
-  auto e = cast<RankedTensorType>(t).getElementType();
-  if (e.isF16())
-    return rt::DType::F16;
-  if (e.isBF16())
-    return rt::DType::BF16;
-  if (e.isF32())
-    return rt::DType::F32;
-  if (e.isF64())
-    return rt::DType::F64;
-  if (e.isInteger(1))
-    return rt::DType::I1;
-  if (e.isUnsignedInteger(8))
-    return rt::DType::U8;
-  switch (e.getIntOrFloatBitWidth()) {
-  case 8:
-    return rt::DType::I8;
-  case 16:
-    return rt::DType::I16;
-  case 32:
-    return rt::DType::I32;
-  default:
-    return rt::DType::I64; // the dialect's type constraints allow no other
-  }
-}
-
-std::string dtypeName(Type t) { return rt::kindName(dtypeOf(t)); }
-
-json::Array shapeOf(Type t) {
-  json::Array a;
-  for (int64_t d : cast<RankedTensorType>(t).getShape())
-    a.push_back(d);
-  return a;
-}
+std::string dtypeName(Type t) { return rt::kindName(runtimeDType(t)); }
 
 json::Value bufferRef(Value v) {
   if (!v)
@@ -81,7 +47,7 @@ json::Value bufferRef(Value v) {
       {"mem", buf->kind == PlannedBuffer::Arena ? "arena" : "weight"},
       {"offset", buf->offset},
       {"dtype", dtypeName(v.getType())},
-      {"shape", shapeOf(v.getType())}};
+      {"shape", shapeJson(v.getType())}};
 }
 
 /// JSON has no infinities or NaN: those are written as the strings "inf",
@@ -136,40 +102,18 @@ json::Object attributesOf(Operation *op) {
 json::Object tensorEntry(Value v) {
   return json::Object{{"name", tensorName(v)},
                       {"dtype", dtypeName(v.getType())},
-                      {"shape", shapeOf(v.getType())}};
+                      {"shape", shapeJson(v.getType())}};
 }
 
-/// The probe table entry of a probe around `op`.
+/// The probe table entry of a probe around `op`: the op's facts, its probe
+/// id and name, and its index in the plan's op list.
 json::Object probeEntry(int64_t id, StringRef name, Operation *op,
                         int64_t opIndex) {
-  OpCost cost = estimateCost(op);
-  Value weight = weightOperand(op);
-  json::Array inputs, outputs, post, sources;
-  for (Value v : op->getOperands())
-    if (v != weight && !v.getDefiningOp<ConstantOp>())
-      inputs.push_back(tensorEntry(v));
-  for (Value v : op->getResults())
-    outputs.push_back(tensorEntry(v));
-  for (auto &p : postOpsOf(op))
-    post.push_back(p);
-  for (auto &s : sourceNodes(op->getLoc()))
-    sources.push_back(s);
-  std::optional<double> sparsity = weight ? zeroFraction(weight) : std::nullopt;
-  return json::Object{
-      {"id", id},
-      {"name", name.str()},
-      {"type", kindOf(op)},
-      {"op", opIndex},
-      {"post_ops", std::move(post)},
-      {"source_nodes", std::move(sources)},
-      {"inputs", std::move(inputs)},
-      {"outputs", std::move(outputs)},
-      {"weight_shape", weight ? shapeOf(weight.getType()) : json::Array()},
-      {"weight_sparsity", sparsity ? json::Value(*sparsity) : json::Value(nullptr)},
-      {"sparse_support", false},
-      {"flops", cost.flops ? *cost.flops : 0.0},
-      {"bytes", cost.bytes},
-      {"kernel", kernelFor(op)}};
+  json::Object entry = opFacts(op);
+  entry["id"] = id;
+  entry["name"] = name.str();
+  entry["op"] = opIndex;
+  return entry;
 }
 
 struct ConvertOscToRuntimePass
@@ -249,7 +193,7 @@ struct ConvertOscToRuntimePass
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       json::Object out{{"dtype", dtypeName(v.getType())},
-                       {"shape", shapeOf(v.getType())},
+                       {"shape", shapeJson(v.getType())},
                        {"buffer", bufferRef(v)}};
       auto n = fn.getResultAttrOfType<StringAttr>(i, "osc.name");
       out["name"] = n ? n.str() : "output" + std::to_string(i);

@@ -4,7 +4,7 @@
 
 // An embedding lookup reads the 128 selected rows, not the 30522x768 table:
 // indices 1*128*8 + rows read 128*768*4 + output written 128*768*4.
-// CHECK-LABEL: kind
+// CHECK-LABEL: type
 // CHECK-NEXT: gather {{.*}} 0 787456 opscope:gather
 func.func @embedding(%ids: tensor<1x128xi64>) -> tensor<1x128x768xf32> {
   %t = osc.constant dense<1.0> : tensor<30522x768xf32>
@@ -16,7 +16,7 @@ func.func @embedding(%ids: tensor<1x128xi64>) -> tensor<1x128x768xf32> {
 
 // Elementwise ops charge one FLOP per output element and every operand and
 // result once: 2*8*4 bytes each.
-// CHECK-LABEL: kind
+// CHECK-LABEL: type
 // CHECK-NEXT: binary.add {{.*}} 8 96 opscope:binary
 // CHECK-NEXT: gelu.tanh {{.*}} 64 64 opscope:gelu
 func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x4xf32> {

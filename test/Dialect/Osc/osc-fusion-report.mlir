@@ -5,27 +5,38 @@
 // FLOPs: the fc is 2*2*4*8 + 2*8 (bias) + 2*8 (relu post-op) = 160; bytes
 // are every operand and result (x 32 + w 128 + b 32 + y 64 = 256). Half of
 // the weight is zero.
-// CHECK:id  kind           post_ops  inputs  output  weight  sparsity  flops  bytes  kernel                sources
+// CHECK:id  type           post_ops  inputs  output  weight  sparsity  flops  bytes  kernel                sources
 // CHECK-NEXT:0   inner_product  relu      2x4     2x8     8x4     0.500     160    256    onednn:inner_product  3: fc/MatMul, fc/Add, act/Relu
 // CHECK-NEXT:1   softmax        -         2x8     2x8     -       -         80     128    opscope:softmax       1: probs
+// The JSON uses the probe table's vocabulary (docs/profiling.md): type,
+// tensors as {name, dtype, shape: [ints]}, weight_shape as ints, and ids
+// that are the probe ids of a default compile.
 // JSON:      "bytes": 256,
 // JSON-NEXT: "flops": 160,
 // JSON-NEXT: "id": 0,
-// JSON-NEXT: "input_shapes": [
-// JSON-NEXT:   "2x4"
+// JSON-NEXT: "inputs": [
+// JSON-NEXT:   {
+// JSON-NEXT:     "dtype": "f32",
+// JSON-NEXT:     "name": "arg0",
+// JSON-NEXT:     "shape": [
+// JSON-NEXT:       2,
+// JSON-NEXT:       4
+// JSON-NEXT:     ]
+// JSON-NEXT:   }
 // JSON-NEXT: ],
 // JSON-NEXT: "kernel": "onednn:inner_product",
-// JSON-NEXT: "kind": "inner_product",
-// JSON-NEXT: "output_shape": "2x8",
-// JSON-NEXT: "post_ops": [
-// JSON-NEXT:   "relu"
-// JSON-NEXT: ],
-// JSON-NEXT: "source_nodes": [
+// JSON-NEXT: "name": "fc/MatMul",
+// JSON:      "source_nodes": [
 // JSON-NEXT:   "fc/MatMul",
 // JSON-NEXT:   "fc/Add",
 // JSON-NEXT:   "act/Relu"
 // JSON-NEXT: ],
-// JSON-NEXT: "weight_shape": "8x4",
+// JSON-NEXT: "sparse_support": false,
+// JSON-NEXT: "type": "inner_product",
+// JSON-NEXT: "weight_shape": [
+// JSON-NEXT:   8,
+// JSON-NEXT:   4
+// JSON-NEXT: ],
 // JSON-NEXT: "weight_sparsity": 0.5
 // BAD: osc-fusion-report: format must be table or json, got 'xml'
 func.func @report(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {

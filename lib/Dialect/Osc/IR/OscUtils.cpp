@@ -174,3 +174,74 @@ std::optional<double> osc::zeroFraction(Value v) {
   size_t zeros = std::count(values->begin(), values->end(), 0.0f);
   return static_cast<double>(zeros) / values->size();
 }
+
+rt::DType osc::runtimeDType(Type t) {
+  Type e = cast<RankedTensorType>(t).getElementType();
+  if (e.isF16())
+    return rt::DType::F16;
+  if (e.isBF16())
+    return rt::DType::BF16;
+  if (e.isF32())
+    return rt::DType::F32;
+  if (e.isF64())
+    return rt::DType::F64;
+  if (e.isInteger(1))
+    return rt::DType::I1;
+  if (e.isUnsignedInteger(8))
+    return rt::DType::U8;
+  switch (e.getIntOrFloatBitWidth()) {
+  case 8:
+    return rt::DType::I8;
+  case 16:
+    return rt::DType::I16;
+  case 32:
+    return rt::DType::I32;
+  default:
+    return rt::DType::I64; // the dialect's type constraints allow no other
+  }
+}
+
+llvm::json::Array osc::shapeJson(Type t) {
+  llvm::json::Array a;
+  for (int64_t d : cast<RankedTensorType>(t).getShape())
+    a.push_back(d);
+  return a;
+}
+
+static llvm::json::Object tensorFacts(Value v) {
+  return llvm::json::Object{{"name", osc::tensorName(v)},
+                            {"dtype", rt::kindName(osc::runtimeDType(v.getType()))},
+                            {"shape", osc::shapeJson(v.getType())}};
+}
+
+llvm::json::Object osc::opFacts(Operation *op) {
+  OpCost cost = estimateCost(op);
+  Value weight = weightOperand(op);
+  llvm::json::Array inputs, outputs, post, sources;
+  // Weights and biases (constants) are reported as the weight, not inputs.
+  for (Value v : op->getOperands())
+    if (v != weight && !v.getDefiningOp<ConstantOp>())
+      inputs.push_back(tensorFacts(v));
+  for (Value v : op->getResults())
+    outputs.push_back(tensorFacts(v));
+  for (auto &p : postOpsOf(op))
+    post.push_back(p);
+  std::vector<std::string> src = sourceNodes(op->getLoc());
+  for (auto &s : src)
+    sources.push_back(s);
+  std::optional<double> sparsity = weight ? zeroFraction(weight) : std::nullopt;
+  return llvm::json::Object{
+      {"name", src.empty() ? kindOf(op) : src.front()},
+      {"type", kindOf(op)},
+      {"post_ops", std::move(post)},
+      {"source_nodes", std::move(sources)},
+      {"inputs", std::move(inputs)},
+      {"outputs", std::move(outputs)},
+      {"weight_shape", weight ? shapeJson(weight.getType()) : llvm::json::Array()},
+      {"weight_sparsity",
+       sparsity ? llvm::json::Value(*sparsity) : llvm::json::Value(nullptr)},
+      {"sparse_support", false},
+      {"flops", cost.flops ? *cost.flops : 0.0},
+      {"bytes", cost.bytes},
+      {"kernel", kernelFor(op)}};
+}

@@ -56,74 +56,58 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
           "sources column is empty");
     llvm::json::Array rows;
     std::vector<std::vector<std::string>> table;
+    // Ids are the probe ids of a default compile, where every executed op
+    // is probed in execution order; reshapes (views) have none.
     int64_t id = 0;
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() == nullptr ||
           op->getDialect()->getNamespace() != "osc" || isa<ConstantOp, ProbeOp, YieldOp>(op))
         return;
-      OpCost cost = estimateCost(op);
-      Value weight = weightOperand(op);
+      std::optional<int64_t> probeId;
+      if (isExecuted(op))
+        probeId = id++;
+      llvm::json::Object row = opFacts(op);
+      row["id"] = probeId ? llvm::json::Value(*probeId) : llvm::json::Value(nullptr);
+      // The table: shapes as 1x128x768, sources as "N: first, ...".
+      auto shapes = [](const llvm::json::Array *tensors) {
+        std::string out;
+        for (const llvm::json::Value &t : *tensors) {
+          std::string shape;
+          for (const llvm::json::Value &d : *t.getAsObject()->getArray("shape"))
+            shape += (shape.empty() ? "" : "x") + std::to_string(*d.getAsInteger());
+          out += (out.empty() ? "" : ",") + (shape.empty() ? "scalar" : shape);
+        }
+        return out.empty() ? std::string("-") : out;
+      };
       std::vector<std::string> sources = sourceNodes(op->getLoc());
-      std::vector<std::string> post = postOpsOf(op);
-      llvm::json::Array inputs, sourceArr, postArr;
-      std::string inputText;
-      for (Value v : op->getOperands()) {
-        // Weights and biases are reported as the weight, not as inputs.
-        if (v == weight || (weight && v.getDefiningOp<ConstantOp>()))
-          continue;
-        auto t = cast<RankedTensorType>(v.getType());
-        inputs.push_back(formatShape(t.getShape()));
-        inputText += (inputText.empty() ? "" : ",") + formatShape(t.getShape());
-      }
-      for (const auto &s : sources)
-        sourceArr.push_back(s);
-      for (const auto &p : post)
-        postArr.push_back(p);
-      auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-      std::optional<double> sparsity;
-      if (weight)
-        sparsity = zeroFraction(weight);
-      std::string weightShape =
-          weight ? formatShape(cast<RankedTensorType>(weight.getType()).getShape()) : "";
-      llvm::json::Object row{
-          {"id", id},
-          {"kind", kindOf(op)},
-          {"post_ops", std::move(postArr)},
-          {"source_nodes", std::move(sourceArr)},
-          {"input_shapes", std::move(inputs)},
-          {"output_shape", formatShape(outType.getShape())},
-          {"weight_shape", weight ? llvm::json::Value(weightShape) : nullptr},
-          {"weight_sparsity", sparsity ? llvm::json::Value(*sparsity) : nullptr},
-          {"flops", cost.flops ? llvm::json::Value(*cost.flops) : nullptr},
-          {"bytes", cost.bytes},
-          {"kernel", kernelFor(op)}};
-      rows.push_back(std::move(row));
       std::string srcText = std::to_string(sources.size());
-      if (!sources.empty()) {
-        srcText += ": " + sources.front();
-        for (size_t i = 1; i < sources.size(); ++i)
-          srcText += ", " + sources[i];
-      }
+      for (size_t i = 0; i < sources.size(); ++i)
+        srcText += (i ? ", " : ": ") + sources[i];
       std::string postText;
-      for (const auto &p : post)
+      for (const auto &p : postOpsOf(op))
         postText += (postText.empty() ? "" : "+") + p;
-      char flops[32] = "-", bytes[32], sp[32] = "-";
-      if (cost.flops)
-        std::snprintf(flops, sizeof flops, "%.0f", *cost.flops);
-      std::snprintf(bytes, sizeof bytes, "%.0f", cost.bytes);
-      if (sparsity)
-        std::snprintf(sp, sizeof sp, "%.3f", *sparsity);
-      table.push_back({std::to_string(id), kindOf(op), postText.empty() ? "-" : postText,
-                       inputText, formatShape(outType.getShape()),
-                       weight ? weightShape : "-", sp, flops, bytes, kernelFor(op),
-                       srcText});
-      ++id;
+      std::string weightShape;
+      for (const llvm::json::Value &d : *row.getArray("weight_shape"))
+        weightShape += (weightShape.empty() ? "" : "x") + std::to_string(*d.getAsInteger());
+      char flops[32], bytes[32], sp[32] = "-";
+      std::snprintf(flops, sizeof flops, "%.0f", *row.getNumber("flops"));
+      std::snprintf(bytes, sizeof bytes, "%.0f", *row.getNumber("bytes"));
+      if (auto s = row.getNumber("weight_sparsity"))
+        std::snprintf(sp, sizeof sp, "%.3f", *s);
+      table.push_back({probeId ? std::to_string(*probeId) : "-",
+                       row.getString("type")->str(),
+                       postText.empty() ? "-" : postText,
+                       shapes(row.getArray("inputs")),
+                       shapes(row.getArray("outputs")),
+                       weightShape.empty() ? "-" : weightShape, sp, flops,
+                       bytes, row.getString("kernel")->str(), srcText});
+      rows.push_back(std::move(row));
     });
     if (format == "json") {
       llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(rows))) << "\n";
       return;
     }
-    std::vector<std::string> header = {"id",     "kind",   "post_ops", "inputs",
+    std::vector<std::string> header = {"id",     "type",   "post_ops", "inputs",
                                        "output", "weight", "sparsity", "flops",
                                        "bytes",  "kernel", "sources"};
     std::vector<size_t> width(header.size());

@@ -11,6 +11,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/Support/JSON.h"
+
+#include "opscope/runtime/kinds.h"
 
 #include <optional>
 #include <string>
@@ -82,6 +85,18 @@ mlir::Value weightOperand(mlir::Operation *op);
 
 /// Fraction of zero elements in an f32 constant (nullopt if not readable).
 std::optional<double> zeroFraction(mlir::Value v);
+
+/// The runtime's element type (kinds.def) of a ranked tensor type.
+rt::DType runtimeDType(mlir::Type t);
+
+/// A tensor type's shape as a JSON array of integers.
+llvm::json::Array shapeJson(mlir::Type t);
+
+/// The static facts about an op that the probe table and the fusion report
+/// both show, in one vocabulary: name (first source node), type, post_ops,
+/// source_nodes, inputs and outputs ({name, dtype, shape}), weight_shape,
+/// weight_sparsity, sparse_support, flops, bytes, kernel (docs/profiling.md).
+llvm::json::Object opFacts(mlir::Operation *op);
 
 } // namespace opscope::osc
 

@@ -92,15 +92,20 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
 }
 
 def OscFusionReport : Pass<"osc-fusion-report", "::mlir::func::FuncOp"> {
-  let summary = "Print the ops after fusion: kind, post-ops, sources, shapes, cost, kernel";
+  let summary = "Print the ops after fusion: type, post-ops, sources, shapes, cost, kernel";
   let description = [{
     Prints, without changing the IR, one row per op (constants excluded): id,
-    kind, post-ops, source ONNX nodes (count and names, from the op's
-    location), input shapes, output shape, weight shape, weight sparsity
-    (fraction of zeros), FLOPs, bytes moved and the kernel the runtime will
-    use. `format=json` prints a JSON array of objects with the keys `id`,
-    `kind`, `post_ops`, `source_nodes`, `input_shapes`, `output_shape`,
-    `weight_shape`, `weight_sparsity`, `flops`, `bytes`, `kernel`.
+    type, post-ops, source ONNX nodes (count and names, from the op's
+    location), input shapes (constant operands are the weight, not inputs),
+    output shape, weight shape, weight sparsity (fraction of zeros), FLOPs,
+    bytes moved and the kernel the runtime will use. Ids are the probe ids
+    of a default compile (every executed op probed, in execution order);
+    reshapes, which execute nothing, have none. `format=json` prints a JSON
+    array of objects in the probe table's vocabulary (docs/profiling.md):
+    `id`, `name`, `type`, `post_ops`, `source_nodes`, `inputs` and `outputs`
+    (each `{name, dtype, shape}` with integer shapes), `weight_shape`
+    (integers), `weight_sparsity`, `sparse_support`, `flops`, `bytes`,
+    `kernel`.
   }];
   let options = [
     Option<"format", "format", "std::string", "\"table\"", "table or json">
