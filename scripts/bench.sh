@@ -52,3 +52,10 @@ echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
   --work "$BUILD_DIR/bench-probes" \
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
+echo "== Threads under contention (BERT-mini, another process busy on one core)"
+/usr/bin/python3 "$ROOT/scripts/bench_contention.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --work "$BUILD_DIR/bench-contention" \
+  "$MODELS/bert-mini-opset14.onnx" input_ids=1x128 attention_mask=1x128

@@ -20,6 +20,7 @@
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
 #include "opscope/runtime/tooling/model_files.h"
+#include "opscope/runtime/tooling/threads.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -107,7 +108,9 @@ int main(int argc, char **argv) {
   app.add_option("--warmup", warmup, "untimed runs first (default 2)")
       ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--threads", threads,
-                 "threads for the kernels (default: all cores)")
+                 "kernel threads per instance (default 0: the cores idle when "
+                 "the run starts, shared among instances; a busy core would "
+                 "stall every op's parallel region)")
       ->check(opscope::tools::nonNegativeInteger());
   app.add_option("--instances", instances,
                  "concurrent model instances (sessions), each driven by its "
@@ -165,8 +168,15 @@ int main(int argc, char **argv) {
     if (profile && model->probes().empty())
       die(soPath + " has no probes: it was compiled with --no-probes", 2);
 
-    if (threads > 0)
-      setDenseThreads(threads);
+    // The default: the cores that are idle now, shared among instances.
+    std::string threadNote;
+    if (threads == 0) {
+      CoreUsage usage = sampleCoreUsage();
+      threads = std::max(1, defaultThreadCount(usage) / instances);
+      threadNote = " (default: " + std::to_string(usage.idle) + " of " +
+                   std::to_string(usage.allowed) + " cores idle)";
+    }
+    setDenseThreads(threads);
     std::vector<std::unique_ptr<Session>> sessions;
     for (int i = 0; i < instances; ++i)
       sessions.push_back(model->createSession(probeCapacity));
@@ -269,10 +279,8 @@ int main(int argc, char **argv) {
       std::cout << model->name() << ": " << model->numOps() << " ops, arena "
                 << ms(model->arenaBytes() / 1048576.0) << " MiB, weights "
                 << ms(model->weightBytes() / 1048576.0) << " MiB, threads "
-                << (threads > 0 ? std::to_string(threads)
-                                : std::to_string(std::thread::hardware_concurrency()) +
-                                      " (all cores)")
-                << (sessions.size() > 1 ? " per instance" : "")
+                << threads << (sessions.size() > 1 ? " per instance" : "")
+                << threadNote
                 << (profile ? ", profiling" : "") << "\n";
       std::cout << "latency ms: count " << l.count << "  min " << ms(l.min)
                 << "  max " << ms(l.max) << "  mean " << ms(l.mean)
@@ -295,8 +303,7 @@ int main(int argc, char **argv) {
       d.model = model.get();
       for (auto &s : sessions)
         d.sessions.push_back(s.get());
-      d.threads = threads > 0 ? threads
-                              : static_cast<int>(std::thread::hardware_concurrency());
+      d.threads = threads;
       d.probeCostNs = probeCost;
       d.skipIterations = result.warmupIterations;
       d.run = {{"iterations", std::to_string(iterations)},

@@ -9,6 +9,7 @@
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
 #include "opscope/runtime/tooling/model_files.h"
+#include "opscope/runtime/tooling/threads.h"
 
 #include <gtest/gtest.h>
 
@@ -175,6 +176,16 @@ TEST(Benchmark, RandomInputsRespectTheirRange) {
     EXPECT_GE(f[i], -1.0f);
     EXPECT_LT(f[i], 1.0f);
   }
+}
+
+TEST(Threads, DefaultIsTheIdleCoresAtLeastOne) {
+  CoreUsage u = sampleCoreUsage(20);
+  EXPECT_GE(u.allowed, 1);
+  EXPECT_GE(u.idle, 0);
+  EXPECT_LE(u.idle, u.allowed);
+  EXPECT_EQ(defaultThreadCount({4, 3}), 3);
+  EXPECT_EQ(defaultThreadCount({2, 0}), 1) << "every core busy: one thread";
+  EXPECT_EQ(defaultThreadCount({2, 2}), 2);
 }
 
 } // namespace
