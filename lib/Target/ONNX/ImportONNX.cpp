@@ -136,30 +136,70 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
       error = what + " has a negative dimension";
       return {};
     }
-    count *= d;
+    if (__builtin_mul_overflow(count, d, &count)) {
+      error = what + " has more elements than opscope can address";
+      return {};
+    }
   }
   bool isBool = elem.isInteger(1);
   int64_t width = isBool ? 1 : elem.getIntOrFloatBitWidth() / 8;
-  int64_t expected = count * width;
+  int64_t expected = 0;
+  if (__builtin_mul_overflow(count, width, &expected)) {
+    error = what + " has more bytes than opscope can address";
+    return {};
+  }
 
   std::vector<char> owned;
   StringRef bytes;
   // Keeps an external-data file mapped while its bytes are in use.
   std::shared_ptr<llvm::MemoryBuffer> mapped;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    // The model is untrusted: its external data must be a regular file
+    // inside the model's directory (after `..` and symlinks), and offsets
+    // and lengths must be numbers within that file.
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto &kv : t.external_data()) {
-      if (kv.key() == "location")
+      if (kv.key() == "location") {
         location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::stoll(kv.value());
-      else if (kv.key() == "length")
-        length = std::stoll(kv.value());
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        int64_t v = 0;
+        if (StringRef(kv.value()).getAsInteger(10, v) || v < 0) {
+          error = what + " has an external-data " + kv.key() + " '" +
+                  kv.value() + "' that is not a non-negative integer";
+          return {};
+        }
+        (kv.key() == "offset" ? offset : length) = v;
+      }
     }
-    SmallString<256> file(modelDir);
+    if (location.empty() || llvm::sys::path::is_absolute(location)) {
+      error = what + " has an external-data location '" + location +
+              "' that is not a path relative to the model's directory";
+      return {};
+    }
+    SmallString<256> file(modelDir.empty() ? StringRef(".") : modelDir);
     llvm::sys::path::append(file, location);
-    auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+    SmallString<256> realDir, realFile;
+    if (llvm::sys::fs::real_path(modelDir.empty() ? StringRef(".") : modelDir,
+                                 realDir) ||
+        llvm::sys::fs::real_path(file, realFile)) {
+      error = what + " reads external data from '" + std::string(file) +
+              "': no such file";
+      return {};
+    }
+    StringRef inside(realFile);
+    if (!inside.starts_with(realDir) || inside.size() <= realDir.size() ||
+        !llvm::sys::path::is_separator(inside[realDir.size()])) {
+      error = what + " has an external-data location '" + location +
+              "' outside the model's directory (" + std::string(realDir) + ")";
+      return {};
+    }
+    if (!llvm::sys::fs::is_regular_file(realFile)) {
+      error = what + " has an external-data location '" + location +
+              "' that is not a regular file";
+      return {};
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer) {
       error = what + " reads external data from '" + std::string(file) +
@@ -168,8 +208,9 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
     }
     if (length < 0)
       length = static_cast<int64_t>((*buffer)->getBufferSize()) - offset;
-    if (offset < 0 ||
-        offset + length > static_cast<int64_t>((*buffer)->getBufferSize())) {
+    int64_t end = 0;
+    if (offset < 0 || length < 0 || __builtin_add_overflow(offset, length, &end) ||
+        end > static_cast<int64_t>((*buffer)->getBufferSize())) {
       error = what + " reads past the end of external data file '" +
               std::string(file) + "'";
       return {};

@@ -174,6 +174,7 @@ struct Model::Impl {
 
   void parsePlan(const char *text);
   void mapWeights(const std::string &file, uint64_t id, uint64_t bytes);
+  void checkBuffers() const;
 };
 
 void Model::Impl::parsePlan(const char *text) {
@@ -235,6 +236,51 @@ void Model::Impl::parsePlan(const char *text) {
   const json &w = plan.at("weights");
   weightBytes = w.at("file_bytes").get<int64_t>();
   weightsId = std::stoull(w.at("id").get<std::string>(), nullptr, 16);
+  checkBuffers();
+}
+
+/// Every planned buffer lies inside the arena or the weights file, with an
+/// element and byte count that does not overflow: kernels are bound to
+/// these offsets, so a plan that says otherwise is refused at load instead
+/// of writing outside the arena.
+void Model::Impl::checkBuffers() const {
+  if (arenaBytes < 0 || weightBytes < 0)
+    throw Error("the model plan has a negative arena or weights size");
+  auto check = [&](const BufferRef &r, const std::string &what) {
+    if (r.kind == BufferRef::None)
+      return;
+    int64_t elems = 1, bytes = 0, end = 0;
+    for (int64_t d : r.shape)
+      if (d < 0 || __builtin_mul_overflow(elems, d, &elems))
+        throw Error(what + ": shape overflows or is negative in the model plan");
+    if (__builtin_mul_overflow(elems, static_cast<int64_t>(dtypeSize(r.dtype)),
+                               &bytes) ||
+        r.offset < 0 || __builtin_add_overflow(r.offset, bytes, &end))
+      throw Error(what + ": buffer size overflows in the model plan");
+    int64_t limit = r.kind == BufferRef::Arena ? arenaBytes : weightBytes;
+    if (end > limit)
+      throw Error(what + ": buffer [" + std::to_string(r.offset) + ", " +
+                  std::to_string(end) + ") lies outside the " +
+                  (r.kind == BufferRef::Arena ? "arena" : "weights file") +
+                  " (" + std::to_string(limit) + " bytes)");
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    BufferRef r;
+    r.kind = BufferRef::Arena;
+    r.offset = inputOffsets[i];
+    r.dtype = inputs[i].dtype;
+    r.shape = inputs[i].shape;
+    check(r, "input '" + inputs[i].name + "'");
+  }
+  for (size_t i = 0; i < outputRefs.size(); ++i)
+    check(outputRefs[i], "output '" + outputs[i].name + "'");
+  for (const OpDesc &op : ops) {
+    std::string what = "op #" + std::to_string(op.index) + " '" + op.name + "'";
+    for (const BufferRef &r : op.operands)
+      check(r, what + " operand");
+    for (const BufferRef &r : op.results)
+      check(r, what + " result");
+  }
 }
 
 void Model::Impl::mapWeights(const std::string &file, uint64_t id,
