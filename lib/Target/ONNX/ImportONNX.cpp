@@ -29,6 +29,7 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
 
 #include <cstring>
 #include <map>
@@ -533,7 +534,7 @@ LogicalResult GraphImporter::checkSupported() {
     if (!defaultDomain)
       type = node.domain() + "." + type;
     if (!defaultDomain || !table.count(node.op_type()))
-      missing[type].push_back(node.name().empty() ? node.output(0)
+      missing[type].push_back(node.name().empty() && node.output_size() ? node.output(0)
                                                   : node.name());
   }
   if (missing.empty())
@@ -744,6 +745,38 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
       c.error() << "attribute '" << a.name()
                 << "' is from before opset 7 and is not supported; convert "
                    "the model to opset 9 or newer";
+      return failure();
+    }
+  }
+  // Arity against the op's schema, whether or not the checker ran
+  // (--no-check): converters may then take every required input as present.
+  if (node.output_size() == 0) {
+    c.error() << "has no outputs";
+    return failure();
+  }
+  if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+          node.op_type(), static_cast<int>(opset), node.domain())) {
+    const auto &formal = schema->inputs();
+    if (node.input_size() < schema->min_input() ||
+        node.input_size() > schema->max_input()) {
+      c.error() << "has " << node.input_size() << " inputs; " << node.op_type()
+                << " takes " << schema->min_input() << " to "
+                << schema->max_input();
+      return failure();
+    }
+    for (int i = 0; i < node.input_size() && !formal.empty(); ++i) {
+      const auto &param = formal[std::min<size_t>(i, formal.size() - 1)];
+      if (node.input(i).empty() &&
+          param.GetOption() != onnx::OpSchema::FormalParameterOption::Optional) {
+        c.error() << "input " << i << " ('" << param.GetName()
+                  << "') is required but empty";
+        return failure();
+      }
+    }
+    if (node.output_size() < schema->min_output()) {
+      c.error() << "has " << node.output_size() << " outputs; "
+                << node.op_type() << " produces at least "
+                << schema->min_output();
       return failure();
     }
   }

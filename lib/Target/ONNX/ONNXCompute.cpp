@@ -40,6 +40,11 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
               << " spatial dimensions";
     return failure();
   }
+  for (size_t i = 0; i < n; ++i)
+    if (w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] < 1) {
+      c.error() << "strides, dilations and kernel sizes must be positive";
+      return failure();
+    }
   std::string autoPad = c.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     std::fill(w.pads.begin(), w.pads.end(), 0);

@@ -77,6 +77,9 @@ remapElements(DenseElementsAttr input, ShapedType resultType,
   if (input.isSplat())
     return DenseElementsAttr::get(resultType,
                                   input.getSplatValue<Attribute>());
+  // A small constant broadcast or tiled to a huge shape stays an op.
+  if (resultType.getNumElements() > kFoldLimit)
+    return {};
   auto values = input.getValues<Attribute>();
   SmallVector<Attribute> out;
   out.reserve(resultType.getNumElements());
@@ -132,6 +135,8 @@ static Attribute fromScalar(Type elementType, Scalar s) {
 static DenseElementsAttr
 mapElements(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
             llvm::function_ref<std::optional<Scalar>(ArrayRef<Scalar>)> fn) {
+  if (resultType.getNumElements() > kFoldLimit)
+    return {};
   SmallVector<SmallVector<Attribute>> values;
   for (DenseElementsAttr d : operands)
     values.push_back(llvm::to_vector(d.getValues<Attribute>()));
@@ -208,6 +213,8 @@ template <typename T>
 static DenseElementsAttr
 mapTyped(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
          llvm::function_ref<Attribute(ArrayRef<T>)> fn) {
+  if (resultType.getNumElements() > kFoldLimit)
+    return {};
   SmallVector<SmallVector<Attribute>> values;
   for (DenseElementsAttr d : operands)
     values.push_back(llvm::to_vector(d.getValues<Attribute>()));
