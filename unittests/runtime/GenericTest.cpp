@@ -14,6 +14,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -321,6 +325,69 @@ TEST(Npy, RoundTripAndErrors) {
   std::fputs("garbage!", f);
   std::fclose(f);
   EXPECT_THROW(readNpy(path), Error);
+}
+
+namespace {
+/// A .npy file with the given header dict and `data` bytes after it.
+std::string npyWith(const std::string &name, const std::string &dict,
+                    const std::string &data) {
+  std::string header = dict;
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string path = testing::TempDir() + "/" + name;
+  std::FILE *f = std::fopen(path.c_str(), "wb");
+  std::fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+  uint16_t n = static_cast<uint16_t>(header.size());
+  std::fwrite(&n, 2, 1, f);
+  std::fwrite(header.data(), 1, header.size(), f);
+  std::fwrite(data.data(), 1, data.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+std::string npyError(const std::string &path) {
+  try {
+    readNpy(path);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+/// Untrusted .npy inputs: refused with a message, never read as something
+/// else, never allocating what the header claims before checking the file.
+TEST(Npy, HostileHeaders) {
+  std::string eight(8, '\0');
+  EXPECT_EQ(readNpy(npyWith("ok.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", eight)).shape,
+            (Shape{2}));
+  EXPECT_EQ(readNpy(npyWith("scalar.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", std::string(4, '\0'))).shape,
+            (Shape{}));
+  // 4 GiB declared, 8 bytes present: refused before allocating.
+  EXPECT_NE(npyError(npyWith("huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824,), }", eight))
+                .find("needs 4294967296"),
+            std::string::npos);
+  EXPECT_NE(npyError(npyWith("overflow.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", eight))
+                .find("overflows"),
+            std::string::npos);
+  for (std::string order : {"True", "1", "None"})
+    EXPECT_FALSE(npyError(npyWith("fortran.npy", "{'descr': '<f4', 'fortran_order': " + order + ", 'shape': (2,), }", eight))
+                     .empty())
+        << order;
+  for (std::string shape : {"(1,, 2)", "(-2,)", "(2x,)", "2", "(,)"})
+    EXPECT_NE(npyError(npyWith("shape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }", eight))
+                  .find("malformed"),
+              std::string::npos)
+        << shape;
+  EXPECT_NE(npyError(npyWith("trailing.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", eight + "xx"))
+                .find("is 10 bytes"),
+            std::string::npos);
+  std::string fifo = testing::TempDir() + "/fifo.npy";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(npyError(fifo).find("not a regular file"), std::string::npos);
+  std::remove(fifo.c_str());
 }
 
 TEST(Profiler, OverflowIsCountedAndSpansLabel) {

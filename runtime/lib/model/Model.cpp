@@ -286,7 +286,11 @@ void Model::Impl::checkBuffers() const {
 void Model::Impl::mapWeights(const std::string &file, uint64_t id,
                              uint64_t bytes) {
   weightsPath = file;
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // A FIFO or device named .weights would block or never end.
+  struct stat pre;
+  if (::stat(file.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode))
+    throw Error(file + ": the model's weights are not a regular file");
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     throw Error(file + ": cannot open the model's weights: " +
                 std::strerror(errno));
@@ -322,6 +326,8 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   struct stat st;
   if (stat(soPath.c_str(), &st) != 0)
     throw Error(soPath + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw Error(soPath + ": not a regular file");
   // Resolve relative to the working directory: dlopen would search the
   // library path for names without a slash.
   std::string openPath =

@@ -8,6 +8,8 @@
 
 #include "opscope/runtime/model.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -48,6 +50,14 @@ std::string field(const std::string &h, const std::string &key) {
 } // namespace
 
 HostTensor opscope::rt::readNpy(const std::string &path) {
+  // An input file is untrusted: only regular files (a FIFO would block),
+  // a header of sane size, a strictly parsed dict, a shape whose byte count
+  // neither overflows nor exceeds the file, and no trailing bytes.
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    throw Error(path + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path + ": cannot open: " + std::strerror(errno));
@@ -55,24 +65,37 @@ HostTensor opscope::rt::readNpy(const std::string &path) {
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
     throw Error(path + ": not a .npy file");
   uint32_t headerLen = 0;
+  int64_t prefix = 0;
   if (magic[6] == 1) {
-    uint16_t n;
+    uint16_t n = 0;
     in.read(reinterpret_cast<char *>(&n), 2);
     headerLen = n;
-  } else {
+    prefix = 10;
+  } else if (magic[6] == 2 || magic[6] == 3) {
     in.read(reinterpret_cast<char *>(&headerLen), 4);
+    prefix = 12;
+  } else {
+    throw Error(path + ": unsupported .npy version " +
+                std::to_string(static_cast<int>(magic[6])));
   }
+  if (!in || headerLen > (1u << 20) ||
+      prefix + static_cast<int64_t>(headerLen) > st.st_size)
+    throw Error(path + ": truncated or oversized .npy header");
   std::string header(headerLen, '\0');
   if (!in.read(header.data(), headerLen))
     throw Error(path + ": truncated .npy header");
   std::string descr = field(header, "descr");
   std::string fortran = field(header, "fortran_order");
   std::string shape = field(header, "shape");
-  if (descr.size() < 2 || shape.empty())
+  if (descr.size() < 2 || shape.size() < 2 || shape.front() != '(' ||
+      shape.back() != ')')
     throw Error(path + ": malformed .npy header");
   descr = descr.substr(1, descr.size() - 2);
   if (fortran == "True")
     throw Error(path + ": Fortran-ordered arrays are not supported");
+  if (fortran != "False")
+    throw Error(path + ": malformed .npy header (fortran_order is '" +
+                fortran + "', expected True or False)");
   HostTensor t;
   bool known = false;
   for (const DescrName &d : kDescrs)
@@ -83,13 +106,42 @@ HostTensor opscope::rt::readNpy(const std::string &path) {
     }
   if (!known)
     throw Error(path + ": unsupported .npy dtype '" + descr + "'");
+  // "(2, 3)", "(4,)" or "()": integers separated by commas, one trailing
+  // comma allowed.
   std::string dims = shape.substr(1, shape.size() - 2);
+  std::vector<std::string> items;
   std::stringstream ss(dims);
   std::string item;
   while (std::getline(ss, item, ','))
-    if (item.find_first_not_of(' ') != std::string::npos)
-      t.shape.push_back(std::stoll(item));
-  t.data.resize(t.elements() * dtypeSize(t.dtype));
+    items.push_back(item);
+  if (!dims.empty() && dims.back() == ',')
+    items.push_back(""); // getline drops a trailing empty field
+  for (size_t i = 0; i < items.size(); ++i) {
+    size_t b = items[i].find_first_not_of(' ');
+    if (b == std::string::npos) {
+      if (i + 1 == items.size() && i > 0)
+        continue; // the trailing comma of "(4,)"
+      throw Error(path + ": malformed .npy shape '" + shape + "'");
+    }
+    std::string digits = items[i].substr(b, items[i].find_last_not_of(' ') - b + 1);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+        digits.size() > 18)
+      throw Error(path + ": malformed .npy shape '" + shape + "'");
+    t.shape.push_back(std::stoll(digits));
+  }
+  int64_t elems = 1, bytes = 0;
+  for (int64_t d : t.shape)
+    if (__builtin_mul_overflow(elems, d, &elems))
+      throw Error(path + ": .npy shape '" + shape + "' overflows");
+  if (__builtin_mul_overflow(elems, static_cast<int64_t>(dtypeSize(t.dtype)),
+                             &bytes))
+    throw Error(path + ": .npy shape '" + shape + "' overflows");
+  int64_t available = st.st_size - prefix - headerLen;
+  if (bytes != available)
+    throw Error(path + ": .npy data is " + std::to_string(available) +
+                " bytes, the header's shape " + shape + " needs " +
+                std::to_string(bytes));
+  t.data.resize(bytes);
   if (!in.read(t.data.data(), t.data.size()))
     throw Error(path + ": truncated .npy data (expected " +
                 std::to_string(t.data.size()) + " bytes)");
