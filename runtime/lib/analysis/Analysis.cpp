@@ -91,6 +91,11 @@ std::string analysis::loadProfile(const std::string &path,
   callbacks.onOp = [&](const trace::OpEvent &e) {
     if (e.probe < 0)
       throw std::runtime_error("negative probe id");
+    // Validate before sizing anything by it (the header, with the probe
+    // table, may come after the events).
+    if (e.probe >= (int64_t(1) << 24))
+      throw std::runtime_error("probe id " + std::to_string(e.probe) +
+                               " is beyond any probe table");
     maxProbe = std::max(maxProbe, e.probe);
     if (!keep(e.label, e.iteration))
       return;

@@ -19,6 +19,8 @@ using nlohmann::json;
 using namespace opscope::trace;
 
 namespace {
+constexpr int kMaxTraceDepth = 32;
+
 struct SchemaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -186,6 +188,12 @@ ReadResult opscope::trace::readTrace(const std::string &path,
 
   json::parser_callback_t cb = [&](int depth, json::parse_event_t event,
                                    json &parsed) -> bool {
+    // A trace is untrusted: the documents it holds are a few levels deep,
+    // and deeper nesting would only serve to exhaust the stack in dump()
+    // and copies.
+    if (depth > kMaxTraceDepth)
+      throw SchemaError("JSON nested deeper than " +
+                        std::to_string(kMaxTraceDepth) + " levels");
     if (depth == 1 && event == json::parse_event_t::key) {
       topKey = parsed.get<std::string>();
       if (topKey != "traceEvents" && topKey != "opscope" &&
