@@ -30,6 +30,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -51,18 +52,24 @@ namespace {
 class TempFiles {
 public:
   ~TempFiles() {
-    for (auto &[tmp, dest] : files)
+    for (auto &[tmp, dest] : files) {
       llvm::sys::fs::remove(tmp);
+      llvm::sys::DontRemoveFileOnSignal(tmp);
+    }
   }
   std::string add(const std::string &dest) {
     llvm::SmallString<256> tmp;
     llvm::sys::fs::createUniqueFile(dest + ".tmp-%%%%%%", tmp);
+    // An interrupted compile (SIGINT, SIGTERM) removes its temporaries too:
+    // a .weights.tmp can be as large as the model.
+    llvm::sys::RemoveFileOnSignal(tmp);
     files.push_back({std::string(tmp), dest});
     return std::string(tmp);
   }
   std::string scratch(llvm::StringRef suffix) {
     llvm::SmallString<256> tmp;
     llvm::sys::fs::createTemporaryFile("opscope", suffix, tmp);
+    llvm::sys::RemoveFileOnSignal(tmp);
     files.push_back({std::string(tmp), ""});
     return std::string(tmp);
   }
@@ -74,6 +81,7 @@ public:
         error = "cannot write '" + dest + "': " + ec.message();
         return false;
       }
+      llvm::sys::DontRemoveFileOnSignal(tmp);
     }
     files.erase(std::remove_if(files.begin(), files.end(),
                                [](auto &f) { return !f.second.empty(); }),
