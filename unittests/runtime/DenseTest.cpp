@@ -284,3 +284,40 @@ TEST(DensePool, MaxAndAverageWithCeilPadding) {
         }
     }
 }
+
+namespace {
+/// The int8 inner product against the same quantized operands in double:
+/// only oneDNN's f32 epilogue rounds.
+TEST(QuantizedInnerProduct, MatchesQuantizedReference) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 4, 3},
+                         {17, 36, 67}, {128, 768, 96}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    auto w = randomVector(n * k, 5), b = randomVector(n, 6),
+         r = randomVector(m * n, 7);
+    std::vector<uint8_t> x(m * k);
+    std::mt19937 rng(8);
+    for (auto &v : x)
+      v = static_cast<uint8_t>(rng() & 0xff);
+    const float xScale = 0.03f;
+    QuantizedInnerProduct ip(m, k, n, w.data(), b.data(),
+                             {PostOp::Sum, PostOp::Relu});
+    const auto &ws = ip.weightScales();
+    std::vector<float> y = r;
+    ip.run(x.data(), xScale, y.data(), y.data());
+    double worst = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t c = 0; c < k; ++c) {
+          double q = std::clamp(std::nearbyint(w[j * k + c] / ws[j]), -127.0f,
+                                127.0f);
+          acc += double(x[i * k + c]) * q;
+        }
+        double want = std::max(0.0, xScale * ws[j] * acc + b[j] + r[i * n + j]);
+        worst = std::max(worst, std::fabs(y[i * n + j] - want) /
+                                    (1.0 + std::fabs(want)));
+      }
+    EXPECT_LT(worst, 1e-5);
+  }
+}
+} // namespace

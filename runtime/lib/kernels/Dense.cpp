@@ -12,6 +12,7 @@
 #include <dnnl.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <omp.h>
 #include <stdexcept>
@@ -131,6 +132,120 @@ void InnerProduct::run(const float *x, float *y, const float *sum) {
 
 std::string InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
+}
+
+struct QuantizedInnerProduct::Impl {
+  int64_t m, k, n;
+  bool hasSum = false;
+  float lastXScale = std::nanf(""); // outScale and the bias match it
+  std::vector<float> wScale, outScale, biasF32;
+  dnnl::inner_product_forward::primitive_desc pd;
+  dnnl::inner_product_forward prim;
+  dnnl::memory src, weights, bias, dst, scales;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
+                                             const float *weightData,
+                                             const float *biasData,
+                                             std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  I.m = m;
+  I.k = k;
+  I.n = n;
+  // Per-row symmetric quantization of the weights.
+  std::vector<int8_t> wq(n * k);
+  I.wScale.resize(n);
+  for (int64_t r = 0; r < n; ++r) {
+    float amax = 0.0f;
+    for (int64_t c = 0; c < k; ++c)
+      amax = std::max(amax, std::fabs(weightData[r * k + c]));
+    float s = amax > 0.0f ? amax / 127.0f : 1.0f;
+    I.wScale[r] = s;
+    for (int64_t c = 0; c < k; ++c)
+      wq[r * k + c] = static_cast<int8_t>(std::clamp(
+          std::nearbyint(weightData[r * k + c] / s), -127.0f, 127.0f));
+  }
+  dnnl::memory::desc srcMd({m, k}, dt::u8, tag::ab);
+  dnnl::memory::desc anyWeights({n, k}, dt::s8, tag::any);
+  dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
+  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+  dnnl::post_ops ops;
+  for (PostOp p : postOps) {
+    if (p == PostOp::Sum) {
+      ops.append_sum(1.0f);
+      I.hasSum = true;
+    } else {
+      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
+    }
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  // Per-output-channel scales, given at run time (they include xScale).
+  attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
+  auto desc = biasData
+                  ? dnnl::inner_product_forward::desc(
+                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
+                        biasMd, dstMd)
+                  : dnnl::inner_product_forward::desc(
+                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
+                        dstMd);
+  I.pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
+  I.prim = dnnl::inner_product_forward(I.pd);
+  dnnl::memory plain({{n, k}, dt::s8, tag::ab}, ctx.engine, wq.data());
+  I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
+  dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
+  if (biasData) {
+    // oneDNN adds the bias before the output scales: run() divides it.
+    I.bias = dnnl::memory(biasMd, ctx.engine);
+    I.biasF32.assign(biasData, biasData + n);
+  }
+  ctx.stream.wait();
+  I.outScale.resize(n);
+  I.scales = dnnl::memory({{n}, dt::f32, tag::a}, ctx.engine, I.outScale.data());
+  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.args = {{DNNL_ARG_SRC, I.src},
+            {DNNL_ARG_WEIGHTS, I.weights},
+            {DNNL_ARG_DST, I.dst},
+            {DNNL_ARG_ATTR_OUTPUT_SCALES, I.scales}};
+  if (biasData)
+    I.args[DNNL_ARG_BIAS] = I.bias;
+}
+
+QuantizedInnerProduct::~QuantizedInnerProduct() = default;
+
+void QuantizedInnerProduct::run(const uint8_t *x, float xScale, float *y,
+                                const float *sum) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  if (xScale != I.lastXScale) {
+    auto *bias = I.biasF32.empty()
+                     ? nullptr
+                     : static_cast<float *>(I.bias.get_data_handle());
+    for (int64_t r = 0; r < I.n; ++r) {
+      I.outScale[r] = xScale * I.wScale[r];
+      if (bias)
+        bias[r] = I.biasF32[r] / I.outScale[r];
+    }
+    I.lastXScale = xScale;
+  }
+  if (I.hasSum && sum != y)
+    std::memcpy(y, sum, I.m * I.n * sizeof(float));
+  I.src.set_data_handle(const_cast<uint8_t *>(x));
+  I.dst.set_data_handle(y);
+  I.prim.execute(ctx.stream, I.args);
+  ctx.stream.wait();
+}
+
+std::string QuantizedInnerProduct::implementation() const {
+  return impl->pd.impl_info_str();
+}
+
+const std::vector<float> &QuantizedInnerProduct::weightScales() const {
+  return impl->wScale;
 }
 
 //===----------------------------------------------------------------------===//

@@ -47,6 +47,27 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// int8 inner product: y[M x N] (f32) = post_ops(xScale * wScale[n] *
+/// (x[M x K] (u8) * Wq^T) + b), with W quantized per output row, symmetric
+/// to [-127, 127], at construction. oneDNN picks AMX, AVX512-VNNI or AVX2.
+class QuantizedInnerProduct {
+public:
+  QuantizedInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
+                        const float *bias, std::vector<PostOp> postOps);
+  ~QuantizedInnerProduct();
+  QuantizedInnerProduct(const QuantizedInnerProduct &) = delete;
+  QuantizedInnerProduct &operator=(const QuantizedInnerProduct &) = delete;
+
+  void run(const uint8_t *x, float xScale, float *y,
+           const float *sum = nullptr);
+  std::string implementation() const;
+  /// The per-row weight scales chosen at construction.
+  const std::vector<float> &weightScales() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 using Dims = std::vector<int64_t>;
 

@@ -1,0 +1,347 @@
+//===- SparseTest.cpp - block-sparse kernels vs a dense reference ---------===//
+//
+// Part of opscope. The packed format (measure, pack, validate) and the
+// sparse inner products, AVX-512 and portable, in both activation layouts,
+// on odd sizes (M, N, K not multiples of the tile or vector widths) and
+// block ratios of 0, 50, 80, 90 and 100% (all zero), with every post-op and
+// a residual sum that aliases the output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/sparse.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace opscope::rt;
+namespace sp = opscope::rt::sparse;
+
+namespace {
+std::vector<float> randomVector(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+/// N x K weights with round(ratio * blocks) of the 1x4 blocks zeroed.
+std::vector<float> prunedWeights(int64_t n, int64_t k, double ratio,
+                                 unsigned seed) {
+  auto w = randomVector(n * k, seed);
+  int64_t perRow = (k + 3) / 4, blocks = n * perRow;
+  std::vector<int64_t> order(blocks);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937(seed + 7));
+  int64_t zero = std::llround(ratio * blocks);
+  for (int64_t i = 0; i < zero; ++i) {
+    int64_t r = order[i] / perRow, c0 = order[i] % perRow * 4;
+    for (int64_t c = c0; c < std::min(k, c0 + 4); ++c)
+      w[r * k + c] = 0.0f;
+  }
+  return w;
+}
+
+std::vector<uint8_t> packed(const std::vector<float> &w, int64_t n, int64_t k,
+                            sp::ValueType t) {
+  int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k);
+  std::vector<uint8_t> out(sp::layout(t, n, k, nnz).totalBytes);
+  sp::pack(w.data(), n, k, t, out.data());
+  EXPECT_EQ(sp::validate(out.data(), out.size()), "");
+  return out;
+}
+
+/// 64-byte aligned copy, as the blob is in .weights (std::vector<uint8_t>
+/// is not aligned).
+struct Aligned {
+  std::vector<uint8_t> storage;
+  uint8_t *ptr;
+  explicit Aligned(const std::vector<uint8_t> &src)
+      : storage(src.size() + 64) {
+    ptr = storage.data() +
+          (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+    std::copy(src.begin(), src.end(), ptr);
+  }
+};
+
+double post(PostOp p, double v, double sum) {
+  switch (p) {
+  case PostOp::Relu:
+    return v > 0 ? v : 0;
+  case PostOp::GeluErf:
+    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+  case PostOp::GeluTanh:
+    return 0.5 * v *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  case PostOp::Sigmoid:
+    return 1 / (1 + std::exp(-v));
+  case PostOp::Tanh:
+    return std::tanh(v);
+  case PostOp::HardSwish:
+    return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
+  case PostOp::Sum:
+    return v + sum;
+  }
+  return v;
+}
+
+struct Case {
+  int64_t m, k, n;
+  double ratio;
+};
+
+/// Reference y (M x N) in double from x (M x K) and w (N x K).
+std::vector<double> reference(const std::vector<float> &x,
+                              const std::vector<float> &w,
+                              const std::vector<float> &b,
+                              const std::vector<float> &sum,
+                              const std::vector<PostOp> &postOps, int64_t m,
+                              int64_t k, int64_t n) {
+  std::vector<double> y(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = b.empty() ? 0 : b[j];
+      for (int64_t c = 0; c < k; ++c)
+        acc += double(x[i * k + c]) * w[j * k + c];
+      for (PostOp p : postOps)
+        acc = post(p, acc, sum.empty() ? 0 : sum[i * n + j]);
+      y[i * n + j] = acc;
+    }
+  return y;
+}
+
+template <typename T>
+std::vector<T> transpose(const std::vector<T> &a, int64_t rows, int64_t cols) {
+  std::vector<T> t(a.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[j * rows + i] = a[i * cols + j];
+  return t;
+}
+
+const Case kCases[] = {
+    {1, 4, 1, 0.0},     {3, 12, 5, 0.5},    {17, 36, 67, 0.8},
+    {64, 64, 64, 0.9},  {65, 40, 130, 0.8}, {130, 68, 33, 1.0},
+    {128, 768, 96, 0.8}, {33, 1028, 70, 0.8}, // several K-slabs
+    {5, 10, 7, 0.5}, // K not a multiple of 4
+};
+
+class SparseF32 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+protected:
+  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
+  void TearDown() override { setSparsePortable(false); }
+};
+
+TEST_P(SparseF32, MatchesDense) {
+  int layoutBits = std::get<1>(GetParam());
+  SparseLayout layout{(layoutBits & 1) != 0, (layoutBits & 2) != 0};
+  const std::vector<std::vector<PostOp>> postOpSets = {
+      {},
+      {PostOp::GeluErf},
+      {PostOp::Sum},
+      {PostOp::Relu, PostOp::Sum, PostOp::Tanh},
+      {PostOp::Sigmoid, PostOp::HardSwish, PostOp::GeluTanh}};
+  unsigned seed = 1;
+  for (const Case &tc : kCases)
+    for (const auto &postOps : postOpSets) {
+      SCOPED_TRACE(::testing::Message()
+                   << "m=" << tc.m << " k=" << tc.k << " n=" << tc.n
+                   << " ratio=" << tc.ratio << " postops=" << postOps.size());
+      ++seed;
+      auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
+      auto x = randomVector(tc.m * tc.k, seed + 1);
+      auto b = randomVector(tc.n, seed + 2);
+      bool hasSum = std::count(postOps.begin(), postOps.end(), PostOp::Sum);
+      std::vector<float> sum = hasSum ? randomVector(tc.m * tc.n, seed + 3)
+                                      : std::vector<float>();
+      auto want = reference(x, w, b, sum, postOps, tc.m, tc.k, tc.n);
+      Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::F32));
+      SparseInnerProduct ip(tc.m, blob.ptr, b.data(), postOps, layout);
+      EXPECT_EQ(ip.implementation(),
+                "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::F32) + ":f32");
+      EXPECT_EQ(sparseIsa(sp::ValueType::F32) == "portable",
+                std::get<0>(GetParam()) ||
+                    !__builtin_cpu_supports("avx512f"));
+      std::vector<float> xin =
+          layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
+      // The sum aliases the output, in the output's layout.
+      std::vector<float> y =
+          hasSum ? (layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum)
+                 : std::vector<float>(tc.m * tc.n, 0.0f);
+      ip.run(xin.data(), y.data(), hasSum ? y.data() : nullptr);
+      if (layout.transposedOutput)
+        y = transpose(y, tc.n, tc.m);
+      double worst = 0;
+      for (size_t i = 0; i < y.size(); ++i)
+        worst = std::max(worst, std::fabs(y[i] - want[i]) /
+                                    (1.0 + std::fabs(want[i])));
+      EXPECT_LT(worst, 2e-5);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, SparseF32,
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
+             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
+             (std::get<1>(info.param) & 2 ? "T" : "N");
+    });
+
+class SparseS8 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+protected:
+  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
+  void TearDown() override { setSparsePortable(false); }
+};
+
+/// Exact in integers: the reference dequantizes the same s8 weights and u8
+/// activations, so only the f32 epilogue rounds.
+TEST_P(SparseS8, MatchesIntegerReference) {
+  int layoutBits = std::get<1>(GetParam());
+  SparseLayout layout{(layoutBits & 1) != 0, (layoutBits & 2) != 0};
+  unsigned seed = 100;
+  for (const Case &tc : kCases) {
+    if (tc.k % 4)
+      continue;
+    SCOPED_TRACE(::testing::Message() << "m=" << tc.m << " k=" << tc.k
+                                      << " n=" << tc.n << " r=" << tc.ratio);
+    ++seed;
+    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
+    auto raw = packed(w, tc.n, tc.k, sp::ValueType::S8);
+    Aligned blob(raw);
+    sp::Header h;
+    std::memcpy(&h, raw.data(), sizeof(h));
+    // Decode the quantized weights back to N x K.
+    std::vector<float> wq(tc.n * tc.k, 0.0f);
+    auto *rowStart = reinterpret_cast<const int32_t *>(raw.data() + h.rowStartOffset);
+    auto *cols = reinterpret_cast<const int32_t *>(raw.data() + h.colsOffset);
+    auto *vals = reinterpret_cast<const int8_t *>(raw.data() + h.valuesOffset);
+    auto *scale = reinterpret_cast<const float *>(raw.data() + h.scaleOffset);
+    auto *rowIndex =
+        reinterpret_cast<const int32_t *>(raw.data() + h.rowIndexOffset);
+    for (int64_t i = 0; i < h.slabs() * tc.n; ++i) {
+      int64_t r = rowIndex[i];
+      for (int32_t bl = rowStart[i]; bl < rowStart[i + 1]; ++bl)
+        for (int j = 0; j < 4; ++j)
+          wq[r * tc.k + cols[bl] + j] = vals[4 * bl + j] * scale[r];
+    }
+    // The quantized weights stay within half a step of the originals.
+    for (int64_t r = 0; r < tc.n; ++r)
+      for (int64_t c = 0; c < tc.k; ++c)
+        ASSERT_LE(std::fabs(wq[r * tc.k + c] - w[r * tc.k + c]),
+                  0.5001 * scale[r]);
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> xq(tc.m * tc.k);
+    for (auto &v : xq)
+      v = static_cast<uint8_t>(rng() & 0xff);
+    const float xScale = 0.02f;
+    const int32_t xZero = 128;
+    std::vector<float> xd(xq.size());
+    for (size_t i = 0; i < xq.size(); ++i)
+      xd[i] = xScale * (int32_t(xq[i]) - xZero);
+    auto b = randomVector(tc.n, seed + 2);
+    auto sum = randomVector(tc.m * tc.n, seed + 3);
+    std::vector<PostOp> postOps = {PostOp::Sum, PostOp::Relu};
+    auto want = reference(xd, wq, b, sum, postOps, tc.m, tc.k, tc.n);
+
+    SparseInnerProductS8 ip(tc.m, blob.ptr, b.data(), postOps, layout);
+    EXPECT_EQ(ip.implementation(),
+              "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::S8) + ":s8");
+    EXPECT_EQ(sparseIsa(sp::ValueType::S8) == "portable",
+              std::get<0>(GetParam()) ||
+                  !__builtin_cpu_supports("avx512vnni"));
+    std::vector<uint8_t> xin = xq;
+    if (layout.transposedInput) {
+      // K/4 rows of M dwords: four consecutive k of a token per dword.
+      std::vector<uint32_t> d(tc.m * tc.k / 4);
+      std::memcpy(d.data(), xq.data(), xq.size());
+      d = transpose(d, tc.m, tc.k / 4);
+      std::memcpy(xin.data(), d.data(), xin.size());
+    }
+    std::vector<float> y =
+        layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
+    ip.run(xin.data(), xScale, xZero, y.data(), y.data());
+    if (layout.transposedOutput)
+      y = transpose(y, tc.n, tc.m);
+    double worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst,
+                       std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, SparseS8,
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
+             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
+             (std::get<1>(info.param) & 2 ? "T" : "N");
+    });
+
+TEST(SparseFormat, MeasureAndBlockShapes) {
+  // 2 x 8: row 0 has blocks [nz, 0], row 1 [0, 0] -> 3 of 4 1x4 blocks zero.
+  std::vector<float> w = {1, 0, 0, 0, 0, 0, 0, 0, //
+                          0, 0, 0, 0, 0, 0, 0, 0};
+  auto s = sp::measure(w.data(), 2, 8, {1, 4});
+  EXPECT_EQ(s.blocks, 4);
+  EXPECT_EQ(s.zeroBlocks, 3);
+  EXPECT_DOUBLE_EQ(s.ratio(), 0.75);
+  // 2x4 blocks: the first (rows 0-1, cols 0-3) holds the 1.
+  s = sp::measure(w.data(), 2, 8, {2, 4});
+  EXPECT_EQ(s.blocks, 2);
+  EXPECT_EQ(s.zeroBlocks, 1);
+  // Edge blocks are partial: 2 x 6 in 1x4 -> 2 blocks per row.
+  s = sp::measure(w.data(), 2, 6, {1, 4});
+  EXPECT_EQ(s.blocks, 4);
+  sp::BlockShape b;
+  EXPECT_TRUE(sp::parseBlockShape("1x4", b));
+  EXPECT_EQ(b.rows, 1);
+  EXPECT_EQ(b.cols, 4);
+  EXPECT_TRUE(sp::parseBlockShape("4x16", b));
+  EXPECT_EQ(b.str(), "4x16");
+  for (const char *bad : {"", "x4", "1x", "0x4", "1x-4", "1x4x2", "ax4",
+                          "1 x4", "9999999x1"})
+    EXPECT_FALSE(sp::parseBlockShape(bad, b)) << bad;
+}
+
+TEST(SparseFormat, ValidateRejectsCorruption) {
+  auto w = prunedWeights(8, 16, 0.5, 3);
+  auto blob = packed(w, 8, 16, sp::ValueType::F32);
+  EXPECT_EQ(sp::validate(blob.data(), blob.size()), "");
+  EXPECT_NE(sp::validate(blob.data(), blob.size() - 1), "");
+  EXPECT_NE(sp::validate(blob.data(), 10), "");
+  auto bad = blob;
+  bad[0] = 'X';
+  EXPECT_NE(sp::validate(bad.data(), bad.size()), "");
+  sp::Header h;
+  std::memcpy(&h, blob.data(), sizeof(h));
+  if (h.nnz > 0) {
+    bad = blob;
+    int32_t col = 16; // out of range
+    std::memcpy(bad.data() + h.colsOffset, &col, 4);
+    EXPECT_NE(sp::validate(bad.data(), bad.size()).find("out of range"),
+              std::string::npos);
+    bad = blob;
+    int32_t start = h.nnz + 1;
+    std::memcpy(bad.data() + h.rowStartOffset + 4, &start, 4);
+    EXPECT_NE(sp::validate(bad.data(), bad.size()), "");
+  }
+}
+
+TEST(SparseFormat, Bf16RoundsToNearestEven) {
+  EXPECT_EQ(sp::toBf16(1.0f), 0x3f80);
+  EXPECT_EQ(sp::fromBf16(0x3f80), 1.0f);
+  // 1 + 2^-8 is halfway between bf16 1.0 and 1.0078125: ties to even (1.0).
+  EXPECT_EQ(sp::toBf16(1.00390625f), 0x3f80);
+  EXPECT_EQ(sp::toBf16(1.01171875f), 0x3f82); // 1 + 3*2^-8 -> up to even
+  EXPECT_TRUE(std::isnan(sp::fromBf16(sp::toBf16(NAN))));
+}
+} // namespace
