@@ -13,7 +13,8 @@ import sys
 OPSCOPE_KEYS = {"schema_version", "model", "machine", "run", "labels",
                 "probe_cost_ns", "dropped_events", "probes"}
 PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs", "outputs",
-              "weight_shape", "weight_sparsity", "sparse_support", "flops", "bytes",
+              "weight_shape", "weight_sparsity", "block_sparsity", "sparse_block",
+              "sparse_support", "flops", "bytes",
               "kernel"}
 
 

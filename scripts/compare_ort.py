@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHECK_MODELS = [
     "bert-mini-opset14:input_ids=2x64,attention_mask=2x64",
     "bert-mini-opset17-sparse:input_ids=1x128,attention_mask=1x128",
+    "distilbert-opset14-sparse:input_ids=1x128,attention_mask=1x128",
     "distilbert-opset14:input_ids=1x128,attention_mask=1x128",
     "distilbert-opset17:input_ids=2x32,attention_mask=2x32",
     "mlp-opset14:input=8x784",
@@ -68,7 +69,13 @@ def prepare(args, spec):
     model = onnx.load(onnx_path, load_external_data=False)
     outputs = [o.name for o in model.graph.output]
     libs = {}
-    for variant, flags in (("fused", []), ("unfused", ["--no-fuse"])):
+    variants = [("fused", []), ("unfused", ["--no-fuse"])]
+    if name.endswith("-sparse"):
+        # Pruned models: "fused" runs the block-sparse kernels (--sparse
+        # auto) with transposed chains; "dense" the same fusion on oneDNN,
+        # "rows" the sparse kernels without transposed chains.
+        variants += [("dense", ["--sparse=never"]), ("rows", ["--no-sparse-chains"])]
+    for variant, flags in variants:
         lib = os.path.join(work, variant + ".so")
         cmd = [args.compile, onnx_path, "-o", lib] + flags
         for s in shapes:
@@ -107,8 +114,11 @@ def check(args, specs):
         ref = os.path.join(work, "ort")
         ort(args, onnx_path, inputs, ref, 0, 0)
         fused_out = os.path.join(work, "fused-out")
-        for variant, against, ref_dir in (("fused", "ort", ref), ("unfused", "ort", ref),
-                                          ("unfused", "fused", fused_out)):
+        comparisons = [("fused", "ort", ref), ("unfused", "ort", ref),
+                       ("unfused", "fused", fused_out)]
+        if "dense" in libs:
+            comparisons += [("dense", "fused", fused_out), ("rows", "fused", fused_out)]
+        for variant, against, ref_dir in comparisons:
             extra = ["-q", "--rtol", str(args.rtol), "--atol", str(args.atol)]
             if variant == "fused":
                 extra += ["--output-dir", fused_out]

@@ -256,6 +256,13 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     } else {
       pm.nest<func::FuncOp>().addPass(osc::createOscFoldConstants());
     }
+    // Block-sparse kernels and the transposed layout along their chains.
+    osc::OscSparseLayoutOptions so;
+    so.mode = opts.sparse;
+    so.threshold = opts.sparseThreshold;
+    so.transposeChains = !opts.noSparseChains;
+    so.report = !opts.printFusion.empty() && opts.printFusion == "table";
+    pm.nest<func::FuncOp>().addPass(osc::createOscSparseLayout(so));
     if (failed(pm.run(*module))) {
       error = "optimisation failed";
       return false;

@@ -67,6 +67,17 @@ int main(int argc, char **argv) {
                      ->expected(0, 1)
                      ->default_str("table")
                      ->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--sparse", opts.sparse,
+                 "block-sparse kernels: auto (weights whose 1x4 block "
+                 "sparsity reaches --sparse-threshold), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--sparse-threshold", opts.sparseThreshold,
+                 "block sparsity from which --sparse=auto runs a weight "
+                 "sparse (default 0.7)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_flag("--no-sparse-chains", opts.noSparseChains,
+               "do not keep activations transposed between chained sparse "
+               "ops (for A/B comparisons)");
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", opts.timing, "print the time of each phase");
   // Options with an optional value take it only after '=': a bare

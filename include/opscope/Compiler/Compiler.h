@@ -32,6 +32,9 @@ struct CompileOptions {
   std::optional<std::string> profile = std::string();
   std::string probeTypes;     ///< comma-separated kinds to probe (""=all)
   std::string printFusion;    ///< "", "table" or "json": print the report
+  std::string sparse = "auto"; ///< osc-sparse-layout mode: auto|always|never
+  double sparseThreshold = 0.7; ///< block sparsity from which auto goes sparse
+  bool noSparseChains = false; ///< keep every sparse op row-major
   bool timing = false;        ///< per-phase timing to stderr
 };
 

@@ -35,6 +35,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
     registerDenseKernels(r);
+    registerSparseKernels(r);
     registerNormalizationKernels(r);
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);

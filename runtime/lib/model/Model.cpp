@@ -229,6 +229,13 @@ void Model::Impl::parsePlan(const char *text) {
                               ? -1.0
                               : sparsity->get<double>();
     info.sparseSupport = p.value("sparse_support", false);
+    auto blocks = p.find("block_sparsity");
+    info.blockSparsity = blocks == p.end() || blocks->is_null()
+                             ? -1.0
+                             : blocks->get<double>();
+    auto block = p.find("sparse_block");
+    if (block != p.end() && block->is_string())
+      info.sparseBlock = block->get<std::string>();
     info.flops = p.value("flops", 0.0);
     info.bytes = p.value("bytes", 0.0);
     probes.push_back(std::move(info));

@@ -250,6 +250,10 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
           {"weight_shape", p.weightShape.empty() ? json(nullptr) : json(p.weightShape)},
           {"weight_sparsity",
            p.weightSparsity < 0 ? json(nullptr) : json(p.weightSparsity)},
+          {"block_sparsity",
+           p.blockSparsity < 0 ? json(nullptr) : json(p.blockSparsity)},
+          {"sparse_block",
+           p.sparseBlock.empty() ? json(nullptr) : json(p.sparseBlock)},
           {"sparse_support", p.sparseSupport},
           {"flops", p.flops},
           {"bytes", p.bytes},
@@ -307,7 +311,8 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
   atomicWrite(path, [&](std::ostream &os) {
     os << "operator_type,post_op,operator_name,input_tensor_names,"
           "input_shapes,input_dtypes,output_tensor_names,output_shapes,"
-          "output_dtypes,weight_shape,weight_sparse_ratio,sparse_support,"
+          "output_dtypes,weight_shape,weight_sparse_ratio,"
+          "weight_block_sparse_ratio,sparse_block,sparse_support,"
           "kernel,count,latency_mean_ms,latency_p50_ms,latency_p99_ms,"
           "gflops_per_s\n";
     for (const ProbeInfo &p : d.model->probes()) {
@@ -328,6 +333,8 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
          << joined(p.outputs, shape) << ',' << joined(p.outputs, dtype) << ','
          << shapeText(p.weightShape) << ','
          << (p.weightSparsity < 0 ? "" : number(p.weightSparsity)) << ','
+         << (p.blockSparsity < 0 ? "" : number(p.blockSparsity)) << ','
+         << p.sparseBlock << ','
          << (p.sparseSupport ? "true" : "false") << ','
          << csvField(kernelOf(d, p)) << ',' << s.count << ','
          << number(s.mean) << ',' << number(s.p50) << ',' << number(s.p99)
@@ -407,8 +414,8 @@ void opscope::printProbeTable(std::ostream &os, const Model &model) {
     return;
   }
   os << "id\ttype\tpost_ops\tname\tsource_nodes\tinputs\toutputs\t"
-        "weight_shape\tweight_sparsity\tsparse_support\tflops\tbytes\t"
-        "kernel\n";
+        "weight_shape\tweight_sparsity\tblock_sparsity\tsparse_support\t"
+        "flops\tbytes\tkernel\n";
   auto tensors = [](const std::vector<TensorInfo> &ts) {
     std::string s;
     for (const TensorInfo &t : ts)
@@ -428,6 +435,10 @@ void opscope::printProbeTable(std::ostream &os, const Model &model) {
        << '\t' << tensors(p.outputs) << '\t' << wshape << '\t'
        << (p.weightSparsity < 0 ? std::string("")
                                 : std::to_string(p.weightSparsity))
+       << '\t'
+       << (p.blockSparsity < 0 ? std::string("")
+                               : std::to_string(p.blockSparsity) + " (" +
+                                     p.sparseBlock + ")")
        << '\t' << (p.sparseSupport ? "yes" : "no") << '\t'
        << static_cast<int64_t>(p.flops) << '\t'
        << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\n';

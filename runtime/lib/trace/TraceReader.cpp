@@ -72,7 +72,8 @@ ProbeInfo probeOf(const json &j, size_t index) {
   requireKnownKeys(j,
                    {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                     "outputs", "weight_shape", "weight_sparsity",
-                    "sparse_support", "flops", "bytes", "kernel"},
+                    "block_sparsity", "sparse_block", "sparse_support",
+                    "flops", "bytes", "kernel"},
                    where);
   ProbeInfo p;
   p.id = get<int64_t>(j, "id", where);
@@ -87,6 +88,9 @@ ProbeInfo probeOf(const json &j, size_t index) {
   if (j.contains("weight_shape") && !j["weight_shape"].is_null())
     p.weightShape = shapeOf(j["weight_shape"], where);
   p.weightSparsity = optionalNumber(j, "weight_sparsity");
+  p.blockSparsity = optionalNumber(j, "block_sparsity");
+  if (j.contains("sparse_block") && j["sparse_block"].is_string())
+    p.sparseBlock = j["sparse_block"].get<std::string>();
   p.sparseSupport = j.value("sparse_support", false);
   p.flops = optionalNumber(j, "flops");
   p.bytes = optionalNumber(j, "bytes");

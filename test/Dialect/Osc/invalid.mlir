@@ -1135,3 +1135,59 @@ func.func @resource_size() {
     }
   }
 #-}
+
+// -----
+
+func.func @sparse_packed_type(%x: tensor<4x8xf32>, %p: tensor<64xf32>) {
+  // expected-error @+1 {{packed weight must be a 1-D i8 tensor, got 'tensor<64xf32>'}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x8xf32>, tensor<64xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_k(%x: tensor<4x7xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{input must be [..., K] with K=8, got shape 4x7}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x7xf32>, tensor<64xi8>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_transposed_input(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{transposed input must be K x M with K=8, got shape 4x8}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>, transposed_input} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_transposed_output(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{transposed result must be N x M with N=2, got shape 4x2}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>, transposed_output} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_tokens(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{input 4x8 and result 3x2 do not have the same number of tokens}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_ratio(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{sparsities must be fractions in [0, 1]}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 1.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 2 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_blocks(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
+  // expected-error @+1 {{nonzero_blocks 5 out of range for 2x8}}
+  %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 5 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<4x2xf32>
+  return
+}

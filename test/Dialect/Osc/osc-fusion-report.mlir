@@ -5,9 +5,11 @@
 // FLOPs: the fc is 2*2*4*8 + 2*8 (bias) + 2*8 (relu post-op) = 160; bytes
 // are every operand and result (x 32 + w 128 + b 32 + y 64 = 256). Half of
 // the weight is zero.
-// CHECK:id  type           post_ops  inputs  output  weight  sparsity  flops  bytes  kernel                sources
-// CHECK-NEXT:0   inner_product  relu      2x4     2x8     8x4     0.500     160    256    onednn:inner_product  3: fc/MatMul, fc/Add, act/Relu
-// CHECK-NEXT:1   softmax        -         2x8     2x8     -       -         80     128    opscope:softmax       1: probs
+// The zeros are not in 1x4 blocks (blocks1x4 0.000): a sparse kernel exists
+// (inner_product) but osc-sparse-layout did not run, so it is dense.
+// CHECK:id  type           post_ops  inputs  output  weight  sparsity  blocks1x4  sparse  flops  bytes  kernel                sources
+// CHECK-NEXT:0   inner_product  relu      2x4     2x8     8x4     0.500     0.000      no      160    256    onednn:inner_product  3: fc/MatMul, fc/Add, act/Relu
+// CHECK-NEXT:1   softmax        -         2x8     2x8     -       -         -          -       80     128    opscope:softmax       1: probs
 // The JSON uses the probe table's vocabulary (docs/profiling.md): type,
 // tensors as {name, dtype, shape: [ints]}, weight_shape as ints, and ids
 // that are the probe ids of a default compile.
@@ -31,7 +33,9 @@
 // JSON-NEXT:   "fc/Add",
 // JSON-NEXT:   "act/Relu"
 // JSON-NEXT: ],
-// JSON-NEXT: "sparse_support": false,
+// JSON-NEXT: "sparse_block": "1x4",
+// JSON-NEXT: "sparse_kernel": false,
+// JSON-NEXT: "sparse_support": true,
 // JSON-NEXT: "type": "inner_product",
 // JSON-NEXT: "weight_shape": [
 // JSON-NEXT:   8,

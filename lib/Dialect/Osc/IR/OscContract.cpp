@@ -96,6 +96,30 @@ int InnerProductOp::getInPlaceOperand() {
   return -1;
 }
 
+SmallVector<Value> SparseInnerProductOp::getRuntimeOperands() {
+  return {getInput(), getPacked(), getBias(), getSumInput()};
+}
+Value SparseInnerProductOp::getWeightOperand() { return getPacked(); }
+/// What the kernel executes: 4 multiply-adds per non-zero block and token.
+std::optional<double> SparseInnerProductOp::getFlops() {
+  double out = outputElements(*this);
+  double tokens = out / getWeightShape()[0];
+  return 2.0 * 4.0 * getNonzeroBlocks() * tokens +
+         out * (getBias() ? 1 : 0) + out * getPostOps().size();
+}
+double SparseInnerProductOp::getBytesMoved() {
+  return operandAndResultBytes(*this);
+}
+int SparseInnerProductOp::getInPlaceOperand() {
+  Value sum = getSumInput();
+  if (!sum || !sameBuffer(*this, sum))
+    return -1;
+  for (auto [i, v] : llvm::enumerate(getOperation()->getOperands()))
+    if (v == sum)
+      return static_cast<int>(i);
+  return -1;
+}
+
 SmallVector<Value> ConvOp::getRuntimeOperands() {
   return {getInput(), getWeight(), getBias(), getSumInput()};
 }

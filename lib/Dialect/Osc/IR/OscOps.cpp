@@ -264,6 +264,54 @@ LogicalResult InnerProductOp::verify() {
   return verifyPostOps(*this, getPostOps(), getSumInput(), getOutput());
 }
 
+LogicalResult SparseInnerProductOp::verify() {
+  ArrayRef<int64_t> w = getWeightShape();
+  if (w.size() != 2 || w[0] <= 0 || w[1] <= 0)
+    return emitOpError("weight_shape must be N x K, got ") << formatShape(w);
+  auto packed = tensorType(getPacked());
+  if (packed.getRank() != 1 || !packed.getElementType().isInteger(8))
+    return emitOpError("packed weight must be a 1-D i8 tensor, got ")
+           << packed;
+  int64_t n = w[0], k = w[1];
+  auto in = tensorType(getInput()).getShape();
+  auto out = tensorType(getOutput()).getShape();
+  int64_t inElems = tensorType(getInput()).getNumElements();
+  int64_t outElems = tensorType(getOutput()).getNumElements();
+  if (getTransposedInput()) {
+    if (in.size() != 2 || in[0] != k)
+      return emitOpError("transposed input must be K x M with K=")
+             << k << ", got shape " << formatShape(in);
+  } else if (in.size() < 2 || in.back() != k) {
+    return emitOpError("input must be [..., K] with K=")
+           << k << ", got shape " << formatShape(in);
+  }
+  if (getTransposedOutput()) {
+    if (out.size() != 2 || out[0] != n)
+      return emitOpError("transposed result must be N x M with N=")
+             << n << ", got shape " << formatShape(out);
+  } else if (out.size() < 2 || out.back() != n) {
+    return emitOpError("result must be [..., N] with N=")
+           << n << ", got shape " << formatShape(out);
+  }
+  if (inElems / k != outElems / n)
+    return emitOpError("input ")
+           << formatShape(in) << " and result " << formatShape(out)
+           << " do not have the same number of tokens";
+  if (getBlockSparsity().convertToDouble() < 0 ||
+      getBlockSparsity().convertToDouble() > 1 ||
+      getWeightSparsity().convertToDouble() < 0 ||
+      getWeightSparsity().convertToDouble() > 1)
+    return emitOpError("sparsities must be fractions in [0, 1]");
+  if (getNonzeroBlocks() < 0 || getNonzeroBlocks() > n * ((k + 3) / 4))
+    return emitOpError("nonzero_blocks ")
+           << getNonzeroBlocks() << " out of range for " << formatShape(w);
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "result")) ||
+      failed(verifyBias(*this, getBias(), n, getInput())))
+    return failure();
+  return verifyPostOps(*this, getPostOps(), getSumInput(), getOutput());
+}
+
 //===----------------------------------------------------------------------===//
 // ConvOp / ConvTransposeOp
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
+
+#include "opscope/runtime/sparse_format.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 
 #include "mlir/IR/AsmState.h"
@@ -229,7 +231,34 @@ llvm::json::Object osc::opFacts(Operation *op) {
   std::vector<std::string> src = sourceNodes(op->getLoc());
   for (auto &s : src)
     sources.push_back(s);
-  std::optional<double> sparsity = weight ? zeroFraction(weight) : std::nullopt;
+  // Sparsity: element zeros and all-zero 1x4 blocks of the weight, and
+  // whether a sparse kernel exists for the op (docs/sparsity.md).
+  std::optional<double> sparsity, blockSparsity;
+  llvm::json::Array weightShape =
+      weight ? shapeJson(weight.getType()) : llvm::json::Array();
+  bool sparseSupport = false, sparseKernel = false;
+  if (auto s = dyn_cast<SparseInnerProductOp>(op)) {
+    sparsity = s.getWeightSparsity().convertToDouble();
+    blockSparsity = s.getBlockSparsity().convertToDouble();
+    weightShape = llvm::json::Array(s.getWeightShape());
+    sparseSupport = sparseKernel = true;
+  } else if (weight) {
+    sparsity = zeroFraction(weight);
+    if (auto ip = dyn_cast<InnerProductOp>(op)) {
+      auto values = readF32Constant(weight);
+      auto wt = cast<RankedTensorType>(weight.getType());
+      if (values && !values->empty()) {
+        sparseSupport = wt.getElementType().isF32();
+        blockSparsity = rt::sparse::measure(values->data(), wt.getDimSize(0),
+                                            wt.getDimSize(1),
+                                            {1, rt::sparse::kBlockCols})
+                            .ratio();
+      }
+    }
+  }
+  auto optional = [](std::optional<double> v) {
+    return v ? llvm::json::Value(*v) : llvm::json::Value(nullptr);
+  };
   return llvm::json::Object{
       {"name", src.empty() ? kindOf(op) : src.front()},
       {"type", kindOf(op)},
@@ -237,10 +266,13 @@ llvm::json::Object osc::opFacts(Operation *op) {
       {"source_nodes", std::move(sources)},
       {"inputs", std::move(inputs)},
       {"outputs", std::move(outputs)},
-      {"weight_shape", weight ? shapeJson(weight.getType()) : llvm::json::Array()},
-      {"weight_sparsity",
-       sparsity ? llvm::json::Value(*sparsity) : llvm::json::Value(nullptr)},
-      {"sparse_support", false},
+      {"weight_shape", std::move(weightShape)},
+      {"weight_sparsity", optional(sparsity)},
+      {"block_sparsity", optional(blockSparsity)},
+      {"sparse_block", sparseSupport ? llvm::json::Value("1x4")
+                                     : llvm::json::Value(nullptr)},
+      {"sparse_support", sparseSupport},
+      {"sparse_kernel", sparseKernel},
       {"flops", cost.flops ? *cost.flops : 0.0},
       {"bytes", cost.bytes},
       {"kernel", kernelFor(op)}};

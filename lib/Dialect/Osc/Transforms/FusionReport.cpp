@@ -89,27 +89,38 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
       std::string weightShape;
       for (const llvm::json::Value &d : *row.getArray("weight_shape"))
         weightShape += (weightShape.empty() ? "" : "x") + std::to_string(*d.getAsInteger());
-      char flops[32], bytes[32], sp[32] = "-";
+      char flops[32], bytes[32], sp[32] = "-", blocks[32] = "-";
       std::snprintf(flops, sizeof flops, "%.0f", *row.getNumber("flops"));
       std::snprintf(bytes, sizeof bytes, "%.0f", *row.getNumber("bytes"));
+      // Zero elements, and all-zero 1x4 blocks where a sparse kernel exists.
       if (auto s = row.getNumber("weight_sparsity"))
         std::snprintf(sp, sizeof sp, "%.3f", *s);
+      if (auto s = row.getNumber("block_sparsity"))
+        std::snprintf(blocks, sizeof blocks, "%.3f", *s);
+      std::string sparse = "-";
+      if (*row.getBoolean("sparse_kernel"))
+        sparse = "yes";
+      else if (*row.getBoolean("sparse_support"))
+        sparse = "no";
       table.push_back({probeId ? std::to_string(*probeId) : "-",
                        row.getString("type")->str(),
                        postText.empty() ? "-" : postText,
                        shapes(row.getArray("inputs")),
                        shapes(row.getArray("outputs")),
-                       weightShape.empty() ? "-" : weightShape, sp, flops,
-                       bytes, row.getString("kernel")->str(), srcText});
+                       weightShape.empty() ? "-" : weightShape, sp, blocks,
+                       sparse,
+                       flops, bytes, row.getString("kernel")->str(),
+                       srcText});
       rows.push_back(std::move(row));
     });
     if (format == "json") {
       llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(rows))) << "\n";
       return;
     }
-    std::vector<std::string> header = {"id",     "type",   "post_ops", "inputs",
-                                       "output", "weight", "sparsity", "flops",
-                                       "bytes",  "kernel", "sources"};
+    std::vector<std::string> header = {
+        "id",       "type",        "post_ops", "inputs", "output",
+        "weight",   "sparsity",    "blocks1x4", "sparse", "flops",
+        "bytes",    "kernel",      "sources"};
     std::vector<size_t> width(header.size());
     for (size_t i = 0; i < header.size(); ++i) {
       width[i] = header[i].size();

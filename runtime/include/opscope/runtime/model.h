@@ -55,6 +55,10 @@ struct ProbeInfo {
   std::vector<TensorInfo> inputs, outputs;
   rt::Shape weightShape;
   double weightSparsity = -1; ///< < 0 when the op has no constant weight
+  /// Fraction of all-zero blocks of `sparseBlock` (e.g. "1x4") in the
+  /// weight; < 0 when no sparse kernel exists for the op.
+  double blockSparsity = -1;
+  std::string sparseBlock;
   bool sparseSupport = false;
   double flops = 0, bytes = 0;
 };

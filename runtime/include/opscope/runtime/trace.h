@@ -38,6 +38,8 @@ struct ProbeInfo {
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int64_t> weightShape;
   std::optional<double> weightSparsity;
+  std::optional<double> blockSparsity; ///< all-zero sparseBlock blocks
+  std::string sparseBlock;             ///< e.g. "1x4", empty when none
   bool sparseSupport = false;
   std::optional<double> flops;
   std::optional<double> bytes;

@@ -118,6 +118,51 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
   let hasVerifier = 1;
 }
 
+def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
+    "SparseInnerProduct", [Pure, AttrSizedOperandSegments],
+    ["getRuntimeOperands", "getWeightOperand", "getFlops", "getBytesMoved",
+     "getInPlaceOperand"]> {
+  let summary = "inner product with a block-sparse packed weight";
+  let description = [{
+    `osc.inner_product` whose `N x K` weight (`weight_shape`) is packed in
+    1x4 blocks (runtime/include/opscope/runtime/sparse_format.h): `packed`
+    is the blob, a constant 1-D `i8` tensor written to `.weights` as is.
+    `osc-sparse-layout` creates it from inner products whose weight is
+    sparse enough, recording the weight's `block_sparsity` (fraction of
+    all-zero 1x4 blocks), `weight_sparsity` (fraction of zero elements) and
+    `nonzero_blocks`.
+
+    The activations may be transposed: with `transposed_input` the input is
+    `K x M` instead of `[..., K]`; with `transposed_output` the result (and
+    the `sum` post-op's input) is `N x M` instead of `[..., N]`. The pass
+    keeps chains of sparse inner products in that layout (Y^T = W X^T); the
+    kernels transpose their tiles at a chain's ends.
+
+    ```mlir
+    %y = osc.sparse_inner_product %x, %packed bias(%b) post_ops [gelu_erf]
+        {weight_shape = array<i64: 3072, 768>, block_sparsity = 0.8,
+         weight_sparsity = 0.8, nonzero_blocks = 117964 : i64,
+         transposed_output}
+        : (tensor<1x128x768xf32>, tensor<1492352xi8>, tensor<3072xf32>)
+        -> tensor<3072x128xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$packed,
+                       Optional<Osc_FloatTensor>:$bias,
+                       Optional<Osc_FloatTensor>:$sum_input,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
+                       DenseI64ArrayAttr:$weight_shape,
+                       F64Attr:$block_sparsity, F64Attr:$weight_sparsity,
+                       I64Attr:$nonzero_blocks,
+                       UnitAttr:$transposed_input, UnitAttr:$transposed_output);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $packed (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     ["getRuntimeOperands", "getWeightOperand", "getFlops"]> {
   let summary = "N-d convolution (NCHW) with bias and post-ops";

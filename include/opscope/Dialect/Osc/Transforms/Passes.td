@@ -91,6 +91,52 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
+  let summary = "Block-sparse kernels for sparse weights, transposed activations along chains";
+  let description = [{
+    Measures every inner product's constant weight in 1x4 blocks (four
+    consecutive input features of one output) and, for those chosen by
+    `mode`, packs the weight (runtime/include/opscope/runtime/sparse_format.h)
+    and replaces the op by `osc.sparse_inner_product`:
+    * `mode=auto` (default): weights with a block sparsity of at least
+      `threshold` (0.7). The kernel tuning database, when it exists, will
+      decide instead; until then the threshold does.
+    * `mode=always`: every inner product with a constant f32 weight.
+    * `mode=never`: none (the pass only measures).
+
+    With `transpose-chains` (default), a sparse inner product whose only user
+    reads it as the input of another sparse inner product hands its result
+    over transposed (`N x M`): the chain computes Y^T = W X^T (Intel's
+    "transposed IR"), so the sparse weight is always the streaming operand,
+    and the activations are transposed only where the chain meets a dense
+    consumer. Those boundary transposes happen inside the sparse kernels'
+    tile packing and epilogue, so the pass inserts no reorder ops. A producer
+    with a residual `sum` post-op ends its chain (the residual is row-major).
+    `report` prints one line: ops made sparse, chains, transposed links and
+    reorders inserted.
+    ```mlir
+    %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] : ... -> tensor<1x128x3072xf32>
+    %y = osc.inner_product %h, %w2 bias(%b2) : ... -> tensor<1x128x768xf32>
+    // becomes, with both weights 80% sparse
+    %h = osc.sparse_inner_product %x, %p1 bias(%b1) post_ops [gelu_erf]
+        {transposed_output, weight_shape = array<i64: 3072, 768>, ...} : ... -> tensor<3072x128xf32>
+    %y = osc.sparse_inner_product %h, %p2 bias(%b2)
+        {transposed_input, weight_shape = array<i64: 768, 3072>, ...} : ... -> tensor<1x128x768xf32>
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"auto\"", "auto, always or never">,
+    Option<"threshold", "threshold", "double", "0.7", "block sparsity from which auto picks the sparse kernel">,
+    Option<"transposeChains", "transpose-chains", "bool", "true", "keep activations transposed between chained sparse ops">,
+    Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
+  ];
+  let statistics = [
+    Statistic<"numSparse", "sparse-ops", "inner products given a sparse kernel">,
+    Statistic<"numLinks", "transposed-links", "producer/consumer pairs kept transposed">
+  ];
+}
+
 def OscFusionReport : Pass<"osc-fusion-report", "::mlir::func::FuncOp"> {
   let summary = "Print the ops after fusion: type, post-ops, sources, shapes, cost, kernel";
   let description = [{

@@ -1,0 +1,166 @@
+//===- SparseLayout.cpp - osc-sparse-layout -------------------------------===//
+//
+// Part of opscope. Detection (1x4 block sparsity of every inner product's
+// weight), the choice of the sparse kernel, packing of the weight into the
+// runtime's block-sparse format at compile time, and the transposed
+// activation layout along chains of sparse ops. The packing code is the
+// runtime's own header (sparse_format.h), so the blob the compiler writes
+// is the blob the kernels read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/IR/OscUtils.h"
+#include "opscope/Dialect/Osc/Transforms/Passes.h"
+
+#include "opscope/runtime/sparse_format.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace opscope::osc {
+#define GEN_PASS_DEF_OSCSPARSELAYOUT
+#include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
+} // namespace opscope::osc
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+namespace sp = opscope::rt::sparse;
+
+namespace {
+/// The blob name for a packed weight: the dense weight's name (the
+/// resource or the tensor name) with a suffix.
+std::string packedName(Value weight) {
+  if (auto c = weight.getDefiningOp<ConstantOp>())
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+      return res.getRawHandle().getKey().str() + ".sparse1x4";
+  return tensorName(weight) + ".sparse1x4";
+}
+
+struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
+  using OscSparseLayoutBase::OscSparseLayoutBase;
+
+  void runOnOperation() override {
+    if (mode != "auto" && mode != "always" && mode != "never") {
+      emitError(getOperation()->getLoc(),
+                "osc-sparse-layout: mode must be auto, always or never, got '")
+          << mode << "'";
+      return signalPassFailure();
+    }
+    if (!(threshold >= 0.0 && threshold <= 1.0)) {
+      emitError(getOperation()->getLoc(),
+                "osc-sparse-layout: threshold must be in [0, 1], got ")
+          << threshold;
+      return signalPassFailure();
+    }
+    SmallVector<InnerProductOp> candidates;
+    getOperation().walk([&](InnerProductOp op) { candidates.push_back(op); });
+    SmallVector<SparseInnerProductOp> sparseOps;
+    for (InnerProductOp op : candidates)
+      if (auto s = makeSparse(op))
+        sparseOps.push_back(s);
+    numSparse = sparseOps.size();
+
+    unsigned links = 0;
+    if (transposeChains)
+      for (SparseInnerProductOp producer : sparseOps)
+        links += linkTransposed(producer);
+    numLinks = links;
+
+    if (report) {
+      // Every chain starts at a sparse op that is not a transposed link's
+      // consumer; its ends transpose inside the kernels.
+      unsigned chains = 0;
+      getOperation().walk([&](SparseInnerProductOp op) {
+        chains += !op.getTransposedInput();
+      });
+      llvm::outs() << "osc-sparse-layout: " << sparseOps.size() << " of "
+                   << candidates.size()
+                   << " inner products sparse (mode " << mode
+                   << ", threshold " << llvm::format("%g", double(threshold))
+                   << "), " << chains
+                   << " chains, " << links
+                   << " links kept transposed, 0 reorder ops inserted ("
+                   << 2 * chains
+                   << " chain-boundary transposes run inside the sparse "
+                      "kernels)\n";
+    }
+  }
+
+  /// Measures `op`'s weight and, if the mode picks it, replaces the op by a
+  /// sparse_inner_product with the packed weight.
+  SparseInnerProductOp makeSparse(InnerProductOp op) {
+    auto wType = cast<RankedTensorType>(op.getWeight().getType());
+    if (!wType.getElementType().isF32() ||
+        !cast<RankedTensorType>(op.getInput().getType())
+             .getElementType()
+             .isF32() ||
+        (op.getBias() && !readF32Constant(op.getBias())))
+      return {};
+    auto values = readF32Constant(op.getWeight());
+    if (!values)
+      return {};
+    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    sp::BlockSparsity bs = sp::measure(values->data(), n, k, {1, sp::kBlockCols});
+    double ratio = bs.ratio();
+    bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
+    if (!pick)
+      return {};
+    int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
+    int64_t nnz = bs.blocks - bs.zeroBlocks;
+    sp::Header h = sp::layout(sp::ValueType::F32, n, k, nnz);
+    std::vector<char> blob(h.totalBytes);
+    sp::pack(values->data(), n, k, sp::ValueType::F32, blob.data());
+
+    OpBuilder b(op);
+    auto blobType = RankedTensorType::get({static_cast<int64_t>(blob.size())},
+                                          b.getIntegerType(8));
+    auto attr = DenseResourceElementsAttr::get(
+        blobType, packedName(op.getWeight()),
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(blob, 64));
+    auto packed = b.create<ConstantOp>(op.getWeight().getLoc(), attr);
+    auto sparse = b.create<SparseInnerProductOp>(
+        op.getLoc(), op.getType(), op.getInput(), packed.getOutput(), op.getBias(),
+        op.getSumInput(), op.getPostOps(), b.getDenseI64ArrayAttr({n, k}),
+        b.getF64FloatAttr(ratio),
+        b.getF64FloatAttr(static_cast<double>(zeros) / values->size()),
+        b.getI64IntegerAttr(nnz), /*transposed_input=*/UnitAttr(),
+        /*transposed_output=*/UnitAttr());
+    // Keep whatever else the op carried (e.g. names for reports).
+    for (NamedAttribute a : op->getDiscardableAttrs())
+      sparse->setAttr(a.getName(), a.getValue());
+    op.replaceAllUsesWith(sparse.getOutput());
+    Value weight = op.getWeight();
+    op.erase();
+    if (auto c = weight.getDefiningOp<ConstantOp>(); c && c->use_empty())
+      c.erase();
+    return sparse;
+  }
+
+  /// Keeps `producer`'s result transposed when its only user reads it as a
+  /// sparse inner product's input. Returns 1 for a link made.
+  unsigned linkTransposed(SparseInnerProductOp producer) {
+    Value out = producer.getOutput();
+    if (!out.hasOneUse() || producer.getSumInput())
+      return 0;
+    auto consumer = dyn_cast<SparseInnerProductOp>(*out.getUsers().begin());
+    if (!consumer || consumer.getInput() != out ||
+        consumer.getSumInput() == out)
+      return 0;
+    int64_t n = producer.getWeightShape()[0];
+    int64_t m = cast<RankedTensorType>(out.getType()).getNumElements() / n;
+    out.setType(RankedTensorType::get(
+        {n, m}, cast<RankedTensorType>(out.getType()).getElementType()));
+    producer.setTransposedOutput(true);
+    consumer.setTransposedInput(true);
+    return 1;
+  }
+};
+} // namespace
