@@ -13,12 +13,14 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -196,4 +198,242 @@ bool onnx_model::readExternalData(const onnx::TensorProto &t,
     return false;
   }
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Every tensor of a model
+//===----------------------------------------------------------------------===//
+
+using TensorFn = std::function<void(onnx::TensorProto &)>;
+static void visitGraph(onnx::GraphProto &graph, const TensorFn &fn);
+
+static void visitSparse(onnx::SparseTensorProto &s, const TensorFn &fn) {
+  // has_ checks throughout: mutable_x() would add an absent field and
+  // change the model.
+  if (s.has_values())
+    fn(*s.mutable_values());
+  if (s.has_indices())
+    fn(*s.mutable_indices());
+}
+
+static void visitNode(onnx::NodeProto &node, const TensorFn &fn) {
+  for (auto &a : *node.mutable_attribute()) {
+    if (a.has_t())
+      fn(*a.mutable_t());
+    for (auto &t : *a.mutable_tensors())
+      fn(t);
+    if (a.has_sparse_tensor())
+      visitSparse(*a.mutable_sparse_tensor(), fn);
+    for (auto &s : *a.mutable_sparse_tensors())
+      visitSparse(s, fn);
+    if (a.has_g())
+      visitGraph(*a.mutable_g(), fn);
+    for (auto &g : *a.mutable_graphs())
+      visitGraph(g, fn);
+  }
+}
+
+static void visitGraph(onnx::GraphProto &graph, const TensorFn &fn) {
+  for (auto &t : *graph.mutable_initializer())
+    fn(t);
+  for (auto &s : *graph.mutable_sparse_initializer())
+    visitSparse(s, fn);
+  for (auto &n : *graph.mutable_node())
+    visitNode(n, fn);
+}
+
+void onnx_model::forEachTensor(onnx::ModelProto &model, const TensorFn &fn) {
+  if (model.has_graph())
+    visitGraph(*model.mutable_graph(), fn);
+  for (auto &f : *model.mutable_functions())
+    for (auto &n : *f.mutable_node())
+      visitNode(n, fn);
+}
+
+bool onnx_model::loadExternalData(onnx::ModelProto &model,
+                                  const std::string &modelDir,
+                                  std::vector<onnx::TensorProto *> &moved,
+                                  std::string &error) {
+  bool ok = true;
+  forEachTensor(model, [&](onnx::TensorProto &t) {
+    if (!ok || t.data_location() != onnx::TensorProto::EXTERNAL)
+      return;
+    ExternalData data;
+    std::string bytes;
+    if (!resolveExternalData(t, modelDir, data, error) ||
+        !readExternalData(t, data, bytes, error)) {
+      ok = false;
+      return;
+    }
+    t.set_raw_data(std::move(bytes));
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+    moved.push_back(&t);
+  });
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing, atomically
+//===----------------------------------------------------------------------===//
+
+std::string onnx_model::externalDataPathFor(const std::string &path) {
+  return path + ".data";
+}
+
+namespace {
+/// Temporaries that SIGINT, SIGTERM and SIGHUP remove (a data file can be
+/// as large as the model). Fixed storage: the handler may only unlink.
+constexpr int kMaxTemps = 4;
+char tempPaths[kMaxTemps][4096];
+volatile sig_atomic_t tempUsed[kMaxTemps];
+
+extern "C" void removeTempsAndDie(int sig) {
+  for (int i = 0; i < kMaxTemps; ++i)
+    if (tempUsed[i])
+      ::unlink(tempPaths[i]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+/// A temporary next to `dest`, renamed onto it by commit(), removed
+/// otherwise.
+class TempFile {
+public:
+  explicit TempFile(std::string dest) : dest(std::move(dest)) {}
+  ~TempFile() { discard(); }
+
+  /// Creates the file; false with `error` naming `dest` on failure.
+  bool create(std::string &error) {
+    std::string pattern = dest + ".tmp-XXXXXX";
+    if (pattern.size() >= sizeof(tempPaths[0])) {
+      error = "cannot write '" + dest + "': path too long";
+      return false;
+    }
+    static bool handlers = [] {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP})
+        ::signal(sig, removeTempsAndDie);
+      return true;
+    }();
+    (void)handlers;
+    for (slot = 0; slot < kMaxTemps && tempUsed[slot]; ++slot)
+      ;
+    if (slot == kMaxTemps) {
+      error = "cannot write '" + dest + "': too many temporary files";
+      return false;
+    }
+    std::memcpy(tempPaths[slot], pattern.c_str(), pattern.size() + 1);
+    int fd = ::mkstemp(tempPaths[slot]);
+    if (fd < 0) {
+      error = "cannot write '" + dest + "': " + std::strerror(errno);
+      slot = -1;
+      return false;
+    }
+    tempUsed[slot] = 1;
+    // mkstemp makes 0600; the output gets the mode any new file would.
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+    file = ::fdopen(fd, "wb");
+    if (!file) {
+      error = "cannot write '" + dest + "': " + std::strerror(errno);
+      ::close(fd);
+      return false;
+    }
+    return true;
+  }
+
+  std::FILE *stream() { return file; }
+
+  /// Flushes and closes; false with `error` on a write error (disk full).
+  bool close(std::string &error) {
+    bool bad = std::ferror(file) != 0;
+    int err = errno;
+    if (std::fclose(file) != 0 && !bad) {
+      bad = true;
+      err = errno;
+    }
+    file = nullptr;
+    if (bad)
+      error = "cannot write '" + dest + "': " + std::strerror(err);
+    return !bad;
+  }
+
+  bool commit(std::string &error) {
+    if (::rename(tempPaths[slot], dest.c_str()) != 0) {
+      error = "cannot write '" + dest + "': " + std::strerror(errno);
+      return false;
+    }
+    tempUsed[slot] = 0;
+    slot = -1;
+    return true;
+  }
+
+  void discard() {
+    if (file)
+      std::fclose(file);
+    file = nullptr;
+    if (slot >= 0 && tempUsed[slot]) {
+      ::unlink(tempPaths[slot]);
+      tempUsed[slot] = 0;
+    }
+    slot = -1;
+  }
+
+private:
+  std::string dest;
+  int slot = -1;
+  std::FILE *file = nullptr;
+};
+} // namespace
+
+bool onnx_model::writeModelFile(
+    onnx::ModelProto &model, const std::vector<onnx::TensorProto *> &external,
+    const std::string &path, std::string &error) {
+  std::string dataPath = externalDataPathFor(path);
+  TempFile dataFile(dataPath), modelFile(path);
+  if (!external.empty()) {
+    if (!dataFile.create(error))
+      return false;
+    std::string location = fs::path(dataPath).filename().string();
+    uint64_t offset = 0;
+    static const char zeros[64] = {};
+    for (onnx::TensorProto *t : external) {
+      // 64-byte aligned, so the importer's mapped blobs are aligned too.
+      uint64_t pad = (64 - offset % 64) % 64;
+      std::fwrite(zeros, 1, pad, dataFile.stream());
+      offset += pad;
+      const std::string &raw = t->raw_data();
+      std::fwrite(raw.data(), 1, raw.size(), dataFile.stream());
+      t->clear_external_data();
+      auto add = [&](const char *key, const std::string &value) {
+        auto *kv = t->add_external_data();
+        kv->set_key(key);
+        kv->set_value(value);
+      };
+      add("location", location);
+      add("offset", std::to_string(offset));
+      add("length", std::to_string(raw.size()));
+      t->set_data_location(onnx::TensorProto::EXTERNAL);
+      offset += raw.size();
+      t->clear_raw_data();
+    }
+    if (!dataFile.close(error))
+      return false;
+  }
+  if (model.ByteSizeLong() > static_cast<size_t>(INT_MAX)) {
+    error = "cannot write '" + path +
+            "': the model is larger than 2 GB, more than protobuf can write "
+            "(store its weights as external data)";
+    return false;
+  }
+  if (!modelFile.create(error))
+    return false;
+  std::string bytes = model.SerializeAsString();
+  std::fwrite(bytes.data(), 1, bytes.size(), modelFile.stream());
+  if (!modelFile.close(error))
+    return false;
+  if (!external.empty() && !dataFile.commit(error))
+    return false;
+  return modelFile.commit(error);
 }

@@ -15,8 +15,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace opscope::onnx_model {
 
@@ -60,6 +62,32 @@ bool resolveExternalData(const onnx::TensorProto &tensor,
 /// Reads the bytes `data` refers to into `bytes`.
 bool readExternalData(const onnx::TensorProto &tensor, const ExternalData &data,
                       std::string &bytes, std::string &error);
+
+/// Calls `fn` on every tensor the model holds: graph initializers, sparse
+/// initializers' values and indices, tensor attributes of nodes, and the
+/// same inside subgraphs and functions.
+void forEachTensor(onnx::ModelProto &model,
+                   const std::function<void(onnx::TensorProto &)> &fn);
+
+/// Reads the data of every external-data tensor of `model` into its
+/// raw_data (its data_location becomes DEFAULT) and lists those tensors in
+/// `moved`, so that writeModelFile can store them externally again.
+bool loadExternalData(onnx::ModelProto &model, const std::string &modelDir,
+                      std::vector<onnx::TensorProto *> &moved,
+                      std::string &error);
+
+/// The external-data file writeModelFile writes next to `path`.
+std::string externalDataPathFor(const std::string &path);
+
+/// Writes `model` to `path` as binary protobuf. The tensors in `external`
+/// move out to one file next to it (externalDataPathFor(path); each
+/// location is that file's name, offsets 64-byte aligned); their raw_data
+/// is cleared. Both files are written as temporaries (removed on failure
+/// and on SIGINT, SIGTERM and SIGHUP) and renamed into place when complete:
+/// on failure nothing at `path` changes, and `error` says why.
+bool writeModelFile(onnx::ModelProto &model,
+                    const std::vector<onnx::TensorProto *> &external,
+                    const std::string &path, std::string &error);
 
 } // namespace opscope::onnx_model
 
