@@ -17,8 +17,10 @@ Everything else must be identical: other tensors bit for bit, and the whole
 model (nodes, attributes, metadata, opsets, doc strings) field for field
 once the pruned tensors' data is set aside; pruned tensors keep name,
 dtype, dims and storage form (raw_data, float_data or external data, which
-must then live in OUT.data next to OUT). Prints one line per layer; exits 1
-on the first failure.
+must then live in OUT.data next to OUT). With --same-bytes (a model without
+external data, written by a deterministic protobuf serializer such as python
+onnx's), OUT must also equal IN byte for byte outside the pruned weights'
+data. Prints one line per layer; exits 1 on the first failure.
 """
 import argparse
 import copy
@@ -97,6 +99,7 @@ def main():
     p.add_argument("--block", default="1x4")
     p.add_argument("--ops")
     p.add_argument("--per-layer")
+    p.add_argument("--same-bytes", action="store_true")
     a = p.parse_args()
     r, c = (int(v) for v in a.block.split("x"))
     per = {}
@@ -157,6 +160,21 @@ def main():
             fail("%s: zeroed a block of L1 %g but kept one of %g" %
                  (name, l1[newly].max(), l1[kept].min()))
         print("layer %s blocks %d target %.4f reached %.4f ok" % (name, nblocks, target, reached))
+
+    if a.same_bytes:
+        src, dst = open(a.inp, "rb").read(), open(a.out, "rb").read()
+        if len(src) != len(dst):
+            fail("OUT has %d bytes, IN %d" % (len(dst), len(src)))
+        expect = bytearray(src)
+        for w in pruned:
+            key = numpy_helper.to_array(ci[w]).astype("<f4").tobytes()
+            i = src.find(key[:65536])
+            if i < 0 or src.find(key[:65536], i + 1) >= 0 or src[i:i + len(key)] != key:
+                fail("%s: cannot locate its data in IN" % w)
+            expect[i:i + len(key)] = numpy_helper.to_array(co[w]).astype("<f4").tobytes()
+        if bytes(expect) != dst:
+            fail("OUT differs from IN outside the pruned weights' bytes")
+        print("same bytes outside the pruned weights")
 
     # Everything else, field for field: set the pruned tensors' data aside.
     for m in (m_in, m_out):
