@@ -28,30 +28,11 @@ using namespace opscope::prune;
 // Blocks
 //===----------------------------------------------------------------------===//
 
-std::string BlockShape::str() const {
-  return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
 std::optional<BlockShape> prune::parseBlockShape(std::string_view text) {
-  size_t x = text.find('x');
-  if (x == std::string_view::npos)
+  BlockShape b;
+  if (!rt::sparse::parseBlockShape(std::string(text), b))
     return std::nullopt;
-  int64_t v[2];
-  std::string_view parts[2] = {text.substr(0, x), text.substr(x + 1)};
-  for (int i = 0; i < 2; ++i) {
-    // Six digits: no block is larger, and no product overflows.
-    if (parts[i].empty() || parts[i].size() > 6)
-      return std::nullopt;
-    v[i] = 0;
-    for (char c : parts[i]) {
-      if (c < '0' || c > '9')
-        return std::nullopt;
-      v[i] = v[i] * 10 + (c - '0');
-    }
-    if (v[i] == 0)
-      return std::nullopt;
-  }
-  return BlockShape{v[0], v[1]};
+  return b;
 }
 
 namespace {

@@ -126,6 +126,33 @@ TEST(Prune, BlocksFollowTheReductionDimension) {
   EXPECT_EQ(nk, (std::vector<float>{0, 0, 0, 0, 9, 9, 9, 9}));
 }
 
+TEST(Prune, CountsZeroBlocksAsTheCompilerMeasuresThem) {
+  // The compiler measures N x K weights with the sparse format's measure();
+  // pruning counts both layouts: on the same weights they agree.
+  std::mt19937 rng(7);
+  for (BlockShape b : {BlockShape{1, 4}, BlockShape{2, 4}, BlockShape{4, 1}})
+    for (double ratio : {0.0, 0.5, 0.9}) {
+      int64_t N = 6 * b.rows, K = 5 * b.cols;
+      std::vector<float> nk(N * K);
+      std::normal_distribution<float> dist;
+      for (float &v : nk)
+        v = dist(rng);
+      if (ratio > 0)
+        pruneBlocks({nk.data(), N, K, true}, b, ratio);
+      std::vector<float> kn(N * K);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < K; ++k)
+          kn[k * N + n] = nk[n * K + k];
+      auto measured = opscope::rt::sparse::measure(nk.data(), N, K, b);
+      EXPECT_EQ(countZeroBlocks({nk.data(), N, K, true}, b).zeroBlocks,
+                measured.zeroBlocks);
+      EXPECT_EQ(countZeroBlocks({kn.data(), N, K, false}, b).zeroBlocks,
+                measured.zeroBlocks);
+      EXPECT_EQ(countZeroBlocks({kn.data(), N, K, false}, b).blocks,
+                measured.blocks);
+    }
+}
+
 TEST(Prune, ParsesBlockShapes) {
   auto b = parseBlockShape("2x4");
   ASSERT_TRUE(b);

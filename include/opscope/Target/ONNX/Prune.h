@@ -17,6 +17,8 @@
 #ifndef OPSCOPE_TARGET_ONNX_PRUNE_H
 #define OPSCOPE_TARGET_ONNX_PRUNE_H
 
+#include "opscope/runtime/sparse_format.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,13 +36,12 @@ class TensorProto;
 namespace opscope::prune {
 
 /// R consecutive outputs (along N) by C consecutive reduction elements
-/// (along K).
-struct BlockShape {
-  int64_t rows = 1, cols = 4;
-  std::string str() const;
-};
+/// (along K): the runtime's sparse format's definition, so that a pruned
+/// block and a packed block mean the same thing.
+using BlockShape = rt::sparse::BlockShape;
 
-/// Parses `RxC` (positive integers, e.g. `1x4`); nullopt otherwise.
+/// Parses `RxC` (positive integers of up to six digits, e.g. `1x4`);
+/// nullopt otherwise.
 std::optional<BlockShape> parseBlockShape(std::string_view text);
 
 /// Block counts of one weight.
