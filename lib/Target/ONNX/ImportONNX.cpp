@@ -1,14 +1,17 @@
 //===- ImportONNX.cpp - ONNX graph to osc module --------------------------===//
 //
-// Part of opscope. Loading (binary or .onnxtext, external data), validation
-// (opset range, unsupported ops listed together, ONNX's checker), binding of
-// input shapes, the node walk, and the check of declared output shapes. Op
-// conversion itself is in the converter families (ONNXOps.cpp lists them).
+// Part of opscope. Tensor decoding (model files and external data are read
+// and checked by ModelFile.h), validation (opset range, unsupported ops
+// listed together, ONNX's checker), binding of input shapes, the node walk,
+// and the check of declared output shapes. Op conversion itself is in the
+// converter families (ONNXOps.cpp lists them).
 //
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Target/ONNX/ImportONNX.h"
 #include "Importer.h"
+
+#include "opscope/Target/ONNX/ModelFile.h"
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
@@ -23,12 +26,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 
 #include <onnx/checker.h>
-#include <onnx/defs/parser.h>
 #include <onnx/defs/schema.h>
 
 #include <cstring>
@@ -155,65 +155,24 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
   // Keeps an external-data file mapped while its bytes are in use.
   std::shared_ptr<llvm::MemoryBuffer> mapped;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    // The model is untrusted: its external data must be a regular file
-    // inside the model's directory (after `..` and symlinks), and offsets
-    // and lengths must be numbers within that file.
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto &kv : t.external_data()) {
-      if (kv.key() == "location") {
-        location = kv.value();
-      } else if (kv.key() == "offset" || kv.key() == "length") {
-        int64_t v = 0;
-        if (StringRef(kv.value()).getAsInteger(10, v) || v < 0) {
-          error = what + " has an external-data " + kv.key() + " '" +
-                  kv.value() + "' that is not a non-negative integer";
-          return {};
-        }
-        (kv.key() == "offset" ? offset : length) = v;
-      }
-    }
-    if (location.empty() || llvm::sys::path::is_absolute(location)) {
-      error = what + " has an external-data location '" + location +
-              "' that is not a path relative to the model's directory";
+    // The model is untrusted: ModelFile checks that its external data is a
+    // regular file inside the model's directory and that offset and length
+    // lie within it.
+    onnx_model::ExternalData data;
+    if (!onnx_model::resolveExternalData(t, modelDir.str(), data, error))
       return {};
-    }
-    SmallString<256> file(modelDir.empty() ? StringRef(".") : modelDir);
-    llvm::sys::path::append(file, location);
-    SmallString<256> realDir, realFile;
-    if (llvm::sys::fs::real_path(modelDir.empty() ? StringRef(".") : modelDir,
-                                 realDir) ||
-        llvm::sys::fs::real_path(file, realFile)) {
-      error = what + " reads external data from '" + std::string(file) +
-              "': no such file";
-      return {};
-    }
-    StringRef inside(realFile);
-    if (!inside.starts_with(realDir) || inside.size() <= realDir.size() ||
-        !llvm::sys::path::is_separator(inside[realDir.size()])) {
-      error = what + " has an external-data location '" + location +
-              "' outside the model's directory (" + std::string(realDir) + ")";
-      return {};
-    }
-    if (!llvm::sys::fs::is_regular_file(realFile)) {
-      error = what + " has an external-data location '" + location +
-              "' that is not a regular file";
-      return {};
-    }
-    auto buffer = llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false,
+    auto buffer = llvm::MemoryBuffer::getFile(data.realPath, /*IsText=*/false,
                                               /*RequiresNullTerminator=*/false);
     if (!buffer) {
-      error = what + " reads external data from '" + std::string(file) +
+      error = what + " reads external data from '" + data.path +
               "': " + buffer.getError().message();
       return {};
     }
-    if (length < 0)
-      length = static_cast<int64_t>((*buffer)->getBufferSize()) - offset;
-    int64_t end = 0;
-    if (offset < 0 || length < 0 || __builtin_add_overflow(offset, length, &end) ||
-        end > static_cast<int64_t>((*buffer)->getBufferSize())) {
-      error = what + " reads past the end of external data file '" +
-              std::string(file) + "'";
+    uint64_t offset = data.offset, length = data.length;
+    if (offset + length > (*buffer)->getBufferSize()) {
+      // The file shrank since it was checked.
+      error = what + " reads past the end of external data file '" + data.path +
+              "'";
       return {};
     }
     bytes = (*buffer)->getBuffer().substr(offset, length);
@@ -451,7 +410,7 @@ public:
                 StringRef path, const ImportOptions &options)
       : ctx(ctx), model(model), path(path.str()), options(options),
         builder(ctx), fileLoc(FileLineColLoc::get(ctx, path, 0, 0)) {
-    modelDir = llvm::sys::path::parent_path(path).str();
+    modelDir = onnx_model::modelDirectory(path.str());
   }
 
   OwningOpRef<ModuleOp> run();
@@ -997,45 +956,40 @@ std::string opscope::parseFreezeInputSpec(StringRef spec,
   return "";
 }
 
+static OwningOpRef<ModuleOp> importModel(onnx::ModelProto &model,
+                                         StringRef path,
+                                         const ImportOptions &options,
+                                         MLIRContext *context) {
+  GraphImporter importer(context, model, path, options);
+  return importer.run();
+}
+
 OwningOpRef<ModuleOp>
 opscope::importONNXBuffer(StringRef buffer, StringRef path, bool isText,
                           const ImportOptions &options, MLIRContext *context) {
   context->loadDialect<osc::OscDialect, func::FuncDialect>();
-  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
   onnx::ModelProto model;
-  if (isText) {
-    std::string text = buffer.str();
-    auto status = onnx::OnnxParser::Parse(model, text.c_str());
-    if (!status.IsOK()) {
-      emitError(fileLoc) << path << ": cannot parse ONNX text: "
-                         << status.ErrorMessage();
-      return {};
-    }
-  } else if (buffer.size() > static_cast<size_t>(INT_MAX) ||
-             !model.ParseFromArray(buffer.data(),
-                                   static_cast<int>(buffer.size()))) {
-    emitError(fileLoc) << path
-                       << ": not a valid ONNX protobuf (truncated or not an "
-                          "ONNX file)";
+  std::string error;
+  if (!onnx_model::parseModel(std::string_view(buffer.data(), buffer.size()),
+                              std::string_view(path.data(), path.size()),
+                              isText, model, error)) {
+    emitError(FileLineColLoc::get(context, path, 0, 0)) << error;
     return {};
   }
-  GraphImporter importer(context, model, path, options);
-  return importer.run();
+  return importModel(model, path, options, context);
 }
 
 OwningOpRef<ModuleOp> opscope::importONNXFile(StringRef path,
                                               const ImportOptions &options,
                                               MLIRContext *context) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(FileLineColLoc::get(context, path, 0, 0))
-        << path << ": cannot read model: " << buffer.getError().message();
+  context->loadDialect<osc::OscDialect, func::FuncDialect>();
+  onnx::ModelProto model;
+  std::string error;
+  if (!onnx_model::readModelFile(path.str(), model, error)) {
+    emitError(FileLineColLoc::get(context, path, 0, 0)) << error;
     return {};
   }
-  bool isText = path.ends_with(".onnxtext") || path.ends_with(".onnxtxt");
-  return importONNXBuffer((*buffer)->getBuffer(), path, isText, options,
-                          context);
+  return importModel(model, path, options, context);
 }
 
 std::vector<std::string> opscope::supportedONNXOps() {
