@@ -36,6 +36,18 @@ echo "== opscope's own kernels (DistilBERT seq-128 sizes), AVX-512 vs portable"
 "$BUILD_DIR/bin/bench-kernels"
 
 echo
+echo "== Sparse vs dense inner products (docs/sparsity.md), one thread pinned to CPU 0"
+taskset -c 0 "$BUILD_DIR/bin/bench-sparse"
+
+echo
+echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, seq 128, batch 1, one thread"
+/usr/bin/python3 "$ROOT/scripts/bench_sparse.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --prune "$BUILD_DIR/bin/opscope-prune" --work "$BUILD_DIR/bench-sparse" \
+  --cpu 0 --rounds 5 --iterations 10 \
+  "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
 echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128, one thread pinned to CPU 0"
 /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
   --iterations 10 --warmup 3 --rounds 5 \
