@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -318,6 +319,47 @@ TEST(QuantizedInnerProduct, MatchesQuantizedReference) {
                                     (1.0 + std::fabs(want)));
       }
     EXPECT_LT(worst, 1e-5);
+  }
+}
+} // namespace
+
+namespace {
+/// The bf16 inner product against a double reference on the bf16-rounded
+/// operands (products of bf16 values are exact in f32).
+TEST(Bf16InnerProduct, MatchesRoundedReference) {
+  auto bf16 = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u += 0x7fffu + ((u >> 16) & 1);
+    return static_cast<uint16_t>(u >> 16);
+  };
+  auto back = [](uint16_t b) {
+    uint32_t u = uint32_t(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 4, 3},
+                         {17, 36, 67}, {128, 768, 96}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    auto w = randomVector(n * k, 9), b = randomVector(n, 10),
+         x = randomVector(m * k, 11), r = randomVector(m * n, 12);
+    std::vector<uint16_t> xb(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      xb[i] = bf16(x[i]);
+    Bf16InnerProduct ip(m, k, n, w.data(), b.data(), {PostOp::Sum});
+    std::vector<float> y = r;
+    ip.run(xb.data(), y.data(), y.data());
+    double worst = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = b[j] + r[i * n + j];
+        for (int64_t c = 0; c < k; ++c)
+          acc += double(back(xb[i * k + c])) * back(bf16(w[j * k + c]));
+        worst = std::max(worst, std::fabs(y[i * n + j] - acc) /
+                                    (1.0 + std::fabs(acc)));
+      }
+    EXPECT_LT(worst, 1e-4);
   }
 }
 } // namespace

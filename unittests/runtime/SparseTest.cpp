@@ -1,7 +1,8 @@
 //===- SparseTest.cpp - block-sparse kernels vs a dense reference ---------===//
 //
 // Part of opscope. The packed format (measure, pack, validate) and the
-// sparse inner products, AVX-512 and portable, in both activation layouts,
+// sparse inner products (f32, bf16, s8), AVX-512 and portable, in both
+// activation layouts,
 // on odd sizes (M, N, K not multiples of the tile or vector widths) and
 // block ratios of 0, 50, 80, 90 and 100% (all zero), with every post-op and
 // a residual sum that aliases the output.
@@ -187,6 +188,63 @@ TEST_P(SparseF32, MatchesDense) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseF32,
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
+             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
+             (std::get<1>(info.param) & 2 ? "T" : "N");
+    });
+
+class SparseBf16 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+protected:
+  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
+  void TearDown() override { setSparsePortable(false); }
+};
+
+float roundBf16(float v) { return sp::fromBf16(sp::toBf16(v)); }
+
+/// bf16 weights and activations (the kernel rounds the f32 input to bf16),
+/// f32 accumulation: against a double reference on the same rounded values.
+TEST_P(SparseBf16, MatchesRoundedReference) {
+  int layoutBits = std::get<1>(GetParam());
+  SparseLayout layout{(layoutBits & 1) != 0, (layoutBits & 2) != 0};
+  unsigned seed = 300;
+  for (const Case &tc : kCases) {
+    SCOPED_TRACE(::testing::Message() << "m=" << tc.m << " k=" << tc.k
+                                      << " n=" << tc.n << " r=" << tc.ratio);
+    ++seed;
+    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
+    auto x = randomVector(tc.m * tc.k, seed + 1);
+    auto b = randomVector(tc.n, seed + 2);
+    auto sum = randomVector(tc.m * tc.n, seed + 3);
+    std::vector<float> wr(w.size()), xr(x.size());
+    std::transform(w.begin(), w.end(), wr.begin(), roundBf16);
+    std::transform(x.begin(), x.end(), xr.begin(), roundBf16);
+    std::vector<PostOp> postOps = {PostOp::GeluErf, PostOp::Sum};
+    auto want = reference(xr, wr, b, sum, postOps, tc.m, tc.k, tc.n);
+    Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::BF16));
+    SparseInnerProduct ip(tc.m, blob.ptr, b.data(), postOps, layout);
+    EXPECT_EQ(ip.implementation(),
+              "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::BF16) + ":bf16");
+    EXPECT_EQ(sparseIsa(sp::ValueType::BF16) == "portable",
+              std::get<0>(GetParam()) ||
+                  !__builtin_cpu_supports("avx512bf16"));
+    std::vector<float> xin = layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
+    std::vector<float> y =
+        layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
+    ip.run(xin.data(), y.data(), y.data());
+    if (layout.transposedOutput)
+      y = transpose(y, tc.n, tc.m);
+    double worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst,
+                       std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-4);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, SparseBf16,
     ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
     [](const auto &info) {
       return std::string(std::get<0>(info.param) ? "Portable" : "Best") +

@@ -134,6 +134,84 @@ std::string InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
 
+struct Bf16InnerProduct::Impl {
+  int64_t m, n;
+  bool hasSum = false;
+  dnnl::inner_product_forward::primitive_desc pd;
+  dnnl::inner_product_forward prim;
+  dnnl::memory src, weights, bias, dst;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
+                                   const float *weightData,
+                                   const float *biasData,
+                                   std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  I.m = m;
+  I.n = n;
+  dnnl::memory::desc srcMd({m, k}, dt::bf16, tag::ab);
+  dnnl::memory::desc anyWeights({n, k}, dt::bf16, tag::any);
+  dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
+  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+  dnnl::post_ops ops;
+  for (PostOp p : postOps) {
+    if (p == PostOp::Sum) {
+      ops.append_sum(1.0f);
+      I.hasSum = true;
+    } else {
+      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
+    }
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  auto desc = biasData
+                  ? dnnl::inner_product_forward::desc(
+                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
+                        biasMd, dstMd)
+                  : dnnl::inner_product_forward::desc(
+                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
+                        dstMd);
+  I.pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
+  I.prim = dnnl::inner_product_forward(I.pd);
+  // f32 -> bf16 and into the primitive's layout in one reorder.
+  dnnl::memory plain({{n, k}, dt::f32, tag::ab}, ctx.engine,
+                     const_cast<float *>(weightData));
+  I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
+  dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
+  if (biasData) {
+    I.bias = dnnl::memory(biasMd, ctx.engine);
+    std::memcpy(I.bias.get_data_handle(), biasData, n * sizeof(float));
+  }
+  ctx.stream.wait();
+  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.args = {{DNNL_ARG_SRC, I.src},
+            {DNNL_ARG_WEIGHTS, I.weights},
+            {DNNL_ARG_DST, I.dst}};
+  if (biasData)
+    I.args[DNNL_ARG_BIAS] = I.bias;
+}
+
+Bf16InnerProduct::~Bf16InnerProduct() = default;
+
+void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  if (I.hasSum && sum != y)
+    std::memcpy(y, sum, I.m * I.n * sizeof(float));
+  I.src.set_data_handle(const_cast<uint16_t *>(x));
+  I.dst.set_data_handle(y);
+  I.prim.execute(ctx.stream, I.args);
+  ctx.stream.wait();
+}
+
+std::string Bf16InnerProduct::implementation() const {
+  return impl->pd.impl_info_str();
+}
+
 struct QuantizedInnerProduct::Impl {
   int64_t m, k, n;
   bool hasSum = false;

@@ -41,6 +41,10 @@ bool cpuHas(const char *what) {
     return __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vnni");
+  if (std::strcmp(what, "bf16") == 0)
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512bf16");
   return false;
 }
 
@@ -52,6 +56,10 @@ std::atomic<bool> &forcePortable() {
 bool useAvx512F32() { return !forcePortable() && cpuHas("avx512f"); }
 bool useVnni() {
   static const bool has = cpuHas("vnni");
+  return !forcePortable() && has;
+}
+bool useBf16() {
+  static const bool has = cpuHas("bf16");
   return !forcePortable() && has;
 }
 
@@ -194,6 +202,38 @@ void rowsS8Portable(const Packed &p, int64_t s, bool first, bool last,
     int32_t comp = xZero * p.rowSum[row];
     for (int64_t i = 0; i < mc; ++i)
       yt[r * kTile + i] = sc * float(acc[i] - comp) + b;
+  }
+}
+
+/// bf16: activations as K/2 rows of kTile dwords (two consecutive features
+/// of a token per dword), each block two dwords of weights; products of
+/// bf16 values are exact in f32, as in vdpbf16ps.
+void rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
+                      int64_t nc, const uint32_t *xt, int64_t ldx, int64_t mc,
+                      float *yt, const float *bias) {
+  const auto *vals = static_cast<const uint16_t *>(p.values);
+  const int32_t *rs = p.rowStart + s * p.h.n + n0;
+  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
+  for (int64_t j = 0; j < nc; ++j) {
+    int64_t r = ri[j] - n0;
+    float *out = yt + r * kTile;
+    float b = bias ? bias[n0 + r] : 0.0f;
+    for (int64_t i = 0; first && i < mc; ++i)
+      out[i] = b;
+    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
+      const uint32_t *x = xt + (p.cols[blk] / 2) * ldx;
+      const uint16_t *v = vals + 4 * blk;
+      for (int64_t i = 0; i < mc; ++i) {
+        float acc = 0.0f;
+        for (int64_t q = 0; q < 2; ++q) {
+          uint32_t pair = x[q * ldx + i];
+          acc += sparse::fromBf16(uint16_t(pair)) * sparse::fromBf16(v[2 * q]) +
+                 sparse::fromBf16(uint16_t(pair >> 16)) *
+                     sparse::fromBf16(v[2 * q + 1]);
+        }
+        out[i] += acc;
+      }
+    }
   }
 }
 
@@ -433,6 +473,110 @@ AVX512VNNI void rowsS8Vnni(int tiles, const Packed &p, int64_t s, bool first,
 #undef OPSCOPE_S8_ROWS
 }
 
+#define AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512bf16")))
+
+/// The bf16 twin of rowsF32Avx512: two vdpbf16ps per block and zmm.
+template <int T>
+AVX512BF16 void rowsBf16Avx512(const Packed &p, int64_t s, bool first,
+                               int64_t n0, int64_t nc, const uint32_t *xt,
+                               int64_t ldx, float *yt, const float *bias) {
+  const auto *vals = static_cast<const int32_t *>(p.values);
+  const int32_t *cols = p.cols;
+  const int32_t *rs = p.rowStart + s * p.h.n + n0;
+  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
+  auto init = [&](int64_t r, __m512 *a) AVX512BF16 {
+    for (int t = 0; t < T; ++t)
+      a[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
+                   : _mm512_load_ps(yt + r * kTile + 16 * t);
+  };
+  auto block = [&](int32_t i, __m512 *a) AVX512BF16 {
+    const uint32_t *x = xt + (cols[i] >> 1) * ldx;
+    __m512bh w0 = (__m512bh)_mm512_set1_epi32(vals[2 * i]);
+    __m512bh w1 = (__m512bh)_mm512_set1_epi32(vals[2 * i + 1]);
+    for (int t = 0; t < T; ++t) {
+      a[t] = _mm512_dpbf16_ps(a[t], (__m512bh)_mm512_load_si512(x + 16 * t),
+                              w0);
+      a[t] = _mm512_dpbf16_ps(
+          a[t], (__m512bh)_mm512_load_si512(x + ldx + 16 * t), w1);
+    }
+  };
+  auto store = [&](int64_t r, __m512 *a) AVX512BF16 {
+    for (int t = 0; t < T; ++t)
+      _mm512_store_ps(yt + r * kTile + 16 * t, a[t]);
+  };
+  int64_t j = 0;
+  for (; j + 2 <= nc; j += 2) {
+    int64_t ra = ri[j] - n0, rb = ri[j + 1] - n0;
+    __m512 a0[T], a1[T];
+    init(ra, a0);
+    init(rb, a1);
+    int32_t i0 = rs[j], e0 = rs[j + 1], i1 = e0, e1 = rs[j + 2];
+    int32_t common = std::min(e0 - i0, e1 - i1);
+    for (int32_t q = 0; q < common; ++q, ++i0, ++i1) {
+      block(i0, a0);
+      block(i1, a1);
+    }
+    for (; i0 < e0; ++i0)
+      block(i0, a0);
+    for (; i1 < e1; ++i1)
+      block(i1, a1);
+    store(ra, a0);
+    store(rb, a1);
+  }
+  for (; j < nc; ++j) {
+    int64_t ra = ri[j] - n0;
+    __m512 a0[T];
+    init(ra, a0);
+    for (int32_t i0 = rs[j]; i0 < rs[j + 1]; ++i0)
+      block(i0, a0);
+    store(ra, a0);
+  }
+}
+
+AVX512BF16 void rowsBf16Avx512(int tiles, const Packed &p, int64_t s,
+                               bool first, int64_t n0, int64_t nc,
+                               const uint32_t *xt, int64_t ldx, float *yt,
+                               const float *bias) {
+  switch (tiles) {
+  case 1:
+    return rowsBf16Avx512<1>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  case 2:
+    return rowsBf16Avx512<2>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  case 3:
+    return rowsBf16Avx512<3>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  default:
+    return rowsBf16Avx512<4>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  }
+}
+
+/// n floats -> n bf16 (round to nearest even), vectorized.
+AVX512BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i),
+                        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
+  for (; i < n; ++i)
+    y[i] = sparse::toBf16(x[i]);
+}
+
+/// Rows 2p and 2p+1 of a transposed (K x M) input, tokens [m0, m0+mc), as
+/// one row of bf16 pairs.
+AVX512BF16 void pairRowAvx512(const float *a, const float *b, int64_t mc,
+                              uint32_t *out) {
+  int64_t i = 0;
+  for (; i + 16 <= mc; i += 16) {
+    __m512i lo = _mm512_cvtepu16_epi32(
+        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(a + i)));
+    __m512i hi = b ? _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(
+                         _mm512_loadu_ps(b + i)))
+                   : _mm512_setzero_si512();
+    _mm512_storeu_si512(out + i, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+  }
+  for (; i < mc; ++i)
+    out[i] = sparse::toBf16(a[i]) |
+             (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
+}
+
 /// Copies a rows x cols block of 32-bit elements, row by row.
 void copy32(const void *src, int64_t lds, int64_t rows, int64_t cols,
             void *dst, int64_t ldd) {
@@ -532,6 +676,11 @@ struct Common {
   /// rows read in place with a stride of M (measured 1.4x faster at M=128).
   const uint32_t *packTile(const uint32_t *x, int64_t lanes, int64_t m0,
                            int64_t mc, int64_t &ldx) {
+    if (bf16) {
+      packTileBf16(reinterpret_cast<const float *>(x), m0, mc);
+      ldx = kTile;
+      return xt.data;
+    }
     if (layout.transposedInput)
       copy32(x + m0, m, lanes, mc, xt.data, kTile);
     else if (avx512)
@@ -540,6 +689,43 @@ struct Common {
       transpose32Portable(x + m0 * lanes, lanes, mc, lanes, xt.data, kTile);
     ldx = kTile;
     return xt.data;
+  }
+
+  /// f32 activations to bf16 pairs: kRows rows of kTile dwords.
+  bool bf16 = false;
+  AlignedBuffer<uint16_t> rowsBf16; // kTile x 2*kRows, row-major input
+  void packTileBf16(const float *x, int64_t m0, int64_t mc) {
+    int64_t k2 = 2 * kRows; // K padded to a multiple of 4
+    if (!layout.transposedInput) {
+      rowsBf16.resize(size_t(kTile) * k2);
+      for (int64_t i = 0; i < mc; ++i) {
+        uint16_t *row = rowsBf16.data + i * k2;
+        const float *src = x + (m0 + i) * k;
+        if (avx512)
+          toBf16Avx512(src, row, k);
+        else
+          for (int64_t c = 0; c < k; ++c)
+            row[c] = sparse::toBf16(src[c]);
+        std::fill(row + k, row + k2, uint16_t(0));
+      }
+      (avx512 ? transpose32 : transpose32Portable)(rowsBf16.data, kRows, mc,
+                                                   kRows, xt.data, kTile);
+      return;
+    }
+    for (int64_t q = 0; q < kRows; ++q) {
+      const float *a = 2 * q < k ? x + 2 * q * m + m0 : nullptr;
+      const float *b = 2 * q + 1 < k ? x + (2 * q + 1) * m + m0 : nullptr;
+      uint32_t *out = xt.data + q * kTile;
+      if (!a) {
+        std::fill(out, out + mc, 0u);
+      } else if (avx512) {
+        pairRowAvx512(a, b, mc, out);
+      } else {
+        for (int64_t i = 0; i < mc; ++i)
+          out[i] = sparse::toBf16(a[i]) |
+                   (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
+      }
+    }
   }
 
   /// Runs `rows(s, first, last, n0, nc, xt, ldx, mc, yt)` over every output
@@ -583,10 +769,14 @@ SparseInnerProduct::SparseInnerProduct(int64_t m, const void *packed,
                                        SparseLayout layout) {
   Header h;
   std::memcpy(&h, packed, sizeof(h));
-  if (h.valueType != static_cast<uint8_t>(ValueType::F32))
-    throw std::invalid_argument("SparseInnerProduct needs f32 packed weights");
-  impl = std::make_unique<Impl>(m, packed, bias, std::move(postOps), layout, 1,
-                                useAvx512F32());
+  bool bf16 = h.valueType == static_cast<uint8_t>(ValueType::BF16);
+  if (h.valueType != static_cast<uint8_t>(ValueType::F32) && !bf16)
+    throw std::invalid_argument(
+        "SparseInnerProduct needs f32 or bf16 packed weights");
+  impl = std::make_unique<Impl>(m, packed, bias, std::move(postOps), layout,
+                                bf16 ? 2 : 1,
+                                bf16 ? useBf16() : useAvx512F32());
+  impl->bf16 = bf16;
 }
 
 SparseInnerProduct::~SparseInnerProduct() = default;
@@ -596,6 +786,19 @@ void SparseInnerProduct::run(const float *x, float *y, const float *sum) {
   const Packed &p = c.p;
   const float *bias = c.biasPtr();
   auto *x32 = reinterpret_cast<const uint32_t *>(x);
+  if (c.bf16) {
+    c.forEachTile(x32, c.kRows, y, sum,
+                  [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
+                      const uint32_t *xt, int64_t ldx, int64_t mc, float *yt) {
+                    if (c.avx512)
+                      rowsBf16Avx512(int((mc + 15) / 16), p, s, first, n0, nc,
+                                     xt, ldx, yt, bias);
+                    else
+                      rowsBf16Portable(p, s, first, n0, nc, xt, ldx, mc, yt,
+                                       bias);
+                  });
+    return;
+  }
   if (c.avx512) {
     c.forEachTile(x32, c.k, y, sum,
                   [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
@@ -616,6 +819,9 @@ void SparseInnerProduct::run(const float *x, float *y, const float *sum) {
 }
 
 std::string SparseInnerProduct::implementation() const {
+  if (impl->bf16)
+    return std::string("opscope:sparse_1x4:") +
+           (impl->avx512 ? "avx512_bf16" : "portable") + ":bf16";
   return std::string("opscope:sparse_1x4:") +
          (impl->avx512 ? "avx512" : "portable") + ":f32";
 }
@@ -678,6 +884,8 @@ std::string SparseInnerProductS8::implementation() const {
 std::string opscope::rt::sparseIsa(ValueType t) {
   if (t == ValueType::S8)
     return useVnni() ? "avx512_vnni" : "portable";
+  if (t == ValueType::BF16)
+    return useBf16() ? "avx512_bf16" : "portable";
   return useAvx512F32() ? "avx512" : "portable";
 }
 

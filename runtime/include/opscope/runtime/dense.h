@@ -69,6 +69,24 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// bf16 inner product: y[M x N] (f32) = post_ops(x[M x K] (bf16) * W^T + b)
+/// with W rounded to bf16 at construction; f32 accumulation. oneDNN picks
+/// AMX or AVX512-BF16 (or emulates it on older AVX-512 cores).
+class Bf16InnerProduct {
+public:
+  Bf16InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
+                   const float *bias, std::vector<PostOp> postOps);
+  ~Bf16InnerProduct();
+  Bf16InnerProduct(const Bf16InnerProduct &) = delete;
+  Bf16InnerProduct &operator=(const Bf16InnerProduct &) = delete;
+  void run(const uint16_t *x, float *y, const float *sum = nullptr);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 using Dims = std::vector<int64_t>;
 
 /// Batched matrix product c = scale * op(a) * op(b) with numpy broadcasting of
