@@ -256,7 +256,13 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     } else {
       pm.nest<func::FuncOp>().addPass(osc::createOscFoldConstants());
     }
-    // Block-sparse kernels and the transposed layout along their chains.
+    // Precision (weights converted once), then block-sparse kernels and
+    // the transposed layout along their chains.
+    osc::OscPrecisionOptions po;
+    po.precision = opts.precision;
+    po.keepFp32 = opts.keepFp32;
+    po.report = opts.printFusion == "table" && opts.precision != "fp32";
+    pm.nest<func::FuncOp>().addPass(osc::createOscPrecision(po));
     osc::OscSparseLayoutOptions so;
     so.mode = opts.sparse;
     so.threshold = opts.sparseThreshold;
@@ -294,6 +300,11 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
       for (Value v : values) {
         auto t = dyn_cast<RankedTensorType>(v.getType());
         if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
+          continue;
+        // --precision bf16: inner products hold bf16 weights.
+        if (isa<osc::InnerProductOp>(op) &&
+            v == cast<osc::InnerProductOp>(op).getWeight() &&
+            t.getElementType().isBF16())
           continue;
         std::string type;
         llvm::raw_string_ostream os(type);

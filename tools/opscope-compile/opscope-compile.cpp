@@ -12,6 +12,7 @@
 #include "opscope/Compiler/Compiler.h"
 #include "opscope/Tools/Diagnostics.h"
 
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "ToolCommon.h"
@@ -67,6 +68,14 @@ int main(int argc, char **argv) {
                      ->expected(0, 1)
                      ->default_str("table")
                      ->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--precision", opts.precision,
+                 "what inner products compute in: fp32 (default) or bf16 "
+                 "(weights converted at compile time; int8 is not "
+                 "available yet)")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+  app.add_option("--keep-fp32", opts.keepFp32,
+                 "with --precision: keep the ops whose source node matches "
+                 "REGEX in fp32");
   app.add_option("--sparse", opts.sparse,
                  "block-sparse kernels: auto (weights whose 1x4 block "
                  "sparsity reaches --sparse-threshold), always or never")
@@ -119,6 +128,20 @@ int main(int argc, char **argv) {
     opts.profile.reset();
   else if (prof->count())
     opts.profile = profile; // "" (all) after a bare --profile too
+  if (opts.precision == "int8") {
+    llvm::errs() << "opscope-compile: error: --precision int8 needs "
+                    "post-training quantization, which this version does not "
+                    "have yet; use fp32 or bf16\n";
+    return 2;
+  }
+  if (!opts.keepFp32.empty()) {
+    std::string why;
+    if (!llvm::Regex(opts.keepFp32).isValid(why)) {
+      llvm::errs() << "opscope-compile: error: --keep-fp32: invalid regex '"
+                   << opts.keepFp32 << "': " << why << "\n";
+      return 2;
+    }
+  }
   if (opts.output.empty() && opts.printFusion.empty()) {
     llvm::errs() << "opscope-compile: error: -o OUT.so is required (or "
                     "--print-fusion)\n";

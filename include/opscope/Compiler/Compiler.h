@@ -32,6 +32,8 @@ struct CompileOptions {
   std::optional<std::string> profile = std::string();
   std::string probeTypes;     ///< comma-separated kinds to probe (""=all)
   std::string printFusion;    ///< "", "table" or "json": print the report
+  std::string precision = "fp32"; ///< osc-precision: fp32 or bf16
+  std::string keepFp32;        ///< regex of source nodes kept in fp32
   std::string sparse = "auto"; ///< osc-sparse-layout mode: auto|always|never
   double sparseThreshold = 0.7; ///< block sparsity from which auto goes sparse
   bool noSparseChains = false; ///< keep every sparse op row-major

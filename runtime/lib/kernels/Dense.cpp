@@ -8,6 +8,7 @@
 #include "opscope/runtime/dense.h"
 
 #include "opscope/runtime/generic.h"
+#include "opscope/runtime/kernels.h"
 
 #include <dnnl.hpp>
 
@@ -135,7 +136,8 @@ std::string InnerProduct::implementation() const {
 }
 
 struct Bf16InnerProduct::Impl {
-  int64_t m, n;
+  int64_t m, n, k;
+  std::vector<uint16_t> xBf16; // run(const float *): the rounded input
   bool hasSum = false;
   dnnl::inner_product_forward::primitive_desc pd;
   dnnl::inner_product_forward prim;
@@ -148,10 +150,26 @@ Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *biasData,
                                    std::vector<PostOp> postOps)
     : impl(std::make_unique<Impl>()) {
+  build(m, k, n, weightData, false, biasData, std::move(postOps));
+}
+
+Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
+                                   const uint16_t *weightData,
+                                   const float *biasData,
+                                   std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  build(m, k, n, weightData, true, biasData, std::move(postOps));
+}
+
+void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
+                             const void *weightData, bool weightsBf16,
+                             const float *biasData,
+                             std::vector<PostOp> postOps) {
   Context &ctx = context();
   Impl &I = *impl;
   I.m = m;
   I.n = n;
+  I.k = k;
   dnnl::memory::desc srcMd({m, k}, dt::bf16, tag::ab);
   dnnl::memory::desc anyWeights({n, k}, dt::bf16, tag::any);
   dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
@@ -176,9 +194,9 @@ Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                         dstMd);
   I.pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
   I.prim = dnnl::inner_product_forward(I.pd);
-  // f32 -> bf16 and into the primitive's layout in one reorder.
-  dnnl::memory plain({{n, k}, dt::f32, tag::ab}, ctx.engine,
-                     const_cast<float *>(weightData));
+  // (f32 ->) bf16 and into the primitive's layout in one reorder.
+  dnnl::memory plain({{n, k}, weightsBf16 ? dt::bf16 : dt::f32, tag::ab},
+                     ctx.engine, const_cast<void *>(weightData));
   I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
   dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
   if (biasData) {
@@ -206,6 +224,13 @@ void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
   I.dst.set_data_handle(y);
   I.prim.execute(ctx.stream, I.args);
   ctx.stream.wait();
+}
+
+void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
+  Impl &I = *impl;
+  I.xBf16.resize(I.m * I.k);
+  roundToBf16(x, I.xBf16.data(), I.m * I.k);
+  run(I.xBf16.data(), y, sum);
 }
 
 std::string Bf16InnerProduct::implementation() const {

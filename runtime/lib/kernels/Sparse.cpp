@@ -890,3 +890,10 @@ std::string opscope::rt::sparseIsa(ValueType t) {
 }
 
 void opscope::rt::setSparsePortable(bool portable) { forcePortable() = portable; }
+
+void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
+  if (cpuHas("bf16") && kernelIsa() == Isa::Avx512)
+    return toBf16Avx512(x, y, n);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = sparse::toBf16(x[i]);
+}

@@ -68,6 +68,17 @@ static LogicalResult verifyComputeTypes(Operation *op, Value input,
   return verifySameElementType(op, input, "input", output, "result");
 }
 
+/// An inner product computes in its weight's precision: a bf16 weight with
+/// f32 activations is the `--precision bf16` form (the kernel rounds the
+/// activations to bf16 and accumulates in f32); otherwise all agree.
+static LogicalResult verifyInnerProductTypes(Operation *op, Value input,
+                                             Value weight, Value output) {
+  if (tensorType(weight).getElementType().isBF16() &&
+      tensorType(input).getElementType().isF32())
+    return verifySameElementType(op, input, "input", output, "result");
+  return verifyComputeTypes(op, input, weight, output);
+}
+
 /// Post-op lists: `sum` at most once, present exactly when a sum operand is.
 static LogicalResult verifyPostOps(Operation *op, ArrayAttr postOps,
                                    Value sumInput, Value output) {
@@ -254,7 +265,7 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())) ||
+  if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(), getOutput())) ||
       failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected(in.drop_back());

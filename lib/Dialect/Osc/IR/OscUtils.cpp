@@ -44,6 +44,39 @@ std::optional<std::vector<float>> osc::readF32Constant(Value v) {
   return std::nullopt;
 }
 
+std::optional<std::vector<float>> osc::readWeightValues(Value v) {
+  auto c = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
+  if (!c)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(c.getType());
+  if (!type.getElementType().isBF16())
+    return readF32Constant(v);
+  auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue());
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || blob->getData().size() !=
+                   static_cast<size_t>(type.getNumElements()) * 2)
+    return std::nullopt;
+  ArrayRef<char> data = blob->getData();
+  std::vector<float> out(type.getNumElements());
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint16_t b;
+    std::memcpy(&b, data.data() + 2 * i, 2);
+    out[i] = rt::sparse::fromBf16(b);
+  }
+  return out;
+}
+
+ElementsAttr osc::makeBf16Weight(RankedTensorType type, ArrayRef<float> values,
+                                 StringRef name) {
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] = rt::sparse::toBf16(values[i]);
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
+                       bits.size() * 2);
+  return DenseResourceElementsAttr::get(
+      type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
+}
+
 ElementsAttr osc::makeF32Weight(RankedTensorType type, ArrayRef<float> values,
                                 StringRef name) {
   ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
@@ -170,7 +203,7 @@ Value osc::weightOperand(Operation *op) {
 }
 
 std::optional<double> osc::zeroFraction(Value v) {
-  auto values = readF32Constant(v);
+  auto values = readWeightValues(v);
   if (!values || values->empty())
     return std::nullopt;
   size_t zeros = std::count(values->begin(), values->end(), 0.0f);
@@ -245,10 +278,10 @@ llvm::json::Object osc::opFacts(Operation *op) {
   } else if (weight) {
     sparsity = zeroFraction(weight);
     if (auto ip = dyn_cast<InnerProductOp>(op)) {
-      auto values = readF32Constant(weight);
+      auto values = readWeightValues(weight);
       auto wt = cast<RankedTensorType>(weight.getType());
       if (values && !values->empty()) {
-        sparseSupport = wt.getElementType().isF32();
+        sparseSupport = true;
         blockSparsity = rt::sparse::measure(values->data(), wt.getDimSize(0),
                                             wt.getDimSize(1),
                                             {1, rt::sparse::kBlockCols})

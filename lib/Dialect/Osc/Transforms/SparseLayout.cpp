@@ -98,13 +98,14 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   /// sparse_inner_product with the packed weight.
   SparseInnerProductOp makeSparse(InnerProductOp op) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
-    if (!wType.getElementType().isF32() ||
+    bool bf16 = wType.getElementType().isBF16();
+    if (!(wType.getElementType().isF32() || bf16) ||
         !cast<RankedTensorType>(op.getInput().getType())
              .getElementType()
              .isF32() ||
         (op.getBias() && !readF32Constant(op.getBias())))
       return {};
-    auto values = readF32Constant(op.getWeight());
+    auto values = readWeightValues(op.getWeight());
     if (!values)
       return {};
     int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
@@ -115,9 +116,11 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       return {};
     int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
     int64_t nnz = bs.blocks - bs.zeroBlocks;
-    sp::Header h = sp::layout(sp::ValueType::F32, n, k, nnz);
+    // A bf16 weight (--precision bf16) packs as bf16 pairs.
+    sp::ValueType vt = bf16 ? sp::ValueType::BF16 : sp::ValueType::F32;
+    sp::Header h = sp::layout(vt, n, k, nnz);
     std::vector<char> blob(h.totalBytes);
-    sp::pack(values->data(), n, k, sp::ValueType::F32, blob.data());
+    sp::pack(values->data(), n, k, vt, blob.data());
 
     OpBuilder b(op);
     auto blobType = RankedTensorType::get({static_cast<int64_t>(blob.size())},

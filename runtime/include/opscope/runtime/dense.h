@@ -76,13 +76,21 @@ class Bf16InnerProduct {
 public:
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
                    const float *bias, std::vector<PostOp> postOps);
+  /// From weights already in bf16 (N x K), as `--precision bf16` stores them.
+  Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
+                   const uint16_t *bf16Weights, const float *bias,
+                   std::vector<PostOp> postOps);
   ~Bf16InnerProduct();
   Bf16InnerProduct(const Bf16InnerProduct &) = delete;
   Bf16InnerProduct &operator=(const Bf16InnerProduct &) = delete;
   void run(const uint16_t *x, float *y, const float *sum = nullptr);
+  /// f32 input, rounded to bf16 into a buffer the object owns.
+  void run(const float *x, float *y, const float *sum = nullptr);
   std::string implementation() const;
 
 private:
+  void build(int64_t m, int64_t k, int64_t n, const void *weights,
+             bool weightsBf16, const float *bias, std::vector<PostOp> postOps);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

@@ -38,6 +38,10 @@ void softmax(const float *x, const float *mask, int64_t maskRowGroup,
 /// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void gelu(const float *x, float *y, int64_t n, bool tanhForm);
 
+/// Rounds n floats to bfloat16 (nearest even): AVX512-BF16 when the CPU
+/// has it, else portable.
+void roundToBf16(const float *x, uint16_t *y, int64_t n);
+
 /// Elementwise transcendental functions over n f32 elements (the unfused
 /// forms of GELU, sigmoid and softmax use them).
 enum class Transcendental { Exp, Erf, Tanh, Sigmoid };

@@ -24,6 +24,22 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   const float *bias = c.has(2) ? c.constF32(c.in(2)) : nullptr;
   if (c.has(2) && !bias)
     c.fail("inner_product needs a constant bias");
+  if (w.dtype == DType::BF16) {
+    // --precision bf16: the input is rounded to bf16 on entry, f32 out.
+    auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
+      return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
+                                  c.postOps());
+    }));
+    kernel = "onednn:" + ip->implementation() + ":bf16";
+    const float *xp = c.ptr<const float>(x);
+    float *yp = c.ptr<float>(y);
+    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+    return [=] {
+      ip->run(xp, yp, sum);
+      return std::string();
+    };
+  }
+  c.requireF32(w, "weight");
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
   }));

@@ -36,7 +36,7 @@ BoundKernel sparseInnerProduct(const OpContext &c, std::string &kernel) {
   if (ws.size() != 2 || ws[0] != h.n || ws[1] != h.k)
     c.fail("weight_shape does not match the packed weight (" +
            std::to_string(h.n) + "x" + std::to_string(h.k) + ")");
-  if (h.valueType != static_cast<uint8_t>(sparse::ValueType::F32))
+  if (h.valueType == static_cast<uint8_t>(sparse::ValueType::S8))
     c.fail(std::string("packed weights of type ") +
            sparse::valueTypeName(static_cast<sparse::ValueType>(h.valueType)) +
            " need a quantized input; this op is f32");

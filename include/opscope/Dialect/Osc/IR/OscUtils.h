@@ -25,6 +25,16 @@ namespace opscope::osc {
 /// dense_resource), else nullopt.
 std::optional<std::vector<float>> readF32Constant(mlir::Value v);
 
+/// The values of a constant weight as f32: f32 as `readF32Constant`, bf16
+/// (a `--precision bf16` weight, dense_resource) widened exactly.
+std::optional<std::vector<float>> readWeightValues(mlir::Value v);
+
+/// A new bf16 weight attribute from f32 values (rounded to nearest even): a
+/// dense_resource blob named `name`.
+mlir::ElementsAttr makeBf16Weight(mlir::RankedTensorType type,
+                                  llvm::ArrayRef<float> values,
+                                  llvm::StringRef name);
+
 /// A new f32 weight attribute: a dense_resource blob named `name`.
 mlir::ElementsAttr makeF32Weight(mlir::RankedTensorType type,
                                  llvm::ArrayRef<float> values,

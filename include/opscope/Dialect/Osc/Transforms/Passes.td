@@ -91,6 +91,33 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
+  let summary = "Compute inner products in bf16: weights converted at compile time";
+  let description = [{
+    With `precision=bf16`, every inner product with a constant f32 weight
+    whose source nodes do not match `keep-fp32` (a regex) gets its weight
+    rounded to bf16 (nearest even) at compile time, so the `.weights` file
+    holds it at half the size; the kernels round the op's f32 input to bf16
+    on entry and accumulate in f32, and everything between inner products
+    (LayerNorm, softmax, GELU, residual sums) stays f32. `precision=fp32`
+    changes nothing. `report` prints how many ops were converted, the weight
+    bytes before and after, and the number of f32-to-bf16 conversions (one
+    per converted op, inside its kernel). Runs before `osc-sparse-layout`,
+    which packs a bf16 weight in bf16 pairs.
+    ```mlir
+    %y = osc.inner_product %x, %w : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
+    // becomes
+    %y = osc.inner_product %x, %wb : (tensor<1x128x768xf32>, tensor<768x768xbf16>) -> tensor<1x128x768xf32>
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 or bf16">,
+    Option<"keepFp32", "keep-fp32", "std::string", "\"\"", "regex over source node names of ops kept in fp32">,
+    Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
+  ];
+}
+
 def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
   let summary = "Block-sparse kernels for sparse weights, transposed activations along chains";
   let description = [{
