@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <omp.h>
 #include <stdexcept>
@@ -29,7 +30,26 @@ struct Context {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
 };
+/// OPSCOPE_MAX_ISA caps oneDNN too (DNNL_MAX_CPU_ISA, when set, oneDNN
+/// reads itself); it must be set before the first primitive.
+bool applyIsaCap() {
+  if (std::getenv("DNNL_MAX_CPU_ISA") || maxIsa() == IsaLevel::All)
+    return true;
+  static const dnnl::cpu_isa isas[] = {
+      dnnl::cpu_isa::sse41,           dnnl::cpu_isa::avx2,
+      dnnl::cpu_isa::avx512_core,     dnnl::cpu_isa::avx512_core_vnni,
+      dnnl::cpu_isa::avx512_core_bf16, dnnl::cpu_isa::avx512_core_amx};
+  try {
+    dnnl::set_max_cpu_isa(isas[static_cast<int>(maxIsa())]);
+  } catch (const std::exception &) {
+    // Already fixed by an earlier primitive in this process: nothing to do.
+  }
+  return true;
+}
+
 Context &context() {
+  static const bool capped = applyIsaCap();
+  (void)capped;
   static Context ctx;
   return ctx;
 }

@@ -34,17 +34,21 @@ namespace {
 constexpr int64_t kTile = 64;  // tokens per activation tile
 constexpr int64_t kChunk = 64; // output rows per output tile
 
+/// What the CPU has, within the OPSCOPE_MAX_ISA cap.
 bool cpuHas(const char *what) {
   if (std::strcmp(what, "avx512f") == 0)
-    return __builtin_cpu_supports("avx512f");
+    return __builtin_cpu_supports("avx512f") &&
+           isaAllowed(IsaLevel::Avx512Core);
   if (std::strcmp(what, "vnni") == 0)
     return __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vnni");
+           __builtin_cpu_supports("avx512vnni") &&
+           isaAllowed(IsaLevel::Avx512CoreVnni);
   if (std::strcmp(what, "bf16") == 0)
     return __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512bf16");
+           __builtin_cpu_supports("avx512bf16") &&
+           isaAllowed(IsaLevel::Avx512CoreBf16);
   return false;
 }
 

@@ -86,15 +86,18 @@ std::string opscope::cpuModelName() {
 }
 
 std::string opscope::kernelIsaName() {
+  // The CPU's best, within the OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA cap.
+  using rt::IsaLevel;
+  IsaLevel best = IsaLevel::Sse41;
   if (__builtin_cpu_supports("avx512bf16"))
-    return "avx512_core_bf16";
-  if (__builtin_cpu_supports("avx512vnni"))
-    return "avx512_core_vnni";
-  if (__builtin_cpu_supports("avx512f"))
-    return "avx512_core";
-  if (__builtin_cpu_supports("avx2"))
-    return "avx2";
-  return "sse41";
+    best = IsaLevel::Avx512CoreBf16;
+  else if (__builtin_cpu_supports("avx512vnni"))
+    best = IsaLevel::Avx512CoreVnni;
+  else if (__builtin_cpu_supports("avx512f"))
+    best = IsaLevel::Avx512Core;
+  else if (__builtin_cpu_supports("avx2"))
+    best = IsaLevel::Avx2;
+  return rt::isaLevelName(std::min(best, rt::maxIsa()));
 }
 
 double opscope::percentile(const std::vector<double> &sorted, double p) {

@@ -15,6 +15,26 @@
 
 namespace opscope::rt {
 
+/// The ISA cap for A/B comparisons, in oneDNN's names: `OPSCOPE_MAX_ISA`
+/// (or, when unset, `DNNL_MAX_CPU_ISA`) = sse41, avx2, avx512_core,
+/// avx512_core_vnni, avx512_core_bf16, avx512_core_amx or all. Read once
+/// per process; opscope's kernels and oneDNN (which gets the same cap before
+/// its first primitive) both honour it. An unknown value is reported on
+/// stderr once and ignored.
+enum class IsaLevel {
+  Sse41,
+  Avx2,
+  Avx512Core,
+  Avx512CoreVnni,
+  Avx512CoreBf16,
+  Avx512CoreAmx,
+  All
+};
+IsaLevel maxIsa();
+inline bool isaAllowed(IsaLevel level) { return level <= maxIsa(); }
+/// The cap's oneDNN name ("all" when there is none).
+const char *isaLevelName(IsaLevel level);
+
 /// Which implementation the kernels use in this process.
 enum class Isa { Portable, Avx512 };
 Isa kernelIsa();

@@ -26,6 +26,10 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     c.fail("inner_product needs a constant bias");
   if (w.dtype == DType::BF16) {
     // --precision bf16: the input is rounded to bf16 on entry, f32 out.
+    if (!isaAllowed(IsaLevel::Avx512Core))
+      c.fail(std::string("bf16 inner products need at least avx512_core, "
+                         "and the ISA is capped at ") +
+             isaLevelName(maxIsa()) + " (OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA)");
     auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
                                   c.postOps());
