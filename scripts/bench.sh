@@ -48,6 +48,13 @@ echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, se
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
+echo "== Precision: DistilBERT-shaped fp32 and bf16 vs ONNX Runtime fp32, seq 128, batch 1, one thread; bf16 accuracy"
+/usr/bin/python3 "$ROOT/scripts/bench_precision.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --work "$BUILD_DIR/bench-precision" --cpu 0 --rounds 5 --iterations 10 --sets 32 \
+  "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
 echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128, one thread pinned to CPU 0"
 /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
   --iterations 10 --warmup 3 --rounds 5 \

@@ -37,6 +37,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -70,6 +71,124 @@ std::string ms(double v) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(3) << v;
   return os.str();
+}
+
+std::string fileName(const std::string &tensor) {
+  std::string name = tensor;
+  std::replace(name.begin(), name.end(), '/', '_');
+  return name + ".npy";
+}
+
+/// Input sets for --compare-to --inputs DIR: one per subdirectory of DIR
+/// (sorted), or DIR itself when it holds the .npy files directly. Each set
+/// has one NAME.npy per model input ('/' in names as '_'), nothing else.
+std::vector<std::vector<HostTensor>> readInputSets(const std::string &dir,
+                                                   const Model &model) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    die("--inputs: '" + dir + "' is not a directory", 2);
+  std::vector<fs::path> sets;
+  for (const auto &e : fs::directory_iterator(dir))
+    if (e.is_directory())
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty())
+    sets.push_back(dir);
+  std::vector<std::vector<HostTensor>> out;
+  for (const fs::path &set : sets) {
+    std::vector<HostTensor> tensors;
+    std::set<std::string> expected;
+    for (const TensorInfo &info : model.inputs()) {
+      fs::path file = set / fileName(info.name);
+      expected.insert(file.filename().string());
+      if (!fs::exists(file))
+        die("--inputs: input set '" + set.string() + "' has no " +
+            file.filename().string() + " for input '" + info.name + "'");
+      HostTensor t = readTensorFile(file.string());
+      if (t.shape != info.shape || t.dtype != info.dtype)
+        die("--inputs: " + file.string() + " holds " +
+            describe(t.dtype, t.shape) + ", input '" + info.name +
+            "' is " + info.describe());
+      tensors.push_back(std::move(t));
+    }
+    for (const auto &e : fs::directory_iterator(set))
+      if (e.is_regular_file() && !expected.count(e.path().filename().string()))
+        die("--inputs: " + e.path().string() +
+            " names no input of the model (inputs are NAME.npy)");
+    out.push_back(std::move(tensors));
+  }
+  return out;
+}
+
+/// --compare-to: runs `a` and `b` on the same input sets and prints, per
+/// output, the error maxima, the cosine and top-1 agreement. Returns the
+/// exit code: 1 when an output's lowest cosine is below `minCosine`.
+int compareModels(const std::string &aPath, const Model &a,
+                  const std::string &bPath, const Model &b,
+                  const std::vector<std::vector<HostTensor>> &sets,
+                  const std::string &source, double minCosine) {
+  auto sameTensors = [&](const std::vector<TensorInfo> &x,
+                         const std::vector<TensorInfo> &y, const char *what) {
+    if (x.size() != y.size())
+      die(std::string("--compare-to: the models have different ") + what +
+          " (" + std::to_string(x.size()) + " and " +
+          std::to_string(y.size()) + ")");
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].name != y[i].name || x[i].shape != y[i].shape ||
+          x[i].dtype != y[i].dtype)
+        die(std::string("--compare-to: ") + what + " " +
+            std::to_string(i) + " differs: '" + x[i].name + "' " +
+            x[i].describe() + " in " + aPath + ", '" + y[i].name + "' " +
+            y[i].describe() + " in " + bPath);
+  };
+  sameTensors(a.inputs(), b.inputs(), "inputs");
+  sameTensors(a.outputs(), b.outputs(), "outputs");
+  auto sa = a.createSession(0), sb = b.createSession(0);
+  std::vector<AccuracyStats> stats(a.outputs().size());
+  for (const auto &set : sets) {
+    for (size_t i = 0; i < set.size(); ++i) {
+      std::memcpy(sa->input(i), set[i].data.data(), set[i].data.size());
+      std::memcpy(sb->input(i), set[i].data.data(), set[i].data.size());
+    }
+    sa->run();
+    sb->run();
+    for (size_t o = 0; o < stats.size(); ++o) {
+      const TensorInfo &info = a.outputs()[o];
+      stats[o].add(asDoubles(info.dtype, sa->output(o), info.elements()),
+                   asDoubles(info.dtype, sb->output(o), info.elements()),
+                   info.shape.empty() ? 1 : info.shape.back());
+    }
+  }
+  std::cout << "accuracy: " << aPath << " against " << bPath << ", "
+            << sets.size() << " input sets (" << source << ")\n";
+  std::cout << std::left << std::setw(24) << "output" << std::right
+            << std::setw(13) << "max_abs" << std::setw(13) << "max_rel"
+            << std::setw(14) << "cosine_min" << std::setw(14)
+            << "cosine_mean" << std::setw(12) << "top1_agree" << "\n";
+  int code = 0;
+  for (size_t o = 0; o < stats.size(); ++o) {
+    const AccuracyStats &s = stats[o];
+    std::ostringstream top1;
+    if (s.top1() >= 0)
+      top1 << std::fixed << std::setprecision(4) << s.top1();
+    else
+      top1 << "-";
+    std::cout << std::left << std::setw(24) << a.outputs()[o].name
+              << std::right << std::setw(13) << std::setprecision(4)
+              << s.maxAbs << std::setw(13) << s.maxRel << std::setw(14)
+              << std::setprecision(7) << s.minCosine << std::setw(14)
+              << s.meanCosine() << std::setw(12) << top1.str()
+              << std::setprecision(6) << "\n";
+    if (s.minCosine < minCosine) {
+      std::cout << "output " << a.outputs()[o].name << ": lowest cosine "
+                << std::setprecision(9) << s.minCosine
+                << " is below --min-cosine " << minCosine
+                << std::setprecision(6)
+                << "\n";
+      code = 1;
+    }
+  }
+  return code;
 }
 } // namespace
 
@@ -133,6 +252,27 @@ int main(int argc, char **argv) {
   app.add_option("-t,--top", top, "ops in the profile summary (default 10)");
   app.add_flag("--no-fuse", noFuse, "for an .onnx model: compile without fusion");
   app.add_flag("-q,--quiet", quiet, "print only errors and comparisons");
+  std::string compareTo, inputsDir;
+  int randomSets = 0;
+  double minCosine = -1.0;
+  auto *cmp = app.add_option(
+      "--compare-to", compareTo,
+      "accuracy mode: run this other model (.so, or .onnx compiled like the "
+      "first) on the same inputs and report per-output errors, cosine and "
+      "top-1 agreement");
+  app.add_option("--inputs", inputsDir,
+                 "with --compare-to: a directory of input sets (one "
+                 "subdirectory per set, NAME.npy per input)")
+      ->needs(cmp);
+  app.add_option("--random", randomSets,
+                 "with --compare-to: this many random input sets from --seed "
+                 "(default 8 when --inputs is not given)")
+      ->needs(cmp)
+      ->check(CLI::PositiveNumber);
+  app.add_option("--min-cosine", minCosine,
+                 "with --compare-to: exit 1 when an output's lowest cosine is "
+                 "below this")
+      ->needs(cmp);
   opscope::tools::addVersionFlag(app, "opscope-run");
   if (int code = opscope::tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
@@ -156,6 +296,43 @@ int main(int argc, char **argv) {
           2);
     }
     std::unique_ptr<Model> model = Model::load(soPath);
+
+    if (!compareTo.empty()) {
+      if (!inputsDir.empty() && randomSets > 0)
+        die("--inputs and --random exclude each other", 2);
+      std::string otherPath = compareTo;
+      if (needsCompiling(classifyModelFile(compareTo))) {
+        CompileRequest request;
+        request.model = compareTo;
+        request.inputShapes = shapes;
+        request.noFuse = noFuse;
+        std::string error;
+        otherPath = compileIntoCache(request, defaultCacheDir(), error);
+        if (otherPath.empty())
+          die(error);
+      }
+      std::unique_ptr<Model> other = Model::load(otherPath);
+      setDenseThreads(threads > 0 ? threads : 1);
+      std::vector<std::vector<HostTensor>> sets;
+      std::string source;
+      if (!inputsDir.empty()) {
+        sets = readInputSets(inputsDir, *model);
+        source = inputsDir;
+      } else {
+        int n = randomSets > 0 ? randomSets : 8;
+        std::mt19937_64 rng(seed);
+        for (int s = 0; s < n; ++s) {
+          std::vector<HostTensor> set;
+          for (const TensorInfo &info : model->inputs())
+            set.push_back(randomTensor(info, rng, intMax));
+          sets.push_back(std::move(set));
+        }
+        source = "random, seed " + std::to_string(seed) + ", int-max " +
+                 std::to_string(intMax);
+      }
+      return compareModels(modelPath, *model, compareTo, *other, sets, source,
+                           minCosine);
+    }
 
     if (printPlan) {
       std::cout << nlohmann::json::parse(model->planText()).dump(1) << "\n";

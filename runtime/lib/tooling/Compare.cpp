@@ -44,6 +44,24 @@ opscope::tooling::compareTensors(const std::vector<double> &got,
   return c;
 }
 
+void AccuracyStats::add(const std::vector<double> &got,
+                        const std::vector<double> &want, int64_t lastDim) {
+  TensorComparison c = compareTensors(got, want, 0.0, 0.0);
+  ++sets;
+  maxAbs = std::max(maxAbs, c.maxAbs);
+  maxRel = std::max(maxRel, c.maxRel);
+  minCosine = std::min(minCosine, c.cosine);
+  sumCosine += c.cosine;
+  if (lastDim <= 1 || got.size() != want.size())
+    return;
+  for (size_t r = 0; r + lastDim <= got.size(); r += lastDim) {
+    auto g = std::max_element(got.begin() + r, got.begin() + r + lastDim);
+    auto w = std::max_element(want.begin() + r, want.begin() + r + lastDim);
+    ++rows;
+    top1Agree += (g - got.begin()) == (w - want.begin());
+  }
+}
+
 std::vector<double> opscope::tooling::asDoubles(rt::DType t, const void *data,
                                                 int64_t n) {
   std::vector<double> v(n);
