@@ -85,6 +85,15 @@ std::string opscope::cpuModelName() {
   return "unknown";
 }
 
+bool opscope::cpuHasAmx() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("flags", 0) == 0)
+      return (line + " ").find(" amx_tile ") != std::string::npos;
+  return false;
+}
+
 std::string opscope::kernelIsaName() {
   // The CPU's best, within the OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA cap.
   using rt::IsaLevel;
@@ -265,10 +274,17 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
     json run = json::object();
     for (auto &[k, v] : d.run)
       run[k] = v;
+    // AMX: whether the CPU has it, and whether a kernel that ran used it
+    // (oneDNN names its AMX implementations `..._amx`).
+    bool amxUsed = false;
+    for (const ProbeInfo &p : m.probes())
+      amxUsed |= kernelOf(d, p).find("amx") != std::string::npos;
     json header{{"schema_version", 1},
                 {"model", m.name()},
                 {"machine", {{"cpu", cpuModelName()},
                              {"isa", kernelIsaName()},
+                             {"amx_available", cpuHasAmx()},
+                             {"amx_used", amxUsed},
                              {"threads", d.threads}}},
                 {"run", run},
                 {"labels", labels},

@@ -83,9 +83,19 @@ func.func @case9(%x: tensor<4x16xf32>, %w: tensor<8x15xf32>) {
 
 // -----
 
-func.func @case10(%x: tensor<4x16xf32>, %w: tensor<8x16xbf16>) {
-  // expected-error @+1 {{input element type 'f32' differs from weight element type 'bf16'}}
-  %0 = osc.inner_product %x, %w : (tensor<4x16xf32>, tensor<8x16xbf16>) -> tensor<4x8xf32>
+// A bf16 weight with f32 activations is the --precision bf16 form; any
+// other mix is an error, as is a bf16 result.
+func.func @case10(%x: tensor<4x16xf32>, %w: tensor<8x16xf16>) {
+  // expected-error @+1 {{input element type 'f32' differs from weight element type 'f16'}}
+  %0 = osc.inner_product %x, %w : (tensor<4x16xf32>, tensor<8x16xf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @case10_bf16_result(%x: tensor<4x16xf32>, %w: tensor<8x16xbf16>) {
+  // expected-error @+1 {{input element type 'f32' differs from result element type 'bf16'}}
+  %0 = osc.inner_product %x, %w : (tensor<4x16xf32>, tensor<8x16xbf16>) -> tensor<4x8xbf16>
   return
 }
 

@@ -37,6 +37,8 @@ struct ProfileData {
 /// CPU model name and the best ISA the kernels use (for trace headers).
 std::string cpuModelName();
 std::string kernelIsaName();
+/// Whether the CPU has AMX tiles (`amx_tile` in /proc/cpuinfo).
+bool cpuHasAmx();
 
 void writeTrace(const std::string &path, const ProfileData &data);
 /// The probe table, one tab-separated row per probe (opscope-run

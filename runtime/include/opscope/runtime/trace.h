@@ -48,6 +48,7 @@ struct ProbeInfo {
 
 struct MachineInfo {
   std::string cpu, isa;
+  bool amxAvailable = false, amxUsed = false;
   int64_t threads = 0;
 };
 
