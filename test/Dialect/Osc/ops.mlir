@@ -46,6 +46,23 @@ func.func @inner_product(%x: tensor<1x128x768xf32>, %w: tensor<3072x768xf32>,
   return %0, %1, %2 : tensor<1x128x3072xf32>, tensor<1x128x3072xf32>, tensor<1x128x3072xf32>
 }
 
+// CHECK-LABEL: func.func @sparse_inner_product
+func.func @sparse_inner_product(%x: tensor<1x128x768xf32>, %p: tensor<4096xi8>,
+                                %b: tensor<3072xf32>, %r: tensor<1x128x768xf32>)
+    -> tensor<1x128x768xf32> {
+  // CHECK: %[[H:.*]] = osc.sparse_inner_product %{{.*}}, %{{.*}} bias(%{{.*}}) post_ops [gelu_erf] {block_sparsity = 8.000000e-01 : f64, nonzero_blocks = 117964 : i64, transposed_output, weight_shape = array<i64: 3072, 768>, weight_sparsity = 8.000000e-01 : f64} : (tensor<1x128x768xf32>, tensor<4096xi8>, tensor<3072xf32>) -> tensor<3072x128xf32>
+  %h = osc.sparse_inner_product %x, %p bias(%b) post_ops [gelu_erf]
+      {weight_shape = array<i64: 3072, 768>, block_sparsity = 0.8 : f64,
+       weight_sparsity = 0.8 : f64, nonzero_blocks = 117964 : i64, transposed_output}
+      : (tensor<1x128x768xf32>, tensor<4096xi8>, tensor<3072xf32>) -> tensor<3072x128xf32>
+  // CHECK: osc.sparse_inner_product %[[H]], %{{.*}} sum(%{{.*}}) post_ops [sum] {{{.*}}transposed_input{{.*}}} : (tensor<3072x128xf32>, tensor<4096xi8>, tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+  %y = osc.sparse_inner_product %h, %p sum(%r) post_ops [sum]
+      {weight_shape = array<i64: 768, 3072>, block_sparsity = 0.8 : f64,
+       weight_sparsity = 0.8 : f64, nonzero_blocks = 117964 : i64, transposed_input}
+      : (tensor<3072x128xf32>, tensor<4096xi8>, tensor<1x128x768xf32>) -> tensor<1x128x768xf32>
+  return %y : tensor<1x128x768xf32>
+}
+
 // CHECK-LABEL: func.func @conv
 func.func @conv(%x: tensor<1x3x224x224xf32>, %w: tensor<64x3x7x7xf32>, %b: tensor<64xf32>,
                 %dx: tensor<1x32x17xf32>, %dw: tensor<32x1x3xf32>,
