@@ -17,6 +17,7 @@
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/sinks.h"
 #include "opscope/runtime/sparse.h"
+#include "opscope/runtime/tooling/kernel_bench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +37,7 @@ using namespace opscope::rt;
 namespace sp = opscope::rt::sparse;
 
 namespace {
+using tooling::KernelPrecision;
 int rounds = 5;
 double minMs = 150; // time per system per round
 
@@ -48,66 +50,6 @@ bool cpuFlag(const std::string &flag) {
   return false;
 }
 
-/// Median ms of one call, over as many calls as fit in minMs (at least 3).
-double medianMs(const std::function<void()> &f) {
-  using clock = std::chrono::steady_clock;
-  std::vector<double> t;
-  auto start = clock::now();
-  do {
-    auto a = clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(clock::now() - a)
-                    .count());
-  } while (t.size() < 3 ||
-           std::chrono::duration<double, std::milli>(clock::now() - start)
-                   .count() < minMs);
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
-}
-
-std::vector<float> randomVector(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 0.02f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-/// Zeroes `ratio` of the 1x4 blocks with the smallest L1 norm (as
-/// opscope-prune and Intel's pruned models do).
-void prune(std::vector<float> &w, int64_t n, int64_t k, double ratio) {
-  int64_t perRow = k / 4, blocks = n * perRow;
-  std::vector<float> norm(blocks);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const float *p = &w[(b / perRow) * k + (b % perRow) * 4];
-    norm[b] = std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2]) +
-              std::fabs(p[3]);
-  }
-  std::vector<int64_t> order(blocks);
-  std::iota(order.begin(), order.end(), 0);
-  int64_t cut = std::llround(ratio * blocks);
-  std::nth_element(order.begin(), order.begin() + cut, order.end(),
-                   [&](int64_t a, int64_t b) { return norm[a] < norm[b]; });
-  for (int64_t i = 0; i < cut; ++i)
-    std::fill_n(&w[(order[i] / perRow) * k + (order[i] % perRow) * 4], 4,
-                0.0f);
-}
-
-struct AlignedBlob {
-  std::unique_ptr<uint8_t[]> storage;
-  uint8_t *ptr;
-  AlignedBlob(const std::vector<float> &w, int64_t n, int64_t k,
-              sp::ValueType t) {
-    int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k);
-    size_t bytes = sp::layout(t, n, k, nnz).totalBytes;
-    storage.reset(new uint8_t[bytes + 64]);
-    ptr = storage.get() +
-          (64 - reinterpret_cast<uintptr_t>(storage.get()) % 64) % 64;
-    sp::pack(w.data(), n, k, t, ptr);
-  }
-};
-
 struct Row {
   std::string precision, shape;
   int64_t m;
@@ -115,107 +57,33 @@ struct Row {
   double rowsMs, rowsSpeedup; // the same kernel with row-major activations
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// One shape, one M, one precision: dense and every ratio, in rounds.
-enum class Prec { F32, BF16, S8 };
-const char *precName(Prec p) {
-  return p == Prec::F32 ? "fp32" : p == Prec::BF16 ? "bf16" : "int8";
-}
-
-void measure(Prec prec, int64_t n, int64_t k, int64_t m,
+/// One shape, one M, one precision: dense and every ratio, in rounds
+/// (tooling::measureInnerProducts, shared with opscope-tune).
+void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
              const std::vector<double> &ratios, std::vector<Row> &rows,
              std::string &denseImpl, std::string &sparseImpl) {
-  auto x = randomVector(m * k, 1);
-  bool int8 = prec == Prec::S8, bf16 = prec == Prec::BF16;
-  std::vector<uint16_t> xb(m * k);
-  for (size_t i = 0; i < xb.size(); ++i)
-    xb[i] = sp::toBf16(x[i]);
-  std::vector<uint8_t> xq(m * k);
-  for (size_t i = 0; i < xq.size(); ++i)
-    xq[i] = static_cast<uint8_t>(std::clamp(128.0f + x[i] * 2000.0f, 0.0f,
-                                            255.0f));
-  std::vector<float> y(m * n), bias(n, 0.01f);
-  auto dense = randomVector(n * k, 2);
-  std::vector<std::function<void()>> systems;
-  std::unique_ptr<InnerProduct> df;
-  std::unique_ptr<QuantizedInnerProduct> dq;
-  std::unique_ptr<Bf16InnerProduct> db;
-  if (bf16) {
-    db = std::make_unique<Bf16InnerProduct>(m, k, n, dense.data(), bias.data(),
-                                            std::vector<PostOp>{});
-    denseImpl = db->implementation();
-    systems.push_back([&] { db->run(xb.data(), y.data()); });
-  } else if (int8) {
-    dq = std::make_unique<QuantizedInnerProduct>(m, k, n, dense.data(),
-                                                 bias.data(),
-                                                 std::vector<PostOp>{});
-    denseImpl = dq->implementation();
-    systems.push_back([&] { dq->run(xq.data(), 0.01f, y.data()); });
-  } else {
-    df = std::make_unique<InnerProduct>(m, k, n, dense.data(), bias.data(),
-                                        std::vector<PostOp>{});
-    denseImpl = df->implementation();
-    systems.push_back([&] { df->run(x.data(), y.data()); });
-  }
-  std::vector<std::unique_ptr<AlignedBlob>> blobs;
-  std::vector<std::unique_ptr<SparseInnerProduct>> sf;
-  std::vector<std::unique_ptr<SparseInnerProductS8>> sq;
-  // Systems 1 + 2i: ratio i with transposed activations (a chain inside
-  // the osc-sparse-layout pass); 2 + 2i: row-major (a chain boundary).
-  for (double r : ratios) {
-    auto w = dense;
-    prune(w, n, k, r);
-    blobs.push_back(std::make_unique<AlignedBlob>(
-        w, n, k,
-        int8 ? sp::ValueType::S8 : bf16 ? sp::ValueType::BF16 : sp::ValueType::F32));
-    for (bool transposed : {true, false}) {
-      SparseLayout layout{transposed, transposed};
-      if (int8) {
-        sq.push_back(std::make_unique<SparseInnerProductS8>(
-            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{}, layout));
-        sparseImpl = sq.back()->implementation();
-        auto *k8 = sq.back().get();
-        systems.push_back(
-            [&, k8] { k8->run(xq.data(), 0.01f, 128, y.data()); });
-      } else {
-        sf.push_back(std::make_unique<SparseInnerProduct>(
-            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
-            layout));
-        sparseImpl = sf.back()->implementation();
-        auto *kf = sf.back().get();
-        systems.push_back([&, kf] { kf->run(x.data(), y.data()); });
-      }
-    }
-  }
-  for (auto &s : systems) // warm up: first-touch, oneDNN's JIT
-    s();
-  std::vector<std::vector<double>> ms(systems.size()), ratio(ratios.size()),
-      rowsRatio(ratios.size());
-  for (int r = 0; r < rounds; ++r) {
-    for (size_t s = 0; s < systems.size(); ++s)
-      ms[s].push_back(medianMs(systems[s]));
-    for (size_t i = 0; i < ratios.size(); ++i) {
-      ratio[i].push_back(ms[0].back() / ms[1 + 2 * i].back());
-      rowsRatio[i].push_back(ms[0].back() / ms[2 + 2 * i].back());
-    }
-  }
+  tooling::KernelBenchConfig config;
+  config.rounds = rounds;
+  config.minMs = minMs;
+  config.rowMajor = true;
+  auto res = tooling::measureInnerProducts(prec, n, k, m, ratios, config);
+  denseImpl = res.denseImpl;
+  sparseImpl = res.sparseImpl;
+  bool int8 = prec == KernelPrecision::S8, bf16 = prec == KernelPrecision::BF16;
   for (size_t i = 0; i < ratios.size(); ++i) {
+    auto ratio = res.perRoundRatios(i), rowsRatio = res.perRoundRatios(i, true);
     Row row;
-    row.precision = precName(prec);
+    row.precision = tooling::precisionName(prec);
     row.shape = std::to_string(n) + "x" + std::to_string(k);
     row.m = m;
     row.sparsity = ratios[i];
-    row.denseMs = median(ms[0]);
-    row.sparseMs = median(ms[1 + 2 * i]);
-    row.speedup = median(ratio[i]);
-    row.rowsMs = median(ms[2 + 2 * i]);
-    row.rowsSpeedup = median(rowsRatio[i]);
-    row.lo = *std::min_element(ratio[i].begin(), ratio[i].end());
-    row.hi = *std::max_element(ratio[i].begin(), ratio[i].end());
+    row.denseMs = tooling::median(res.denseMs);
+    row.sparseMs = tooling::median(res.sparseMs[i]);
+    row.speedup = tooling::median(ratio);
+    row.rowsMs = tooling::median(res.sparseRowMajorMs[i]);
+    row.rowsSpeedup = tooling::median(rowsRatio);
+    row.lo = *std::min_element(ratio.begin(), ratio.end());
+    row.hi = *std::max_element(ratio.begin(), ratio.end());
     double pct = std::round(ratios[i] * 100);
     // Issue 13's targets (none for bf16).
     row.target = bf16        ? 0.0
@@ -271,7 +139,8 @@ int main(int argc, char **argv) {
   std::printf("%-6s %-10s %5s %8s %9s %9s %8s %13s %7s %9s %7s\n", "prec",
               "NxK", "M", "sparsity", "dense_ms", "sparse_ms", "speedup",
               "spread", "target", "rows_ms", "rows_x");
-  for (Prec prec : {Prec::F32, Prec::BF16, Prec::S8}) {
+  for (KernelPrecision prec :
+       {KernelPrecision::F32, KernelPrecision::BF16, KernelPrecision::S8}) {
     std::string denseImpl, sparseImpl;
     for (const Shape &s : shapes)
       for (int64_t m : ms) {
@@ -292,7 +161,7 @@ int main(int argc, char **argv) {
           std::fflush(stdout);
         }
       }
-    std::printf("  (%s: dense %s, sparse %s)\n", precName(prec),
+    std::printf("  (%s: dense %s, sparse %s)\n", tooling::precisionName(prec),
                 denseImpl.c_str(), sparseImpl.c_str());
   }
   return 0;

@@ -8,6 +8,7 @@
 
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
+#include "opscope/runtime/tooling/kernel_bench.h"
 #include "opscope/runtime/tooling/model_files.h"
 #include "opscope/runtime/tooling/threads.h"
 
@@ -189,3 +190,58 @@ TEST(Threads, DefaultIsTheIdleCoresAtLeastOne) {
 }
 
 } // namespace
+
+TEST(KernelBench, PruneZeroesTheSmallestBlocks) {
+  // 3 x 10: two whole 1x4 blocks per row (the tail of 2 is never pruned),
+  // block L1 norms 1..6 in a shuffled order.
+  const int64_t n = 3, k = 10;
+  const float norms[6] = {4, 1, 6, 2, 5, 3};
+  std::vector<float> w(n * k, 7.0f);
+  for (int b = 0; b < 6; ++b)
+    for (int j = 0; j < 4; ++j)
+      w[(b / 2) * k + (b % 2) * 4 + j] = (j % 2 ? -1 : 1) * norms[b] / 4;
+  auto pruned = w;
+  opscope::tooling::pruneBlocks1x4(pruned, n, k, 0.5);
+  for (int b = 0; b < 6; ++b)
+    for (int j = 0; j < 4; ++j) {
+      float v = pruned[(b / 2) * k + (b % 2) * 4 + j];
+      if (norms[b] <= 3)
+        EXPECT_EQ(v, 0.0f) << "block " << b;
+      else
+        EXPECT_EQ(v, w[(b / 2) * k + (b % 2) * 4 + j]) << "block " << b;
+    }
+  for (int64_t r = 0; r < n; ++r)
+    EXPECT_EQ(pruned[r * k + 8], 7.0f);
+}
+
+TEST(KernelBench, MedianAndPerRoundRatios) {
+  using opscope::tooling::median;
+  EXPECT_EQ(median({}), 0.0);
+  EXPECT_EQ(median({3, 1, 2}), 2.0);
+  opscope::tooling::KernelBenchResult r;
+  r.denseMs = {2, 4, 6};
+  r.sparseMs = {{1, 1, 3}};
+  EXPECT_EQ(r.perRoundRatios(0), (std::vector<double>{2, 4, 2}));
+}
+
+TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
+  opscope::tooling::KernelBenchConfig config;
+  config.rounds = 2;
+  config.minMs = 0;
+  config.rowMajor = true;
+  int calls = 0;
+  for (auto prec : {opscope::tooling::KernelPrecision::F32,
+                    opscope::tooling::KernelPrecision::BF16,
+                    opscope::tooling::KernelPrecision::S8}) {
+    auto r = opscope::tooling::measureInnerProducts(
+        prec, 17, 12, 3, {0.5, 0.9}, config, [&](int, int) { ++calls; });
+    EXPECT_EQ(r.denseMs.size(), 2u);
+    ASSERT_EQ(r.sparseMs.size(), 2u);
+    ASSERT_EQ(r.sparseRowMajorMs.size(), 2u);
+    EXPECT_EQ(r.sparseMs[1].size(), 2u);
+    EXPECT_EQ(r.sparseRowMajorMs[1].size(), 2u);
+    EXPECT_FALSE(r.denseImpl.empty());
+    EXPECT_NE(r.sparseImpl.find("sparse"), std::string::npos) << r.sparseImpl;
+  }
+  EXPECT_EQ(calls, 6);
+}

@@ -434,6 +434,12 @@ dnnl::memory packed(const dnnl::memory::desc &plainMd,
 }
 } // namespace
 
+std::string opscope::rt::denseLibraryVersion() {
+  const dnnl_version_t *v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch);
+}
+
 void opscope::rt::setDenseThreads(int threads) {
   if (threads > 0)
     omp_set_num_threads(threads);

@@ -170,6 +170,10 @@ private:
 /// Sets the number of threads oneDNN primitives use (OpenMP).
 void setDenseThreads(int threads);
 
+/// The version of the oneDNN library loaded at run time, `3.0.0`
+/// (dnnl_version(); kernel timings are keyed by it).
+std::string denseLibraryVersion();
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_DENSE_H

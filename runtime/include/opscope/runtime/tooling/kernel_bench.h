@@ -1,0 +1,68 @@
+//===- kernel_bench.h - dense vs sparse inner-product timing ----*- C++ -*-===//
+//
+// Part of opscope's runtime tooling (no MLIR). What bench-sparse and
+// opscope-tune share: synthetic weights pruned by 1x4 block magnitude, the
+// oneDNN dense inner product and the block-sparse kernel of one precision,
+// timed in alternating rounds (the host is shared and noisy: every round
+// times each candidate in turn, ratios are taken per round).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_TOOLING_KERNEL_BENCH_H
+#define OPSCOPE_RUNTIME_TOOLING_KERNEL_BENCH_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace opscope::tooling {
+
+enum class KernelPrecision { F32, BF16, S8 };
+/// "fp32", "bf16", "int8".
+const char *precisionName(KernelPrecision p);
+/// Parses "fp32" / "bf16" / "int8"; false otherwise.
+bool parsePrecision(const std::string &s, KernelPrecision &out);
+
+/// Median ms of one call of `f`, over as many calls as fit in `minMs` (at
+/// least 3).
+double medianCallMs(const std::function<void()> &f, double minMs);
+
+/// Median of `v` (upper median for even sizes); 0 for an empty vector.
+double median(std::vector<double> v);
+
+/// Zeroes round(ratio x blocks) 1x4 blocks of the row-major N x K weight
+/// with the smallest L1 norm (as opscope-prune does).
+void pruneBlocks1x4(std::vector<float> &w, int64_t n, int64_t k,
+                    double ratio);
+
+struct KernelBenchConfig {
+  int rounds = 5;
+  double minMs = 150; ///< time per candidate per round
+  /// Also time the sparse kernel with row-major activations (a chain
+  /// boundary); by default only the transposed layout (inside a chain).
+  bool rowMajor = false;
+};
+
+/// Per-round ms of every candidate of one shape, M and precision.
+struct KernelBenchResult {
+  std::string denseImpl, sparseImpl;
+  std::vector<double> denseMs;
+  /// [ratio][round]: transposed activations, and row-major when asked.
+  std::vector<std::vector<double>> sparseMs, sparseRowMajorMs;
+  /// Per-round dense/sparse for ratio `i` (transposed or row-major).
+  std::vector<double> perRoundRatios(size_t i, bool rowMajor = false) const;
+};
+
+/// Measures oneDNN's dense inner product (M x K by N x K) and the sparse
+/// kernel at each block sparsity in `ratios`, on the calling thread.
+/// `onRound(done, total)` is called after each round when set.
+KernelBenchResult
+measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
+                     const std::vector<double> &ratios,
+                     const KernelBenchConfig &config,
+                     const std::function<void(int, int)> &onRound = {});
+
+} // namespace opscope::tooling
+
+#endif // OPSCOPE_RUNTIME_TOOLING_KERNEL_BENCH_H

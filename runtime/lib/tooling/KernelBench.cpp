@@ -1,0 +1,213 @@
+//===- KernelBench.cpp - dense vs sparse inner-product timing -------------===//
+//
+// Part of opscope's runtime tooling. See kernel_bench.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/tooling/kernel_bench.h"
+
+#include "opscope/runtime/dense.h"
+#include "opscope/runtime/sparse.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <random>
+
+using namespace opscope;
+using namespace opscope::rt;
+namespace sp = opscope::rt::sparse;
+
+namespace opscope::tooling {
+
+const char *precisionName(KernelPrecision p) {
+  return p == KernelPrecision::F32    ? "fp32"
+         : p == KernelPrecision::BF16 ? "bf16"
+                                      : "int8";
+}
+
+bool parsePrecision(const std::string &s, KernelPrecision &out) {
+  for (KernelPrecision p :
+       {KernelPrecision::F32, KernelPrecision::BF16, KernelPrecision::S8})
+    if (s == precisionName(p)) {
+      out = p;
+      return true;
+    }
+  return false;
+}
+
+double medianCallMs(const std::function<void()> &f, double minMs) {
+  using clock = std::chrono::steady_clock;
+  std::vector<double> t;
+  auto start = clock::now();
+  do {
+    auto a = clock::now();
+    f();
+    t.push_back(
+        std::chrono::duration<double, std::milli>(clock::now() - a).count());
+  } while (t.size() < 3 ||
+           std::chrono::duration<double, std::milli>(clock::now() - start)
+                   .count() < minMs);
+  return median(std::move(t));
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+void pruneBlocks1x4(std::vector<float> &w, int64_t n, int64_t k,
+                    double ratio) {
+  // A trailing partial block (K not a multiple of 4) is never pruned.
+  int64_t perRow = k / 4, blocks = n * perRow;
+  if (blocks == 0)
+    return;
+  std::vector<float> norm(blocks);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float *p = &w[(b / perRow) * k + (b % perRow) * 4];
+    norm[b] =
+        std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2]) + std::fabs(p[3]);
+  }
+  std::vector<int64_t> order(blocks);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t cut = std::clamp<int64_t>(std::llround(ratio * blocks), 0, blocks);
+  std::nth_element(order.begin(), order.begin() + cut, order.end(),
+                   [&](int64_t a, int64_t b) { return norm[a] < norm[b]; });
+  for (int64_t i = 0; i < cut; ++i)
+    std::fill_n(&w[(order[i] / perRow) * k + (order[i] % perRow) * 4], 4,
+                0.0f);
+}
+
+std::vector<double> KernelBenchResult::perRoundRatios(size_t i,
+                                                      bool rowMajor) const {
+  const auto &s = rowMajor ? sparseRowMajorMs[i] : sparseMs[i];
+  std::vector<double> r;
+  for (size_t j = 0; j < denseMs.size() && j < s.size(); ++j)
+    r.push_back(denseMs[j] / s[j]);
+  return r;
+}
+
+namespace {
+std::vector<float> randomVector(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 0.02f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+struct AlignedBlob {
+  std::unique_ptr<uint8_t[]> storage;
+  uint8_t *ptr;
+  AlignedBlob(const std::vector<float> &w, int64_t n, int64_t k,
+              sp::ValueType t) {
+    int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k);
+    size_t bytes = sp::layout(t, n, k, nnz).totalBytes;
+    storage.reset(new uint8_t[bytes + 64]);
+    ptr = storage.get() +
+          (64 - reinterpret_cast<uintptr_t>(storage.get()) % 64) % 64;
+    sp::pack(w.data(), n, k, t, ptr);
+  }
+};
+} // namespace
+
+KernelBenchResult
+measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
+                     const std::vector<double> &ratios,
+                     const KernelBenchConfig &config,
+                     const std::function<void(int, int)> &onRound) {
+  KernelBenchResult res;
+  auto x = randomVector(m * k, 1);
+  bool int8 = prec == KernelPrecision::S8, bf16 = prec == KernelPrecision::BF16;
+  std::vector<uint16_t> xb(m * k);
+  for (size_t i = 0; i < xb.size(); ++i)
+    xb[i] = sp::toBf16(x[i]);
+  std::vector<uint8_t> xq(m * k);
+  for (size_t i = 0; i < xq.size(); ++i)
+    xq[i] = static_cast<uint8_t>(
+        std::clamp(128.0f + x[i] * 2000.0f, 0.0f, 255.0f));
+  std::vector<float> y(m * n), bias(n, 0.01f);
+  auto dense = randomVector(n * k, 2);
+  std::vector<std::function<void()>> systems;
+  std::unique_ptr<InnerProduct> df;
+  std::unique_ptr<QuantizedInnerProduct> dq;
+  std::unique_ptr<Bf16InnerProduct> db;
+  if (bf16) {
+    db = std::make_unique<Bf16InnerProduct>(m, k, n, dense.data(), bias.data(),
+                                            std::vector<PostOp>{});
+    res.denseImpl = db->implementation();
+    systems.push_back([&] { db->run(xb.data(), y.data()); });
+  } else if (int8) {
+    dq = std::make_unique<QuantizedInnerProduct>(
+        m, k, n, dense.data(), bias.data(), std::vector<PostOp>{});
+    res.denseImpl = dq->implementation();
+    systems.push_back([&] { dq->run(xq.data(), 0.01f, y.data()); });
+  } else {
+    df = std::make_unique<InnerProduct>(m, k, n, dense.data(), bias.data(),
+                                        std::vector<PostOp>{});
+    res.denseImpl = df->implementation();
+    systems.push_back([&] { df->run(x.data(), y.data()); });
+  }
+  std::vector<std::unique_ptr<AlignedBlob>> blobs;
+  std::vector<std::unique_ptr<SparseInnerProduct>> sf;
+  std::vector<std::unique_ptr<SparseInnerProductS8>> sq;
+  // Per ratio: the transposed layout (inside an osc-sparse-layout chain),
+  // then row-major (a chain boundary) when asked.
+  std::vector<bool> layouts = {true};
+  if (config.rowMajor)
+    layouts.push_back(false);
+  for (double r : ratios) {
+    auto w = dense;
+    pruneBlocks1x4(w, n, k, r);
+    blobs.push_back(std::make_unique<AlignedBlob>(
+        w, n, k,
+        int8   ? sp::ValueType::S8
+        : bf16 ? sp::ValueType::BF16
+               : sp::ValueType::F32));
+    for (bool transposed : layouts) {
+      SparseLayout layout{transposed, transposed};
+      if (int8) {
+        sq.push_back(std::make_unique<SparseInnerProductS8>(
+            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
+            layout));
+        res.sparseImpl = sq.back()->implementation();
+        auto *k8 = sq.back().get();
+        systems.push_back(
+            [&, k8] { k8->run(xq.data(), 0.01f, 128, y.data()); });
+      } else {
+        sf.push_back(std::make_unique<SparseInnerProduct>(
+            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
+            layout));
+        res.sparseImpl = sf.back()->implementation();
+        auto *kf = sf.back().get();
+        systems.push_back([&, kf] { kf->run(x.data(), y.data()); });
+      }
+    }
+  }
+  for (auto &s : systems) // warm up: first touch, oneDNN's JIT
+    s();
+  size_t per = layouts.size();
+  res.sparseMs.assign(ratios.size(), {});
+  if (config.rowMajor)
+    res.sparseRowMajorMs.assign(ratios.size(), {});
+  int rounds = std::max(1, config.rounds);
+  for (int r = 0; r < rounds; ++r) {
+    res.denseMs.push_back(medianCallMs(systems[0], config.minMs));
+    for (size_t i = 0; i < ratios.size(); ++i) {
+      res.sparseMs[i].push_back(medianCallMs(systems[1 + per * i], config.minMs));
+      if (config.rowMajor)
+        res.sparseRowMajorMs[i].push_back(
+            medianCallMs(systems[2 + per * i], config.minMs));
+    }
+    if (onRound)
+      onRound(r + 1, rounds);
+  }
+  return res;
+}
+
+} // namespace opscope::tooling
