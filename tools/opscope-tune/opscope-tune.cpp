@@ -16,6 +16,7 @@
 #include "opscope/runtime/sinks.h"
 #include "opscope/runtime/sparse.h"
 #include "opscope/runtime/tooling/kernel_bench.h"
+#include "opscope/runtime/tuning.h"
 
 #include "ToolCommon.h"
 
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -124,6 +126,8 @@ int main(int argc, char **argv) {
   std::vector<double> ratios;
   std::vector<std::string> precisionArgs;
   std::string block = "1x4";
+  std::string dbPath;
+  bool noSave = false;
   int rounds = 5, threads = 1;
   double minMs = 250;
   app.add_option("model", modelPath,
@@ -155,6 +159,11 @@ int main(int argc, char **argv) {
   app.add_option("--threads", threads, "threads of oneDNN and the sparse "
                                        "kernels")
       ->check(tools::positiveInteger());
+  app.add_option("--db", dbPath,
+                 "the tuning database to merge the results into; default "
+                 "$OPSCOPE_CACHE_DIR/tuning or ~/.cache/opscope/tuning, one "
+                 "file per machine key");
+  app.add_flag("--no-save", noSave, "print the table, write no database");
   if (int rc = tools::parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
 
@@ -216,6 +225,23 @@ int main(int argc, char **argv) {
                         "with probes, the default, to tune a model)",
                     kFailure);
     } catch (const std::exception &e) {
+      return fail(e.what(), kFailure);
+    }
+  }
+
+  // The database is checked before anything is measured: one of another
+  // machine, of another schema version or a corrupt one is refused.
+  tuning::MachineKey here = tuning::thisMachine(rt::denseLibraryVersion());
+  if (dbPath.empty())
+    dbPath = (std::filesystem::path(tuning::defaultDirectory()) /
+              here.fileName())
+                 .string();
+  tuning::Database db;
+  db.key = here;
+  if (!noSave && std::filesystem::exists(dbPath)) {
+    try {
+      db = tuning::load(dbPath, &here);
+    } catch (const tuning::Error &e) {
       return fail(e.what(), kFailure);
     }
   }
@@ -326,5 +352,34 @@ int main(int argc, char **argv) {
       std::printf(" %.4g |", tooling::median(r.res.sparseMs[i]));
     std::printf("\n");
   }
+
+  if (noSave)
+    return kOk;
+  for (const Result &r : results) {
+    tuning::Entry e;
+    e.n = r.problem.shape.n;
+    e.k = r.problem.shape.k;
+    e.m = r.problem.m;
+    e.precision = tooling::precisionName(r.prec);
+    e.block = block;
+    e.threads = threads;
+    e.denseMs = tooling::median(r.res.denseMs);
+    e.denseImpl = r.res.denseImpl;
+    e.sparseImpl = r.res.sparseImpl;
+    for (size_t i = 0; i < ratios.size(); ++i) {
+      auto pr = r.res.perRoundRatios(i);
+      e.sparse.push_back({ratios[i], tooling::median(r.res.sparseMs[i]),
+                          *std::min_element(pr.begin(), pr.end()),
+                          *std::max_element(pr.begin(), pr.end())});
+    }
+    db.merge(e);
+  }
+  try {
+    tuning::save(dbPath, db);
+  } catch (const tuning::Error &e) {
+    return fail(e.what(), kFailure);
+  }
+  std::printf("\ntuning database: %s (%zu measured, %zu entries)\n",
+              dbPath.c_str(), results.size(), db.entries.size());
   return kOk;
 }

@@ -1,0 +1,101 @@
+//===- tuning.h - the kernel tuning database --------------------*- C++ -*-===//
+//
+// Part of opscope (issue 14). Measured latencies of inner-product kernels
+// on one machine, written by opscope-tune and read by whoever chooses
+// kernels. One versioned JSON file per machine key (CPU model, ISA
+// features, oneDNN version) under $OPSCOPE_CACHE_DIR/tuning or
+// ~/.cache/opscope/tuning. The library (opscope_tuning) needs neither
+// MLIR nor the runtime, so the compiler can link it; it does not ask
+// oneDNN for its version, callers pass it (rt::denseLibraryVersion()).
+// The schema is documented in docs/tuning.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_TUNING_H
+#define OPSCOPE_RUNTIME_TUNING_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace opscope::tuning {
+
+/// Version of the JSON schema; a file of another version is refused.
+constexpr int kSchemaVersion = 1;
+
+/// A database that must not be used: unreadable, corrupt, of another
+/// schema version or another machine. The message names the file.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the measurements depend on. Two keys differing in anything are
+/// different machines.
+struct MachineKey {
+  std::string cpu; ///< /proc/cpuinfo's model name
+  bool avx512f = false, vnni = false, bf16 = false, amx = false;
+  std::string onednn; ///< "3.0.0"
+  bool operator==(const MachineKey &o) const;
+  bool operator!=(const MachineKey &o) const { return !(*this == o); }
+  /// `AMD EPYC (avx512f vnni bf16, oneDNN 2.6.3)`.
+  std::string describe() const;
+  /// The database's file name: `<cpu>-<flags>-onednn<version>.json`,
+  /// non-alphanumerics of the CPU model replaced by '_'.
+  std::string fileName() const;
+};
+
+/// The key of this machine: CPU model and flags from /proc/cpuinfo, and
+/// the given oneDNN version.
+MachineKey thisMachine(const std::string &onednnVersion);
+
+/// Sparse kernel latency at one block sparsity.
+struct SparsePoint {
+  double sparsity = 0; ///< block sparsity of the synthetic weight
+  double ms = 0;       ///< median over rounds
+  double ratioMin = 0, ratioMax = 0; ///< spread of per-round dense/sparse
+};
+
+/// One measured problem: weight N x K, M activation rows, a precision
+/// ("fp32", "bf16", "int8"), a block and a thread count.
+struct Entry {
+  int64_t n = 0, k = 0, m = 0;
+  std::string precision = "fp32", block = "1x4";
+  int threads = 1;
+  double denseMs = 0;
+  std::string denseImpl, sparseImpl;
+  std::vector<SparsePoint> sparse; ///< ascending sparsity
+  /// Same problem (everything above but the measurements).
+  bool sameProblem(const Entry &o) const;
+};
+
+struct Database {
+  MachineKey key;
+  std::vector<Entry> entries;
+  /// The entry of this problem, or null.
+  const Entry *find(int64_t n, int64_t k, int64_t m,
+                    const std::string &precision, int threads = 1,
+                    const std::string &block = "1x4") const;
+  /// Adds `e`, replacing the entry of the same problem if there is one.
+  void merge(const Entry &e);
+};
+
+/// $OPSCOPE_CACHE_DIR/tuning, else $HOME/.cache/opscope/tuning.
+std::string defaultDirectory();
+
+/// Parses a database; `path` only names the file in errors.
+Database parse(const std::string &text, const std::string &path);
+/// Serializes (pretty-printed JSON, entries in a stable order).
+std::string serialize(const Database &db);
+/// Reads `path`. With `expected`, a database of another machine is
+/// refused. Throws Error naming the file.
+Database load(const std::string &path, const MachineKey *expected = nullptr);
+/// Writes `db` to `path` through a temporary in the same directory renamed
+/// into place (creating the directory); on failure nothing is left behind
+/// and Error is thrown naming the file.
+void save(const std::string &path, const Database &db);
+
+} // namespace opscope::tuning
+
+#endif // OPSCOPE_RUNTIME_TUNING_H

@@ -1,0 +1,308 @@
+//===- TuningDatabase.cpp - the kernel tuning database --------------------===//
+//
+// Part of opscope. See tuning.h and docs/tuning.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/tuning.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json; // the file reads in schema order
+
+namespace opscope::tuning {
+
+bool MachineKey::operator==(const MachineKey &o) const {
+  return std::tie(cpu, avx512f, vnni, bf16, amx, onednn) ==
+         std::tie(o.cpu, o.avx512f, o.vnni, o.bf16, o.amx, o.onednn);
+}
+
+static std::string flagList(const MachineKey &k, const char *sep) {
+  std::string s;
+  auto add = [&](bool on, const char *name) {
+    if (on)
+      s += (s.empty() ? "" : sep) + std::string(name);
+  };
+  add(k.avx512f, "avx512f");
+  add(k.vnni, "vnni");
+  add(k.bf16, "bf16");
+  add(k.amx, "amx");
+  return s.empty() ? "noavx512" : s;
+}
+
+std::string MachineKey::describe() const {
+  return cpu + " (" + flagList(*this, " ") + ", oneDNN " + onednn + ")";
+}
+
+std::string MachineKey::fileName() const {
+  std::string c = cpu;
+  for (char &ch : c)
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
+  return c + "-" + flagList(*this, "_") + "-onednn" + onednn + ".json";
+}
+
+MachineKey thisMachine(const std::string &onednnVersion) {
+  MachineKey k;
+  k.onednn = onednnVersion;
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, flags;
+  while (std::getline(in, line)) {
+    auto value = [&] {
+      auto c = line.find(':');
+      std::string v = c == std::string::npos ? "" : line.substr(c + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    };
+    if (k.cpu.empty() && line.rfind("model name", 0) == 0)
+      k.cpu = value();
+    else if (flags.empty() && line.rfind("flags", 0) == 0)
+      flags = " " + value() + " ";
+  }
+  if (k.cpu.empty())
+    k.cpu = "unknown";
+  auto has = [&](const char *f) {
+    return flags.find(" " + std::string(f) + " ") != std::string::npos;
+  };
+  k.avx512f = has("avx512f");
+  k.vnni = has("avx512_vnni");
+  k.bf16 = has("avx512_bf16");
+  k.amx = has("amx_tile");
+  return k;
+}
+
+bool Entry::sameProblem(const Entry &o) const {
+  return std::tie(n, k, m, precision, block, threads) ==
+         std::tie(o.n, o.k, o.m, o.precision, o.block, o.threads);
+}
+
+const Entry *Database::find(int64_t n, int64_t k, int64_t m,
+                            const std::string &precision, int threads,
+                            const std::string &block) const {
+  Entry probe;
+  probe.n = n, probe.k = k, probe.m = m, probe.precision = precision,
+  probe.threads = threads, probe.block = block;
+  for (const Entry &e : entries)
+    if (e.sameProblem(probe))
+      return &e;
+  return nullptr;
+}
+
+void Database::merge(const Entry &e) {
+  for (Entry &old : entries)
+    if (old.sameProblem(e)) {
+      old = e;
+      return;
+    }
+  entries.push_back(e);
+}
+
+std::string defaultDirectory() {
+  if (const char *d = std::getenv("OPSCOPE_CACHE_DIR"); d && *d)
+    return (fs::path(d) / "tuning").string();
+  const char *home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : ".") / ".cache" / "opscope" /
+          "tuning")
+      .string();
+}
+
+namespace {
+[[noreturn]] void refuse(const std::string &path, const std::string &why) {
+  throw Error(path + ": not a usable tuning database: " + why);
+}
+
+const json &field(const json &obj, const char *name, const std::string &path,
+                  const std::string &where) {
+  auto it = obj.find(name);
+  if (it == obj.end())
+    refuse(path, where + " has no '" + name + "'");
+  return *it;
+}
+
+double number(const json &obj, const char *name, const std::string &path,
+              const std::string &where, double lo) {
+  const json &v = field(obj, name, path, where);
+  if (!v.is_number() || !(v.get<double>() >= lo))
+    refuse(path, where + "'s '" + name + "' is not a number >= " +
+                     std::to_string(lo).substr(0, 3));
+  return v.get<double>();
+}
+
+std::string text(const json &obj, const char *name, const std::string &path,
+                 const std::string &where) {
+  const json &v = field(obj, name, path, where);
+  if (!v.is_string())
+    refuse(path, where + "'s '" + name + "' is not a string");
+  return v.get<std::string>();
+}
+
+bool flag(const json &obj, const char *name, const std::string &path) {
+  const json &v = field(obj, name, path, "machine");
+  if (!v.is_boolean())
+    refuse(path, std::string("machine's '") + name + "' is not a boolean");
+  return v.get<bool>();
+}
+} // namespace
+
+Database parse(const std::string &textIn, const std::string &path) {
+  json j = json::parse(textIn, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    refuse(path, "not a JSON object");
+  auto schema = j.find("schema");
+  if (schema == j.end() || !schema->is_string() ||
+      *schema != "opscope-tuning")
+    refuse(path, "no \"schema\": \"opscope-tuning\"");
+  auto version = j.find("version");
+  if (version == j.end() || !version->is_number_integer())
+    refuse(path, "no integer 'version'");
+  if (*version != kSchemaVersion)
+    refuse(path, "schema version " + version->dump() + ", this opscope "
+                 "reads version " + std::to_string(kSchemaVersion) +
+                 " (re-run opscope-tune)");
+  Database db;
+  const json &m = field(j, "machine", path, "the file");
+  if (!m.is_object())
+    refuse(path, "'machine' is not an object");
+  db.key.cpu = text(m, "cpu", path, "machine");
+  db.key.onednn = text(m, "onednn", path, "machine");
+  db.key.avx512f = flag(m, "avx512f", path);
+  db.key.vnni = flag(m, "avx512_vnni", path);
+  db.key.bf16 = flag(m, "avx512_bf16", path);
+  db.key.amx = flag(m, "amx", path);
+  const json &entries = field(j, "entries", path, "the file");
+  if (!entries.is_array())
+    refuse(path, "'entries' is not an array");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const json &e = entries[i];
+    std::string where = "entry " + std::to_string(i);
+    if (!e.is_object())
+      refuse(path, where + " is not an object");
+    Entry out;
+    out.n = static_cast<int64_t>(number(e, "n", path, where, 1));
+    out.k = static_cast<int64_t>(number(e, "k", path, where, 1));
+    out.m = static_cast<int64_t>(number(e, "m", path, where, 1));
+    out.threads = static_cast<int>(number(e, "threads", path, where, 1));
+    out.precision = text(e, "precision", path, where);
+    if (out.precision != "fp32" && out.precision != "bf16" &&
+        out.precision != "int8")
+      refuse(path, where + "'s precision '" + out.precision +
+                       "' is not fp32, bf16 or int8");
+    out.block = text(e, "block", path, where);
+    out.denseMs = number(e, "dense_ms", path, where, 0);
+    out.denseImpl = text(e, "dense_impl", path, where);
+    out.sparseImpl = text(e, "sparse_impl", path, where);
+    const json &sp = field(e, "sparse", path, where);
+    if (!sp.is_array())
+      refuse(path, where + "'s 'sparse' is not an array");
+    for (const json &p : sp) {
+      if (!p.is_object())
+        refuse(path, where + "'s 'sparse' holds a non-object");
+      SparsePoint pt;
+      pt.sparsity = number(p, "sparsity", path, where, 0);
+      if (pt.sparsity >= 1)
+        refuse(path, where + " has a sparsity >= 1");
+      pt.ms = number(p, "ms", path, where, 0);
+      pt.ratioMin = number(p, "ratio_min", path, where, 0);
+      pt.ratioMax = number(p, "ratio_max", path, where, 0);
+      out.sparse.push_back(pt);
+    }
+    std::sort(out.sparse.begin(), out.sparse.end(),
+              [](const SparsePoint &a, const SparsePoint &b) {
+                return a.sparsity < b.sparsity;
+              });
+    db.merge(out);
+  }
+  return db;
+}
+
+std::string serialize(const Database &db) {
+  json j;
+  j["schema"] = "opscope-tuning";
+  j["version"] = kSchemaVersion;
+  j["machine"] = {{"cpu", db.key.cpu},         {"avx512f", db.key.avx512f},
+                  {"avx512_vnni", db.key.vnni}, {"avx512_bf16", db.key.bf16},
+                  {"amx", db.key.amx},          {"onednn", db.key.onednn}};
+  std::vector<Entry> sorted = db.entries;
+  std::sort(sorted.begin(), sorted.end(), [](const Entry &a, const Entry &b) {
+    return std::tie(a.precision, a.n, a.k, a.m, a.block, a.threads) <
+           std::tie(b.precision, b.n, b.k, b.m, b.block, b.threads);
+  });
+  json entries = json::array();
+  for (const Entry &e : sorted) {
+    json sp = json::array();
+    for (const SparsePoint &p : e.sparse)
+      sp.push_back({{"sparsity", p.sparsity},
+                    {"ms", p.ms},
+                    {"ratio_min", p.ratioMin},
+                    {"ratio_max", p.ratioMax}});
+    entries.push_back({{"n", e.n},
+                       {"k", e.k},
+                       {"m", e.m},
+                       {"precision", e.precision},
+                       {"block", e.block},
+                       {"threads", e.threads},
+                       {"dense_ms", e.denseMs},
+                       {"dense_impl", e.denseImpl},
+                       {"sparse_impl", e.sparseImpl},
+                       {"sparse", sp}});
+  }
+  j["entries"] = entries;
+  return j.dump(2) + "\n";
+}
+
+Database load(const std::string &path, const MachineKey *expected) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot read the tuning database");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  Database db = parse(ss.str(), path);
+  if (expected && db.key != *expected)
+    throw Error(path + ": tuning database of another machine: measured on " +
+                db.key.describe() + ", this is " + expected->describe() +
+                "; refusing to use it (re-run opscope-tune here)");
+  return db;
+}
+
+void save(const std::string &path, const Database &db) {
+  fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path())
+    fs::create_directories(p.parent_path(), ec);
+  if (ec)
+    throw Error(path + ": cannot create the directory: " + ec.message());
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::string body = serialize(db);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw Error(path + ": cannot write the tuning database (temporary " +
+                  tmp + ")");
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      throw Error(path + ": writing the tuning database failed");
+    }
+  }
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw Error(path + ": cannot put the tuning database in place: " +
+                ec.message());
+  }
+}
+
+} // namespace opscope::tuning
