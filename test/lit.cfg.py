@@ -22,6 +22,9 @@ config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# Tests never read or write the user's cache: a tuning database in
+# ~/.cache/opscope/tuning would change opscope-compile's kernel choices.
+config.environment["OPSCOPE_CACHE_DIR"] = os.path.join(config.test_exec_root, "opscope-cache")
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.opscope_tools_dir, config.llvm_tools_dir]

@@ -267,6 +267,7 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     so.mode = opts.sparse;
     so.threshold = opts.sparseThreshold;
     so.transposeChains = !opts.noSparseChains;
+    so.tuningDb = opts.tuningDb;
     so.report = !opts.printFusion.empty() && opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscSparseLayout(so));
     if (failed(pm.run(*module))) {

@@ -15,7 +15,13 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "opscope/runtime/tuning.h"
+
 #include "ToolCommon.h"
+
+#include <oneapi/dnnl/dnnl_version.h>
+
+#include <filesystem>
 
 #include <CLI/CLI.hpp>
 
@@ -87,6 +93,13 @@ int main(int argc, char **argv) {
   app.add_flag("--no-sparse-chains", opts.noSparseChains,
                "do not keep activations transposed between chained sparse "
                "ops (for A/B comparisons)");
+  std::string kernels;
+  app.add_option("--kernels", kernels,
+                 "how --sparse=auto chooses: tuned (this machine's "
+                 "opscope-tune database decides where it has an entry; the "
+                 "default when the database exists) or rules "
+                 "(--sparse-threshold)")
+      ->check(CLI::IsMember({"tuned", "rules"}));
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
   app.add_flag("--timing", opts.timing, "print the time of each phase");
   // Options with an optional value take it only after '=': a bare
@@ -110,6 +123,25 @@ int main(int argc, char **argv) {
           app, static_cast<int>(argvFixed.size()), argvFixed.data());
       code >= 0)
     return code;
+
+  // This machine's tuning database (opscope-tune). The compiler does not
+  // link oneDNN: its version is the one the tree was built against, the
+  // same package the runtime loads.
+  if (kernels != "rules") {
+    std::string db =
+        (std::filesystem::path(opscope::tuning::defaultDirectory()) /
+         opscope::tuning::thisMachine(
+             std::to_string(DNNL_VERSION_MAJOR) + "." +
+             std::to_string(DNNL_VERSION_MINOR) + "." +
+             std::to_string(DNNL_VERSION_PATCH))
+             .fileName())
+            .string();
+    if (std::filesystem::exists(db))
+      opts.tuningDb = db;
+    else if (kernels == "tuned")
+      llvm::errs() << "opscope-compile: no tuning database for this machine ("
+                   << db << "; run opscope-tune): the rules decide\n";
+  }
 
   if (fusion->count())
     opts.printFusion = printFusion.empty() ? "table" : printFusion;

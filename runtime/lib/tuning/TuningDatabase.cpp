@@ -274,6 +274,17 @@ Database load(const std::string &path, const MachineKey *expected) {
   return db;
 }
 
+bool tryLoad(const std::string &path, const MachineKey *expected,
+             Database &out, std::string &error) {
+  try {
+    out = load(path, expected);
+    return true;
+  } catch (const std::exception &e) {
+    error = e.what();
+    return false;
+  }
+}
+
 void save(const std::string &path, const Database &db) {
   fs::path p(path);
   std::error_code ec;

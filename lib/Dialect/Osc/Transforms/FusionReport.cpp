@@ -59,6 +59,9 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
     // Ids are the probe ids of a default compile, where every executed op
     // is probed in execution order; reshapes (views) have none.
     int64_t id = 0;
+    // osc-sparse-layout{tuning-db} records why each inner product got its
+    // kernel; the column appears when a compile used a tuning database.
+    bool anyChoice = false;
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() == nullptr ||
           op->getDialect()->getNamespace() != "osc" || isa<ConstantOp, ProbeOp, YieldOp>(op))
@@ -111,8 +114,18 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
                        sparse,
                        flops, bytes, row.getString("kernel")->str(),
                        srcText});
+      if (auto choice = op->getAttrOfType<StringAttr>("osc.kernel_choice")) {
+        anyChoice = true;
+        row["choice"] = choice.getValue().str();
+        table.back().insert(table.back().end() - 1, choice.getValue().str());
+      } else {
+        table.back().insert(table.back().end() - 1, "-");
+      }
       rows.push_back(std::move(row));
     });
+    if (!anyChoice)
+      for (auto &r : table)
+        r.erase(r.end() - 2);
     if (format == "json") {
       llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(rows))) << "\n";
       return;
@@ -121,6 +134,8 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
         "id",       "type",        "post_ops", "inputs", "output",
         "weight",   "sparsity",    "blocks1x4", "sparse", "flops",
         "bytes",    "kernel",      "sources"};
+    if (anyChoice)
+      header.insert(header.end() - 1, "choice");
     std::vector<size_t> width(header.size());
     for (size_t i = 0; i < header.size(); ++i) {
       width[i] = header[i].size();

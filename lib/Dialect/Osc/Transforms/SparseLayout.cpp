@@ -14,12 +14,14 @@
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "opscope/runtime/sparse_format.h"
+#include "opscope/runtime/tuning.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -46,6 +48,9 @@ std::string packedName(Value weight) {
 
 struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   using OscSparseLayoutBase::OscSparseLayoutBase;
+  tuning::Database database;
+  bool haveDatabase = false;
+  unsigned fellBack = 0;
 
   void runOnOperation() override {
     if (mode != "auto" && mode != "always" && mode != "never") {
@@ -60,6 +65,27 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
           << threshold;
       return signalPassFailure();
     }
+    if (!tuningDb.empty()) {
+      // The compiler cannot ask oneDNN for its version (it does not link
+      // the runtime): the CPU model and ISA features must match this
+      // machine; opscope-compile passes this machine's own file.
+      std::string error;
+      tuning::Database db;
+      if (!tuning::tryLoad(tuningDb, nullptr, db, error)) {
+        emitError(getOperation()->getLoc(), "osc-sparse-layout: ") << error;
+        return signalPassFailure();
+      }
+      tuning::MachineKey here = tuning::thisMachine(db.key.onednn);
+      if (db.key != here) {
+        emitError(getOperation()->getLoc(), "osc-sparse-layout: ")
+            << tuningDb << ": tuning database of another machine: measured on "
+            << db.key.describe() << ", this is " << here.describe()
+            << "; refusing to use it (re-run opscope-tune here)";
+        return signalPassFailure();
+      }
+      database = std::move(db);
+      haveDatabase = true;
+    }
     SmallVector<InnerProductOp> candidates;
     getOperation().walk([&](InnerProductOp op) { candidates.push_back(op); });
     SmallVector<SparseInnerProductOp> sparseOps;
@@ -73,6 +99,13 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       for (SparseInnerProductOp producer : sparseOps)
         links += linkTransposed(producer);
     numLinks = links;
+    if (haveDatabase && fellBack > 0)
+      llvm::errs() << "osc-sparse-layout: " << fellBack << " of "
+                   << candidates.size()
+                   << " inner products have no tuning database entry (weight "
+                      "shape, M, precision): the threshold "
+                   << llvm::format("%g", double(threshold))
+                   << " decided for them\n";
 
     if (report) {
       // Every chain starts at a sparse op that is not a transposed link's
@@ -84,7 +117,9 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       llvm::outs() << "osc-sparse-layout: " << sparseOps.size() << " of "
                    << candidates.size()
                    << " inner products sparse (mode " << mode
+                   << (haveDatabase ? " with tuning database" : "")
                    << ", threshold " << llvm::format("%g", double(threshold))
+                   << (haveDatabase ? " without an entry" : "")
                    << "), " << chains
                    << " chains, " << links
                    << " links kept transposed, 0 reorder ops inserted ("
@@ -112,6 +147,42 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     sp::BlockSparsity bs = sp::measure(values->data(), n, k, {1, sp::kBlockCols});
     double ratio = bs.ratio();
     bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
+    std::string why = mode == "auto" ? "threshold" : "mode " + mode.getValue();
+    if (mode == "auto" && haveDatabase) {
+      auto outType = cast<RankedTensorType>(op.getResult().getType());
+      int64_t m = outType.getNumElements() / n;
+      const tuning::Entry *e =
+          database.find(n, k, m, bf16 ? "bf16" : "fp32");
+      if (!e) {
+        ++fellBack;
+      } else {
+        // The highest measured ratio at or below the weight's: the sparse
+        // kernel only gets faster with more zero blocks, so that latency
+        // is an upper bound. None measured that low: dense.
+        const tuning::SparsePoint *at = nullptr;
+        for (const tuning::SparsePoint &pt : e->sparse)
+          if (pt.sparsity <= ratio + 1e-9)
+            at = &pt;
+        pick = at && at->ms < e->denseMs;
+        if (!at)
+          why = "tuned: dense (no measurement at or below this sparsity)";
+        else if (pick)
+          why = llvm::formatv("tuned: sparse {0:F3} ms < dense {1:F3} ms (at "
+                              "{2}%)",
+                              at->ms, e->denseMs,
+                              std::lround(at->sparsity * 100))
+                    .str();
+        else
+          why = llvm::formatv("tuned: dense {0:F3} ms <= sparse {1:F3} ms (at "
+                              "{2}%)",
+                              e->denseMs, at->ms,
+                              std::lround(at->sparsity * 100))
+                    .str();
+      }
+    }
+    if (!tuningDb.empty())
+      op->setAttr("osc.kernel_choice",
+                  StringAttr::get(op.getContext(), why));
     if (!pick)
       return {};
     int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
@@ -139,6 +210,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     // Keep whatever else the op carried (e.g. names for reports).
     for (NamedAttribute a : op->getDiscardableAttrs())
       sparse->setAttr(a.getName(), a.getValue());
+    if (Attribute choice = op->getAttr("osc.kernel_choice"))
+      sparse->setAttr("osc.kernel_choice", choice);
     op.replaceAllUsesWith(sparse.getOutput());
     Value weight = op.getWeight();
     op.erase();

@@ -91,6 +91,10 @@ std::string serialize(const Database &db);
 /// Reads `path`. With `expected`, a database of another machine is
 /// refused. Throws Error naming the file.
 Database load(const std::string &path, const MachineKey *expected = nullptr);
+/// load() for callers built without exceptions (the compiler): false with
+/// the message in `error` instead of throwing.
+bool tryLoad(const std::string &path, const MachineKey *expected,
+             Database &out, std::string &error);
 /// Writes `db` to `path` through a temporary in the same directory renamed
 /// into place (creating the directory); on failure nothing is left behind
 /// and Error is thrown naming the file.

@@ -125,9 +125,14 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
     consecutive input features of one output) and, for those chosen by
     `mode`, packs the weight (runtime/include/opscope/runtime/sparse_format.h)
     and replaces the op by `osc.sparse_inner_product`:
-    * `mode=auto` (default): weights with a block sparsity of at least
-      `threshold` (0.7). The kernel tuning database, when it exists, will
-      decide instead; until then the threshold does.
+    * `mode=auto` (default): with `tuning-db` (opscope-tune's database,
+      docs/tuning.md), an op whose weight shape, M and precision have an
+      entry is sparse when the sparse latency measured at the highest
+      ratio at or below the weight's block sparsity is lower than the dense
+      one (no such ratio: dense); ops without an entry, or without
+      `tuning-db`, are sparse from a block sparsity of `threshold` (0.7).
+      Each op records why in `osc.kernel_choice`. A database of another
+      CPU or ISA, or a corrupt one, is an error naming the file.
     * `mode=always`: every inner product with a constant f32 weight.
     * `mode=never`: none (the pass only measures).
 
@@ -156,6 +161,7 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
     Option<"mode", "mode", "std::string", "\"auto\"", "auto, always or never">,
     Option<"threshold", "threshold", "double", "0.7", "block sparsity from which auto picks the sparse kernel">,
     Option<"transposeChains", "transpose-chains", "bool", "true", "keep activations transposed between chained sparse ops">,
+    Option<"tuningDb", "tuning-db", "std::string", "\"\"", "kernel tuning database (JSON) whose measurements decide in mode=auto">,
     Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
   ];
   let statistics = [
