@@ -1,0 +1,426 @@
+//===- SparseRows.cpp - the block-sparse row kernels ----------------------===//
+//
+// Part of opscope's runtime. The inner loops of the block-sparse inner
+// products (SparseRows.h): for each row group and K-slab, rows two at a
+// time, each non-zero block four broadcast weights (f32), two bf16 pairs or
+// one s8 dword against the packed activation rows it covers. The three
+// element types share one pair loop (pairRows) and differ only in their
+// accumulator, block step and store. Each has a portable twin the tests
+// compare against.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SparseRows.h"
+
+#include <algorithm>
+#include <immintrin.h>
+#include <type_traits>
+
+using namespace opscope;
+using namespace opscope::rt;
+using namespace opscope::rt::sparse_rows;
+
+#define AVX512 OPSCOPE_AVX512
+#define AVX512VNNI OPSCOPE_AVX512_VNNI
+#define AVX512BF16 OPSCOPE_AVX512_BF16
+
+//===----------------------------------------------------------------------===//
+// Portable kernels
+//===----------------------------------------------------------------------===//
+
+/// Y^T tile rows [n0, n0+nc) over tokens [0, mc) of the packed activations
+/// `xt` (K4 x kTile f32).
+void sparse_rows::rowsF32Portable(const Packed &p, int64_t s, bool first, int64_t n0,
+                     int64_t nc, const float *xt, int64_t ldx, int64_t mc,
+                     float *yt, const float *bias) {
+  const auto *vals = static_cast<const float *>(p.values);
+  const int32_t *rs = p.rowStart + s * p.h.n + n0;
+  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
+  for (int64_t j = 0; j < nc; ++j) {
+    int64_t r = ri[j] - n0;
+    float *out = yt + r * kTile;
+    float b = bias ? bias[n0 + r] : 0.0f;
+    for (int64_t i = 0; first && i < mc; ++i)
+      out[i] = b;
+    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
+      const float *x = xt + p.cols[blk] * ldx;
+      const float *v = vals + 4 * blk;
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t i = 0; i < mc; ++i)
+          out[i] += v[j] * x[j * ldx + i];
+    }
+  }
+}
+
+/// Accumulates in int32 in `yt` across slabs; the last slab dequantizes in
+/// place.
+void sparse_rows::rowsS8Portable(const Packed &p, int64_t s, bool first, bool last,
+                    int64_t n0, int64_t nc, const uint8_t *xt,
+                    int64_t ldxDwords, int64_t mc, float *yt,
+                    const float *bias, float xScale, int32_t xZero) {
+  const auto *vals = static_cast<const int8_t *>(p.values);
+  const int32_t *rs = p.rowStart + s * p.h.n + n0;
+  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
+  for (int64_t j = 0; j < nc; ++j) {
+    int64_t row = ri[j], r = row - n0;
+    auto *acc = reinterpret_cast<int32_t *>(yt + r * kTile);
+    if (first)
+      std::fill(acc, acc + mc, 0);
+    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
+      const uint8_t *x = xt + (p.cols[blk] / 4) * ldxDwords * 4;
+      const int8_t *v = vals + 4 * blk;
+      for (int64_t i = 0; i < mc; ++i)
+        for (int64_t j = 0; j < 4; ++j)
+          acc[i] += int32_t(x[4 * i + j]) * v[j];
+    }
+    if (!last)
+      continue;
+    float sc = xScale * p.scale[row];
+    float b = bias ? bias[row] : 0.0f;
+    int32_t comp = xZero * p.rowSum[row];
+    for (int64_t i = 0; i < mc; ++i)
+      yt[r * kTile + i] = sc * float(acc[i] - comp) + b;
+  }
+}
+
+/// bf16: activations as K/2 rows of kTile dwords (two consecutive features
+/// of a token per dword), each block two dwords of weights; products of
+/// bf16 values are exact in f32, as in vdpbf16ps.
+void sparse_rows::rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
+                      int64_t nc, const uint32_t *xt, int64_t ldx, int64_t mc,
+                      float *yt, const float *bias) {
+  const auto *vals = static_cast<const uint16_t *>(p.values);
+  const int32_t *rs = p.rowStart + s * p.h.n + n0;
+  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
+  for (int64_t j = 0; j < nc; ++j) {
+    int64_t r = ri[j] - n0;
+    float *out = yt + r * kTile;
+    float b = bias ? bias[n0 + r] : 0.0f;
+    for (int64_t i = 0; first && i < mc; ++i)
+      out[i] = b;
+    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
+      const uint32_t *x = xt + (p.cols[blk] / 2) * ldx;
+      const uint16_t *v = vals + 4 * blk;
+      for (int64_t i = 0; i < mc; ++i) {
+        float acc = 0.0f;
+        for (int64_t q = 0; q < 2; ++q) {
+          uint32_t pair = x[q * ldx + i];
+          acc += sparse::fromBf16(uint16_t(pair)) * sparse::fromBf16(v[2 * q]) +
+                 sparse::fromBf16(uint16_t(pair >> 16)) *
+                     sparse::fromBf16(v[2 * q + 1]);
+        }
+        out[i] += acc;
+      }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// AVX-512 kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The loop every AVX-512 kernel shares: the rows of one slab and row group
+/// two at a time (their blocks interleaved, so two independent accumulator
+/// sets are in flight), then the odd row out. Rows are sorted by block count
+/// per slab and group (sparse_format.h), so a pair's trip counts are (nearly)
+/// equal and repeat from pair to pair. `init(r, acc)`, `block(i, acc)` and
+/// `store(r, acc)` are the element type's steps; always_inline puts them in
+/// the caller's target context.
+template <typename Acc, typename Init, typename Block, typename Store>
+__attribute__((always_inline)) inline void
+pairRows(const int32_t *rs, const int32_t *ri, int64_t n0, int64_t nc,
+         Init init, Block block, Store store) {
+  int64_t j = 0;
+  for (; j + 2 <= nc; j += 2) {
+    int64_t ra = ri[j] - n0, rb = ri[j + 1] - n0;
+    Acc a, b;
+    init(ra, a);
+    init(rb, b);
+    int32_t i0 = rs[j], e0 = rs[j + 1], i1 = e0, e1 = rs[j + 2];
+    for (int32_t c = std::min(e0 - i0, e1 - i1); c > 0; --c) {
+      block(i0++, a);
+      block(i1++, b);
+    }
+    for (; i0 < e0; ++i0)
+      block(i0, a);
+    for (; i1 < e1; ++i1)
+      block(i1, b);
+    store(ra, a);
+    store(rb, b);
+  }
+  if (j < nc) {
+    int64_t ra = ri[j] - n0;
+    Acc a;
+    init(ra, a);
+    for (int32_t i = rs[j]; i < rs[j + 1]; ++i)
+      block(i, a);
+    store(ra, a);
+  }
+}
+
+/// Calls f(std::integral_constant<int, T>) for T = tiles (1..4).
+template <typename F> void withTiles(int tiles, F f) {
+  switch (tiles) {
+  case 1:
+    return f(std::integral_constant<int, 1>());
+  case 2:
+    return f(std::integral_constant<int, 2>());
+  case 3:
+    return f(std::integral_constant<int, 3>());
+  default:
+    return f(std::integral_constant<int, 4>());
+  }
+}
+
+/// In-register transpose of 16 rows of 16 floats.
+AVX512 inline void transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 4; ++i) {
+      t[8 * h + i] = _mm512_shuffle_f32x4(r[8 * h + i], r[8 * h + i + 4], 0x88);
+      t[8 * h + i + 4] =
+          _mm512_shuffle_f32x4(r[8 * h + i], r[8 * h + i + 4], 0xDD);
+    }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+  }
+}
+
+/// dst[c * ldd + i] = src[i * lds + c] for i < rows, c < cols: 16 x 16
+/// blocks in registers, scalar edges. Elements are 32-bit.
+} // namespace
+
+AVX512 void sparse_rows::transpose32(const void *srcv, int64_t lds, int64_t rows,
+                        int64_t cols, void *dstv, int64_t ldd) {
+  const auto *src = static_cast<const float *>(srcv);
+  auto *dst = static_cast<float *>(dstv);
+  int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
+  __m512 r[16];
+  for (int64_t i0 = 0; i0 < r16; i0 += 16)
+    for (int64_t c0 = 0; c0 < c16; c0 += 16) {
+      for (int i = 0; i < 16; ++i)
+        r[i] = _mm512_loadu_ps(src + (i0 + i) * lds + c0);
+      transpose16(r);
+      for (int i = 0; i < 16; ++i)
+        _mm512_storeu_ps(dst + (c0 + i) * ldd + i0, r[i]);
+    }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = i < r16 ? c16 : 0; c < cols; ++c)
+      dst[c * ldd + i] = src[i * lds + c];
+}
+
+namespace {
+/// f32: separate accumulators for the even and odd elements of a block, so
+/// that 4T independent FMA chains hide the FMA latency.
+template <int T>
+AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
+                    int64_t nc, const float *xt, int64_t ldx, float *yt,
+                    const float *bias) {
+  struct Acc {
+    __m512 even[T], odd[T];
+  };
+  const auto *vals = static_cast<const float *>(p.values);
+  const int32_t *cols = p.cols;
+  pairRows<Acc>(
+      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      [&](int64_t r, Acc &a) AVX512 {
+        for (int t = 0; t < T; ++t) {
+          a.even[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
+                            : _mm512_load_ps(yt + r * kTile + 16 * t);
+          a.odd[t] = _mm512_setzero_ps();
+        }
+      },
+      [&](int32_t i, Acc &a) AVX512 {
+        const float *x = xt + cols[i] * ldx;
+        const float *v = vals + 4 * i;
+        __m512 w0 = _mm512_set1_ps(v[0]), w1 = _mm512_set1_ps(v[1]);
+        __m512 w2 = _mm512_set1_ps(v[2]), w3 = _mm512_set1_ps(v[3]);
+        for (int t = 0; t < T; ++t) {
+          a.even[t] =
+              _mm512_fmadd_ps(w0, _mm512_load_ps(x + 16 * t), a.even[t]);
+          a.odd[t] =
+              _mm512_fmadd_ps(w1, _mm512_load_ps(x + ldx + 16 * t), a.odd[t]);
+        }
+        for (int t = 0; t < T; ++t) {
+          a.even[t] = _mm512_fmadd_ps(
+              w2, _mm512_load_ps(x + 2 * ldx + 16 * t), a.even[t]);
+          a.odd[t] = _mm512_fmadd_ps(
+              w3, _mm512_load_ps(x + 3 * ldx + 16 * t), a.odd[t]);
+        }
+      },
+      [&](int64_t r, Acc &a) AVX512 {
+        for (int t = 0; t < T; ++t)
+          _mm512_store_ps(yt + r * kTile + 16 * t,
+                          _mm512_add_ps(a.even[t], a.odd[t]));
+      });
+}
+
+/// s8: one vpdpbusd per block and zmm; int32 partial sums across slabs, the
+/// dequantization into f32 on the last.
+template <int T>
+AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
+                       int64_t n0, int64_t nc, const uint8_t *xt,
+                       int64_t ldxDwords, float *yt, const float *bias,
+                       float xScale, int32_t xZero) {
+  struct Acc {
+    __m512i v[T];
+  };
+  const auto *vals = static_cast<const int32_t *>(p.values);
+  const auto *x32 = reinterpret_cast<const int32_t *>(xt);
+  const int32_t *cols = p.cols;
+  pairRows<Acc>(
+      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      [&](int64_t r, Acc &a) AVX512VNNI {
+        for (int t = 0; t < T; ++t)
+          a.v[t] = first ? _mm512_setzero_si512()
+                         : _mm512_load_si512(yt + r * kTile + 16 * t);
+      },
+      [&](int32_t i, Acc &a) AVX512VNNI {
+        const int32_t *x = x32 + (cols[i] >> 2) * ldxDwords;
+        __m512i w = _mm512_set1_epi32(vals[i]);
+        for (int t = 0; t < T; ++t)
+          a.v[t] = _mm512_dpbusd_epi32(a.v[t], _mm512_load_si512(x + 16 * t), w);
+      },
+      [&](int64_t r, Acc &a) AVX512VNNI {
+        if (!last) {
+          for (int t = 0; t < T; ++t)
+            _mm512_store_si512(yt + r * kTile + 16 * t, a.v[t]);
+          return;
+        }
+        int64_t row = n0 + r;
+        __m512 sc = _mm512_set1_ps(xScale * p.scale[row]);
+        __m512 b = _mm512_set1_ps(bias ? bias[row] : 0.0f);
+        __m512i comp = _mm512_set1_epi32(xZero * p.rowSum[row]);
+        for (int t = 0; t < T; ++t) {
+          __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a.v[t], comp));
+          _mm512_store_ps(yt + r * kTile + 16 * t, _mm512_fmadd_ps(v, sc, b));
+        }
+      });
+}
+
+/// bf16: two vdpbf16ps per block and zmm (weights and activations in pairs).
+template <int T>
+AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
+                         int64_t nc, const uint32_t *xt, int64_t ldx,
+                         float *yt, const float *bias) {
+  struct Acc {
+    __m512 v[T];
+  };
+  const auto *vals = static_cast<const int32_t *>(p.values);
+  const int32_t *cols = p.cols;
+  pairRows<Acc>(
+      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      [&](int64_t r, Acc &a) AVX512BF16 {
+        for (int t = 0; t < T; ++t)
+          a.v[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
+                         : _mm512_load_ps(yt + r * kTile + 16 * t);
+      },
+      [&](int32_t i, Acc &a) AVX512BF16 {
+        const uint32_t *x = xt + (cols[i] >> 1) * ldx;
+        __m512bh w0 = (__m512bh)_mm512_set1_epi32(vals[2 * i]);
+        __m512bh w1 = (__m512bh)_mm512_set1_epi32(vals[2 * i + 1]);
+        for (int t = 0; t < T; ++t) {
+          a.v[t] = _mm512_dpbf16_ps(
+              a.v[t], (__m512bh)_mm512_load_si512(x + 16 * t), w0);
+          a.v[t] = _mm512_dpbf16_ps(
+              a.v[t], (__m512bh)_mm512_load_si512(x + ldx + 16 * t), w1);
+        }
+      },
+      [&](int64_t r, Acc &a) AVX512BF16 {
+        for (int t = 0; t < T; ++t)
+          _mm512_store_ps(yt + r * kTile + 16 * t, a.v[t]);
+      });
+}
+} // namespace
+
+AVX512 void sparse_rows::rowsF32Avx512(int tiles, const Packed &p, int64_t s,
+                                       bool first, int64_t n0, int64_t nc,
+                                       const float *xt, int64_t ldx,
+                                       float *yt, const float *bias) {
+  withTiles(tiles, [&](auto t) AVX512 {
+    rowsF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  });
+}
+
+AVX512VNNI void sparse_rows::rowsS8Vnni(int tiles, const Packed &p, int64_t s,
+                                        bool first, bool last, int64_t n0,
+                                        int64_t nc, const uint8_t *xt,
+                                        int64_t ldxDwords, float *yt,
+                                        const float *bias, float xScale,
+                                        int32_t xZero) {
+  withTiles(tiles, [&](auto t) AVX512VNNI {
+    rowsS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords, yt,
+                               bias, xScale, xZero);
+  });
+}
+
+AVX512BF16 void sparse_rows::rowsBf16Avx512(int tiles, const Packed &p,
+                                            int64_t s, bool first, int64_t n0,
+                                            int64_t nc, const uint32_t *xt,
+                                            int64_t ldx, float *yt,
+                                            const float *bias) {
+  withTiles(tiles, [&](auto t) AVX512BF16 {
+    rowsBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, bias);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Packing helpers
+//===----------------------------------------------------------------------===//
+
+/// n floats -> n bf16 (round to nearest even), vectorized.
+AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i),
+                        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + i)));
+  for (; i < n; ++i)
+    y[i] = sparse::toBf16(x[i]);
+}
+
+/// Rows 2p and 2p+1 of a transposed (K x M) input, tokens [m0, m0+mc), as
+/// one row of bf16 pairs.
+AVX512BF16 void sparse_rows::pairRowAvx512(const float *a, const float *b, int64_t mc,
+                              uint32_t *out) {
+  int64_t i = 0;
+  for (; i + 16 <= mc; i += 16) {
+    __m512i lo = _mm512_cvtepu16_epi32(
+        (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(a + i)));
+    __m512i hi = b ? _mm512_cvtepu16_epi32((__m256i)_mm512_cvtneps_pbh(
+                         _mm512_loadu_ps(b + i)))
+                   : _mm512_setzero_si512();
+    _mm512_storeu_si512(out + i, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+  }
+  for (; i < mc; ++i)
+    out[i] = sparse::toBf16(a[i]) |
+             (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
+}
+
+/// Copies a rows x cols block of 32-bit elements, row by row.
+void sparse_rows::copy32(const void *src, int64_t lds, int64_t rows, int64_t cols,
+            void *dst, int64_t ldd) {
+  for (int64_t i = 0; i < rows; ++i)
+    std::memcpy(static_cast<uint32_t *>(dst) + i * ldd,
+                static_cast<const uint32_t *>(src) + i * lds, cols * 4);
+}
+
+void sparse_rows::transpose32Portable(const void *srcv, int64_t lds, int64_t rows,
+                         int64_t cols, void *dstv, int64_t ldd) {
+  const auto *src = static_cast<const uint32_t *>(srcv);
+  auto *dst = static_cast<uint32_t *>(dstv);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = 0; c < cols; ++c)
+      dst[c * ldd + i] = src[i * lds + c];
+}

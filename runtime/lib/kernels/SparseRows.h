@@ -1,0 +1,101 @@
+//===- SparseRows.h - the block-sparse row kernels ------------*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). What Sparse.cpp's tile loop calls:
+// the packed blob's sections, the row kernels that compute a 64 x 64 tile
+// of Y^T for one K-slab (portable and AVX-512, per element type), and the
+// 32-bit transposes and bf16 conversions that pack activation tiles. The
+// AVX-512 entry points carry their target attribute here too; callers pick
+// them only on CPUs that have it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_SPARSEROWS_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_SPARSEROWS_H
+
+#include "opscope/runtime/sparse_format.h"
+
+#include <cstdint>
+#include <cstring>
+
+#define OPSCOPE_AVX512 __attribute__((target("avx512f")))
+#define OPSCOPE_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define OPSCOPE_AVX512_BF16 __attribute__((target("avx512f,avx512bw,avx512bf16")))
+
+namespace opscope::rt::sparse_rows {
+
+constexpr int64_t kTile = 64;  // tokens per activation tile
+constexpr int64_t kChunk = 64; // output rows per output tile (= row group)
+
+/// The blob's sections.
+struct Packed {
+  sparse::Header h;
+  const int32_t *rowStart, *rowIndex, *cols;
+  const void *values;
+  const float *scale;
+  const int32_t *rowSum;
+  explicit Packed(const void *blob) {
+    std::memcpy(&h, blob, sizeof(h));
+    auto *base = static_cast<const uint8_t *>(blob);
+    rowStart = reinterpret_cast<const int32_t *>(base + h.rowStartOffset);
+    rowIndex = reinterpret_cast<const int32_t *>(base + h.rowIndexOffset);
+    cols = reinterpret_cast<const int32_t *>(base + h.colsOffset);
+    values = base + h.valuesOffset;
+    scale = h.scaleOffset
+                ? reinterpret_cast<const float *>(base + h.scaleOffset)
+                : nullptr;
+    rowSum = h.rowSumOffset
+                 ? reinterpret_cast<const int32_t *>(base + h.rowSumOffset)
+                 : nullptr;
+  }
+};
+
+// Row kernels: rows [n0, n0 + nc) (one row group) of K-slab `s`, over
+// tokens [0, mc) of the packed activations `xt` (row stride `ldx` lanes),
+// into the Y^T tile `yt` (row stride kTile). `first` starts from the bias,
+// otherwise the tile's partial sums are accumulated; s8 keeps int32 partial
+// sums in the tile and dequantizes into f32 on the `last` slab. The AVX-512
+// forms take `tiles` = zmm per row (ceil(mc / 16)).
+void rowsF32Portable(const Packed &p, int64_t s, bool first, int64_t n0,
+                     int64_t nc, const float *xt, int64_t ldx, int64_t mc,
+                     float *yt, const float *bias);
+void rowsS8Portable(const Packed &p, int64_t s, bool first, bool last,
+                    int64_t n0, int64_t nc, const uint8_t *xt,
+                    int64_t ldxDwords, int64_t mc, float *yt,
+                    const float *bias, float xScale, int32_t xZero);
+void rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
+                      int64_t nc, const uint32_t *xt, int64_t ldx, int64_t mc,
+                      float *yt, const float *bias);
+OPSCOPE_AVX512 void rowsF32Avx512(int tiles, const Packed &p, int64_t s,
+                                  bool first, int64_t n0, int64_t nc,
+                                  const float *xt, int64_t ldx, float *yt,
+                                  const float *bias);
+OPSCOPE_AVX512_VNNI void rowsS8Vnni(int tiles, const Packed &p, int64_t s,
+                                    bool first, bool last, int64_t n0,
+                                    int64_t nc, const uint8_t *xt,
+                                    int64_t ldxDwords, float *yt,
+                                    const float *bias, float xScale,
+                                    int32_t xZero);
+OPSCOPE_AVX512_BF16 void rowsBf16Avx512(int tiles, const Packed &p, int64_t s,
+                                        bool first, int64_t n0, int64_t nc,
+                                        const uint32_t *xt, int64_t ldx,
+                                        float *yt, const float *bias);
+
+/// dst[c * ldd + i] = src[i * lds + c] for i < rows, c < cols, on 32-bit
+/// elements: 16 x 16 blocks in registers (AVX-512) or plain loops.
+OPSCOPE_AVX512 void transpose32(const void *src, int64_t lds, int64_t rows,
+                                int64_t cols, void *dst, int64_t ldd);
+void transpose32Portable(const void *src, int64_t lds, int64_t rows,
+                         int64_t cols, void *dst, int64_t ldd);
+/// A rows x cols block of 32-bit elements, row by row.
+void copy32(const void *src, int64_t lds, int64_t rows, int64_t cols,
+            void *dst, int64_t ldd);
+/// n floats -> n bf16, round to nearest even.
+OPSCOPE_AVX512_BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n);
+/// Rows 2p and 2p+1 of a transposed (K x M) input, `mc` tokens, as one row
+/// of bf16 pairs (`b` null: the second row is past K, zeros).
+OPSCOPE_AVX512_BF16 void pairRowAvx512(const float *a, const float *b,
+                                       int64_t mc, uint32_t *out);
+
+} // namespace opscope::rt::sparse_rows
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_SPARSEROWS_H
