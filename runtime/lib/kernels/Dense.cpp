@@ -9,6 +9,7 @@
 
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
+#include "opscope/runtime/sparse_format.h"
 
 #include <dnnl.hpp>
 
@@ -73,96 +74,114 @@ dnnl::algorithm algorithmOf(PostOp p) {
   }
   throw std::logic_error("sum is not an eltwise post-op");
 }
-} // namespace
 
-struct InnerProduct::Impl {
-  int64_t m, k, n;
-  bool hasSum = false;
-  dnnl::inner_product_forward::primitive_desc pd;
-  dnnl::inner_product_forward prim;
-  dnnl::memory src, weights, bias, dst;
-  /// Execution arguments, bound once: run() only swaps the data handles of
-  /// the src and dst memories they refer to.
-  std::unordered_map<int, dnnl::memory> args;
-};
-
-InnerProduct::InnerProduct(int64_t m, int64_t k, int64_t n,
-                           const float *weightData, const float *biasData,
-                           std::vector<PostOp> postOps)
-    : impl(std::make_unique<Impl>()) {
-  Context &ctx = context();
-  impl->m = m;
-  impl->k = k;
-  impl->n = n;
-  dnnl::memory::desc srcMd({m, k}, dt::f32, tag::ab);
-  dnnl::memory::desc anyWeights({n, k}, dt::f32, tag::any);
-  dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
-  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+/// Post-ops as oneDNN attributes; `hasSum` says whether a sum is among them.
+dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
+                                     bool &hasSum) {
   dnnl::post_ops ops;
+  hasSum = false;
   for (PostOp p : postOps) {
     if (p == PostOp::Sum) {
       ops.append_sum(1.0f);
-      impl->hasSum = true;
+      hasSum = true;
     } else {
       ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
     }
   }
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
-  auto desc = biasData
-                  ? dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        biasMd, dstMd)
-                  : dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        dstMd);
-  impl->pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
-  impl->prim = dnnl::inner_product_forward(impl->pd);
+  return attr;
+}
 
-  // Pack the weights once into the layout the chosen implementation wants.
-  dnnl::memory plain({{n, k}, dt::f32, tag::ab}, ctx.engine,
-                     const_cast<float *>(weightData));
-  impl->weights = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
-  dnnl::reorder(plain, impl->weights).execute(ctx.stream, plain, impl->weights);
-  if (biasData) {
-    impl->bias = dnnl::memory(biasMd, ctx.engine);
-    std::memcpy(impl->bias.get_data_handle(), biasData, n * sizeof(float));
+/// One oneDNN inner product with f32 output: y[M x N] = post_ops(x[M x K] *
+/// W^T + b), the weights (N x K, given plain in `plainType`) reordered once
+/// into the layout the implementation wants, the bias copied, and the
+/// execution arguments bound once; run() only swaps the src and dst
+/// pointers. The f32, bf16 and int8 classes differ in their element types
+/// and (int8) run-time output scales.
+struct IpPrimitive {
+  int64_t m = 0, k = 0, n = 0;
+  bool hasSum = false;
+  dnnl::inner_product_forward::primitive_desc pd;
+  dnnl::inner_product_forward prim;
+  dnnl::memory src, weights, bias, dst;
+  std::unordered_map<int, dnnl::memory> args;
+
+  void build(int64_t m_, int64_t k_, int64_t n_, dt srcType, dt weightType,
+             const void *plainWeights, dt plainType, const float *biasData,
+             const std::vector<PostOp> &postOps, bool runtimeOutputScales) {
+    Context &ctx = context();
+    m = m_;
+    k = k_;
+    n = n_;
+    dnnl::memory::desc srcMd({m, k}, srcType, tag::ab);
+    dnnl::memory::desc anyWeights({n, k}, weightType, tag::any);
+    dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
+    dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+    dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum);
+    if (runtimeOutputScales) // per output channel, given at run time
+      attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
+    auto desc = biasData
+                    ? dnnl::inner_product_forward::desc(
+                          dnnl::prop_kind::forward_inference, srcMd,
+                          anyWeights, biasMd, dstMd)
+                    : dnnl::inner_product_forward::desc(
+                          dnnl::prop_kind::forward_inference, srcMd,
+                          anyWeights, dstMd);
+    pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
+    prim = dnnl::inner_product_forward(pd);
+    dnnl::memory plain({{n, k}, plainType, tag::ab}, ctx.engine,
+                       const_cast<void *>(plainWeights));
+    weights = dnnl::memory(pd.weights_desc(), ctx.engine);
+    dnnl::reorder(plain, weights).execute(ctx.stream, plain, weights);
+    if (biasData) {
+      bias = dnnl::memory(biasMd, ctx.engine);
+      std::memcpy(bias.get_data_handle(), biasData, n * sizeof(float));
+    }
+    ctx.stream.wait();
+    // Activation memories are views; run() only swaps their pointers.
+    src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+    dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+    args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights},
+            {DNNL_ARG_DST, dst}};
+    if (biasData)
+      args[DNNL_ARG_BIAS] = bias;
   }
-  ctx.stream.wait();
-  // Activation memories are views; run() only swaps their pointers.
-  impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
-  impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  impl->args = {{DNNL_ARG_SRC, impl->src},
-                {DNNL_ARG_WEIGHTS, impl->weights},
-                {DNNL_ARG_DST, impl->dst}};
-  if (biasData)
-    impl->args[DNNL_ARG_BIAS] = impl->bias;
+
+  void run(const void *x, float *y, const float *sum) {
+    Context &ctx = context();
+    if (hasSum && sum != y)
+      std::memcpy(y, sum, m * n * sizeof(float));
+    src.set_data_handle(const_cast<void *>(x));
+    dst.set_data_handle(y);
+    prim.execute(ctx.stream, args);
+    ctx.stream.wait();
+  }
+};
+} // namespace
+
+struct InnerProduct::Impl : IpPrimitive {};
+
+InnerProduct::InnerProduct(int64_t m, int64_t k, int64_t n,
+                           const float *weightData, const float *biasData,
+                           std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  impl->build(m, k, n, dt::f32, dt::f32, weightData, dt::f32, biasData,
+              postOps, false);
 }
 
 InnerProduct::~InnerProduct() = default;
 
 void InnerProduct::run(const float *x, float *y, const float *sum) {
-  Context &ctx = context();
-  if (impl->hasSum && sum != y)
-    std::memcpy(y, sum, impl->m * impl->n * sizeof(float));
-  impl->src.set_data_handle(const_cast<float *>(x));
-  impl->dst.set_data_handle(y);
-  impl->prim.execute(ctx.stream, impl->args);
-  ctx.stream.wait();
+  impl->run(x, y, sum);
 }
 
 std::string InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
 
-struct Bf16InnerProduct::Impl {
-  int64_t m, n, k;
+struct Bf16InnerProduct::Impl : IpPrimitive {
   std::vector<uint16_t> xBf16; // run(const float *): the rounded input
-  bool hasSum = false;
-  dnnl::inner_product_forward::primitive_desc pd;
-  dnnl::inner_product_forward prim;
-  dnnl::memory src, weights, bias, dst;
-  std::unordered_map<int, dnnl::memory> args;
 };
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
@@ -170,7 +189,10 @@ Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *biasData,
                                    std::vector<PostOp> postOps)
     : impl(std::make_unique<Impl>()) {
-  build(m, k, n, weightData, false, biasData, std::move(postOps));
+  // f32 -> bf16 and into the primitive's layout in one reorder.
+  impl->build(m, k, n, dt::bf16, dt::bf16, weightData, dt::f32, biasData,
+              postOps, false);
+  impl->xBf16.resize(m * k);
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
@@ -178,94 +200,30 @@ Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *biasData,
                                    std::vector<PostOp> postOps)
     : impl(std::make_unique<Impl>()) {
-  build(m, k, n, weightData, true, biasData, std::move(postOps));
-}
-
-void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
-                             const void *weightData, bool weightsBf16,
-                             const float *biasData,
-                             std::vector<PostOp> postOps) {
-  Context &ctx = context();
-  Impl &I = *impl;
-  I.m = m;
-  I.n = n;
-  I.k = k;
-  dnnl::memory::desc srcMd({m, k}, dt::bf16, tag::ab);
-  dnnl::memory::desc anyWeights({n, k}, dt::bf16, tag::any);
-  dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
-  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
-  dnnl::post_ops ops;
-  for (PostOp p : postOps) {
-    if (p == PostOp::Sum) {
-      ops.append_sum(1.0f);
-      I.hasSum = true;
-    } else {
-      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
-    }
-  }
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  auto desc = biasData
-                  ? dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        biasMd, dstMd)
-                  : dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        dstMd);
-  I.pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
-  I.prim = dnnl::inner_product_forward(I.pd);
-  // (f32 ->) bf16 and into the primitive's layout in one reorder.
-  dnnl::memory plain({{n, k}, weightsBf16 ? dt::bf16 : dt::f32, tag::ab},
-                     ctx.engine, const_cast<void *>(weightData));
-  I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
-  dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
-  if (biasData) {
-    I.bias = dnnl::memory(biasMd, ctx.engine);
-    std::memcpy(I.bias.get_data_handle(), biasData, n * sizeof(float));
-  }
-  ctx.stream.wait();
-  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
-  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  I.args = {{DNNL_ARG_SRC, I.src},
-            {DNNL_ARG_WEIGHTS, I.weights},
-            {DNNL_ARG_DST, I.dst}};
-  if (biasData)
-    I.args[DNNL_ARG_BIAS] = I.bias;
+  impl->build(m, k, n, dt::bf16, dt::bf16, weightData, dt::bf16, biasData,
+              postOps, false);
+  impl->xBf16.resize(m * k);
 }
 
 Bf16InnerProduct::~Bf16InnerProduct() = default;
 
 void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
-  Context &ctx = context();
-  Impl &I = *impl;
-  if (I.hasSum && sum != y)
-    std::memcpy(y, sum, I.m * I.n * sizeof(float));
-  I.src.set_data_handle(const_cast<uint16_t *>(x));
-  I.dst.set_data_handle(y);
-  I.prim.execute(ctx.stream, I.args);
-  ctx.stream.wait();
+  impl->run(x, y, sum);
 }
 
 void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
-  Impl &I = *impl;
-  I.xBf16.resize(I.m * I.k);
-  roundToBf16(x, I.xBf16.data(), I.m * I.k);
-  run(I.xBf16.data(), y, sum);
+  roundToBf16(x, impl->xBf16.data(), impl->m * impl->k);
+  impl->run(impl->xBf16.data(), y, sum);
 }
 
 std::string Bf16InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
 
-struct QuantizedInnerProduct::Impl {
-  int64_t m, k, n;
-  bool hasSum = false;
+struct QuantizedInnerProduct::Impl : IpPrimitive {
   float lastXScale = std::nanf(""); // outScale and the bias match it
   std::vector<float> wScale, outScale, biasF32;
-  dnnl::inner_product_forward::primitive_desc pd;
-  dnnl::inner_product_forward prim;
-  dnnl::memory src, weights, bias, dst, scales;
-  std::unordered_map<int, dnnl::memory> args;
+  dnnl::memory scales;
 };
 
 QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
@@ -273,76 +231,31 @@ QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
                                              const float *biasData,
                                              std::vector<PostOp> postOps)
     : impl(std::make_unique<Impl>()) {
-  Context &ctx = context();
   Impl &I = *impl;
-  I.m = m;
-  I.k = k;
-  I.n = n;
-  // Per-row symmetric quantization of the weights.
+  // Per-row symmetric quantization of the weights, as the packed sparse
+  // s8 weights have it.
   std::vector<int8_t> wq(n * k);
   I.wScale.resize(n);
   for (int64_t r = 0; r < n; ++r) {
-    float amax = 0.0f;
+    I.wScale[r] = sparse::symmetricScale(weightData + r * k, k);
     for (int64_t c = 0; c < k; ++c)
-      amax = std::max(amax, std::fabs(weightData[r * k + c]));
-    float s = amax > 0.0f ? amax / 127.0f : 1.0f;
-    I.wScale[r] = s;
-    for (int64_t c = 0; c < k; ++c)
-      wq[r * k + c] = static_cast<int8_t>(std::clamp(
-          std::nearbyint(weightData[r * k + c] / s), -127.0f, 127.0f));
+      wq[r * k + c] = sparse::quantizeS8(weightData[r * k + c], I.wScale[r]);
   }
-  dnnl::memory::desc srcMd({m, k}, dt::u8, tag::ab);
-  dnnl::memory::desc anyWeights({n, k}, dt::s8, tag::any);
-  dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
-  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
-  dnnl::post_ops ops;
-  for (PostOp p : postOps) {
-    if (p == PostOp::Sum) {
-      ops.append_sum(1.0f);
-      I.hasSum = true;
-    } else {
-      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
-    }
-  }
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  // Per-output-channel scales, given at run time (they include xScale).
-  attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
-  auto desc = biasData
-                  ? dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        biasMd, dstMd)
-                  : dnnl::inner_product_forward::desc(
-                        dnnl::prop_kind::forward_inference, srcMd, anyWeights,
-                        dstMd);
-  I.pd = dnnl::inner_product_forward::primitive_desc(desc, attr, ctx.engine);
-  I.prim = dnnl::inner_product_forward(I.pd);
-  dnnl::memory plain({{n, k}, dt::s8, tag::ab}, ctx.engine, wq.data());
-  I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
-  dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
-  if (biasData) {
-    // oneDNN adds the bias before the output scales: run() divides it.
-    I.bias = dnnl::memory(biasMd, ctx.engine);
-    I.biasF32.assign(biasData, biasData + n);
-  }
-  ctx.stream.wait();
-  I.outScale.resize(n);
-  I.scales = dnnl::memory({{n}, dt::f32, tag::a}, ctx.engine, I.outScale.data());
-  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
-  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  I.args = {{DNNL_ARG_SRC, I.src},
-            {DNNL_ARG_WEIGHTS, I.weights},
-            {DNNL_ARG_DST, I.dst},
-            {DNNL_ARG_ATTR_OUTPUT_SCALES, I.scales}};
+  I.build(m, k, n, dt::u8, dt::s8, wq.data(), dt::s8, biasData, postOps,
+          /*runtimeOutputScales=*/true);
+  // oneDNN adds the bias before the output scales: run() divides it.
   if (biasData)
-    I.args[DNNL_ARG_BIAS] = I.bias;
+    I.biasF32.assign(biasData, biasData + n);
+  I.outScale.resize(n);
+  I.scales = dnnl::memory({{n}, dt::f32, tag::a}, context().engine,
+                          I.outScale.data());
+  I.args[DNNL_ARG_ATTR_OUTPUT_SCALES] = I.scales;
 }
 
 QuantizedInnerProduct::~QuantizedInnerProduct() = default;
 
 void QuantizedInnerProduct::run(const uint8_t *x, float xScale, float *y,
                                 const float *sum) {
-  Context &ctx = context();
   Impl &I = *impl;
   if (xScale != I.lastXScale) {
     auto *bias = I.biasF32.empty()
@@ -355,12 +268,7 @@ void QuantizedInnerProduct::run(const uint8_t *x, float xScale, float *y,
     }
     I.lastXScale = xScale;
   }
-  if (I.hasSum && sum != y)
-    std::memcpy(y, sum, I.m * I.n * sizeof(float));
-  I.src.set_data_handle(const_cast<uint8_t *>(x));
-  I.dst.set_data_handle(y);
-  I.prim.execute(ctx.stream, I.args);
-  ctx.stream.wait();
+  I.run(x, y, sum);
 }
 
 std::string QuantizedInnerProduct::implementation() const {
@@ -378,23 +286,6 @@ const std::vector<float> &QuantizedInnerProduct::weightScales() const {
 namespace {
 dnnl::memory::dims toDims(const Dims &d) {
   return dnnl::memory::dims(d.begin(), d.end());
-}
-
-dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum) {
-  dnnl::post_ops ops;
-  hasSum = false;
-  for (PostOp p : postOps) {
-    if (p == PostOp::Sum) {
-      ops.append_sum(1.0f);
-      hasSum = true;
-    } else {
-      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
-    }
-  }
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  return attr;
 }
 
 /// Plain (row-major) layout tag for an activation of the given rank.

@@ -198,8 +198,8 @@ inline Header layout(ValueType t, int64_t n, int64_t k, int64_t nnz) {
 
 /// Number of non-zero 1x4 blocks (k padded to a multiple of 4 with zeros).
 inline int64_t countNonZeroBlocks(const float *w, int64_t n, int64_t k) {
-  return measure(w, n, k, {1, kBlockCols}).blocks -
-         measure(w, n, k, {1, kBlockCols}).zeroBlocks;
+  BlockSparsity s = measure(w, n, k, {1, kBlockCols});
+  return s.blocks - s.zeroBlocks;
 }
 
 /// Rounds to bfloat16, nearest even (NaN stays NaN).
@@ -217,6 +217,19 @@ inline float fromBf16(uint16_t b) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
+}
+
+/// The symmetric s8 scale of one row of weights: max |w| / 127 (1 for an
+/// all-zero row), and a weight quantized with it to [-127, 127].
+inline float symmetricScale(const float *row, int64_t k) {
+  float amax = 0.0f;
+  for (int64_t c = 0; c < k; ++c)
+    amax = std::max(amax, std::fabs(row[c]));
+  return amax > 0.0f ? amax / 127.0f : 1.0f;
+}
+inline int8_t quantizeS8(float v, float scale) {
+  float q = std::nearbyint(v / scale);
+  return static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, q)));
 }
 
 /// Packs W (N x K, f32) into `out`, which has `layout(...).totalBytes` bytes
@@ -241,10 +254,7 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
                         : nullptr;
   // Per-row quantization scales first (s8): a row spans every slab.
   for (int64_t r = 0; r < n && scale; ++r) {
-    float amax = 0.0f;
-    for (int64_t c = 0; c < k; ++c)
-      amax = std::max(amax, std::fabs(w[r * k + c]));
-    scale[r] = amax > 0.0f ? amax / 127.0f : 1.0f;
+    scale[r] = symmetricScale(w + r * k, k);
     rowSum[r] = 0;
   }
   auto *rowIndex = reinterpret_cast<int32_t *>(base + h.rowIndexOffset);
@@ -284,9 +294,7 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
               uint16_t h16 = toBf16(v);
               std::memcpy(values + (b * kBlockCols + j2) * 2, &h16, 2);
             } else {
-              float q = std::nearbyint(v / scale[r]);
-              q = std::min(127.0f, std::max(-127.0f, q));
-              auto q8 = static_cast<int8_t>(q);
+              int8_t q8 = quantizeS8(v, scale[r]);
               values[b * kBlockCols + j2] = static_cast<uint8_t>(q8);
               rowSum[r] += q8;
             }
