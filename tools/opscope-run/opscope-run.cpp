@@ -280,17 +280,23 @@ int main(int argc, char **argv) {
     profile = true;
 
   try {
-    std::string soPath = modelPath;
-    if (needsCompiling(classifyModelFile(modelPath))) {
+    // The library for a model argument: .onnx/.onnxtext compiled into the
+    // cache (with --input-shape and --no-fuse), .so as is.
+    auto libraryFor = [&](const std::string &path) {
+      if (!needsCompiling(classifyModelFile(path)))
+        return path;
       CompileRequest request;
-      request.model = modelPath;
+      request.model = path;
       request.inputShapes = shapes;
       request.noFuse = noFuse;
       std::string error;
-      soPath = compileIntoCache(request, defaultCacheDir(), error);
-      if (soPath.empty())
+      std::string so = compileIntoCache(request, defaultCacheDir(), error);
+      if (so.empty())
         die(error);
-    } else if (!shapes.empty()) {
+      return so;
+    };
+    std::string soPath = libraryFor(modelPath);
+    if (!needsCompiling(classifyModelFile(modelPath)) && !shapes.empty()) {
       die("--input-shape applies to .onnx models; a compiled model has "
           "fixed shapes",
           2);
@@ -300,18 +306,7 @@ int main(int argc, char **argv) {
     if (!compareTo.empty()) {
       if (!inputsDir.empty() && randomSets > 0)
         die("--inputs and --random exclude each other", 2);
-      std::string otherPath = compareTo;
-      if (needsCompiling(classifyModelFile(compareTo))) {
-        CompileRequest request;
-        request.model = compareTo;
-        request.inputShapes = shapes;
-        request.noFuse = noFuse;
-        std::string error;
-        otherPath = compileIntoCache(request, defaultCacheDir(), error);
-        if (otherPath.empty())
-          die(error);
-      }
-      std::unique_ptr<Model> other = Model::load(otherPath);
+      std::unique_ptr<Model> other = Model::load(libraryFor(compareTo));
       setDenseThreads(threads > 0 ? threads : 1);
       std::vector<std::vector<HostTensor>> sets;
       std::string source;

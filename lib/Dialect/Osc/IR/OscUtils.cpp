@@ -66,6 +66,13 @@ std::optional<std::vector<float>> osc::readWeightValues(Value v) {
   return out;
 }
 
+std::string osc::derivedWeightName(Value weight, StringRef suffix) {
+  if (auto c = weight.getDefiningOp<ConstantOp>())
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+      return (res.getRawHandle().getKey() + suffix).str();
+  return tensorName(weight) + suffix.str();
+}
+
 ElementsAttr osc::makeBf16Weight(RankedTensorType type, ArrayRef<float> values,
                                  StringRef name) {
   std::vector<uint16_t> bits(values.size());

@@ -66,9 +66,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         if (!values)
           return;
         auto c = op.getWeight().getDefiningOp<ConstantOp>();
-        std::string name = tensorName(op.getWeight()) + ".bf16";
-        if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-          name = res.getRawHandle().getKey().str() + ".bf16";
+        std::string name = derivedWeightName(op.getWeight(), ".bf16");
         OpBuilder b(c);
         auto type = RankedTensorType::get(wType.getShape(), b.getBF16Type());
         auto bf = b.create<ConstantOp>(c.getLoc(),

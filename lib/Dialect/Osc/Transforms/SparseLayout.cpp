@@ -37,15 +37,6 @@ using namespace opscope::osc;
 namespace sp = opscope::rt::sparse;
 
 namespace {
-/// The blob name for a packed weight: the dense weight's name (the
-/// resource or the tensor name) with a suffix.
-std::string packedName(Value weight) {
-  if (auto c = weight.getDefiningOp<ConstantOp>())
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-      return res.getRawHandle().getKey().str() + ".sparse1x4";
-  return tensorName(weight) + ".sparse1x4";
-}
-
 struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   using OscSparseLayoutBase::OscSparseLayoutBase;
   tuning::Database database;
@@ -197,7 +188,7 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     auto blobType = RankedTensorType::get({static_cast<int64_t>(blob.size())},
                                           b.getIntegerType(8));
     auto attr = DenseResourceElementsAttr::get(
-        blobType, packedName(op.getWeight()),
+        blobType, derivedWeightName(op.getWeight(), ".sparse1x4"),
         HeapAsmResourceBlob::allocateAndCopyWithAlign(blob, 64));
     auto packed = b.create<ConstantOp>(op.getWeight().getLoc(), attr);
     auto sparse = b.create<SparseInnerProductOp>(

@@ -35,6 +35,10 @@ mlir::ElementsAttr makeBf16Weight(mlir::RankedTensorType type,
                                   llvm::ArrayRef<float> values,
                                   llvm::StringRef name);
 
+/// A name for a weight derived from constant `weight` (a converted or
+/// packed copy): its resource's key, or its tensor name, plus `suffix`.
+std::string derivedWeightName(mlir::Value weight, llvm::StringRef suffix);
+
 /// A new f32 weight attribute: a dense_resource blob named `name`.
 mlir::ElementsAttr makeF32Weight(mlir::RankedTensorType type,
                                  llvm::ArrayRef<float> values,
