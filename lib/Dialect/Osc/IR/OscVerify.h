@@ -1,0 +1,157 @@
+//===- OscVerify.h - shared helpers of the osc op verifiers -----*- C++ -*-===//
+//
+// Part of opscope (internal to lib/Dialect/Osc/IR). The shape and type
+// checks the op verifiers share, with messages that name the operand and its
+// shape (OscOps.cpp, OscDataOps.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_LIB_DIALECT_OSC_IR_OSCVERIFY_H
+#define OPSCOPE_LIB_DIALECT_OSC_IR_OSCVERIFY_H
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/IR/OscShapes.h"
+
+namespace opscope::osc::verify {
+using namespace mlir;
+
+inline RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+inline std::string shapeOf(Value v) {
+  return formatShape(tensorType(v).getShape());
+}
+
+/// Checks that `actual` equals the shape the op's rules produce.
+inline LogicalResult verifyResultShape(Operation *op, Value result,
+                                       ArrayRef<int64_t> expected) {
+  auto actual = tensorType(result).getShape();
+  if (actual != expected)
+    return op->emitOpError("result shape ")
+           << formatShape(actual) << " does not match the expected shape "
+           << formatShape(expected);
+  return success();
+}
+
+inline LogicalResult verifySameElementType(Operation *op, Value a,
+                                           StringRef aName, Value b,
+                                           StringRef bName) {
+  Type ea = tensorType(a).getElementType();
+  Type eb = tensorType(b).getElementType();
+  if (ea != eb)
+    return op->emitOpError() << aName << " element type " << ea
+                             << " differs from " << bName << " element type "
+                             << eb;
+  return success();
+}
+
+/// Input, weight and result of a compute op share one element type.
+inline LogicalResult verifyComputeTypes(Operation *op, Value input,
+                                        Value weight, Value output) {
+  if (failed(verifySameElementType(op, input, "input", weight, "weight")))
+    return failure();
+  return verifySameElementType(op, input, "input", output, "result");
+}
+
+/// An inner product computes in its weight's precision: a bf16 weight with
+/// f32 activations is the `--precision bf16` form (the kernel rounds the
+/// activations to bf16 and accumulates in f32); otherwise all agree.
+inline LogicalResult verifyInnerProductTypes(Operation *op, Value input,
+                                             Value weight, Value output) {
+  if (tensorType(weight).getElementType().isBF16() &&
+      tensorType(input).getElementType().isF32())
+    return verifySameElementType(op, input, "input", output, "result");
+  return verifyComputeTypes(op, input, weight, output);
+}
+
+/// Post-op lists: `sum` at most once, present exactly when a sum operand is.
+inline LogicalResult verifyPostOps(Operation *op, ArrayAttr postOps,
+                                   Value sumInput, Value output) {
+  unsigned sums = 0;
+  for (Attribute a : postOps)
+    if (cast<PostOpKindAttr>(a).getValue() == PostOpKind::sum)
+      ++sums;
+  if (sums > 1)
+    return op->emitOpError("at most one 'sum' post-op is allowed, found ")
+           << sums;
+  if (sums == 1 && !sumInput)
+    return op->emitOpError("'sum' post-op requires a sum(...) operand");
+  if (sums == 0 && sumInput)
+    return op->emitOpError("sum(...) operand given without a 'sum' post-op");
+  if (sumInput && sumInput.getType() != output.getType())
+    return op->emitOpError("sum operand type ")
+           << sumInput.getType() << " must equal the result type "
+           << output.getType();
+  return success();
+}
+
+inline LogicalResult verifyBias(Operation *op, Value bias, int64_t channels,
+                                Value input) {
+  if (!bias)
+    return success();
+  auto shape = tensorType(bias).getShape();
+  if (shape.size() != 1 || shape[0] != channels)
+    return op->emitOpError("bias shape ")
+           << formatShape(shape) << " must be " << channels
+           << " (one value per output channel)";
+  return verifySameElementType(op, bias, "bias", input, "input");
+}
+
+/// Checks the window attribute sizes of conv/pool ops for `spatial` dims.
+inline LogicalResult verifyWindowAttrs(Operation *op, unsigned spatial,
+                                       ArrayRef<int64_t> strides,
+                                       ArrayRef<int64_t> pads,
+                                       ArrayRef<int64_t> dilations) {
+  if (strides.size() != spatial)
+    return op->emitOpError("expects ")
+           << spatial << " strides (one per spatial dimension), got "
+           << strides.size();
+  if (dilations.size() != spatial)
+    return op->emitOpError("expects ")
+           << spatial << " dilations (one per spatial dimension), got "
+           << dilations.size();
+  if (pads.size() != 2 * spatial)
+    return op->emitOpError("expects ")
+           << 2 * spatial
+           << " pads (begin pads of every spatial dimension, then end pads), "
+              "got "
+           << pads.size();
+  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return op->emitOpError("strides must be positive");
+  if (llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return op->emitOpError("dilations must be positive");
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("pads must be non-negative");
+  return success();
+}
+
+inline LogicalResult verifySpatialRank(Operation *op, Value input) {
+  int64_t rank = tensorType(input).getRank();
+  if (rank < 3 || rank > 5)
+    return op->emitOpError("input must be N x C x spatial... with 1 to 3 "
+                           "spatial dimensions, got shape ")
+           << shapeOf(input);
+  return success();
+}
+
+/// The checks conv and conv_transpose share: input rank, weight rank (with
+/// the op's weight layout in the message) and the window attributes.
+template <typename ConvLikeOp>
+inline LogicalResult verifyConvLike(ConvLikeOp op, StringRef weightLayout) {
+  if (failed(verifySpatialRank(op, op.getInput())))
+    return failure();
+  auto in = tensorType(op.getInput()).getShape();
+  auto w = tensorType(op.getWeight()).getShape();
+  if (w.size() != in.size())
+    return op.emitOpError("weight must be ")
+           << weightLayout << " of rank " << in.size() << ", got shape "
+           << formatShape(w);
+  return verifyWindowAttrs(op, in.size() - 2, op.getStrides(), op.getPads(),
+                           op.getDilations());
+}
+
+
+} // namespace opscope::osc::verify
+
+#endif // OPSCOPE_LIB_DIALECT_OSC_IR_OSCVERIFY_H
