@@ -209,14 +209,6 @@ Value osc::weightOperand(Operation *op) {
   return w && w.getDefiningOp<ConstantOp>() ? w : Value();
 }
 
-std::optional<double> osc::zeroFraction(Value v) {
-  auto values = readWeightValues(v);
-  if (!values || values->empty())
-    return std::nullopt;
-  size_t zeros = std::count(values->begin(), values->end(), 0.0f);
-  return static_cast<double>(zeros) / values->size();
-}
-
 rt::DType osc::runtimeDType(Type t) {
   Type e = cast<RankedTensorType>(t).getElementType();
   if (e.isF16())
@@ -283,11 +275,14 @@ llvm::json::Object osc::opFacts(Operation *op) {
     weightShape = llvm::json::Array(s.getWeightShape());
     sparseSupport = sparseKernel = true;
   } else if (weight) {
-    sparsity = zeroFraction(weight);
-    if (auto ip = dyn_cast<InnerProductOp>(op)) {
-      auto values = readWeightValues(weight);
-      auto wt = cast<RankedTensorType>(weight.getType());
-      if (values && !values->empty()) {
+    // One read of the weight for both fractions.
+    auto values = readWeightValues(weight);
+    if (values && !values->empty()) {
+      sparsity = static_cast<double>(
+                     std::count(values->begin(), values->end(), 0.0f)) /
+                 values->size();
+      if (isa<InnerProductOp>(op)) {
+        auto wt = cast<RankedTensorType>(weight.getType());
         sparseSupport = true;
         blockSparsity = rt::sparse::measure(values->data(), wt.getDimSize(0),
                                             wt.getDimSize(1),

@@ -97,9 +97,6 @@ mlir::Location fuseWithInputs(mlir::Location anchor,
 /// The op's weight operand (ExecutableOpInterface) when it is a constant.
 mlir::Value weightOperand(mlir::Operation *op);
 
-/// Fraction of zero elements in an f32 constant (nullopt if not readable).
-std::optional<double> zeroFraction(mlir::Value v);
-
 /// The runtime's element type (kinds.def) of a ranked tensor type.
 rt::DType runtimeDType(mlir::Type t);
 
