@@ -24,7 +24,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <numeric>
@@ -40,15 +39,6 @@ namespace {
 using tooling::KernelPrecision;
 int rounds = 5;
 double minMs = 150; // time per system per round
-
-bool cpuFlag(const std::string &flag) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0)
-      return (line + " ").find(" " + flag + " ") != std::string::npos;
-  return false;
-}
 
 struct Row {
   std::string precision, shape;
@@ -112,7 +102,7 @@ int main(int argc, char **argv) {
     }
   }
   setDenseThreads(1); // oneDNN and the sparse kernels share OpenMP's pool
-  bool amx = cpuFlag("amx_tile") && cpuFlag("amx_int8");
+  bool amx = cpuHasAmx();
   std::printf("CPU: %s; AMX: %s; sparse kernels: f32 %s, bf16 %s, s8 %s; "
               "one thread\n",
               cpuModelName().c_str(), amx ? "yes" : "no",
