@@ -10,6 +10,10 @@ PKGS=(
   libdnnl-dev libcli11-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libonnx-testdata libgtest-dev libbenchmark-dev nlohmann-json3-dev
   python3-onnx python3-numpy zlib1g-dev libzstd-dev bc time pkgconf
+  libxxhash-dev
+  # make fuzz / make check-sanitize: clang's libFuzzer and sanitizer
+  # runtimes, and the omp.h clang compiles the runtime against
+  libclang-rt-19-dev libomp-19-dev
 )
 
 missing=()

@@ -38,6 +38,11 @@
 #include <cstring>
 #include <mutex>
 
+// The .weights body checksum; the runtime checks it with the same
+// header-only xxHash (XXH3, 64 bits).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 using namespace mlir;
 using namespace opscope;
 
@@ -93,8 +98,9 @@ private:
   std::vector<std::pair<std::string, std::string>> files;
 };
 
-/// Writes the `.weights` file: a 64-byte header (magic, id, size) and each
-/// constant's bytes at its planned offset.
+/// Writes the `.weights` file: a 64-byte header (magic, id, size, XXH3-64
+/// checksum of everything after the header) and each constant's bytes at
+/// its planned offset.
 bool writeWeights(ModuleOp module, const std::string &path,
                   std::string &error) {
   auto bytes = module->getAttrOfType<IntegerAttr>(osc::kWeightsBytesAttr);
@@ -116,6 +122,14 @@ bool writeWeights(ModuleOp module, const std::string &path,
   std::vector<char> storage;
   static const char zeros[64] = {};
   bool ok = true;
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(
+      XXH3_createState(), &XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  auto write = [&](const char *p, size_t n) {
+    os.write(p, n);
+    XXH3_64bits_update(state.get(), p, n);
+    pos += n;
+  };
   module.walk([&](osc::ConstantOp c) {
     auto off = c->getAttrOfType<IntegerAttr>(osc::kWeightOffsetAttr);
     auto data = osc::constantData(c, storage);
@@ -124,20 +138,16 @@ bool writeWeights(ModuleOp module, const std::string &path,
       return WalkResult::interrupt();
     }
     uint64_t at = off.getInt();
-    while (pos < at) {
-      size_t n = std::min<uint64_t>(at - pos, sizeof(zeros));
-      os.write(zeros, n);
-      pos += n;
-    }
-    os.write(data->data(), data->size());
-    pos += data->size();
+    while (pos < at)
+      write(zeros, std::min<uint64_t>(at - pos, sizeof(zeros)));
+    write(data->data(), data->size());
     return WalkResult::advance();
   });
-  while (pos < size) {
-    size_t n = std::min<uint64_t>(size - pos, sizeof(zeros));
-    os.write(zeros, n);
-    pos += n;
-  }
+  while (pos < size)
+    write(zeros, std::min<uint64_t>(size - pos, sizeof(zeros)));
+  uint64_t checksum = XXH3_64bits_digest(state.get());
+  os.seek(24);
+  os.write(reinterpret_cast<const char *>(&checksum), 8);
   os.close();
   if (!ok || os.has_error()) {
     error = "cannot write the weights to '" + path + "'";
@@ -340,7 +350,10 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
       po.types = probeTypes;
       pm.addPass(osc::createOscInsertProbes(po));
     }
-    pm.addPass(osc::createOscPlanMemory());
+    osc::OscPlanMemoryOptions plan;
+    plan.maxTensorBytes = opts.import.maxTensorBytes;
+    plan.maxTotalBytes = opts.maxTotalBytes;
+    pm.addPass(osc::createOscPlanMemory(plan));
     if (failed(pm.run(*module))) {
       error = opts.profile ? "probe insertion or memory planning failed"
                            : "memory planning failed";

@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace opscope::tools {
@@ -53,6 +54,49 @@ inline CLI::Validator nonNegativeInteger() {
         return "expected a non-negative integer, got '" + s + "'";
       },
       "N>=0");
+}
+
+/// A byte count: N, or N with a binary suffix K, M, G or T (1K = 1024).
+/// Returns false when `text` is none of these or overflows int64.
+inline bool parseByteCount(const std::string &text, int64_t &bytes) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception &) {
+    return false;
+  }
+  if (v <= 0)
+    return false;
+  int shift = 0;
+  std::string suffix = text.substr(used);
+  if (suffix == "K" || suffix == "k")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (suffix == "T")
+    shift = 40;
+  else if (!suffix.empty())
+    return false;
+  if (v > (static_cast<long long>(INT64_MAX) >> shift))
+    return false;
+  bytes = static_cast<int64_t>(v) << shift;
+  return true;
+}
+
+/// A positive byte-count flag (--max-tensor-bytes 8G).
+inline CLI::Validator byteCount() {
+  return CLI::Validator(
+      [](std::string &s) -> std::string {
+        int64_t bytes = 0;
+        return parseByteCount(s, bytes)
+                   ? ""
+                   : "expected a positive byte count like 4294967296, 512M "
+                     "or 4G, got '" + s + "'";
+      },
+      "BYTES");
 }
 
 /// A positive integer flag.

@@ -101,6 +101,15 @@ int main(int argc, char **argv) {
                  "(--sparse-threshold)")
       ->check(CLI::IsMember({"tuned", "rules"}));
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
+  std::string maxTensorBytes = "4G", maxTotalBytes = "16G";
+  app.add_option("--max-tensor-bytes", maxTensorBytes,
+                 "refuse any tensor larger than this (bytes, or with a K/M/G "
+                 "suffix; default 4G)")
+      ->check(opscope::tools::byteCount());
+  app.add_option("--max-total-bytes", maxTotalBytes,
+                 "refuse an activation arena or a .weights file larger than "
+                 "this (default 16G)")
+      ->check(opscope::tools::byteCount());
   app.add_flag("--timing", opts.timing, "print the time of each phase");
   // Options with an optional value take it only after '=': a bare
   // `--print-fusion model.onnx` must not read the model as the value.
@@ -184,6 +193,8 @@ int main(int argc, char **argv) {
                                : opscope::CompileOptions::Emit::Library;
   opts.fuse = !noFuse;
   opts.import.runChecker = !noCheck;
+  opscope::tools::parseByteCount(maxTensorBytes, opts.import.maxTensorBytes);
+  opscope::tools::parseByteCount(maxTotalBytes, opts.maxTotalBytes);
   // NAME=... specs, parsed into the import options.
   auto parseSpecs = [&](const std::vector<std::string> &specs, const char *flag,
                         std::string (*parse)(llvm::StringRef,

@@ -49,6 +49,11 @@ int main(int argc, char **argv) {
                "leave weight blobs out of the output (readable, but not "
                "compilable)");
   app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
+  std::string maxTensorBytes = "4G";
+  app.add_option("--max-tensor-bytes", maxTensorBytes,
+                 "refuse any tensor larger than this (bytes, or with a K/M/G "
+                 "suffix; default 4G)")
+      ->check(opscope::tools::byteCount());
   app.add_flag("--timing", timing, "print the time of each phase to stderr");
   bool stripLocations = false;
   auto *printLoc = app.add_flag(
@@ -73,6 +78,7 @@ int main(int argc, char **argv) {
 
   opscope::ImportOptions options;
   options.runChecker = !noCheck;
+  opscope::tools::parseByteCount(maxTensorBytes, options.maxTensorBytes);
   for (const std::string &spec : shapes) {
     std::string error = opscope::parseInputShapeSpec(spec, options);
     if (!error.empty()) {

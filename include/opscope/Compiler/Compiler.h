@@ -40,6 +40,9 @@ struct CompileOptions {
   /// osc-sparse-layout's tuning database ("": the threshold decides).
   std::string tuningDb;
   bool timing = false;        ///< per-phase timing to stderr
+  /// Largest activation arena and `.weights` file (--max-total-bytes); the
+  /// per-tensor limit is `import.maxTensorBytes`.
+  int64_t maxTotalBytes = int64_t(16) << 30;
 };
 
 /// Compiles; diagnostics go to the context's handler, the fusion report

@@ -158,7 +158,16 @@ struct ConvertOscToRuntimePass
     if (unplanned)
       return signalPassFailure();
 
-    json::Array opList, probeList, inputs, outputs;
+    json::Array opList, probeList, inputs, outputs, splats;
+    // Arena splats: the runtime fills each from its one element in the
+    // .weights file when a session is created.
+    fn.walk([&](ConstantOp c) {
+      if (!isArenaSplat(c))
+        return;
+      auto w = c->getAttrOfType<IntegerAttr>(kWeightOffsetAttr);
+      splats.push_back(json::Object{{"buffer", bufferRef(c.getResult())},
+                                    {"value_offset", w ? w.getInt() : -1}});
+    });
     for (Operation *op : ops) {
       json::Array operands, results;
       auto exec = cast<ExecutableOpInterface>(op);
@@ -211,6 +220,7 @@ struct ConvertOscToRuntimePass
                       {"inputs", std::move(inputs)},
                       {"outputs", std::move(outputs)},
                       {"ops", std::move(opList)},
+                      {"splats", std::move(splats)},
                       {"probes", std::move(probeList)}};
     std::string text;
     llvm::raw_string_ostream os(text);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Target/ONNX/ImportONNX.h"
+#include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "Importer.h"
 
 #include "opscope/Target/ONNX/ModelFile.h"
@@ -27,6 +28,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -76,6 +78,11 @@ public:
       failedConstant = true;
       return {};
     }
+    if (auto tooBig = checkSize(attr.getType(), "initializer '" + name + "'")) {
+      fileError() << *tooBig;
+      failedConstant = true;
+      return {};
+    }
     Value v = builder.create<osc::ConstantOp>(
         NameLoc::get(builder.getStringAttr(name), fileLoc), attr);
     values[name] = v;
@@ -84,6 +91,25 @@ public:
 
   bool isUsed(const std::string &name) const override {
     return used.contains(name);
+  }
+  StringRef modelDirectory() const override { return modelDir; }
+
+  /// Whether a value of `type` fits --max-tensor-bytes; otherwise the
+  /// message naming `what` (the tensor) that the caller emits.
+  std::optional<std::string> checkSize(Type type, StringRef what) const {
+    std::optional<int64_t> bytes = osc::tensorByteSize(type);
+    if (bytes && *bytes <= options.maxTensorBytes)
+      return std::nullopt;
+    auto t = cast<RankedTensorType>(type);
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << what << " of shape " << osc::formatShape(t.getShape()) << "x"
+       << t.getElementType() << " needs "
+       << (bytes ? std::to_string(*bytes) + " bytes, more than the"
+                 : std::string("more bytes than opscope can address, over the"))
+       << " per-tensor limit of " << options.maxTensorBytes
+       << " bytes (raise it with --max-tensor-bytes)";
+    return s;
   }
 
 private:
@@ -230,7 +256,9 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
     }
     tensor.set_name(name);
     std::string error;
-    ElementsAttr attr = decodeTensor(tensor, "", ctx, error);
+    // External data a frozen tensor names is relative to its own file.
+    ElementsAttr attr = decodeTensor(
+        tensor, llvm::sys::path::parent_path(file), ctx, error);
     if (!attr) {
       fileError() << "--freeze-input " << name << ": " << error;
       return failure();
@@ -334,6 +362,11 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
             dims, elementTypeFor(tt.elem_type(), ctx)));
       }
       names.push_back(in->name());
+      if (auto tooBig = checkSize(types.back(), "input '" + in->name() + "'")) {
+        fileError() << *tooBig
+                    << (given ? " (its shape comes from --input-shape)" : "");
+        return failure();
+      }
     }
   }
   return success();
@@ -455,6 +488,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
         return failure();
       }
       continue;
+    }
+    if (auto tooBig = checkSize(v.getType(), "output '" + name + "'")) {
+      c.error() << *tooBig;
+      return failure();
     }
     values[name] = v;
   }
@@ -587,6 +624,15 @@ std::string opscope::parseInputShapeSpec(StringRef spec,
       shape.push_back(d);
     }
   }
+  // Even at one byte per element the shape must fit the tensor limit; the
+  // importer checks the bytes again once the element type is known.
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(elements, d, &elements) ||
+        elements > options.maxTensorBytes)
+      return "'" + spec.str() + "' has more elements than the per-tensor " +
+             "limit allows (" + std::to_string(options.maxTensorBytes) +
+             " bytes; raise it with --max-tensor-bytes)";
   if (options.inputShapes.count(name.str()))
     return "--input-shape given twice for '" + name.str() + "'";
   options.inputShapes[name.str()] = std::move(shape);

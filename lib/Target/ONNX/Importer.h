@@ -51,6 +51,8 @@ public:
   virtual mlir::Value lookup(const std::string &name) = 0;
   /// Whether any node or graph output consumes `name`.
   virtual bool isUsed(const std::string &name) const = 0;
+  /// The directory external data is read from (the model's).
+  virtual llvm::StringRef modelDirectory() const = 0;
 };
 
 /// Everything a converter needs to turn one ONNX node into osc ops.
@@ -113,6 +115,9 @@ public:
                                          llvm::StringRef what = "axis");
 
   std::string name() const;
+
+  /// The model's directory, which external data must stay inside.
+  llvm::StringRef modelDirectory() const { return values.modelDirectory(); }
 
 private:
   ValueSource &values;

@@ -19,6 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// XXH3-64, header-only: the .weights body checksum (the compiler's writer
+// uses the same).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -130,7 +135,9 @@ struct WeightsHeader {
   char magic[8];
   uint64_t id;
   uint64_t fileBytes;
-  uint8_t reserved[40];
+  /// XXH3-64 of every byte after the header.
+  uint64_t checksum;
+  uint8_t reserved[32];
 };
 static_assert(sizeof(WeightsHeader) == 64, "weights header is 64 bytes");
 constexpr char kWeightsMagic[8] = {'O', 'S', 'C', 'W', 'G', 'H', 'T', '1'};
@@ -164,6 +171,13 @@ struct Model::Impl {
   std::vector<BufferRef> outputRefs;
   std::vector<OpDesc> ops;
   std::vector<ProbeInfo> probes;
+  /// Splat constants filled into the arena when a session starts, each
+  /// from one element at `valueOffset` in the weights.
+  struct Splat {
+    BufferRef buffer;
+    int64_t valueOffset = 0;
+  };
+  std::vector<Splat> splats;
 
   ~Impl() {
     if (weights)
@@ -208,6 +222,12 @@ void Model::Impl::parsePlan(const char *text) {
       op.results.push_back(parseBufferRef(r));
     op.attrs = o.value("attrs", json::object());
     ops.push_back(std::move(op));
+  }
+  for (const json &s : plan.value("splats", json::array())) {
+    Splat splat;
+    splat.buffer = parseBufferRef(s.at("buffer"));
+    splat.valueOffset = s.at("value_offset").get<int64_t>();
+    splats.push_back(std::move(splat));
   }
   for (const json &p : plan.value("probes", json::array())) {
     ProbeInfo info;
@@ -288,11 +308,26 @@ void Model::Impl::checkBuffers() const {
     for (const BufferRef &r : op.results)
       check(r, what + " result");
   }
+  for (size_t i = 0; i < splats.size(); ++i) {
+    std::string what = "splat #" + std::to_string(i);
+    const Splat &s = splats[i];
+    if (s.buffer.kind != BufferRef::Arena)
+      throw Error(what + ": a splat must be filled into the arena");
+    check(s.buffer, what);
+    BufferRef value;
+    value.kind = BufferRef::Weight;
+    value.offset = s.valueOffset;
+    value.dtype = s.buffer.dtype;
+    check(value, what + " value");
+  }
 }
 
 void Model::Impl::mapWeights(const std::string &file, uint64_t id,
                              uint64_t bytes) {
   weightsPath = file;
+  if (bytes < sizeof(WeightsHeader))
+    throw Error(file + ": the model plan expects a weights file of " +
+                std::to_string(bytes) + " bytes, smaller than its header");
   // A FIFO or device named .weights would block or never end.
   struct stat pre;
   if (::stat(file.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode))
@@ -320,6 +355,14 @@ void Model::Impl::mapWeights(const std::string &file, uint64_t id,
     throw Error(file + ": not an opscope weights file (bad magic)");
   if (h.id != id || h.fileBytes != bytes)
     throw Error(file + ": weights belong to another compilation (id mismatch)");
+  // The id says which compilation the file belongs to; the checksum that
+  // its body is what that compilation wrote (a flipped bit in a weight
+  // would otherwise go unnoticed). XXH3 reads ~10 GB/s: docs/security.md
+  // has the cost on the largest corpus model.
+  if (XXH3_64bits(weights + sizeof(h), bytes - sizeof(h)) != h.checksum)
+    throw Error(file + ": the weights are corrupt (checksum mismatch): the "
+                       "file changed after it was written; recompile the "
+                       "model");
 }
 
 Model::Model() : impl(std::make_unique<Impl>()) {}
@@ -372,6 +415,22 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
     wPath += ".weights";
   }
   I.mapWeights(wPath, I.weightsId, I.weightBytes);
+  return m;
+}
+
+std::unique_ptr<Model> Model::fromPlan(const std::string &planText,
+                                       const std::string &weightsPath) {
+  std::unique_ptr<Model> m(new Model());
+  Impl &I = *m->impl;
+  I.path = "<plan>";
+  try {
+    I.parsePlan(planText.c_str());
+  } catch (const json::exception &e) {
+    throw Error("corrupt model plan: " + std::string(e.what()));
+  } catch (const std::logic_error &e) { // stoull on a bad weights id
+    throw Error("corrupt model plan: bad weights id");
+  }
+  I.mapWeights(weightsPath, I.weightsId, I.weightBytes);
   return m;
 }
 
@@ -437,6 +496,19 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
     throw Error("cannot allocate the " + std::to_string(bytes) +
                 "-byte activation arena");
   std::memset(S.arena, 0, bytes);
+  // Splat constants, before any kernel (some pack their weights at init).
+  for (const Impl::Splat &splat : impl->splats) {
+    uint8_t *dst = S.arena + splat.buffer.offset;
+    size_t total = splat.buffer.bytes(), elem = dtypeSize(splat.buffer.dtype);
+    if (total == 0)
+      continue;
+    std::memcpy(dst, impl->weights + splat.valueOffset, elem);
+    for (size_t done = elem; done < total;) { // doubling copies
+      size_t n = std::min(done, total - done);
+      std::memcpy(dst + done, dst, n);
+      done += n;
+    }
+  }
   Buffers buffers{S.arena, impl->weights};
   for (const OpDesc &op : impl->ops) {
     std::string kernel;
@@ -463,6 +535,8 @@ const void *Session::output(size_t i) const {
 }
 
 void Session::run() {
+  if (!impl->model->impl->run)
+    throw Error("this model has no compiled schedule (Model::fromPlan)");
   impl->ctx.error.clear();
   Profiler &p = impl->profiler;
   p.thread = threadId();

@@ -31,6 +31,9 @@ struct ImportOptions {
   /// takes as inputs (a Reshape target, Slice bounds, Resize scales) become
   /// compile-time constants.
   std::map<std::string, std::string> frozenInputs;
+  /// The largest tensor (graph input, initializer or any value a node
+  /// computes) the importer accepts, in bytes (--max-tensor-bytes).
+  int64_t maxTensorBytes = int64_t(4) << 30;
   /// Run ONNX's model checker before importing.
   bool runChecker = true;
   /// Name of the generated function.
@@ -38,7 +41,9 @@ struct ImportOptions {
 };
 
 /// Parses `NAME=DIMS` (DIMS like `1x128`; `NAME=` or `NAME=scalar` for a
-/// rank-0 input) into `options`. Returns an error message, or "" on success.
+/// rank-0 input) into `options`. Returns an error message, or "" on success;
+/// shapes whose element count overflows or alone exceeds
+/// `options.maxTensorBytes` are refused here (set that limit first).
 std::string parseInputShapeSpec(llvm::StringRef spec, ImportOptions &options);
 
 /// Parses `NAME=FILE.pb` into `options.frozenInputs`. Returns an error

@@ -107,6 +107,20 @@ std::optional<double> osc::splatConstant(Value v) {
   return std::nullopt;
 }
 
+std::optional<int64_t> osc::tensorByteSize(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  if (!tensor)
+    return std::nullopt;
+  Type e = tensor.getElementType();
+  if (!e.isIntOrFloat())
+    return std::nullopt;
+  int64_t bytes = e.isInteger(1) ? 1 : (e.getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t d : tensor.getShape())
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 bool osc::isExecuted(Operation *op) { return isa<ExecutableOpInterface>(op); }
 
 OpCost osc::estimateCost(Operation *op) {

@@ -127,7 +127,15 @@ struct MatmulToInnerProduct : CountedPattern<MatMulOp> {
         typeOf(op.getLhs()).getRank() < 2)
       return failure();
     Value weight = op.getRhs();
-    if (!op.getTransposeB()) {
+    auto wConst = weight.getDefiningOp<ConstantOp>();
+    auto splat = wConst ? dyn_cast<DenseElementsAttr>(wConst.getValue())
+                        : DenseElementsAttr();
+    if (!op.getTransposeB() && splat && splat.isSplat()) {
+      // A transposed splat is the same splat: never expanded.
+      auto tType = RankedTensorType::get(
+          {wType.getDimSize(1), wType.getDimSize(0)}, wType.getElementType());
+      weight = rw.create<ConstantOp>(weight.getLoc(), splat.reshape(tType));
+    } else if (!op.getTransposeB()) {
       auto values = readF32Constant(weight);
       if (!values)
         return failure();

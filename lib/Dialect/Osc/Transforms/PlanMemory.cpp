@@ -41,11 +41,13 @@ static constexpr int64_t kAlign = 64;
 
 static int64_t alignUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
-static int64_t bytesOf(Type t) {
-  auto tensor = cast<RankedTensorType>(t);
-  Type e = tensor.getElementType();
-  int64_t width = e.isInteger(1) ? 8 : e.getIntOrFloatBitWidth();
-  return tensor.getNumElements() * (width / 8);
+/// Bytes of a tensor; callers have checked it against the limits
+/// (checkSizes), so it neither overflows nor is dynamic.
+static int64_t bytesOf(Type t) { return tensorByteSize(t).value_or(0); }
+
+static int64_t elementBytes(Type t) {
+  Type e = cast<RankedTensorType>(t).getElementType();
+  return e.isInteger(1) ? 1 : e.getIntOrFloatBitWidth() / 8;
 }
 
 /// The value whose buffer `v` uses (through reshapes and probes).
@@ -75,7 +77,7 @@ std::optional<PlannedBuffer> osc::plannedBuffer(Value v) {
     return PlannedBuffer{PlannedBuffer::Arena, offsets[arg.getArgNumber()]};
   }
   Operation *def = root.getDefiningOp();
-  if (isa<ConstantOp>(def)) {
+  if (isa<ConstantOp>(def) && !isArenaSplat(def)) {
     auto off = def->getAttrOfType<IntegerAttr>(kWeightOffsetAttr);
     if (!off)
       return std::nullopt;
@@ -87,11 +89,25 @@ std::optional<PlannedBuffer> osc::plannedBuffer(Value v) {
   return PlannedBuffer{PlannedBuffer::Arena, off.getInt()};
 }
 
+bool osc::isArenaSplat(Operation *constant) {
+  return isa<ConstantOp>(constant) && constant->hasAttr(kOffsetAttr);
+}
+
 std::optional<ArrayRef<char>> osc::constantData(Operation *constant,
                                                 std::vector<char> &storage) {
   auto c = cast<ConstantOp>(constant);
   auto type = cast<RankedTensorType>(c.getType());
   int64_t bytes = bytesOf(type);
+  if (isArenaSplat(c)) {
+    auto dense = cast<DenseElementsAttr>(c.getValue());
+    int64_t es = elementBytes(type);
+    storage.assign(es, 0);
+    if (type.getElementType().isInteger(1))
+      storage[0] = dense.getSplatValue<bool>();
+    else
+      std::memcpy(storage.data(), dense.getRawData().data(), es);
+    return ArrayRef<char>(storage);
+  }
   if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue())) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
     if (!blob || static_cast<int64_t>(blob->getData().size()) != bytes)
@@ -152,8 +168,54 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                        "printed with --elide-weights");
       return signalPassFailure();
     }
-    if (failed(planArena(funcs[0])) || failed(planWeights(funcs[0])))
+    if (failed(checkSizes(funcs[0])) || failed(planArena(funcs[0])) ||
+        failed(planWeights(funcs[0])))
       return signalPassFailure();
+  }
+
+  /// Every tensor fits --max-tensor-bytes (which also means its byte count
+  /// does not overflow): the planner's arithmetic relies on it.
+  LogicalResult checkSizes(func::FuncOp fn) {
+    auto check = [&](Value v, Location loc) -> LogicalResult {
+      std::optional<int64_t> bytes = tensorByteSize(v.getType());
+      if (bytes && *bytes <= maxTensorBytes)
+        return success();
+      mlir::emitError(loc)
+          << "tensor '" << tensorName(v) << "' (" << v.getType() << ") needs "
+          << (bytes ? std::to_string(*bytes) + " bytes, more than the"
+                    : std::string("more bytes than opscope can address, over the"))
+          << " per-tensor limit of " << static_cast<int64_t>(maxTensorBytes)
+          << " bytes (raise it with --max-tensor-bytes)";
+      return failure();
+    };
+    for (BlockArgument a : fn.getArguments())
+      if (failed(check(a, a.getLoc())))
+        return failure();
+    WalkResult r = fn.walk([&](Operation *op) {
+      for (Value v : op->getResults())
+        if (isa<RankedTensorType>(v.getType()) && failed(check(v, op->getLoc())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return failure(r.wasInterrupted());
+  }
+
+  /// A splat constant big enough to keep out of the `.weights` file.
+  bool keepsSplat(ConstantOp c) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    return dense && dense.isSplat() && !c->use_empty() &&
+           bytesOf(c.getType()) >= splatMinBytes;
+  }
+
+  LogicalResult checkTotal(StringRef what, int64_t bytes, StringRef largest) {
+    if (bytes <= maxTotalBytes)
+      return success();
+    mlir::emitError(getOperation().getLoc())
+        << "the " << what << " needs " << bytes << " bytes, more than the "
+        << "limit of " << static_cast<int64_t>(maxTotalBytes)
+        << " bytes (raise it with "
+        << "--max-total-bytes); its largest tensor is '" << largest << "'";
+    return failure();
   }
 
   LogicalResult planArena(func::FuncOp fn) {
@@ -212,6 +274,17 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                 DenseI64ArrayAttr::get(fn.getContext(), argOffsets));
 
     Builder b(fn.getContext());
+    // Large splats live in the arena for the whole run: filled once per
+    // session, never reused or written in place.
+    fn.walk([&](ConstantOp c) {
+      if (!keepsSplat(c))
+        return;
+      lastUse[c.getResult()] = kForever;
+      c->setAttr(kOffsetAttr,
+                 b.getI64IntegerAttr(allocate(alignUp(bytesOf(c.getType())),
+                                              -1, kForever)));
+      ++numSplats;
+    });
     for (Operation *op : order) {
       if (!isExecuted(op))
         continue;
@@ -243,9 +316,24 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                                    end)));
     }
     int64_t total = 0;
+    std::string largest;
+    int64_t largestBytes = -1;
     for (Operation *op : order)
-      if (isExecuted(op))
-        total += alignUp(bytesOf(op->getResult(0).getType()));
+      if (isExecuted(op) || isArenaSplat(op)) {
+        int64_t bytes = alignUp(bytesOf(op->getResult(0).getType()));
+        total += bytes;
+        if (bytes > largestBytes) {
+          largestBytes = bytes;
+          largest = tensorName(op->getResult(0));
+        }
+      }
+    for (BlockArgument a : fn.getArguments())
+      if (alignUp(bytesOf(a.getType())) > largestBytes) {
+        largestBytes = alignUp(bytesOf(a.getType()));
+        largest = tensorName(a);
+      }
+    if (failed(checkTotal("activation arena", peak, largest)))
+      return failure();
     peakBytes = peak;
     unplannedBytes = total;
     fn->getParentOfType<ModuleOp>()->setAttr(kArenaBytesAttr,
@@ -258,6 +346,8 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     int64_t offset = kWeightsHeaderBytes;
     uint64_t hash = 0;
     std::vector<char> storage;
+    std::string largest;
+    int64_t largestBytes = -1;
     WalkResult r = fn.walk([&](ConstantOp c) {
       auto data = constantData(c, storage);
       if (!data) {
@@ -271,8 +361,18 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                  data->size())) ^
              (hash * 0x9E3779B97F4A7C15ull + offset);
       offset = alignUp(offset + static_cast<int64_t>(data->size()));
+      if (static_cast<int64_t>(data->size()) > largestBytes) {
+        largestBytes = data->size();
+        largest = tensorName(c.getResult());
+      }
+      // Checked as it grows: the sum of many tensors under the per-tensor
+      // limit must not overflow either.
+      if (offset > maxTotalBytes)
+        return WalkResult::interrupt();
       return WalkResult::advance();
     });
+    if (offset > maxTotalBytes)
+      return checkTotal(".weights file", offset, largest);
     if (r.wasInterrupted())
       return failure();
     weightBytes = offset;

@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#define OPSCOPE_ABI_VERSION 1
+#define OPSCOPE_ABI_VERSION 2
 
 /* Symbol names, for dlsym and for the compiler. */
 #define OPSCOPE_SYM_ABI_VERSION "opscope_abi_version"

@@ -70,6 +70,12 @@ public:
   /// Loads `soPath` and its weights (default: the same path with `.weights`).
   static std::unique_ptr<Model> load(const std::string &soPath,
                                      const std::string &weightsPath = "");
+  /// The loader without a library: a model from its plan (the JSON text a
+  /// compiled model embeds) and its weights file, checked as load() checks
+  /// them. Its sessions bind kernels but cannot run (there is no compiled
+  /// schedule): for the plan/weights fuzz harness and tests.
+  static std::unique_ptr<Model> fromPlan(const std::string &planText,
+                                         const std::string &weightsPath);
   ~Model();
   Model(const Model &) = delete;
   Model &operator=(const Model &) = delete;

@@ -97,6 +97,14 @@ mlir::Location fuseWithInputs(mlir::Location anchor,
 /// The op's weight operand (ExecutableOpInterface) when it is a constant.
 mlir::Value weightOperand(mlir::Operation *op);
 
+/// Bytes a tensor of type `t` takes in the runtime (i1 as one byte per
+/// element), or nullopt when the element or byte count overflows int64 or a
+/// dimension is dynamic. Every size check against --max-tensor-bytes uses it.
+std::optional<int64_t> tensorByteSize(mlir::Type t);
+
+/// The default limit on one tensor's bytes (--max-tensor-bytes): 4 GiB.
+inline constexpr int64_t kDefaultMaxTensorBytes = int64_t(4) << 30;
+
 /// The runtime's element type (kinds.def) of a ranked tensor type.
 rt::DType runtimeDType(mlir::Type t);
 

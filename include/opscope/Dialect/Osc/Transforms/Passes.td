@@ -239,7 +239,14 @@ def OscPlanMemory : Pass<"osc-plan-memory", "::mlir::ModuleOp"> {
     Function arguments and results are never overwritten.
 
     Constants get `osc.weight_offset`, their position in the `.weights`
-    file (after a 64-byte header, each 64-byte aligned); the module gets
+    file (after a 64-byte header, each 64-byte aligned). A splat constant of
+    `splat-min-bytes` or more (a ConstantOfShape, say) stays a splat: the
+    file holds its one element, and the constant also gets an `osc.offset`
+    in the arena, live for the whole run, which the runtime fills when a
+    session is created (a 150-byte model asking for a 1 GiB splat used to
+    write a 1 GiB `.weights` file). Every tensor is checked against
+    `max-tensor-bytes`, and the arena and the file against
+    `max-total-bytes`, with errors naming the tensor. The module gets
     `osc.arena_bytes`, `osc.weights_bytes` and `osc.weights_id` (a hash of
     the weight contents, which the runtime checks when loading).
 
@@ -252,7 +259,18 @@ def OscPlanMemory : Pass<"osc-plan-memory", "::mlir::ModuleOp"> {
     Statistic<"peakBytes", "peak-bytes", "arena bytes (peak of live tensors)">,
     Statistic<"unplannedBytes", "unplanned-bytes", "bytes of all tensors without reuse">,
     Statistic<"numInPlace", "in-place", "ops writing over an operand">,
-    Statistic<"weightBytes", "weight-bytes", "size of the .weights file">
+    Statistic<"weightBytes", "weight-bytes", "size of the .weights file">,
+    Statistic<"numSplats", "arena-splats", "splat constants filled in the arena at session creation">
+  ];
+  let options = [
+    Option<"maxTensorBytes", "max-tensor-bytes", "int64_t", "int64_t(4) << 30",
+           "refuse any tensor larger than this many bytes (naming it)">,
+    Option<"maxTotalBytes", "max-total-bytes", "int64_t", "int64_t(16) << 30",
+           "refuse an arena or a .weights file larger than this many bytes">,
+    Option<"splatMinBytes", "splat-min-bytes", "int64_t", "65536",
+           "splat constants of at least this many bytes are not written "
+           "out element by element: the .weights file holds one element and "
+           "the runtime fills the tensor in the arena when a session starts">
   ];
 }
 

@@ -7,6 +7,9 @@
 //   * `osc.arg_offsets` (array<i64>) on the function: offsets of arguments.
 //   * `osc.weight_offset` (i64) on an osc.constant: byte offset of its data
 //     in the `.weights` file (64-byte aligned).
+//   * `osc.offset` on an osc.constant too: a large splat, whose one element
+//     is at `osc.weight_offset` and which the runtime fills into the arena
+//     at this offset when a session starts (an "arena splat").
 //   * on the module: `osc.arena_bytes`, `osc.weights_bytes` (file size) and
 //     `osc.weights_id` (hex string of a content hash, checked at load).
 //
@@ -45,10 +48,14 @@ struct PlannedBuffer {
 /// nullopt when the function has not been planned.
 std::optional<PlannedBuffer> plannedBuffer(mlir::Value v);
 
-/// The bytes of a constant as the runtime stores them: row-major, i1 as one
-/// byte per element, splats expanded. Blobs are returned in place; other
-/// forms are materialised into `storage`. nullopt when the data is not
-/// available (elided weights).
+/// Whether osc-plan-memory placed this constant in the arena as a splat.
+bool isArenaSplat(mlir::Operation *constant);
+
+/// The bytes of a constant as the `.weights` file stores them: row-major,
+/// i1 as one byte per element, splats expanded, except an arena splat,
+/// which is one element. Blobs are returned in place; other forms are
+/// materialised into `storage`. nullopt when the data is not available
+/// (elided weights).
 std::optional<llvm::ArrayRef<char>> constantData(mlir::Operation *constant,
                                                  std::vector<char> &storage);
 
