@@ -17,6 +17,7 @@
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
 #include "opscope/runtime/sinks.h"
+#include "opscope/runtime/text.h"
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
 #include "opscope/runtime/tooling/model_files.h"
@@ -448,7 +449,9 @@ int main(int argc, char **argv) {
       int64_t batch = model->inputs().empty() || model->inputs()[0].shape.empty()
                           ? 1
                           : model->inputs()[0].shape[0];
-      std::cout << model->name() << ": " << model->numOps() << " ops, arena "
+      // The name comes from the model: cut, as every name in the summary.
+      std::cout << opscope::shortenMiddle(model->name(), 96) << ": "
+                << model->numOps() << " ops, arena "
                 << ms(model->arenaBytes() / 1048576.0) << " MiB, weights "
                 << ms(model->weightBytes() / 1048576.0) << " MiB, threads "
                 << threads << (sessions.size() > 1 ? " per instance" : "")

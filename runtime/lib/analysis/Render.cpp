@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,16 +46,12 @@ template <typename RowT> struct Column {
   std::function<Cell(const RowT &)> cell;
 };
 
-/// `s` cut to `max` characters in the middle ("/encoder/lay...ense/MatMul"),
-/// keeping both ends, which carry the scope and the op; 0 keeps it whole.
 std::string shorten(const std::string &s, size_t max) {
-  if (max == 0 || s.size() <= max || max < 9)
-    return s;
-  size_t head = (max - 3) / 2, tail = max - 3 - head;
-  return s.substr(0, head) + "..." + s.substr(s.size() - tail);
+  return shortenMiddle(s, max);
 }
 
-/// Terminal tables cut text cells to this width unless --wide.
+/// Terminal and markdown tables cut text cells (in any column: the summary
+/// shows the model name among numbers) to this width unless --wide.
 constexpr size_t kMaxCellWidth = 48;
 
 template <typename RowT>
@@ -99,6 +96,11 @@ void renderTable(const std::vector<Column<RowT>> &cols,
     }
     return;
   }
+  // Every text cell, whatever its column (numbers are never long).
+  for (auto &line : cells)
+    for (auto &cell : line)
+      if (!cell.value.is_number())
+        cell.text = shorten(cell.text, maxCellWidth);
   if (format == Format::Markdown) {
     os << "|";
     for (const auto &c : cols)
@@ -115,10 +117,6 @@ void renderTable(const std::vector<Column<RowT>> &cols,
     }
     return;
   }
-  for (auto &line : cells)
-    for (size_t i = 0; i < cols.size(); ++i)
-      if (!cols[i].numeric)
-        line[i].text = shorten(line[i].text, maxCellWidth);
   std::vector<size_t> width(cols.size());
   for (size_t i = 0; i < cols.size(); ++i) {
     width[i] = cols[i].name.size();
@@ -203,7 +201,7 @@ std::vector<SummaryItem> summaryOf(const Profile &p,
 }
 
 void renderSummary(const Profile &p, const std::optional<Machine> &roofline,
-                   Format format, std::ostream &os) {
+                   Format format, std::ostream &os, size_t maxCellWidth) {
   auto items = summaryOf(p, roofline);
   std::vector<Column<SummaryItem>> cols = {
       {"metric", false, [](const SummaryItem &i) { return text(i.metric); }},
@@ -214,7 +212,7 @@ void renderSummary(const Profile &p, const std::optional<Machine> &roofline,
          return number(i.value, i.precision);
        }},
       {"unit", false, [](const SummaryItem &i) { return text(i.unit); }}};
-  renderTable(cols, items, format, os);
+  renderTable(cols, items, format, os, maxCellWidth);
 }
 
 std::vector<Column<Row>> opColumns(bool roofline) {
@@ -265,7 +263,7 @@ void analysis::render(const Profile &profile, const std::vector<Row> &rows,
     os << "{";
     if (options.printSummary) {
       os << "\"summary\": ";
-      renderSummary(profile, options.roofline, Format::Json, os);
+      renderSummary(profile, options.roofline, Format::Json, os, 0);
     }
     if (options.printOps) {
       os << (options.printSummary ? ", " : "") << "\"ops\": ";
@@ -278,7 +276,8 @@ void analysis::render(const Profile &profile, const std::vector<Row> &rows,
   bool summary = options.printSummary &&
                  (options.format != Format::Csv || !options.printOps);
   if (summary) {
-    renderSummary(profile, options.roofline, options.format, os);
+    renderSummary(profile, options.roofline, options.format, os,
+                  options.wide ? 0 : kMaxCellWidth);
     if (options.printOps)
       os << "\n";
   }
@@ -321,11 +320,13 @@ void analysis::renderDiff(const Profile &before, const Profile &after,
        }},
       {"delta_ms", true, [](const DiffRow &r) { return number(r.deltaUs / 1e3, 3); }},
       {"delta_%", true, [](const DiffRow &r) { return number(r.deltaPercent, 1); }}};
+  size_t cut = wide ? 0 : kMaxCellWidth;
   if (options.format == Format::Table || options.format == Format::Markdown) {
-    os << "before: " << before.header.model << "  after: " << after.header.model
+    os << "before: " << shorten(before.header.model, cut)
+       << "  after: " << shorten(after.header.model, cut)
        << "  (times per iteration)\n";
   }
-  renderTable(cols, rows, options.format, os);
+  renderTable(cols, rows, options.format, os, cut);
   if (options.format == Format::Json)
     os << "\n";
 }

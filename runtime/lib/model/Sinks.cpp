@@ -11,6 +11,7 @@
 #include "opscope/runtime/sinks.h"
 
 #include "opscope/runtime/kernels.h"
+#include "opscope/runtime/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -300,6 +301,9 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Op names in the run summary are cut to this many characters: they come
+/// from the model (a 10 MB node name must not print 10 MB per row).
+constexpr size_t kSummaryNameWidth = 96;
 std::string csvField(const std::string &s) {
   if (s.find_first_of(",\"\n") == std::string::npos)
     return s;
@@ -417,7 +421,8 @@ void opscope::printProfileSummary(std::ostream &os, const ProfileData &d,
     os << "  " << std::left << std::setw(5) << p.id << std::right
        << std::setw(10) << number(s.mean, 3) << std::setw(8) << number(pct, 1)
        << std::setw(8) << number(cum, 1) << "  " << std::left
-       << std::setw(typeWidth + 2) << typeOf(order[i]) << p.name << "\n";
+       << std::setw(typeWidth + 2) << typeOf(order[i])
+       << shortenMiddle(p.name, kSummaryNameWidth) << "\n";
   }
   os << std::right;
 }
