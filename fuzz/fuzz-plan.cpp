@@ -2,10 +2,11 @@
 //
 // Part of opscope. An input is a model plan (the JSON a compiled model
 // embeds), a NUL byte, and a `.weights` file: Model::fromPlan parses and
-// checks both as Model::load does, then a session binds every kernel to
-// its buffers (the run itself needs the compiled schedule, native code the
-// runtime trusts). opscope::Error is a pass. Plans asking for an arena over
-// 64 MiB are skipped: the arena is sized by the trusted .so.
+// checks both as Model::load does (every buffer inside the arena or the
+// weights, sizes that do not overflow, the weights' size, id and checksum).
+// opscope::Error is a pass. Kernels are not bound: the plan is part of the
+// compiled model, native code the runtime trusts (docs/security.md); the
+// checks at load only keep a corrupted plan from writing outside the arena.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   try {
     auto model = Model::fromPlan(plan, weights.path());
-    if (model->arenaBytes() <= (int64_t(64) << 20))
-      (void)model->createSession(/*probeCapacity=*/16);
+    (void)model;
   } catch (const Error &) {
   }
   return 0;

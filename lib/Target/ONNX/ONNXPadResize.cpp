@@ -109,8 +109,15 @@ void opscope::onnx_import::addPadResizeConverters(
         shape = *sizes;
       } else if (scales && static_cast<int64_t>(scales->size()) == rank) {
         for (int64_t d = 0; d < rank; ++d) {
-          shape.push_back(static_cast<int64_t>(
-              std::floor(xt.getDimSize(d) * (*scales)[d])));
+          double size = std::floor(xt.getDimSize(d) * (*scales)[d]);
+          // Checked before converting: a huge or NaN scale is undefined
+          // behaviour to cast (the size limit then applies to the result).
+          if (!(size >= 0 && size < 9.2e18)) {
+            c.error() << "scale " << (*scales)[d] << " of dimension " << d
+                      << " gives an output size out of range";
+            return failure();
+          }
+          shape.push_back(static_cast<int64_t>(size));
           scaleAttr.push_back((*scales)[d]);
         }
       } else {

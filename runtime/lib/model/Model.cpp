@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -193,7 +194,17 @@ struct Model::Impl {
 
 void Model::Impl::parsePlan(const char *text) {
   planText = text;
-  json plan = json::parse(planText);
+  // Offsets and shapes are read as int64: a number beyond that range would
+  // be undefined behaviour to convert, and no plan field is that large.
+  json::parser_callback_t inRange = [](int, json::parse_event_t event,
+                                       json &parsed) {
+    if (event == json::parse_event_t::value && parsed.is_number_float() &&
+        !(std::fabs(parsed.get<double>()) < 9.2e18))
+      throw Error("a number in the model plan is out of range (" +
+                  parsed.dump() + ")");
+    return true;
+  };
+  json plan = json::parse(planText, inRange);
   name = plan.value("model", "model");
   arenaBytes = plan.at("arena_bytes").get<int64_t>();
   for (const json &in : plan.at("inputs")) {
@@ -401,6 +412,8 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
     throw Error(soPath + ": compiled model lacks its plan or entry point");
   try {
     I.parsePlan(plan);
+  } catch (const Error &e) {
+    throw Error(soPath + ": " + e.what());
   } catch (const json::exception &e) {
     throw Error(soPath + ": corrupt model plan: " + e.what());
   } catch (const std::logic_error &e) { // stoull on a bad weights id

@@ -34,7 +34,9 @@ std::string field(const std::string &h, const std::string &key) {
   if (k == std::string::npos)
     return "";
   size_t c = h.find(':', k);
-  size_t start = h.find_first_not_of(' ', c + 1);
+  size_t start = c == std::string::npos ? c : h.find_first_not_of(' ', c + 1);
+  if (start == std::string::npos)
+    return "";
   int depth = 0;
   size_t i = start;
   for (; i < h.size(); ++i) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 
@@ -106,7 +107,12 @@ TraceHeader headerOf(const json &j) {
                     "probe_cost_ns", "dropped_events", "labels"},
                    "the opscope object");
   TraceHeader h;
-  h.schemaVersion = get<int>(j, "schema_version", "the opscope object");
+  int64_t version = get<int64_t>(j, "schema_version", "the opscope object");
+  h.schemaVersion = version == kSchemaVersion ? kSchemaVersion : -1;
+  if (h.schemaVersion != kSchemaVersion)
+    throw SchemaError("schema version " + std::to_string(version) +
+                      " is not supported (this opscope reads version " +
+                      std::to_string(kSchemaVersion) + ")");
   if (h.schemaVersion != kSchemaVersion)
     throw SchemaError("schema version " + std::to_string(h.schemaVersion) +
                       " is not supported (this opscope reads version " +
@@ -201,6 +207,12 @@ ReadResult opscope::trace::readTrace(const std::string &path,
     if (depth > kMaxTraceDepth)
       throw SchemaError("JSON nested deeper than " +
                         std::to_string(kMaxTraceDepth) + " levels");
+    // Integers are read from numbers; one beyond int64 would be undefined
+    // behaviour to convert, and no field of a trace is that large.
+    if (event == json::parse_event_t::value && parsed.is_number_float() &&
+        !(std::fabs(parsed.get<double>()) < 9.2e18))
+      throw SchemaError("a number in the trace is out of range (" +
+                        parsed.dump() + ")");
     if (depth == 1 && event == json::parse_event_t::key) {
       topKey = parsed.get<std::string>();
       if (topKey != "traceEvents" && topKey != "opscope" &&

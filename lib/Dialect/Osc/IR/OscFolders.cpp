@@ -27,9 +27,20 @@ using namespace opscope::osc;
 /// compile time for no runtime gain.
 static constexpr int64_t kFoldLimit = 1 << 16;
 
+/// Whether a result of `type` is over the fold limit; a shape whose element
+/// count overflows (getNumElements would wrap) is too.
+static bool tooBigToFold(ShapedType type) {
+  int64_t n = 1;
+  for (int64_t d : type.getShape())
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kFoldLimit)
+      return true;
+  return false;
+}
+static bool tooBigToFold(DenseElementsAttr d) { return tooBigToFold(d.getType()); }
+
 static DenseElementsAttr smallDense(Attribute a) {
   auto d = dyn_cast_or_null<DenseElementsAttr>(a);
-  if (!d || d.getNumElements() > kFoldLimit)
+  if (!d || tooBigToFold(d))
     return {};
   return d;
 }
@@ -78,7 +89,7 @@ remapElements(DenseElementsAttr input, ShapedType resultType,
     return DenseElementsAttr::get(resultType,
                                   input.getSplatValue<Attribute>());
   // A small constant broadcast or tiled to a huge shape stays an op.
-  if (resultType.getNumElements() > kFoldLimit)
+  if (tooBigToFold(resultType))
     return {};
   auto values = input.getValues<Attribute>();
   SmallVector<Attribute> out;
@@ -135,7 +146,7 @@ static Attribute fromScalar(Type elementType, Scalar s) {
 static DenseElementsAttr
 mapElements(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
             llvm::function_ref<std::optional<Scalar>(ArrayRef<Scalar>)> fn) {
-  if (resultType.getNumElements() > kFoldLimit)
+  if (tooBigToFold(resultType))
     return {};
   SmallVector<SmallVector<Attribute>> values;
   for (DenseElementsAttr d : operands)
@@ -213,7 +224,7 @@ template <typename T>
 static DenseElementsAttr
 mapTyped(ArrayRef<DenseElementsAttr> operands, ShapedType resultType,
          llvm::function_ref<Attribute(ArrayRef<T>)> fn) {
-  if (resultType.getNumElements() > kFoldLimit)
+  if (tooBigToFold(resultType))
     return {};
   SmallVector<SmallVector<Attribute>> values;
   for (DenseElementsAttr d : operands)
@@ -306,7 +317,7 @@ OpFoldResult BinaryOp::fold(FoldAdaptor adaptor) {
   auto rhs = smallDense(adaptor.getRhs());
   auto type = tensorType(getOutput());
   auto kind = runtimeCase<rt::BinaryKind>(stringifyBinaryKind(getKind()));
-  if (!lhs || !rhs || !kind || type.getNumElements() > kFoldLimit)
+  if (!lhs || !rhs || !kind || tooBigToFold(type))
     return {};
   Type element = type.getElementType();
   return withComputeType(element, [&](auto *tag) {
@@ -322,7 +333,7 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   auto rhs = smallDense(adaptor.getRhs());
   auto type = tensorType(getOutput());
   auto kind = runtimeCase<rt::CompareKind>(stringifyCompareKind(getKind()));
-  if (!lhs || !rhs || !kind || type.getNumElements() > kFoldLimit)
+  if (!lhs || !rhs || !kind || tooBigToFold(type))
     return {};
   Type i1 = type.getElementType();
   return withComputeType(tensorType(getLhs()).getElementType(), [&](auto *tag) {
@@ -340,7 +351,7 @@ OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {
   auto c = smallDense(adaptor.getCondition());
   auto t = smallDense(adaptor.getOnTrue());
   auto f = smallDense(adaptor.getOnFalse());
-  if (!c || !t || !f || type.getNumElements() > kFoldLimit)
+  if (!c || !t || !f || tooBigToFold(type))
     return {};
   return mapElements({c, t, f}, type,
                      [](ArrayRef<Scalar> a) -> std::optional<Scalar> {
@@ -451,7 +462,7 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
     return getInput();
   auto input = smallDense(adaptor.getInput());
   auto type = tensorType(getOutput());
-  if (!input || type.getNumElements() > kFoldLimit)
+  if (!input || tooBigToFold(type))
     return {};
   ArrayRef<int64_t> inShape = tensorType(getInput()).getShape();
   return remapElements(input, type, [&](ArrayRef<int64_t> idx) {
@@ -502,7 +513,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
     inputs.push_back(d);
   }
   auto type = tensorType(getOutput());
-  if (type.getNumElements() > kFoldLimit)
+  if (tooBigToFold(type))
     return {};
   int64_t axis = getAxis();
   SmallVector<SmallVector<Attribute>> values;
