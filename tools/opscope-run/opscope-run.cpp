@@ -375,7 +375,8 @@ int main(int argc, char **argv) {
                 ", " + file + " holds " + describe(t.dtype, t.shape),
             2);
       for (auto &s : sessions)
-        std::memcpy(s->input(i), t.data.data(), t.data.size());
+        if (!t.data.empty()) // an empty tensor's data() may be null
+          std::memcpy(s->input(i), t.data.data(), t.data.size());
       given[i] = true;
     }
     std::mt19937_64 rng(seed);
@@ -383,7 +384,8 @@ int main(int argc, char **argv) {
       if (!given[i]) {
         HostTensor t = randomTensor(model->inputs()[i], rng, intMax);
         for (auto &s : sessions)
-          std::memcpy(s->input(i), t.data.data(), t.data.size());
+          if (!t.data.empty())
+            std::memcpy(s->input(i), t.data.data(), t.data.size());
       }
 
     // Expected outputs, checked before timing so bad files fail fast.

@@ -124,7 +124,9 @@ static Scalar toScalar(Attribute a) {
   Scalar s;
   if (auto f = dyn_cast<FloatAttr>(a)) {
     s.f = f.getValueAsDouble();
-    s.i = static_cast<int64_t>(s.f);
+    // Meaningless for a float element, but converting a value outside
+    // int64 (FLT_MAX, inf, NaN) would be undefined behaviour.
+    s.i = std::fabs(s.f) < 9.2e18 ? static_cast<int64_t>(s.f) : 0;
   } else if (auto i = dyn_cast<IntegerAttr>(a)) {
     s.i = isUnsignedInt(i.getType()) ? static_cast<int64_t>(i.getValue().getZExtValue())
                                      : i.getValue().getSExtValue();

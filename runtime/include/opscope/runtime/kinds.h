@@ -249,8 +249,12 @@ template <typename T> T clamp01(T v) {
 /// Two's-complement wrap-around for integer arithmetic (signed overflow is
 /// undefined in C++; ONNX runtimes wrap).
 template <typename T, typename F> T wrapping(T a, T b, F f) {
+  // At least `unsigned int`: narrower unsigned types promote to (signed)
+  // int, where 65535 * 65535 would overflow.
   using U = std::make_unsigned_t<T>;
-  return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  return static_cast<T>(f(static_cast<W>(static_cast<U>(a)),
+                          static_cast<W>(static_cast<U>(b))));
 }
 
 /// a^b for integers: exact with wrap-around for b >= 0; for b < 0 the
@@ -265,11 +269,13 @@ template <typename T> T integerPow(T a, T b) {
         return (b % 2 == 0) ? T(1) : T(-1);
     return 0;
   }
+  // Multiplied in at least `unsigned int` (see wrapping), reduced to U.
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   U result = 1, base = static_cast<U>(a);
   for (U e = static_cast<U>(b); e; e >>= 1) {
     if (e & 1)
-      result = static_cast<U>(result * base);
-    base = static_cast<U>(base * base);
+      result = static_cast<U>(static_cast<W>(result) * static_cast<W>(base));
+    base = static_cast<U>(static_cast<W>(base) * static_cast<W>(base));
   }
   return static_cast<T>(result);
 }
