@@ -271,6 +271,8 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     osc::OscPrecisionOptions po;
     po.precision = opts.precision;
     po.keepFp32 = opts.keepFp32;
+    po.calibration = opts.calibration;
+    po.calibrationMethod = opts.calibrationMethod;
     po.report = opts.printFusion == "table" && opts.precision != "fp32";
     pm.nest<func::FuncOp>().addPass(osc::createOscPrecision(po));
     osc::OscSparseLayoutOptions so;

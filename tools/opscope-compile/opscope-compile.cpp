@@ -15,8 +15,10 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "opscope/runtime/calibration.h"
 #include "opscope/runtime/tuning.h"
 
+#include "Calibration.h"
 #include "ToolCommon.h"
 
 #include <oneapi/dnnl/dnnl_version.h>
@@ -75,10 +77,22 @@ int main(int argc, char **argv) {
                      ->default_str("table")
                      ->check(CLI::IsMember({"table", "json"}));
   app.add_option("--precision", opts.precision,
-                 "what inner products compute in: fp32 (default) or bf16 "
-                 "(weights converted at compile time; int8 is not "
-                 "available yet)")
+                 "what inner products compute in: fp32 (default), bf16 or "
+                 "int8 (weights converted at compile time; int8 needs "
+                 "--calibration-inputs or --calibration)")
       ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+  std::string calibrationInputs;
+  auto *calInputs = app.add_option(
+      "--calibration-inputs", calibrationInputs,
+      "int8: a directory of input sets (one subdirectory per set, NAME.npy "
+      "per input) to calibrate activation ranges on, or 'random'");
+  auto *calFile = app.add_option(
+      "--calibration", opts.calibration,
+      "int8: statistics from an earlier `opscope-run --calibrate`");
+  calInputs->excludes(calFile);
+  app.add_option("--calibration-method", opts.calibrationMethod,
+                 "int8: minmax (default) or percentile:P (e.g. "
+                 "percentile:99.99)");
   app.add_option("--keep-fp32", opts.keepFp32,
                  "with --precision: keep the ops whose source node matches "
                  "REGEX in fp32");
@@ -170,9 +184,28 @@ int main(int argc, char **argv) {
   else if (prof->count())
     opts.profile = profile; // "" (all) after a bare --profile too
   if (opts.precision == "int8") {
-    llvm::errs() << "opscope-compile: error: --precision int8 needs "
-                    "post-training quantization, which this version does not "
-                    "have yet; use fp32 or bf16\n";
+    if (calibrationInputs.empty() && opts.calibration.empty()) {
+      llvm::errs() << "opscope-compile: error: --precision int8 needs "
+                      "--calibration-inputs DIR (representative inputs; "
+                      "'random' only if you must) or --calibration FILE\n";
+      return 2;
+    }
+    if (!opscope::calibration::Method::parse(opts.calibrationMethod)) {
+      llvm::errs() << "opscope-compile: error: --calibration-method: "
+                      "expected minmax or percentile:P with 50 < P <= 100, "
+                      "got '"
+                   << opts.calibrationMethod << "'\n";
+      return 2;
+    }
+    if (calibrationInputs != "random" && !calibrationInputs.empty() &&
+        !std::filesystem::is_directory(calibrationInputs)) {
+      llvm::errs() << "opscope-compile: error: --calibration-inputs: '"
+                   << calibrationInputs << "' is not a directory (or 'random')\n";
+      return 2;
+    }
+  } else if (!calibrationInputs.empty() || !opts.calibration.empty()) {
+    llvm::errs() << "opscope-compile: error: --calibration-inputs and "
+                    "--calibration need --precision int8\n";
     return 2;
   }
   if (!opts.keepFp32.empty()) {
@@ -213,6 +246,14 @@ int main(int argc, char **argv) {
       !parseSpecs(frozen, "--freeze-input", opscope::parseFreezeInputSpec))
     return 2;
   std::string error;
+  opscope::TempDir calibrationDir;
+  if (opts.precision == "int8" && !calibrationInputs.empty() &&
+      (!calibrationDir.create(error) ||
+       !opscope::calibrateForInt8(opts, calibrationInputs, argv[0],
+                                  calibrationDir, error))) {
+    llvm::errs() << "opscope-compile: error: " << error << "\n";
+    return 1;
+  }
   if (!opscope::compileModel(opts, error)) {
     llvm::errs() << "opscope-compile: error: " << error << "\n";
     return 1;

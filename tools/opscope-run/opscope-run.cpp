@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibrate.h"
 #include "TensorFiles.h"
 #include "ToolCommon.h"
 
@@ -261,15 +262,21 @@ int main(int argc, char **argv) {
       "accuracy mode: run this other model (.so, or .onnx compiled like the "
       "first) on the same inputs and report per-output errors, cosine and "
       "top-1 agreement");
+  std::string calibratePath;
+  auto *cal = app.add_option(
+      "--calibrate", calibratePath,
+      "int8 calibration: run the (fp32) model on --inputs or --random sets "
+      "and write the input statistics of every inner product to this JSON "
+      "file (opscope-compile --precision int8 --calibration)");
   app.add_option("--inputs", inputsDir,
-                 "with --compare-to: a directory of input sets (one "
-                 "subdirectory per set, NAME.npy per input)")
-      ->needs(cmp);
+                 "with --compare-to or --calibrate: a directory of input "
+                 "sets (one subdirectory per set, NAME.npy per input)");
   app.add_option("--random", randomSets,
-                 "with --compare-to: this many random input sets from --seed "
-                 "(default 8 when --inputs is not given)")
-      ->needs(cmp)
+                 "with --compare-to or --calibrate: this many random input "
+                 "sets from --seed (--compare-to's default: 8 when --inputs "
+                 "is not given)")
       ->check(CLI::PositiveNumber);
+  cal->excludes(cmp);
   app.add_option("--min-cosine", minCosine,
                  "with --compare-to: exit 1 when an output's lowest cosine is "
                  "below this")
@@ -279,6 +286,17 @@ int main(int argc, char **argv) {
     return code;
   if (!tracePath.empty() || !csvPath.empty())
     profile = true;
+  if ((!inputsDir.empty() || randomSets > 0) && compareTo.empty() &&
+      calibratePath.empty())
+    die(std::string(inputsDir.empty() ? "--random" : "--inputs") +
+            " needs --compare-to or --calibrate",
+        2);
+  if (!inputsDir.empty() && randomSets > 0)
+    die("--inputs and --random exclude each other", 2);
+  if (!calibratePath.empty() && inputsDir.empty() && randomSets == 0)
+    die("--calibrate needs --inputs DIR (representative inputs) or, "
+        "explicitly, --random N",
+        2);
 
   try {
     // The library for a model argument: .onnx/.onnxtext compiled into the
@@ -304,30 +322,61 @@ int main(int argc, char **argv) {
     }
     std::unique_ptr<Model> model = Model::load(soPath);
 
-    if (!compareTo.empty()) {
-      if (!inputsDir.empty() && randomSets > 0)
-        die("--inputs and --random exclude each other", 2);
-      std::unique_ptr<Model> other = Model::load(libraryFor(compareTo));
-      setDenseThreads(threads > 0 ? threads : 1);
-      std::vector<std::vector<HostTensor>> sets;
-      std::string source;
+    // Input sets of --compare-to and --calibrate.
+    std::vector<std::vector<HostTensor>> sets;
+    std::string source;
+    auto makeSets = [&] {
       if (!inputsDir.empty()) {
         sets = readInputSets(inputsDir, *model);
         source = inputsDir;
-      } else {
-        int n = randomSets > 0 ? randomSets : 8;
-        std::mt19937_64 rng(seed);
-        for (int s = 0; s < n; ++s) {
-          std::vector<HostTensor> set;
-          for (const TensorInfo &info : model->inputs())
-            set.push_back(randomTensor(info, rng, intMax));
-          sets.push_back(std::move(set));
-        }
-        source = "random, seed " + std::to_string(seed) + ", int-max " +
-                 std::to_string(intMax);
+        return;
       }
+      int n = randomSets > 0 ? randomSets : 8;
+      std::mt19937_64 rng(seed);
+      for (int s = 0; s < n; ++s) {
+        std::vector<HostTensor> set;
+        for (const TensorInfo &info : model->inputs())
+          set.push_back(randomTensor(info, rng, intMax));
+        sets.push_back(std::move(set));
+      }
+      source = "random, seed " + std::to_string(seed) + ", int-max " +
+               std::to_string(intMax);
+    };
+    if (!compareTo.empty()) {
+      std::unique_ptr<Model> other = Model::load(libraryFor(compareTo));
+      setDenseThreads(threads > 0 ? threads : 1);
+      makeSets();
       return compareModels(modelPath, *model, compareTo, *other, sets, source,
                            minCosine);
+    }
+    if (!calibratePath.empty()) {
+      setDenseThreads(threads > 0 ? threads : 1);
+      makeSets();
+      if (inputsDir.empty() && !quiet)
+        std::cerr << "opscope-run: warning: calibrating on random inputs ("
+                  << source << "): int8 ranges from random data rarely "
+                  << "match real inputs; use --inputs DIR\n";
+      calibration::Calibration c = calibrate(*model, sets, source);
+      std::string tmp = calibratePath + ".tmp";
+      {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << calibration::toText(c);
+        out.flush();
+        if (!out) {
+          std::remove(tmp.c_str());
+          die(calibratePath + ": cannot write the calibration");
+        }
+      }
+      if (std::rename(tmp.c_str(), calibratePath.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        die(calibratePath + ": cannot write the calibration");
+      }
+      if (!quiet)
+        std::cout << "opscope-run: calibrated the inputs of "
+                  << c.tensors.size() << " inner products over " << c.sets
+                  << " input set" << (c.sets == 1 ? "" : "s") << " ("
+                  << source << "): " << calibratePath << "\n";
+      return 0;
     }
 
     if (printPlan) {

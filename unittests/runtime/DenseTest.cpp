@@ -324,6 +324,60 @@ TEST(QuantizedInnerProduct, MatchesQuantizedReference) {
 } // namespace
 
 namespace {
+/// --precision int8: weights quantized at compile time (s8 + row scales),
+/// an f32 input quantized on entry with a zero point, a bias without one
+/// (the zero point's compensation must still happen). Against the same
+/// quantized operands in double.
+TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
+  for (bool withBias : {true, false})
+    for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 4, 3},
+                           {17, 36, 67}, {128, 768, 96}}) {
+      SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n
+                                        << (withBias ? " bias" : ""));
+      auto x = randomVector(m * k, 15), b = randomVector(n, 16);
+      std::vector<int8_t> wq(n * k);
+      std::vector<float> ws(n);
+      std::mt19937 rng(17);
+      for (auto &v : wq)
+        v = static_cast<int8_t>(int(rng() % 255) - 127);
+      for (auto &v : ws)
+        v = 0.001f + 0.01f * (rng() % 100) / 100.0f;
+      // An asymmetric range, as calibration gives a post-GELU tensor.
+      const float xScale = 0.011f;
+      const int32_t xZero = 37;
+      QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(),
+                               withBias ? b.data() : nullptr, {PostOp::Relu});
+      std::vector<float> y(m * n);
+      ip.run(x.data(), xScale, xZero, y.data());
+      double worst = 0;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int64_t c = 0; c < k; ++c) {
+            double q = std::clamp(std::nearbyint(x[i * k + c] / xScale) + xZero,
+                                  0.0f, 255.0f);
+            acc += (q - xZero) * wq[j * k + c];
+          }
+          double want =
+              std::max(0.0, xScale * ws[j] * acc + (withBias ? b[j] : 0.0));
+          worst = std::max(worst, std::fabs(y[i * n + j] - want) /
+                                      (1.0 + std::fabs(want)));
+        }
+      EXPECT_LT(worst, 1e-4);
+      // Calling again with another zero point recomputes the compensation.
+      ip.run(x.data(), xScale, 0, y.data());
+      double acc0 = 0;
+      for (int64_t c = 0; c < k; ++c)
+        acc0 += std::clamp(std::nearbyint(x[c] / xScale), 0.0f, 255.0f) *
+                wq[c];
+      EXPECT_NEAR(y[0], std::max(0.0, xScale * ws[0] * acc0 +
+                                          (withBias ? b[0] : 0.0)),
+                  1e-4 * (1 + std::fabs(y[0])));
+    }
+}
+} // namespace
+
+namespace {
 /// The bf16 inner product against a double reference on the bf16-rounded
 /// operands (products of bf16 values are exact in f32).
 TEST(Bf16InnerProduct, MatchesRoundedReference) {

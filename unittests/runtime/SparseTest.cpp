@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace opscope::rt;
@@ -401,5 +403,46 @@ TEST(SparseFormat, Bf16RoundsToNearestEven) {
   EXPECT_EQ(sp::toBf16(1.00390625f), 0x3f80);
   EXPECT_EQ(sp::toBf16(1.01171875f), 0x3f82); // 1 + 3*2^-8 -> up to even
   EXPECT_TRUE(std::isnan(sp::fromBf16(sp::toBf16(NAN))));
+}
+} // namespace
+
+namespace {
+/// u8 quantization (int8 inner products), both layouts, against the
+/// scalar formula; the AVX-512 and portable paths agree bit for bit.
+TEST(Quantize, U8AndTransposedVnniLayout) {
+  const int64_t k = 12, m = 37; // tails in both directions
+  std::vector<float> x(k * m);
+  std::mt19937 rng(3);
+  for (auto &v : x)
+    v = (static_cast<int>(rng() % 2001) - 1000) / 100.0f;
+  x[5] = 1e9f;  // saturates at 255
+  x[6] = -1e9f; // clamps at 0
+  x[7] = 0.25f; // a tie: round half to even of 0.25 / 0.5 = 0.5 -> 0
+  const float scale = 0.5f;
+  const int32_t zero = 20;
+  auto want = [&](float v) {
+    float q = std::nearbyint(v * (1.0f / scale)) + zero;
+    return static_cast<uint8_t>(std::fmin(std::fmax(q, 0.0f), 255.0f));
+  };
+  for (Isa isa : {Isa::Portable, Isa::Avx512}) {
+    setKernelIsa(isa);
+    std::vector<uint8_t> q(k * m), qt(k * m);
+    quantizeU8(x.data(), q.data(), k * m, scale, zero);
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(q[i], want(x[i])) << "element " << i;
+    EXPECT_EQ(q[5], 255);
+    EXPECT_EQ(q[6], 0);
+    EXPECT_EQ(q[7], zero);
+    // x as K x M: dword (r/4, t) holds k = r..r+3 of token t.
+    quantizeU8Transposed(x.data(), qt.data(), k, m, scale, zero);
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t t = 0; t < m; ++t)
+        ASSERT_EQ(qt[((r / 4) * m + t) * 4 + r % 4], want(x[r * m + t]))
+            << "k " << r << " token " << t;
+  }
+  setKernelIsa(Isa::Avx512);
+  std::vector<uint8_t> bad(3 * m);
+  EXPECT_THROW(quantizeU8Transposed(x.data(), bad.data(), 3, m, scale, zero),
+               std::invalid_argument);
 }
 } // namespace

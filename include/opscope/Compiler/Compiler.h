@@ -32,8 +32,12 @@ struct CompileOptions {
   std::optional<std::string> profile = std::string();
   std::string probeTypes;     ///< comma-separated kinds to probe (""=all)
   std::string printFusion;    ///< "", "table" or "json": print the report
-  std::string precision = "fp32"; ///< osc-precision: fp32 or bf16
+  std::string precision = "fp32"; ///< osc-precision: fp32, bf16 or int8
   std::string keepFp32;        ///< regex of source nodes kept in fp32
+  /// int8: the calibration file (opscope-run --calibrate) and how ranges
+  /// are chosen from it (minmax or percentile:P).
+  std::string calibration;
+  std::string calibrationMethod = "minmax";
   std::string sparse = "auto"; ///< osc-sparse-layout mode: auto|always|never
   double sparseThreshold = 0.7; ///< block sparsity from which auto goes sparse
   bool noSparseChains = false; ///< keep every sparse op row-major

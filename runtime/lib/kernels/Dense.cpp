@@ -221,9 +221,31 @@ std::string Bf16InnerProduct::implementation() const {
 }
 
 struct QuantizedInnerProduct::Impl : IpPrimitive {
-  float lastXScale = std::nanf(""); // outScale and the bias match it
+  // outScale and the bias match the last (xScale, xZero).
+  float lastXScale = std::nanf("");
+  int32_t lastXZero = 0;
   std::vector<float> wScale, outScale, biasF32;
+  std::vector<int32_t> rowSum; ///< sum_k Wq[n, k], for the zero point
+  std::vector<uint8_t> xU8;    ///< the quantized input of run(const float *)
   dnnl::memory scales;
+
+  void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
+            const float *biasData, const std::vector<PostOp> &postOps) {
+    rowSum.assign(n_, 0);
+    for (int64_t r = 0; r < n_; ++r)
+      for (int64_t c = 0; c < k_; ++c)
+        rowSum[r] += wq[r * k_ + c];
+    // A bias always: the zero point's compensation goes into it.
+    biasF32.assign(n_, 0.0f);
+    if (biasData)
+      biasF32.assign(biasData, biasData + n_);
+    build(m_, k_, n_, dt::u8, dt::s8, wq, dt::s8, biasF32.data(), postOps,
+          /*runtimeOutputScales=*/true);
+    outScale.resize(n_);
+    scales = dnnl::memory({{n_}, dt::f32, tag::a}, context().engine,
+                          outScale.data());
+    args[DNNL_ARG_ATTR_OUTPUT_SCALES] = scales;
+  }
 };
 
 QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
@@ -241,34 +263,45 @@ QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
     for (int64_t c = 0; c < k; ++c)
       wq[r * k + c] = sparse::quantizeS8(weightData[r * k + c], I.wScale[r]);
   }
-  I.build(m, k, n, dt::u8, dt::s8, wq.data(), dt::s8, biasData, postOps,
-          /*runtimeOutputScales=*/true);
-  // oneDNN adds the bias before the output scales: run() divides it.
-  if (biasData)
-    I.biasF32.assign(biasData, biasData + n);
-  I.outScale.resize(n);
-  I.scales = dnnl::memory({{n}, dt::f32, tag::a}, context().engine,
-                          I.outScale.data());
-  I.args[DNNL_ARG_ATTR_OUTPUT_SCALES] = I.scales;
+  I.init(m, k, n, wq.data(), biasData, postOps);
+}
+
+QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
+                                             const int8_t *s8Weights,
+                                             const float *rowScales,
+                                             const float *biasData,
+                                             std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  impl->wScale.assign(rowScales, rowScales + n);
+  impl->init(m, k, n, s8Weights, biasData, postOps);
 }
 
 QuantizedInnerProduct::~QuantizedInnerProduct() = default;
 
-void QuantizedInnerProduct::run(const uint8_t *x, float xScale, float *y,
-                                const float *sum) {
+void QuantizedInnerProduct::run(const uint8_t *x, float xScale, int32_t xZero,
+                                float *y, const float *sum) {
   Impl &I = *impl;
-  if (xScale != I.lastXScale) {
-    auto *bias = I.biasF32.empty()
-                     ? nullptr
-                     : static_cast<float *>(I.bias.get_data_handle());
+  if (xScale != I.lastXScale || xZero != I.lastXZero) {
+    // oneDNN adds the bias before the output scales: divide it, and take
+    // the zero point's xZero * rowSum out of the accumulator there.
+    auto *bias = static_cast<float *>(I.bias.get_data_handle());
     for (int64_t r = 0; r < I.n; ++r) {
       I.outScale[r] = xScale * I.wScale[r];
-      if (bias)
-        bias[r] = I.biasF32[r] / I.outScale[r];
+      bias[r] = I.biasF32[r] / I.outScale[r] -
+                static_cast<float>(xZero) * static_cast<float>(I.rowSum[r]);
     }
     I.lastXScale = xScale;
+    I.lastXZero = xZero;
   }
   I.run(x, y, sum);
+}
+
+void QuantizedInnerProduct::run(const float *x, float xScale, int32_t xZero,
+                                float *y, const float *sum) {
+  Impl &I = *impl;
+  I.xU8.resize(I.m * I.k);
+  quantizeU8(x, I.xU8.data(), I.m * I.k, xScale, xZero);
+  run(I.xU8.data(), xScale, xZero, y, sum);
 }
 
 std::string QuantizedInnerProduct::implementation() const {

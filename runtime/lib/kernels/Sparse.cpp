@@ -429,3 +429,27 @@ void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::toBf16(x[i]);
 }
+
+void opscope::rt::quantizeU8(const float *x, uint8_t *q, int64_t n,
+                             float scale, int32_t zeroPoint) {
+  float inv = 1.0f / scale;
+  if (kernelIsa() == Isa::Avx512)
+    return sparse_rows::quantizeU8Avx512(x, q, n, inv, zeroPoint);
+  for (int64_t i = 0; i < n; ++i)
+    q[i] = sparse_rows::quantizeU8One(x[i], inv, zeroPoint);
+}
+
+void opscope::rt::quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
+                                       int64_t m, float scale,
+                                       int32_t zeroPoint) {
+  if (k % 4)
+    throw std::invalid_argument("quantizeU8Transposed needs K to be a "
+                                "multiple of 4");
+  float inv = 1.0f / scale;
+  if (kernelIsa() == Isa::Avx512)
+    return sparse_rows::quantizeU8TransposedAvx512(x, q, k, m, inv, zeroPoint);
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t t = 0; t < m; ++t)
+      q[((r / 4) * m + t) * 4 + r % 4] =
+          sparse_rows::quantizeU8One(x[r * m + t], inv, zeroPoint);
+}

@@ -390,6 +390,60 @@ AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n
     y[i] = sparse::toBf16(x[i]);
 }
 
+AVX512 void sparse_rows::quantizeU8Avx512(const float *x, uint8_t *q,
+                                          int64_t n, float inv, int32_t zp) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512i vzp = _mm512_set1_epi32(zp), zero = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    // Round to nearest even (MXCSR's default), add the zero point, clamp
+    // below at 0 and saturate above at 255.
+    __m512i v = _mm512_add_epi32(
+        _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + i), vinv)), vzp);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(q + i),
+                     _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero)));
+  }
+  for (; i < n; ++i)
+    q[i] = quantizeU8One(x[i], inv, zp);
+}
+
+namespace {
+/// 16 floats to 16 u8 (quantizeU8One's rounding).
+AVX512 inline __m128i quantize16(const float *x, __m512 inv, __m512i zp) {
+  __m512i v = _mm512_add_epi32(
+      _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x), inv)), zp);
+  return _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
+}
+} // namespace
+
+AVX512 void sparse_rows::quantizeU8TransposedAvx512(const float *x, uint8_t *q,
+                                                    int64_t k, int64_t m,
+                                                    float inv, int32_t zp) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512i vzp = _mm512_set1_epi32(zp);
+  for (int64_t r = 0; r < k; r += 4) {
+    const float *x0 = x + r * m;
+    uint8_t *out = q + r * m; // row r/4 of M dwords
+    int64_t t = 0;
+    for (; t + 16 <= m; t += 16) {
+      __m128i a = quantize16(x0 + t, vinv, vzp);
+      __m128i b = quantize16(x0 + m + t, vinv, vzp);
+      __m128i c = quantize16(x0 + 2 * m + t, vinv, vzp);
+      __m128i d = quantize16(x0 + 3 * m + t, vinv, vzp);
+      __m128i abLo = _mm_unpacklo_epi8(a, b), abHi = _mm_unpackhi_epi8(a, b);
+      __m128i cdLo = _mm_unpacklo_epi8(c, d), cdHi = _mm_unpackhi_epi8(c, d);
+      auto *o = reinterpret_cast<__m128i *>(out + 4 * t);
+      _mm_storeu_si128(o, _mm_unpacklo_epi16(abLo, cdLo));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(abLo, cdLo));
+      _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(abHi, cdHi));
+      _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(abHi, cdHi));
+    }
+    for (; t < m; ++t)
+      for (int j = 0; j < 4; ++j)
+        out[4 * t + j] = quantizeU8One(x0[j * m + t], inv, zp);
+  }
+}
+
 /// Rows 2p and 2p+1 of a transposed (K x M) input, tokens [m0, m0+mc), as
 /// one row of bf16 pairs.
 AVX512BF16 void sparse_rows::pairRowAvx512(const float *a, const float *b, int64_t mc,

@@ -14,6 +14,7 @@
 
 #include "opscope/runtime/sparse_format.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -95,6 +96,20 @@ OPSCOPE_AVX512_BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n);
 /// of bf16 pairs (`b` null: the second row is past K, zeros).
 OPSCOPE_AVX512_BF16 void pairRowAvx512(const float *a, const float *b,
                                        int64_t mc, uint32_t *out);
+
+/// u8 quantization of one value: clamp(round(x * inv) + zp, 0, 255).
+inline uint8_t quantizeU8One(float x, float inv, int32_t zp) {
+  float v = std::nearbyint(x * inv) + static_cast<float>(zp);
+  return static_cast<uint8_t>(std::fmin(std::fmax(v, 0.0f), 255.0f));
+}
+/// quantizeU8Portable's AVX-512 twin.
+OPSCOPE_AVX512 void quantizeU8Avx512(const float *x, uint8_t *q, int64_t n,
+                                     float inv, int32_t zp);
+
+/// quantizeU8Transposed's AVX-512 twin.
+OPSCOPE_AVX512 void quantizeU8TransposedAvx512(const float *x, uint8_t *q,
+                                               int64_t k, int64_t m, float inv,
+                                               int32_t zp);
 
 } // namespace opscope::rt::sparse_rows
 

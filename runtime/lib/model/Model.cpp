@@ -71,11 +71,15 @@ struct opscope_rt_context {
   Profiler *profiler = nullptr;
   /// First error a kernel reported during the current run.
   std::string error;
+  /// Session::setBeforeOp's observer.
+  std::function<void(size_t)> beforeOp;
 };
 
 extern "C" void opscope_rt_exec(opscope_rt_context *ctx, int32_t op) {
   if (!ctx->error.empty())
     return;
+  if (ctx->beforeOp)
+    ctx->beforeOp(static_cast<size_t>(op));
   std::string err = ctx->kernels[op]();
   if (!err.empty())
     ctx->error = std::move(err);
@@ -570,4 +574,23 @@ const Profiler &Session::profiler() const { return impl->profiler; }
 
 const std::vector<std::string> &Session::kernelNames() const {
   return impl->kernelNames;
+}
+
+void Session::setBeforeOp(std::function<void(size_t)> fn) {
+  impl->ctx.beforeOp = std::move(fn);
+}
+
+const void *Session::operand(size_t op, size_t i, TensorInfo *info) const {
+  const auto &ops = impl->model->impl->ops;
+  if (op >= ops.size() || i >= ops[op].operands.size())
+    return nullptr;
+  const BufferRef &r = ops[op].operands[i];
+  if (r.kind == BufferRef::None)
+    return nullptr;
+  if (info) {
+    info->name.clear();
+    info->dtype = r.dtype;
+    info->shape = r.shape;
+  }
+  return Buffers{impl->arena, impl->model->impl->weights}.ptr(r);
 }

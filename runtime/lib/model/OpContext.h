@@ -16,9 +16,11 @@
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/model.h"
 
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opscope::rt {
@@ -90,6 +92,24 @@ struct OpContext {
       for (const json &x : *it)
         v.push_back(x.get<int64_t>());
     return v;
+  }
+  std::vector<float> floats(const char *name) const {
+    std::vector<float> v;
+    auto it = op.attrs.find(name);
+    if (it != op.attrs.end())
+      for (const json &x : *it)
+        v.push_back(static_cast<float>(number(x)));
+    return v;
+  }
+  /// An int8 op's input quantization (input_scale, input_zero_point), as
+  /// osc-precision calibrated it.
+  std::pair<float, int32_t> inputQuantization() const {
+    double scale = floatAttr("input_scale", -1);
+    int64_t zero = intAttr("input_zero_point", -1);
+    if (!(scale > 0) || !std::isfinite(scale) || zero < 0 || zero > 255)
+      fail("an int8 op needs a positive input_scale and an input_zero_point "
+           "in [0, 255]");
+    return {static_cast<float>(scale), static_cast<int32_t>(zero)};
   }
   /// An enumeration attribute, by its name in the kinds table.
   template <typename E> E enumAttr(const char *name) const {

@@ -16,6 +16,8 @@
 // JSON:      "bytes": 256,
 // JSON-NEXT: "flops": 160,
 // JSON-NEXT: "id": 0,
+// JSON-NEXT: "input_scale": null,
+// JSON-NEXT: "input_zero_point": null,
 // JSON-NEXT: "inputs": [
 // JSON-NEXT:   {
 // JSON-NEXT:     "dtype": "f32",

@@ -27,7 +27,7 @@
 // SPARSE: osc.inner_product {{.*}}tensor<8x8xbf16>
 // SPARSE: "0x400000004F534353505253310100000002010400
 
-// BAD: osc-precision: precision must be fp32 or bf16, got 'fp16'
+// BAD: osc-precision: precision must be fp32, bf16 or int8, got 'fp16'
 // BADREGEX: osc-precision: invalid keep-fp32 regex '('
 
 func.func @ffn(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {

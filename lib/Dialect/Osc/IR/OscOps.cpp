@@ -127,8 +127,37 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(), getOutput())) ||
-      failed(verifyBias(*this, getBias(), w[0], getInput())))
+  bool int8 = tensorType(getWeight()).getElementType().isInteger(8);
+  bool quantAttrs = getInputScale() || getInputZeroPoint() || getWeightScales();
+  if (int8 || quantAttrs) {
+    // int8: i8 weight, f32 input/output, all three quantization attributes.
+    if (!int8)
+      return emitOpError("input_scale, input_zero_point and weight_scales "
+                         "belong to an i8 weight, got ")
+             << tensorType(getWeight());
+    if (!getInputScale() || !getInputZeroPoint() || !getWeightScales())
+      return emitOpError("an i8 weight needs input_scale, input_zero_point "
+                         "and weight_scales");
+    if (failed(verifyInt8Quantization(*this, getInputScale()->convertToFloat(),
+                                      *getInputZeroPoint())))
+      return failure();
+    ArrayRef<float> scales = *getWeightScales();
+    if (static_cast<int64_t>(scales.size()) != w[0])
+      return emitOpError("weight_scales has ")
+             << scales.size() << " entries, the weight " << w[0] << " rows";
+    for (float sc : scales)
+      if (!(sc > 0) || !std::isfinite(sc))
+        return emitOpError("weight_scales must be positive and finite, got ")
+               << sc;
+    if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                     "result")) ||
+        !tensorType(getInput()).getElementType().isF32())
+      return emitOpError("an int8 inner product has f32 input and result");
+  } else if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(),
+                                            getOutput()))) {
+    return failure();
+  }
+  if (failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected(in.drop_back());
   expected.push_back(w[0]);
@@ -178,6 +207,11 @@ LogicalResult SparseInnerProductOp::verify() {
   if (getNonzeroBlocks() < 0 || getNonzeroBlocks() > n * ((k + 3) / 4))
     return emitOpError("nonzero_blocks ")
            << getNonzeroBlocks() << " out of range for " << formatShape(w);
+  if (getInputScale().has_value() != getInputZeroPoint().has_value())
+    return emitOpError("input_scale and input_zero_point go together");
+  if (getInputScale() && failed(verifyInt8Quantization(*this, getInputScale()->convertToFloat(),
+                                                       *getInputZeroPoint())))
+    return failure();
   if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
                                    "result")) ||
       failed(verifyBias(*this, getBias(), n, getInput())))

@@ -44,20 +44,33 @@ std::optional<std::vector<float>> osc::readF32Constant(Value v) {
   return std::nullopt;
 }
 
-std::optional<std::vector<float>> osc::readWeightValues(Value v) {
+std::optional<std::vector<float>> osc::readWeightValues(
+    Value v, ArrayRef<float> rowScales) {
   auto c = v ? v.getDefiningOp<ConstantOp>() : ConstantOp();
   if (!c)
     return std::nullopt;
   auto type = cast<RankedTensorType>(c.getType());
-  if (!type.getElementType().isBF16())
+  bool bf16 = type.getElementType().isBF16();
+  bool s8 = type.getElementType().isInteger(8) && type.getRank() == 2 &&
+            static_cast<int64_t>(rowScales.size()) == type.getDimSize(0);
+  if (!bf16 && !s8)
     return readF32Constant(v);
   auto resource = dyn_cast<DenseResourceElementsAttr>(c.getValue());
   AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  size_t width = bf16 ? 2 : 1;
   if (!blob || blob->getData().size() !=
-                   static_cast<size_t>(type.getNumElements()) * 2)
+                   static_cast<size_t>(type.getNumElements()) * width)
     return std::nullopt;
   ArrayRef<char> data = blob->getData();
   std::vector<float> out(type.getNumElements());
+  if (s8) {
+    // int8 (--precision int8): w[n, k] = scale[n] * w8[n, k].
+    int64_t k = type.getDimSize(1);
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = rowScales[i / k] * static_cast<float>(
+                                      static_cast<int8_t>(data[i]));
+    return out;
+  }
   for (size_t i = 0; i < out.size(); ++i) {
     uint16_t b;
     std::memcpy(&b, data.data() + 2 * i, 2);
@@ -80,6 +93,14 @@ ElementsAttr osc::makeBf16Weight(RankedTensorType type, ArrayRef<float> values,
     bits[i] = rt::sparse::toBf16(values[i]);
   ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
                        bits.size() * 2);
+  return DenseResourceElementsAttr::get(
+      type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
+}
+
+ElementsAttr osc::makeS8Weight(RankedTensorType type, ArrayRef<int8_t> values,
+                               StringRef name) {
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(values.data()),
+                       values.size());
   return DenseResourceElementsAttr::get(
       type, name, HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, 64));
 }
@@ -290,7 +311,10 @@ llvm::json::Object osc::opFacts(Operation *op) {
     sparseSupport = sparseKernel = true;
   } else if (weight) {
     // One read of the weight for both fractions.
-    auto values = readWeightValues(weight);
+    ArrayRef<float> rowScales;
+    if (auto ip = dyn_cast<InnerProductOp>(op); ip && ip.getWeightScales())
+      rowScales = *ip.getWeightScales();
+    auto values = readWeightValues(weight, rowScales);
     if (values && !values->empty()) {
       sparsity = static_cast<double>(
                      std::count(values->begin(), values->end(), 0.0f)) /
@@ -308,6 +332,27 @@ llvm::json::Object osc::opFacts(Operation *op) {
   auto optional = [](std::optional<double> v) {
     return v ? llvm::json::Value(*v) : llvm::json::Value(nullptr);
   };
+  // Precision: what the op computes in, and an int8 op's input quantization.
+  std::string precision = "fp32";
+  std::optional<double> inScale, inZero;
+  FloatAttr scaleAttr;
+  IntegerAttr zeroAttr;
+  if (auto ip = dyn_cast<InnerProductOp>(op)) {
+    scaleAttr = ip.getInputScaleAttr();
+    zeroAttr = ip.getInputZeroPointAttr();
+  } else if (auto sp = dyn_cast<SparseInnerProductOp>(op)) {
+    scaleAttr = sp.getInputScaleAttr();
+    zeroAttr = sp.getInputZeroPointAttr();
+  }
+  if (scaleAttr && zeroAttr) {
+    precision = "int8";
+    inScale = scaleAttr.getValueAsDouble();
+    inZero = static_cast<double>(zeroAttr.getInt());
+  } else if (weight && cast<RankedTensorType>(weight.getType())
+                           .getElementType()
+                           .isBF16()) {
+    precision = "bf16";
+  }
   return llvm::json::Object{
       {"name", src.empty() ? kindOf(op) : src.front()},
       {"type", kindOf(op)},
@@ -322,6 +367,9 @@ llvm::json::Object osc::opFacts(Operation *op) {
                                      : llvm::json::Value(nullptr)},
       {"sparse_support", sparseSupport},
       {"sparse_kernel", sparseKernel},
+      {"precision", precision},
+      {"input_scale", optional(inScale)},
+      {"input_zero_point", optional(inZero)},
       {"flops", cost.flops ? *cost.flops : 0.0},
       {"bytes", cost.bytes},
       {"kernel", kernelFor(op)}};

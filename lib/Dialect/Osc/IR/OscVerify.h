@@ -12,6 +12,8 @@
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
 
+#include <cmath>
+
 namespace opscope::osc::verify {
 using namespace mlir;
 
@@ -63,6 +65,19 @@ inline LogicalResult verifyInnerProductTypes(Operation *op, Value input,
       tensorType(input).getElementType().isF32())
     return verifySameElementType(op, input, "input", output, "result");
   return verifyComputeTypes(op, input, weight, output);
+}
+
+/// The calibrated quantization of an f32 input to u8: a positive finite
+/// scale and a zero point in [0, 255].
+inline LogicalResult verifyInt8Quantization(Operation *op, float scale,
+                                            int32_t zeroPoint) {
+  if (!(scale > 0) || !std::isfinite(scale))
+    return op->emitOpError("input_scale must be positive and finite, got ")
+           << scale;
+  if (zeroPoint < 0 || zeroPoint > 255)
+    return op->emitOpError("input_zero_point must be in [0, 255] (u8), got ")
+           << zeroPoint;
+  return success();
 }
 
 /// Post-op lists: `sum` at most once, present exactly when a sum operand is.

@@ -1,7 +1,8 @@
 //===- Precision.cpp - osc-precision --------------------------------------===//
 //
-// Part of opscope. `--precision bf16`: inner products compute in bf16 with
-// their weights converted once, at compile time. See Passes.td.
+// Part of opscope. `--precision bf16|int8`: inner products compute in bf16
+// or int8 with their weights converted once, at compile time; int8 takes
+// its activation ranges from a calibration (calibration.h). See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +14,15 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include "opscope/runtime/calibration.h"
+#include "opscope/runtime/sparse_format.h"
+
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 namespace opscope::osc {
 #define GEN_PASS_DEF_OSCPRECISION
@@ -30,10 +37,13 @@ namespace {
 struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   using OscPrecisionBase::OscPrecisionBase;
 
+  /// int8: how ranges are chosen from the calibration.
+  std::optional<calibration::Method> method;
+
   void runOnOperation() override {
-    if (precision != "fp32" && precision != "bf16") {
+    if (precision != "fp32" && precision != "bf16" && precision != "int8") {
       emitError(getOperation()->getLoc(),
-                "osc-precision: precision must be fp32 or bf16, got '")
+                "osc-precision: precision must be fp32, bf16 or int8, got '")
           << precision << "'";
       return signalPassFailure();
     }
@@ -45,9 +55,30 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
           << keepFp32 << "': " << regexError;
       return signalPassFailure();
     }
+    std::map<std::string, const calibration::TensorStats *> stats;
+    std::optional<calibration::Calibration> calib;
+    if (precision == "int8") {
+      method = calibration::Method::parse(calibrationMethod);
+      if (!method) {
+        emitError(getOperation()->getLoc(),
+                  "osc-precision: calibration-method must be minmax or "
+                  "percentile:P with 50 < P <= 100, got '")
+            << calibrationMethod << "'";
+        return signalPassFailure();
+      }
+      std::string error;
+      calib = loadCalibration(error);
+      if (!calib) {
+        emitError(getOperation()->getLoc(), "osc-precision: ") << error;
+        return signalPassFailure();
+      }
+      for (const calibration::TensorStats &t : calib->tensors)
+        stats[t.key()] = &t;
+    }
     unsigned converted = 0, kept = 0, total = 0;
+    std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
-    if (precision == "bf16")
+    if (precision != "fp32")
       getOperation().walk([&](InnerProductOp op) {
         ++total;
         auto wType = cast<RankedTensorType>(op.getWeight().getType());
@@ -56,40 +87,123 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                  .getElementType()
                  .isF32())
           return;
+        std::vector<std::string> sources = sourceNodes(op.getLoc());
         if (!keepFp32.empty())
-          for (const std::string &src : sourceNodes(op.getLoc()))
+          for (const std::string &src : sources)
             if (keep.match(src)) {
               ++kept;
               return;
             }
+        const calibration::TensorStats *st = nullptr;
+        if (precision == "int8") {
+          auto it = stats.find(calibration::TensorStats::joinKey(sources));
+          if (it == stats.end()) {
+            uncalibrated.push_back(sources.empty() ? tensorName(op.getOutput())
+                                                   : sources.front());
+            return;
+          }
+          st = it->second;
+        }
         auto values = readF32Constant(op.getWeight());
         if (!values)
           return;
         auto c = op.getWeight().getDefiningOp<ConstantOp>();
-        std::string name = derivedWeightName(op.getWeight(), ".bf16");
         OpBuilder b(c);
-        auto type = RankedTensorType::get(wType.getShape(), b.getBF16Type());
-        auto bf = b.create<ConstantOp>(c.getLoc(),
-                                       makeBf16Weight(type, *values, name));
-        op.getWeightMutable().assign(bf.getOutput());
+        before += 4.0 * wType.getNumElements();
+        if (precision == "bf16") {
+          auto type = RankedTensorType::get(wType.getShape(), b.getBF16Type());
+          auto bf = b.create<ConstantOp>(
+              c.getLoc(), makeBf16Weight(type, *values,
+                                         derivedWeightName(op.getWeight(),
+                                                           ".bf16")));
+          op.getWeightMutable().assign(bf.getOutput());
+          after += 2.0 * type.getNumElements();
+        } else {
+          quantize(op, c, *values, *st, b);
+          after += 1.0 * wType.getNumElements() + 4.0 * wType.getDimSize(0);
+        }
         if (c->use_empty())
           c.erase();
-        before += 4.0 * type.getNumElements();
-        after += 2.0 * type.getNumElements();
         ++converted;
       });
-    if (report)
-      llvm::outs() << "osc-precision: " << precision << ", " << converted
-                   << " of " << total << " inner products in bf16"
-                   << (kept ? " (" + std::to_string(kept) +
-                                  " kept in fp32 by keep-fp32)"
-                            : std::string())
-                   << ", their weights "
+    if (!uncalibrated.empty()) {
+      std::string names;
+      for (size_t i = 0; i < uncalibrated.size() && i < 5; ++i)
+        names += (i ? ", " : "") + uncalibrated[i];
+      if (uncalibrated.size() > 5)
+        names += ", ...";
+      emitWarning(getOperation()->getLoc(), "osc-precision: ")
+          << uncalibrated.size()
+          << " inner products have no calibration statistics and stay fp32 ("
+          << names << "); was the calibration made from this model?";
+    }
+    if (report) {
+      llvm::outs() << "osc-precision: " << precision;
+      if (calib)
+        llvm::outs() << " (calibration " << calibration << ", "
+                     << method->str() << ")";
+      llvm::outs() << ", " << converted << " of " << total
+                   << " inner products in " << precision;
+      if (kept)
+        llvm::outs() << " (" << kept << " kept in fp32 by keep-fp32)";
+      if (!uncalibrated.empty())
+        llvm::outs() << " (" << uncalibrated.size()
+                     << " without calibration statistics, fp32)";
+      llvm::outs() << ", their weights "
                    << llvm::format("%.1f", before / (1 << 20)) << " -> "
-                   << llvm::format("%.1f", after / (1 << 20))
-                   << " MiB; " << converted
-                   << " f32-to-bf16 conversions (one inside each bf16 "
-                      "kernel), f32 between ops\n";
+                   << llvm::format("%.1f", after / (1 << 20)) << " MiB; "
+                   << converted
+                   << (precision == "int8"
+                           ? " f32-to-u8 quantizations"
+                           : " f32-to-bf16 conversions")
+                   << " (one inside each " << precision
+                   << " kernel), f32 between ops\n";
+    }
+  }
+
+  std::optional<calibration::Calibration> loadCalibration(std::string &error) {
+    if (calibration.empty()) {
+      error = "precision=int8 needs a calibration (opscope-compile "
+              "--calibration-inputs DIR, or --calibration FILE)";
+      return std::nullopt;
+    }
+    auto buf = llvm::MemoryBuffer::getFile(calibration);
+    if (!buf) {
+      error = "cannot read the calibration '" + calibration.getValue() +
+              "': " + buf.getError().message();
+      return std::nullopt;
+    }
+    auto j = nlohmann::json::parse((*buf)->getBuffer().begin(),
+                                   (*buf)->getBuffer().end(), nullptr,
+                                   /*allow_exceptions=*/false);
+    std::string why;
+    auto c = calibration::fromJson(j, why);
+    if (!c)
+      error = "calibration '" + calibration.getValue() + "': " + why;
+    return c;
+  }
+
+  /// int8: per-row symmetric s8 weights and the input's u8 parameters.
+  void quantize(InnerProductOp op, ConstantOp c, ArrayRef<float> values,
+                const calibration::TensorStats &st, OpBuilder &b) {
+    auto wType = cast<RankedTensorType>(op.getWeight().getType());
+    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    std::vector<float> scales(n);
+    std::vector<int8_t> q(values.size());
+    for (int64_t r = 0; r < n; ++r) {
+      scales[r] = rt::sparse::symmetricScale(values.data() + r * k, k);
+      for (int64_t i = 0; i < k; ++i)
+        q[r * k + i] = rt::sparse::quantizeS8(values[r * k + i], scales[r]);
+    }
+    auto type = RankedTensorType::get(wType.getShape(), b.getIntegerType(8));
+    auto w8 = b.create<ConstantOp>(
+        c.getLoc(),
+        makeS8Weight(type, q, derivedWeightName(op.getWeight(), ".s8")));
+    op.getWeightMutable().assign(w8.getOutput());
+    calibration::U8Params p = calibration::chooseU8(st, *method);
+    op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
+    op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
+    op.setWeightScalesAttr(b.getDenseF32ArrayAttr(scales));
   }
 };
 } // namespace

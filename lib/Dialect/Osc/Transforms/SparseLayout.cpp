@@ -125,16 +125,21 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   SparseInnerProductOp makeSparse(InnerProductOp op) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
     bool bf16 = wType.getElementType().isBF16();
-    if (!(wType.getElementType().isF32() || bf16) ||
+    // An int8 inner product (--precision int8): i8 weight with row scales.
+    bool s8 = wType.getElementType().isInteger(8) && op.getWeightScales();
+    if (!(wType.getElementType().isF32() || bf16 || s8) ||
         !cast<RankedTensorType>(op.getInput().getType())
              .getElementType()
              .isF32() ||
         (op.getBias() && !readF32Constant(op.getBias())))
       return {};
-    auto values = readWeightValues(op.getWeight());
+    auto values = readWeightValues(
+        op.getWeight(), s8 ? *op.getWeightScales() : ArrayRef<float>());
     if (!values)
       return {};
     int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    if (s8 && k % 4) // the VNNI kernel reads four k per dword
+      return {};
     sp::BlockSparsity bs = sp::measure(values->data(), n, k, {1, sp::kBlockCols});
     double ratio = bs.ratio();
     bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
@@ -143,7 +148,7 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       auto outType = cast<RankedTensorType>(op.getResult().getType());
       int64_t m = outType.getNumElements() / n;
       const tuning::Entry *e =
-          database.find(n, k, m, bf16 ? "bf16" : "fp32");
+          database.find(n, k, m, s8 ? "int8" : bf16 ? "bf16" : "fp32");
       if (!e) {
         ++fellBack;
       } else {
@@ -178,8 +183,13 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       return {};
     int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
     int64_t nnz = bs.blocks - bs.zeroBlocks;
-    // A bf16 weight (--precision bf16) packs as bf16 pairs.
-    sp::ValueType vt = bf16 ? sp::ValueType::BF16 : sp::ValueType::F32;
+    // A bf16 weight (--precision bf16) packs as bf16 pairs, an int8 one as
+    // VNNI s8 dwords: packing re-derives each row's scale from the
+    // dequantized row (max |w| / 127), which gives back the same scale and
+    // the same s8 values.
+    sp::ValueType vt = s8     ? sp::ValueType::S8
+                       : bf16 ? sp::ValueType::BF16
+                              : sp::ValueType::F32;
     sp::Header h = sp::layout(vt, n, k, nnz);
     std::vector<char> blob(h.totalBytes);
     sp::pack(values->data(), n, k, vt, blob.data());
@@ -197,7 +207,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
         b.getF64FloatAttr(ratio),
         b.getF64FloatAttr(static_cast<double>(zeros) / values->size()),
         b.getI64IntegerAttr(nnz), /*transposed_input=*/UnitAttr(),
-        /*transposed_output=*/UnitAttr());
+        /*transposed_output=*/UnitAttr(), op.getInputScaleAttr(),
+        op.getInputZeroPointAttr());
     // Keep whatever else the op carried (e.g. names for reports).
     for (NamedAttribute a : op->getDiscardableAttrs())
       sparse->setAttr(a.getName(), a.getValue());

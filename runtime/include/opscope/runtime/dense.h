@@ -48,20 +48,35 @@ private:
 };
 
 /// int8 inner product: y[M x N] (f32) = post_ops(xScale * wScale[n] *
-/// (x[M x K] (u8) * Wq^T) + b), with W quantized per output row, symmetric
-/// to [-127, 127], at construction. oneDNN picks AMX, AVX512-VNNI or AVX2.
+/// ((x[M x K] (u8) - xZero) * Wq^T) + b), with W quantized per output row,
+/// symmetric to [-127, 127]. oneDNN picks AMX, AVX512-VNNI or AVX2; the
+/// zero point is folded into the bias (- xZero * sum_k Wq[n, k]).
 class QuantizedInnerProduct {
 public:
+  /// Quantizes f32 `weights` (N x K) at construction.
   QuantizedInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
+                        const float *bias, std::vector<PostOp> postOps);
+  /// From weights quantized at compile time (`--precision int8`): s8 N x K
+  /// with per-row scales.
+  QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
+                        const int8_t *s8Weights, const float *rowScales,
                         const float *bias, std::vector<PostOp> postOps);
   ~QuantizedInnerProduct();
   QuantizedInnerProduct(const QuantizedInnerProduct &) = delete;
   QuantizedInnerProduct &operator=(const QuantizedInnerProduct &) = delete;
 
   void run(const uint8_t *x, float xScale, float *y,
+           const float *sum = nullptr) {
+    run(x, xScale, 0, y, sum);
+  }
+  void run(const uint8_t *x, float xScale, int32_t xZero, float *y,
+           const float *sum = nullptr);
+  /// f32 input, quantized to u8 on entry (quantizeU8) into a buffer the
+  /// object owns.
+  void run(const float *x, float xScale, int32_t xZero, float *y,
            const float *sum = nullptr);
   std::string implementation() const;
-  /// The per-row weight scales chosen at construction.
+  /// The per-row weight scales.
   const std::vector<float> &weightScales() const;
 
 private:

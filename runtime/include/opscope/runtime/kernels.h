@@ -62,6 +62,12 @@ void gelu(const float *x, float *y, int64_t n, bool tanhForm);
 /// has it, else portable.
 void roundToBf16(const float *x, uint16_t *y, int64_t n);
 
+/// Quantizes n floats to u8 (int8 inner products): q = clamp(round(x /
+/// scale) + zeroPoint, 0, 255), rounding to nearest even; AVX-512 when
+/// available. NaN quantizes to 0.
+void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
+                int32_t zeroPoint);
+
 /// Elementwise transcendental functions over n f32 elements (the unfused
 /// forms of GELU, sigmoid and softmax use them).
 enum class Transcendental { Exp, Erf, Tanh, Sigmoid };

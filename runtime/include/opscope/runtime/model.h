@@ -24,6 +24,7 @@
 #include "opscope/runtime/generic.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -219,6 +220,17 @@ public:
   const Profiler &profiler() const;
   /// oneDNN implementation or opscope kernel name of each op.
   const std::vector<std::string> &kernelNames() const;
+
+  /// Calls `fn(op)` just before op `op` (an index into the plan's ops, as
+  /// ProbeInfo::op) runs, on the thread running the session; an empty
+  /// function removes it. For observers that read activations (int8
+  /// calibration, `opscope-run --calibrate`); costs one branch per op when
+  /// unset.
+  void setBeforeOp(std::function<void(size_t op)> fn);
+  /// The buffer of operand `i` of op `op` (valid during the run), or
+  /// nullptr when the op has no such operand; `info` receives its element
+  /// type and shape.
+  const void *operand(size_t op, size_t i, TensorInfo *info = nullptr) const;
 
   struct Impl;
 

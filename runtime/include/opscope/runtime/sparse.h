@@ -86,6 +86,13 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Quantizes a transposed f32 input (K x M) to the u8 layout
+/// SparseInnerProductS8 reads with `transposedInput`: K/4 rows of M dwords,
+/// each dword four consecutive k of one token (as quantizeU8 rounds). K
+/// must be a multiple of 4.
+void quantizeU8Transposed(const float *x, uint8_t *q, int64_t k, int64_t m,
+                          float scale, int32_t zeroPoint);
+
 /// Forces the portable sparse kernels (tests compare both); false restores
 /// the CPU's best.
 void setSparsePortable(bool portable);

@@ -43,6 +43,27 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
       return std::string();
     };
   }
+  if (w.dtype == DType::I8) {
+    // --precision int8: s8 weights with row scales; the f32 input is
+    // quantized to u8 on entry with the calibrated scale and zero point.
+    std::vector<float> rowScales = c.floats("weight_scales");
+    if (static_cast<int64_t>(rowScales.size()) != n)
+      c.fail("an i8 weight needs weight_scales with one scale per row (" +
+             std::to_string(n) + ")");
+    auto [xScale, xZero] = c.inputQuantization();
+    auto ip = std::shared_ptr<QuantizedInnerProduct>(dnnlCreate(c, [&] {
+      return new QuantizedInnerProduct(m, k, n, c.ptr<const int8_t>(w),
+                                       rowScales.data(), bias, c.postOps());
+    }));
+    kernel = "onednn:" + ip->implementation() + ":int8";
+    const float *xp = c.ptr<const float>(x);
+    float *yp = c.ptr<float>(y);
+    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+    return [=, xScale = xScale, xZero = xZero] {
+      ip->run(xp, xScale, xZero, yp, sum);
+      return std::string();
+    };
+  }
   c.requireF32(w, "weight");
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());

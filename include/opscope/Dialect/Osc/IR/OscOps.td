@@ -100,17 +100,36 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
     adds `sum_input` (same shape as the output), which is how a residual Add
     is fused.
 
+    int8 (`osc-precision` with `precision=int8`): the weight is `i8`,
+    quantized per output row symmetrically, `weight[n, k] ~= weight_scales[n]
+    * w8[n, k]`; the f32 input is quantized to u8 on entry with the
+    calibrated `input_scale` and `input_zero_point` (`x ~= input_scale * (u8 -
+    input_zero_point)`); accumulation is int32 and the output, bias and
+    post-ops are f32.
+
     ```mlir
     %y = osc.inner_product %x, %w bias(%b) sum(%res) post_ops [gelu_erf, sum]
         : (tensor<1x128x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>,
            tensor<1x128x3072xf32>) -> tensor<1x128x3072xf32>
     ```
   }];
-  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_FloatTensor>:$bias,
                        Optional<Osc_FloatTensor>:$sum_input,
-                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
+                       OptionalAttr<F32Attr>:$input_scale,
+                       OptionalAttr<I32Attr>:$input_zero_point,
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
   let results = (outs Osc_FloatTensor:$output);
+  let builders = [
+    // f32/bf16 (no quantization), as the fusion patterns create it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::mlir::Value":$sum_input, "::mlir::ArrayAttr":$post_ops), [{
+      build($_builder, $_state, output, input, weight, bias, sum_input,
+            post_ops, nullptr, nullptr, nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
     (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
@@ -138,6 +157,10 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
     keeps chains of sparse inner products in that layout (Y^T = W X^T); the
     kernels transpose their tiles at a chain's ends.
 
+    A blob of s8 values (from an int8 inner product) carries its per-row
+    scales itself; the op then has the `input_scale` and `input_zero_point`
+    with which the kernel quantizes its f32 input to u8.
+
     ```mlir
     %y = osc.sparse_inner_product %x, %packed bias(%b) post_ops [gelu_erf]
         {weight_shape = array<i64: 3072, 768>, block_sparsity = 0.8,
@@ -154,7 +177,9 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
                        DenseI64ArrayAttr:$weight_shape,
                        F64Attr:$block_sparsity, F64Attr:$weight_sparsity,
                        I64Attr:$nonzero_blocks,
-                       UnitAttr:$transposed_input, UnitAttr:$transposed_output);
+                       UnitAttr:$transposed_input, UnitAttr:$transposed_output,
+                       OptionalAttr<F32Attr>:$input_scale,
+                       OptionalAttr<I32Attr>:$input_zero_point);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $packed (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?

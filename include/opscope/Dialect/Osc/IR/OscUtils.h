@@ -26,8 +26,15 @@ namespace opscope::osc {
 std::optional<std::vector<float>> readF32Constant(mlir::Value v);
 
 /// The values of a constant weight as f32: f32 as `readF32Constant`, bf16
-/// (a `--precision bf16` weight, dense_resource) widened exactly.
-std::optional<std::vector<float>> readWeightValues(mlir::Value v);
+/// (a `--precision bf16` weight, dense_resource) widened exactly, i8 (a
+/// `--precision int8` weight) dequantized with its per-row `rowScales`.
+std::optional<std::vector<float>>
+readWeightValues(mlir::Value v, llvm::ArrayRef<float> rowScales = {});
+
+/// A new i8 weight attribute (a dense_resource blob named `name`).
+mlir::ElementsAttr makeS8Weight(mlir::RankedTensorType type,
+                                llvm::ArrayRef<int8_t> values,
+                                llvm::StringRef name);
 
 /// A new bf16 weight attribute from f32 values (rounded to nearest even): a
 /// dense_resource blob named `name`.

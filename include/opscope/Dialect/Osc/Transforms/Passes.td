@@ -92,7 +92,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
 }
 
 def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
-  let summary = "Compute inner products in bf16: weights converted at compile time";
+  let summary = "Compute inner products in bf16 or int8: weights converted at compile time";
   let description = [{
     With `precision=bf16`, every inner product with a constant f32 weight
     whose source nodes do not match `keep-fp32` (a regex) gets its weight
@@ -103,7 +103,19 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
     changes nothing. `report` prints how many ops were converted, the weight
     bytes before and after, and the number of f32-to-bf16 conversions (one
     per converted op, inside its kernel). Runs before `osc-sparse-layout`,
-    which packs a bf16 weight in bf16 pairs.
+    which packs a bf16 weight in bf16 pairs and an int8 weight as VNNI s8
+    dwords.
+
+    With `precision=int8`, the weight is quantized per output row,
+    symmetrically, to `i8` (`weight_scales` holds the rows' scales), and the
+    op gets the `input_scale` and `input_zero_point` with which its kernel
+    quantizes the f32 input to u8 on entry. Those come from `calibration`, a
+    JSON file of activation statistics that `opscope-run --calibrate` records
+    on the fp32 model (runtime/include/opscope/runtime/calibration.h): the
+    range is the calibrated minimum and maximum (`calibration-method=minmax`)
+    or the histogram's `P`th and `100-P`th percentiles (`percentile:P`),
+    widened to hold 0. Ops are matched to statistics by their source nodes;
+    an op without statistics stays fp32 with a warning.
     ```mlir
     %y = osc.inner_product %x, %w : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
     // becomes
@@ -112,8 +124,10 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::opscope::osc::OscDialect"];
   let options = [
-    Option<"precision", "precision", "std::string", "\"fp32\"", "fp32 or bf16">,
+    Option<"precision", "precision", "std::string", "\"fp32\"", "fp32, bf16 or int8">,
     Option<"keepFp32", "keep-fp32", "std::string", "\"\"", "regex over source node names of ops kept in fp32">,
+    Option<"calibration", "calibration", "std::string", "\"\"", "int8: the calibration file (opscope-run --calibrate)">,
+    Option<"calibrationMethod", "calibration-method", "std::string", "\"minmax\"", "int8: minmax or percentile:P">,
     Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
   ];
 }
