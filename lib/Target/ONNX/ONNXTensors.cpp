@@ -303,8 +303,15 @@ std::optional<SmallVector<int64_t>> NodeContext::constInts(unsigned i) {
     for (const APInt &v : attr.getValues<APInt>())
       values.push_back(v.getSExtValue());
   } else {
-    for (const APFloat &v : attr.getValues<APFloat>())
-      values.push_back(static_cast<int64_t>(v.convertToDouble()));
+    for (const APFloat &v : attr.getValues<APFloat>()) {
+      // Converting a value beyond int64 (or NaN) is undefined behaviour:
+      // such a constant is not a list of integers (requireConstInts says
+      // so, naming the input).
+      double d = v.convertToDouble();
+      if (!(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18))
+        return std::nullopt;
+      values.push_back(static_cast<int64_t>(d));
+    }
   }
   return values;
 }
@@ -334,6 +341,12 @@ FailureOr<SmallVector<int64_t>> NodeContext::requireConstInts(unsigned i,
     return failure();
   }
   auto v = constInts(i);
+  DenseElementsAttr constant;
+  if (!v && matchPattern(input(i), m_Constant(&constant))) {
+    error() << "input '" << what << "' ('" << node.input(i)
+            << "') holds a value that is not an integer in the int64 range";
+    return failure();
+  }
   if (!v) {
     // With static shapes, a shape operand that did not fold is computed
     // from the values (not the shapes) of graph inputs: the fix is to give
