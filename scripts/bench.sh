@@ -48,10 +48,11 @@ echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, se
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
-echo "== Precision: DistilBERT-shaped fp32 and bf16 vs ONNX Runtime fp32, seq 128, batch 1, one thread; bf16 accuracy"
+echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4-pruned) sparse fp32/int8 vs ONNX Runtime fp32, seq 128, batch 1, one thread; accuracy"
 /usr/bin/python3 "$ROOT/scripts/bench_precision.py" \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
   --work "$BUILD_DIR/bench-precision" --cpu 0 --rounds 5 --iterations 10 --sets 32 \
+  --sparse-model "$MODELS/distilbert-opset14-sparse.onnx" \
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo

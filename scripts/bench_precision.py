@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""Precision benchmark: a model compiled in fp32 and bf16, side by side with
-ONNX Runtime fp32, in alternating rounds on one pinned CPU, one thread; then
-bf16's accuracy against fp32 over N random input sets (opscope-run
---compare-to).
+"""Precision benchmark: a model compiled in fp32, bf16 and int8 (calibrated
+on four generated input sets), and with --sparse-model its 1x4-pruned twin
+in sparse fp32 and int8, side by side with ONNX Runtime fp32 on the
+unpruned model, in alternating rounds on one pinned CPU, one thread; then
+bf16's and int8's accuracy against fp32 over N random input sets
+(opscope-run --compare-to).
 
   bench_precision.py --compile BIN --run BIN MODEL.onnx NAME=DIMS ...
-                     [--iterations N] [--rounds N] [--cpu N] [--sets N]
-                     [--work DIR]
+                     [--sparse-model PRUNED.onnx] [--iterations N]
+                     [--rounds N] [--cpu N] [--sets N] [--work DIR]
 """
 import argparse
 import json
@@ -36,17 +38,30 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cpu", type=int, default=0)
     p.add_argument("--sets", type=int, default=32)
+    p.add_argument("--sparse-model")
     p.add_argument("model")
     p.add_argument("shapes", nargs="+")
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    shape_flags = []
+    for s in a.shapes:
+        shape_flags += ["--input-shape", s]
+    calib = os.path.join(a.work, "calibration")
+    for seed in range(4):
+        run(["/usr/bin/python3", os.path.join(HERE, "make_inputs.py"), a.model,
+             "--seed", str(100 + seed), "--out", os.path.join(calib, "set%d" % seed)]
+            + shape_flags)
+    variants = [("fp32", a.model, ["--precision", "fp32"]),
+                ("bf16", a.model, ["--precision", "bf16"]),
+                ("int8", a.model, ["--precision", "int8", "--calibration-inputs", calib])]
+    if a.sparse_model:
+        variants += [("sparse fp32", a.sparse_model, ["--precision", "fp32"]),
+                     ("sparse int8", a.sparse_model,
+                      ["--precision", "int8", "--calibration-inputs", calib])]
     libs = {}
-    for prec in ("fp32", "bf16"):
-        libs[prec] = os.path.join(a.work, prec + ".so")
-        cmd = [a.compile, a.model, "-o", libs[prec], "--no-probes", "--precision", prec]
-        for s in a.shapes:
-            cmd += ["--input-shape", s]
-        run(cmd)
+    for name, model, flags in variants:
+        libs[name] = os.path.join(a.work, name.replace(" ", "-") + ".so")
+        run([a.compile, model, "-o", libs[name], "--no-probes"] + flags + shape_flags)
     cmd = ["/usr/bin/python3", os.path.join(HERE, "make_inputs.py"), a.model,
            "--out", os.path.join(a.work, "inputs")]
     for s in a.shapes:
@@ -55,31 +70,43 @@ def main():
     for i in run(cmd).split():
         inputs += ["--input", i]
     pin = ["taskset", "-c", str(a.cpu)]
-    ms = {"ort": [], "fp32": [], "bf16": []}
+    ms = {"ort": []}
+    ms.update({name: [] for name, _, _ in variants})
     for _ in range(a.rounds):
         out = run(pin + ["node", os.path.join(HERE, "ort_run.js"), a.model, "--iterations",
                          str(a.iterations), "--warmup", "3", "--threads", "1"] + inputs)
         ms["ort"].append(json.loads(out.strip().splitlines()[-1])["median"])
-        for prec in ("fp32", "bf16"):
-            out = run(pin + [a.run, libs[prec], "--threads", "1", "--iterations",
+        for name, _, _ in variants:
+            out = run(pin + [a.run, libs[name], "--threads", "1", "--iterations",
                              str(a.iterations), "--warmup", "3"] + inputs)
-            ms[prec].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
-    acc = run(pin + [a.run, libs["bf16"], "--compare-to", libs["fp32"], "--random",
-                     str(a.sets), "--int-max", "1000", "--threads", "1"])
+            ms[name].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
+    accuracy = []
+    for name, ref in (("bf16", "fp32"), ("int8", "fp32"), ("sparse int8", "sparse fp32")):
+        if name in libs:
+            accuracy.append((name, ref, run(pin + [
+                a.run, libs[ref], "--compare-to", libs[name], "--random", str(a.sets),
+                "--seed", "7", "--int-max", "1000", "--threads", "1"])))
     with open("/proc/cpuinfo") as f:
         cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
         f.seek(0)
         amx = " amx_tile " in next((l for l in f if l.startswith("flags")), "") + " "
     print("CPU: %s; AMX: %s; one thread on CPU %d; %d rounds of %d runs" % (
         cpu, "yes" if amx else "no", a.cpu, a.rounds, a.iterations))
-    print("%-26s %10s %18s" % ("precision", "median ms", "vs ORT fp32"))
+    print("%-26s %10s %18s %22s" % ("precision", "median ms", "vs ORT fp32",
+                                     "ORT fp32 / this"))
     print("%-26s %10.2f %18s" % ("ONNX Runtime fp32", statistics.median(ms["ort"]), "1.00x"))
-    for prec in ("fp32", "bf16"):
-        r = [x / o for x, o in zip(ms[prec], ms["ort"])]
-        print("%-26s %10.2f %9.2fx [%.2f-%.2f]" % (
-            "opscope " + prec, statistics.median(ms[prec]), statistics.median(r), min(r), max(r)))
-    print("bf16 against fp32 (opscope-run --compare-to, %d random input sets):" % a.sets)
-    sys.stdout.write(acc)
+    for name, _, _ in variants:
+        r = [x / o for x, o in zip(ms[name], ms["ort"])]
+        sp = [o / x for x, o in zip(ms[name], ms["ort"])]
+        print("%-26s %10.2f %9.2fx [%.2f-%.2f] %9.2fx [%.2f-%.2f]" % (
+            "opscope " + name, statistics.median(ms[name]), statistics.median(r),
+            min(r), max(r), statistics.median(sp), min(sp), max(sp)))
+    print("(int8 calibrated on 4 generated input sets, min-max; sparse rows run "
+          "the pruned model, ORT the unpruned one)")
+    for name, ref, text in accuracy:
+        print("%s against %s (opscope-run --compare-to, %d random input sets, "
+              "not the calibration's):" % (name, ref, a.sets))
+        sys.stdout.write(text)
 
 
 if __name__ == "__main__":

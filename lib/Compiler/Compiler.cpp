@@ -273,7 +273,7 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     po.keepFp32 = opts.keepFp32;
     po.calibration = opts.calibration;
     po.calibrationMethod = opts.calibrationMethod;
-    po.report = opts.printFusion == "table" && opts.precision != "fp32";
+    po.report = opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscPrecision(po));
     osc::OscSparseLayoutOptions so;
     so.mode = opts.sparse;

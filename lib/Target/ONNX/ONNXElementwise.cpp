@@ -28,6 +28,7 @@ void opscope::onnx_import::addElementwiseConverters(
       {"Sqrt", UnaryKind::sqrt},       {"Reciprocal", UnaryKind::reciprocal},
       {"Neg", UnaryKind::neg},         {"Abs", UnaryKind::abs},
       {"Floor", UnaryKind::floor},     {"Ceil", UnaryKind::ceil},
+      {"Round", UnaryKind::round},
       {"Softplus", UnaryKind::softplus}, {"HardSwish", UnaryKind::hard_swish},
       {"Not", UnaryKind::not_},        {"Softsign", UnaryKind::softsign}};
   for (auto [name, kind] : unaries)

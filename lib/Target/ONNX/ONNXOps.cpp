@@ -22,6 +22,7 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addDataMovementConverters(m);
     addPadResizeConverters(m);
     addConstantConverters(m);
+    addQuantConverters(m);
     // `Constant` is handled by the graph importer, which owns tensor decoding.
     m["Constant"] = nullptr;
     return m;

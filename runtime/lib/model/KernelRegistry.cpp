@@ -36,6 +36,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     KernelRegistry r;
     registerDenseKernels(r);
     registerSparseKernels(r);
+    registerQuantKernels(r);
     registerNormalizationKernels(r);
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);

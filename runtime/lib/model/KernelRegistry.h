@@ -54,6 +54,7 @@ const KernelRegistry &kernelRegistry();
 // The kernel families (one file each under bindings/).
 void registerDenseKernels(KernelRegistry &r);         // oneDNN
 void registerSparseKernels(KernelRegistry &r);        // block-sparse
+void registerQuantKernels(KernelRegistry &r);         // ONNX quantization ops
 void registerNormalizationKernels(KernelRegistry &r); // norms, softmax, gelu
 void registerElementwiseKernels(KernelRegistry &r);   // unary .. cast
 void registerDataMovementKernels(KernelRegistry &r);  // transpose .. resize

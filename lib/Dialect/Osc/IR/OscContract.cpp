@@ -75,6 +75,21 @@ std::optional<double> MatMulOp::getFlops() {
   return 2.0 * outputElements(*this) * k;
 }
 
+// Quantization ops: absent zero points stay in their slots (mem "none").
+SmallVector<Value> QuantizeLinearOp::getRuntimeOperands() {
+  return {getInput(), getScale(), getZeroPoint()};
+}
+SmallVector<Value> DequantizeLinearOp::getRuntimeOperands() {
+  return {getInput(), getScale(), getZeroPoint()};
+}
+SmallVector<Value> MatMulIntegerOp::getRuntimeOperands() {
+  return {getLhs(), getRhs(), getLhsZeroPoint(), getRhsZeroPoint()};
+}
+std::optional<double> MatMulIntegerOp::getFlops() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  return 2.0 * outputElements(*this) * lhs.getDimSize(lhs.getRank() - 1);
+}
+
 SmallVector<Value> InnerProductOp::getRuntimeOperands() {
   return {getInput(), getWeight(), getBias(), getSumInput()};
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 
 #include "opscope/runtime/calibration.h"
 #include "opscope/runtime/sparse_format.h"
@@ -75,6 +76,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       for (const calibration::TensorStats &t : calib->tensors)
         stats[t.key()] = &t;
     }
+    unsigned qdq = fuseQdq(keep);
     unsigned converted = 0, kept = 0, total = 0;
     std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
@@ -137,7 +139,12 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
           << " inner products have no calibration statistics and stay fp32 ("
           << names << "); was the calibration made from this model?";
     }
-    if (report) {
+    if (report && qdq)
+      llvm::outs() << "osc-precision: " << qdq
+                   << " inner products of the model's QuantizeLinear/"
+                      "DequantizeLinear pairs run in int8 with the model's "
+                      "activation scales\n";
+    if (report && precision != "fp32") {
       llvm::outs() << "osc-precision: " << precision;
       if (calib)
         llvm::outs() << " (calibration " << calibration << ", "
@@ -183,9 +190,81 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     return c;
   }
 
+  /// The one value of a constant 1-element tensor (as double).
+  static std::optional<double> scalarConstant(Value v) {
+    DenseElementsAttr attr;
+    if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+      return std::nullopt;
+    if (isa<FloatType>(attr.getElementType()))
+      return (*attr.getValues<APFloat>().begin()).convertToDouble();
+    APInt i = *attr.getValues<APInt>().begin();
+    return static_cast<double>(attr.getElementType().isUnsignedInteger()
+                                   ? i.getZExtValue()
+                                   : i.getSExtValue());
+  }
+
+  /// QDQ models (quantized by another tool, e.g. ONNX Runtime's
+  /// quantize_static): an inner product whose input is
+  /// dequantize_linear(quantize_linear(x)) with one constant scale and zero
+  /// point runs in int8 on x itself, with the model's scale and zero point
+  /// (an i8 zero point z is the u8 z + 128: the same grid shifted). Its
+  /// weight, the dequantized constant, is quantized per row (which gives
+  /// back a per-channel symmetric model's integers exactly).
+  unsigned fuseQdq(llvm::Regex &keep) {
+    unsigned fused = 0;
+    getOperation().walk([&](InnerProductOp op) {
+      auto dq = op.getInput().getDefiningOp<DequantizeLinearOp>();
+      auto q = dq ? dq.getInput().getDefiningOp<QuantizeLinearOp>()
+                  : QuantizeLinearOp();
+      auto wType = cast<RankedTensorType>(op.getWeight().getType());
+      if (!q || !wType.getElementType().isF32())
+        return;
+      if (!keepFp32.empty())
+        for (const std::string &src : sourceNodes(op.getLoc()))
+          if (keep.match(src))
+            return;
+      auto qs = scalarConstant(q.getScale()), ds = scalarConstant(dq.getScale());
+      auto qz = q.getZeroPoint() ? scalarConstant(q.getZeroPoint()) : 0.0;
+      auto dz = dq.getZeroPoint() ? scalarConstant(dq.getZeroPoint()) : 0.0;
+      if (!qs || !ds || !qz || !dz || *qs != *ds || *qz != *dz || !(*qs > 0))
+        return;
+      bool s8 = cast<RankedTensorType>(q.getType()).getElementType()
+                    .isSignedInteger(8) ||
+                cast<RankedTensorType>(q.getType()).getElementType()
+                    .isSignlessInteger(8);
+      auto values = readF32Constant(op.getWeight());
+      if (!values)
+        return;
+      auto c = op.getWeight().getDefiningOp<ConstantOp>();
+      OpBuilder b(c);
+      quantizeWeights(op, c, *values, b);
+      op.setInputScaleAttr(b.getF32FloatAttr(static_cast<float>(*qs)));
+      op.setInputZeroPointAttr(b.getI32IntegerAttr(
+          static_cast<int32_t>(*qz) + (s8 ? 128 : 0)));
+      op.getInputMutable().assign(q.getInput());
+      if (c->use_empty())
+        c.erase();
+      if (dq->use_empty())
+        dq.erase();
+      if (q->use_empty())
+        q.erase();
+      ++fused;
+    });
+    return fused;
+  }
+
   /// int8: per-row symmetric s8 weights and the input's u8 parameters.
   void quantize(InnerProductOp op, ConstantOp c, ArrayRef<float> values,
                 const calibration::TensorStats &st, OpBuilder &b) {
+    quantizeWeights(op, c, values, b);
+    calibration::U8Params p = calibration::chooseU8(st, *method);
+    op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
+    op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
+  }
+
+  /// The weight per row, symmetric, to i8 with weight_scales.
+  void quantizeWeights(InnerProductOp op, ConstantOp c, ArrayRef<float> values,
+                       OpBuilder &b) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
     int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
     std::vector<float> scales(n);
@@ -200,9 +279,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         c.getLoc(),
         makeS8Weight(type, q, derivedWeightName(op.getWeight(), ".s8")));
     op.getWeightMutable().assign(w8.getOutput());
-    calibration::U8Params p = calibration::chooseU8(st, *method);
-    op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
-    op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
     op.setWeightScalesAttr(b.getDenseF32ArrayAttr(scales));
   }
 };

@@ -94,7 +94,8 @@ def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
     I32EnumAttrCase<"hard_swish", 16>,
     I32EnumAttrCase<"clip", 17>,
     I32EnumAttrCase<"not_", 18, "not">,
-    I32EnumAttrCase<"softsign", 19>
+    I32EnumAttrCase<"softsign", 19>,
+    I32EnumAttrCase<"round", 20>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

@@ -1,0 +1,128 @@
+//===- OscQuantOps.cpp - verifiers of the quantization ops ----------------===//
+//
+// Part of opscope. quantize_linear, dequantize_linear,
+// dynamic_quantize_linear and matmul_integer (ONNX's quantization ops).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OscVerify.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::osc::verify;
+
+static bool isInt8(Type t) { return t.isInteger(8); }
+
+/// scale (and zero point) per tensor (0-D) or per `axis` (1-D).
+static LogicalResult verifyQuantParams(Operation *op, Value data, Value scale,
+                                       Value zeroPoint, int64_t axis,
+                                       Type zeroType) {
+  auto d = tensorType(data), s = tensorType(scale);
+  if (s.getRank() > 1)
+    return op->emitOpError("scale must be 0-D or 1-D, got ") << s;
+  if (s.getRank() == 1 && s.getNumElements() != 1) {
+    if (axis < 0 || axis >= d.getRank())
+      return op->emitOpError("axis ")
+             << axis << " is out of range for rank " << d.getRank();
+    if (s.getDimSize(0) != d.getDimSize(axis))
+      return op->emitOpError("per-axis scale has ")
+             << s.getDimSize(0) << " elements, dimension " << axis << " has "
+             << d.getDimSize(axis);
+  }
+  if (zeroPoint) {
+    auto z = tensorType(zeroPoint);
+    if (z.getShape() != s.getShape())
+      return op->emitOpError("zero_point shape must equal the scale's, got ")
+             << z << " and " << s;
+    if (z.getElementType() != zeroType)
+      return op->emitOpError("zero_point element type ")
+             << z.getElementType() << " must be " << zeroType;
+  }
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  auto out = tensorType(getOutput());
+  if (!isInt8(out.getElementType()))
+    return emitOpError("result must be ui8 or i8, got ") << out;
+  if (out.getShape() != tensorType(getInput()).getShape())
+    return emitOpError("result shape must equal the input's");
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           getAxis(), out.getElementType());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  auto in = tensorType(getInput());
+  Type e = in.getElementType();
+  if (!isInt8(e) && !e.isSignlessInteger(32))
+    return emitOpError("input must be ui8, i8 or i32, got ") << in;
+  auto out = tensorType(getOutput());
+  if (!out.getElementType().isF32() || out.getShape() != in.getShape())
+    return emitOpError("result must be f32 of the input's shape, got ") << out;
+  return verifyQuantParams(*this, getInput(), getScale(), getZeroPoint(),
+                           getAxis(), e);
+}
+
+LogicalResult DynamicQuantizeLinearOp::verify() {
+  auto in = tensorType(getInput()), out = tensorType(getOutput());
+  Type u8 = IntegerType::get(getContext(), 8, IntegerType::Unsigned);
+  if (!in.getElementType().isF32())
+    return emitOpError("input must be f32, got ") << in;
+  switch (getPart()) {
+  case 0:
+    if (out.getElementType() != u8 || out.getShape() != in.getShape())
+      return emitOpError("the data must be ui8 of the input's shape, got ")
+             << out;
+    return success();
+  case 1:
+    if (out.getRank() != 0 || !out.getElementType().isF32())
+      return emitOpError("the scale must be tensor<f32>, got ") << out;
+    return success();
+  case 2:
+    if (out.getRank() != 0 || out.getElementType() != u8)
+      return emitOpError("the zero point must be tensor<ui8>, got ") << out;
+    return success();
+  default:
+    return emitOpError("part must be 0 (data), 1 (scale) or 2 (zero point), "
+                       "got ")
+           << getPart();
+  }
+}
+
+LogicalResult MatMulIntegerOp::verify() {
+  auto a = tensorType(getLhs()), b = tensorType(getRhs());
+  if (!isInt8(a.getElementType()) || !isInt8(b.getElementType()))
+    return emitOpError("operands must be ui8 or i8, got ") << a << " and " << b;
+  if (a.getRank() < 2 || b.getRank() < 2)
+    return emitOpError("operands must have rank >= 2");
+  int64_t m = a.getDimSize(a.getRank() - 2), k = a.getDimSize(a.getRank() - 1);
+  int64_t n = b.getDimSize(b.getRank() - 1);
+  if (b.getDimSize(b.getRank() - 2) != k)
+    return emitOpError("contraction sizes differ: ")
+           << k << " and " << b.getDimSize(b.getRank() - 2);
+  auto check = [&](Value zp, Type elem, int64_t perRow,
+                   const char *what) -> LogicalResult {
+    if (!zp)
+      return success();
+    auto z = tensorType(zp);
+    if (z.getElementType() != elem)
+      return emitOpError(what) << " zero point must be " << elem;
+    if (z.getNumElements() != 1 && !(z.getRank() == 1 && z.getDimSize(0) == perRow))
+      return emitOpError(what) << " zero point must be a scalar or have "
+                               << perRow << " elements, got " << z;
+    return success();
+  };
+  if (failed(check(getLhsZeroPoint(), a.getElementType(), m, "lhs")) ||
+      failed(check(getRhsZeroPoint(), b.getElementType(), n, "rhs")))
+    return failure();
+  auto batch = broadcastShapes(a.getShape().drop_back(2), b.getShape().drop_back(2));
+  if (!batch)
+    return emitOpError("batch dimensions do not broadcast");
+  SmallVector<int64_t> expected(*batch);
+  expected.append({m, n});
+  auto out = tensorType(getOutput());
+  if (!out.getElementType().isSignlessInteger(32))
+    return emitOpError("result must be i32, got ") << out;
+  return verifyResultShape(*this, getOutput(), expected);
+}

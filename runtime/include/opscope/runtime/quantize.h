@@ -1,0 +1,48 @@
+//===- quantize.h - ONNX quantization kernels -------------------*- C++ -*-===//
+//
+// Part of opscope's runtime. The kernels of quantize_linear,
+// dequantize_linear, dynamic_quantize_linear and matmul_integer, with
+// ONNX's semantics (round half to even, saturation to the 8-bit range).
+// Per-axis parameters: the data is `outer x channels x inner` and channel c
+// uses scale[c] and zero[c] (channels = 1: per tensor).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_QUANTIZE_H
+#define OPSCOPE_RUNTIME_QUANTIZE_H
+
+#include "opscope/runtime/generic.h"
+
+#include <cstdint>
+
+namespace opscope::rt {
+
+/// y (u8 or i8, `type`) = saturate(round(x / scale) + zero); `zero` may be
+/// null (0).
+void quantizeLinear(const float *x, const float *scale, const void *zero,
+                    DType type, int64_t outer, int64_t channels, int64_t inner,
+                    void *y);
+
+/// y = (x - zero) * scale for x of `type` u8, i8 or i32; `zero` may be null.
+void dequantizeLinear(const void *x, DType type, const float *scale,
+                      const void *zero, int64_t outer, int64_t channels,
+                      int64_t inner, float *y);
+
+/// DynamicQuantizeLinear's scale and zero point alone.
+void dynamicQuantizeParams(const float *x, int64_t n, float *scale,
+                           uint8_t *zero);
+
+/// ONNX DynamicQuantizeLinear over n elements.
+void dynamicQuantizeLinear(const float *x, int64_t n, uint8_t *y,
+                           float *scale, uint8_t *zero);
+
+/// i32 y = (a - aZero) x (b - bZero), a: [..., M, K], b: [..., K, N], batch
+/// dimensions broadcast; aZero has 1 or M values, bZero 1 or N (null: 0).
+void matmulInteger(const void *a, DType aType, const Shape &aShape,
+                   const void *b, DType bType, const Shape &bShape,
+                   const void *aZero, int64_t aZeroCount, const void *bZero,
+                   int64_t bZeroCount, int32_t *y, const Shape &yShape);
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_QUANTIZE_H
