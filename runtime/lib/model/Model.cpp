@@ -273,6 +273,12 @@ void Model::Impl::parsePlan(const char *text) {
       info.sparseBlock = block->get<std::string>();
     info.flops = p.value("flops", 0.0);
     info.bytes = p.value("bytes", 0.0);
+    if (auto prec = p.find("precision"); prec != p.end() && prec->is_string())
+      info.precision = prec->get<std::string>();
+    if (auto sc = p.find("input_scale"); sc != p.end() && sc->is_number())
+      info.inputScale = sc->get<double>();
+    if (auto zp = p.find("input_zero_point"); zp != p.end() && zp->is_number())
+      info.inputZeroPoint = static_cast<int64_t>(zp->get<double>());
     probes.push_back(std::move(info));
   }
   const json &w = plan.at("weights");

@@ -439,7 +439,7 @@ void opscope::printProbeTable(std::ostream &os, const Model &model) {
   }
   os << "id\ttype\tpost_ops\tname\tsource_nodes\tinputs\toutputs\t"
         "weight_shape\tweight_sparsity\tblock_sparsity\tsparse_support\t"
-        "flops\tbytes\tkernel\n";
+        "flops\tbytes\tkernel\tprecision\n";
   auto tensors = [](const std::vector<TensorInfo> &ts) {
     std::string s;
     for (const TensorInfo &t : ts)
@@ -465,7 +465,15 @@ void opscope::printProbeTable(std::ostream &os, const Model &model) {
                                      p.sparseBlock + ")")
        << '\t' << (p.sparseSupport ? "yes" : "no") << '\t'
        << static_cast<int64_t>(p.flops) << '\t'
-       << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\n';
+       << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\t'
+       << p.precision;
+    if (p.inputScale > 0) {
+      char q[96];
+      std::snprintf(q, sizeof q, " (input u8 scale %.6g zero point %lld)",
+                    p.inputScale, static_cast<long long>(p.inputZeroPoint));
+      os << q;
+    }
+    os << '\n';
   }
 }
 

@@ -62,6 +62,11 @@ struct ProbeInfo {
   std::string sparseBlock;
   bool sparseSupport = false;
   double flops = 0, bytes = 0;
+  /// What the op computes in (fp32, bf16, int8) and, for int8, the u8
+  /// quantization of its input (scale < 0: none).
+  std::string precision = "fp32";
+  double inputScale = -1;
+  int64_t inputZeroPoint = 0;
 };
 
 class Session;
