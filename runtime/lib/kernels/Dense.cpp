@@ -377,13 +377,15 @@ struct MatMul::Impl {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
   dnnl::memory a, b, c;
-  bool constB = false;
+  bool constB = false, bf16 = false;
+  int64_t aElems = 0, bElems = 0;
+  std::vector<uint16_t> aBf16, bBf16; // bf16: the rounded operands
   std::unordered_map<int, dnnl::memory> args;
 };
 
 MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
                bool transposeA, bool transposeB, float scale,
-               const float *constB)
+               const float *constB, bool bf16)
     : impl(std::make_unique<Impl>()) {
   (void)cShape;
   Context &ctx = context();
@@ -431,10 +433,14 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
     cd[i] = std::max(ad[i], bd[i]);
   cd[rank - 2] = ad[rank - 2];
   cd[rank - 1] = bd[rank - 1];
-  dnnl::memory::desc aMd(toDims(ad), dt::f32, toDims(as));
-  dnnl::memory::desc bPlain(toDims(bd), dt::f32, toDims(bs));
+  dt in = bf16 ? dt::bf16 : dt::f32;
+  impl->bf16 = bf16;
+  impl->aElems = product(aShape);
+  impl->bElems = product(bShape);
+  dnnl::memory::desc aMd(toDims(ad), in, toDims(as));
+  dnnl::memory::desc bPlain(toDims(bd), in, toDims(bs));
   dnnl::memory::desc bMd =
-      constB ? dnnl::memory::desc(toDims(bd), dt::f32, tag::any) : bPlain;
+      constB ? dnnl::memory::desc(toDims(bd), in, tag::any) : bPlain;
   dnnl::memory::desc cMd(toDims(cd), dt::f32, plainTag(rank));
   dnnl::primitive_attr attr;
   if (scale != 1.0f)
@@ -445,8 +451,20 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   impl->a = dnnl::memory(aMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->c = dnnl::memory(cMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->constB = constB != nullptr;
-  impl->b = constB ? packed(bPlain, impl->pd.weights_desc(), constB)
-                   : dnnl::memory(bPlain, ctx.engine, DNNL_MEMORY_NONE);
+  if (bf16) {
+    impl->aBf16.resize(impl->aElems);
+    impl->bBf16.resize(impl->bElems);
+  }
+  if (constB && bf16) {
+    roundToBf16(constB, impl->bBf16.data(), impl->bElems);
+    dnnl::memory plainB(bPlain, ctx.engine, impl->bBf16.data());
+    impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
+    dnnl::reorder(plainB, impl->b).execute(ctx.stream, plainB, impl->b);
+    ctx.stream.wait();
+  } else {
+    impl->b = constB ? packed(bPlain, impl->pd.weights_desc(), constB)
+                     : dnnl::memory(bPlain, ctx.engine, DNNL_MEMORY_NONE);
+  }
   impl->args = {{DNNL_ARG_SRC, impl->a},
                 {DNNL_ARG_WEIGHTS, impl->b},
                 {DNNL_ARG_DST, impl->c}};
@@ -456,9 +474,19 @@ MatMul::~MatMul() = default;
 
 void MatMul::run(const float *a, const float *b, float *c) {
   Context &ctx = context();
-  impl->a.set_data_handle(const_cast<float *>(a));
-  if (!impl->constB)
-    impl->b.set_data_handle(const_cast<float *>(b));
+  Impl &I = *impl;
+  if (I.bf16) {
+    roundToBf16(a, I.aBf16.data(), I.aElems);
+    I.a.set_data_handle(I.aBf16.data());
+    if (!I.constB) {
+      roundToBf16(b, I.bBf16.data(), I.bElems);
+      I.b.set_data_handle(I.bBf16.data());
+    }
+  } else {
+    I.a.set_data_handle(const_cast<float *>(a));
+    if (!I.constB)
+      I.b.set_data_handle(const_cast<float *>(b));
+  }
   impl->c.set_data_handle(c);
   impl->prim.execute(ctx.stream, impl->args);
   ctx.stream.wait();

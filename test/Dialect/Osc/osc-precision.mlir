@@ -1,6 +1,8 @@
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' | FileCheck %s
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^down report}))' | FileCheck %s --check-prefix=KEEP
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=fp32}))' | FileCheck %s --check-prefix=FP32
+// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=MM
+// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^scores report}))' | FileCheck %s --check-prefix=MMKEEP
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16},osc-sparse-layout))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=SPARSE
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=fp16}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=(}))' 2>&1 | FileCheck %s --check-prefix=BADREGEX
@@ -27,6 +29,13 @@
 // SPARSE: osc.inner_product {{.*}}tensor<8x8xbf16>
 // SPARSE: "0x400000004F534353505253310100000002010400
 
+// The attention matmuls (two activations) compute in bf16 too: both
+// operands are rounded inside the kernel.
+// MM: osc-precision: bf16, 0 of 0 inner products in bf16, {{.*}}; 1 of 1 matmuls in bf16
+// MM: func.func @attention
+// MM: osc.matmul %arg0, %arg1 transpose_b {compute_bf16, scale = 1.250000e-01 : f32}
+// MMKEEP: 0 of 1 matmuls in bf16
+
 // BAD: osc-precision: precision must be fp32, bf16 or int8, got 'fp16'
 // BADREGEX: osc-precision: invalid keep-fp32 regex '('
 
@@ -37,4 +46,9 @@ func.func @ffn(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
   %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32> loc("up")
   %y = osc.inner_product %h, %w2 : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32> loc("down")
   return %y : tensor<1x4x8xf32>
+}
+
+func.func @attention(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> {
+  %s = osc.matmul %q, %k transpose_b {scale = 0.125 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x4xf32> loc("scores")
+  return %s : tensor<1x2x4x4xf32>
 }

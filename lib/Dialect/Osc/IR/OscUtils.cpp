@@ -348,9 +348,10 @@ llvm::json::Object osc::opFacts(Operation *op) {
     precision = "int8";
     inScale = scaleAttr.getValueAsDouble();
     inZero = static_cast<double>(zeroAttr.getInt());
-  } else if (weight && cast<RankedTensorType>(weight.getType())
-                           .getElementType()
-                           .isBF16()) {
+  } else if ((weight && cast<RankedTensorType>(weight.getType())
+                            .getElementType()
+                            .isBF16()) ||
+             (isa<MatMulOp>(op) && cast<MatMulOp>(op).getComputeBf16())) {
     precision = "bf16";
   }
   return llvm::json::Object{

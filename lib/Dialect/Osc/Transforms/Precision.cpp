@@ -128,6 +128,26 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
           c.erase();
         ++converted;
       });
+    // bf16 matmuls (attention's Q.K^T and P.V): both operands are
+    // activations, rounded to bf16 inside the kernel.
+    unsigned matmuls = 0, matmulsBf16 = 0;
+    getOperation().walk([&](MatMulOp op) {
+      ++matmuls;
+      if (precision != "bf16" ||
+          !cast<RankedTensorType>(op.getLhs().getType())
+               .getElementType()
+               .isF32() ||
+          !cast<RankedTensorType>(op.getRhs().getType())
+               .getElementType()
+               .isF32())
+        return;
+      if (!keepFp32.empty())
+        for (const std::string &src : sourceNodes(op.getLoc()))
+          if (keep.match(src))
+            return;
+      op.setComputeBf16(true);
+      ++matmulsBf16;
+    });
     if (!uncalibrated.empty()) {
       std::string names;
       for (size_t i = 0; i < uncalibrated.size() && i < 5; ++i)
@@ -164,7 +184,13 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                            ? " f32-to-u8 quantizations"
                            : " f32-to-bf16 conversions")
                    << " (one inside each " << precision
-                   << " kernel), f32 between ops\n";
+                   << " kernel), f32 between ops";
+      if (precision == "bf16")
+        llvm::outs() << "; " << matmulsBf16 << " of " << matmuls
+                     << " matmuls in bf16";
+      else if (matmuls)
+        llvm::outs() << "; " << matmuls << " matmuls stay fp32";
+      llvm::outs() << "\n";
     }
   }
 

@@ -118,9 +118,12 @@ using Dims = std::vector<int64_t>;
 /// constant (`constB`) it is packed once at construction.
 class MatMul {
 public:
+  /// With `bf16`, both operands are rounded to bf16 on every run (into
+  /// buffers the object owns; a constant `b` once) and oneDNN's bf16 matmul
+  /// accumulates in f32.
   MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
          bool transposeA, bool transposeB, float scale,
-         const float *constB = nullptr);
+         const float *constB = nullptr, bool bf16 = false);
   ~MatMul();
   MatMul(const MatMul &) = delete;
   MatMul &operator=(const MatMul &) = delete;

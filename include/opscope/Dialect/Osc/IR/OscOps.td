@@ -70,7 +70,9 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
     dimensions when `transpose_a` / `transpose_b` is set. Both operands have
     rank >= 2; leading (batch) dimensions broadcast like numpy. `scale` lets
     fusion fold a constant scalar multiply (e.g. attention's 1/sqrt(d)) into
-    the product.
+    the product. With `compute_bf16` (`osc-precision` with `precision=bf16`)
+    both operands are rounded to bf16 on entry and the product accumulates
+    in f32.
 
     ```mlir
     %s = osc.matmul %q, %k transpose_b {scale = 1.250000e-01 : f32}
@@ -79,8 +81,18 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
   }];
   let arguments = (ins Osc_FloatTensor:$lhs, Osc_FloatTensor:$rhs,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       DefaultValuedAttr<F32Attr, "1.0f">:$scale);
+                       DefaultValuedAttr<F32Attr, "1.0f">:$scale,
+                       UnitAttr:$compute_bf16);
   let results = (outs Osc_FloatTensor:$output);
+  let builders = [
+    // f32 compute, as the importer and the fusion patterns create it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs, "::mlir::UnitAttr":$transpose_a,
+                   "::mlir::UnitAttr":$transpose_b, "::mlir::FloatAttr":$scale), [{
+      build($_builder, $_state, output, lhs, rhs, transpose_a, transpose_b,
+            scale, ::mlir::UnitAttr());
+    }]>
+  ];
   let assemblyFormat = [{
     $lhs `,` $rhs (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)?
     attr-dict `:` functional-type(operands, results)
