@@ -6,6 +6,8 @@
 
 #include "opscope/runtime/analysis.h"
 
+#include "Provenance.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -411,19 +413,6 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
 // Diff
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Union-find over op slots of both profiles.
-struct Groups {
-  std::vector<size_t> parent;
-  size_t find(size_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void unite(size_t a, size_t b) { parent[find(a)] = find(b); }
-};
-} // namespace
-
 std::vector<DiffRow> analysis::diffProfiles(const Profile &before,
                                             const Profile &after,
                                             const Options &options) {
@@ -444,28 +433,14 @@ std::vector<DiffRow> analysis::diffProfiles(const Profile &before,
   };
   add(before, false);
   add(after, true);
-  Groups g;
-  g.parent.resize(slots.size());
-  std::iota(g.parent.begin(), g.parent.end(), 0);
-  // Ops sharing a source node are one group; ops without provenance match by
-  // name.
-  std::map<std::string, size_t> firstByKey;
-  for (size_t i = 0; i < slots.size(); ++i) {
-    std::vector<std::string> keys;
-    for (const auto &s : slots[i].probe->sourceNodes)
-      keys.push_back("node:" + s);
-    if (keys.empty())
-      keys.push_back("name:" + slots[i].probe->name);
-    for (const auto &k : keys) {
-      auto [it, inserted] = firstByKey.emplace(k, i);
-      if (!inserted)
-        g.unite(i, it->second);
-    }
-  }
+  std::vector<const trace::ProbeInfo *> probes;
+  for (const Slot &s : slots)
+    probes.push_back(s.probe);
+  std::vector<size_t> group = groupByProvenance(probes);
   std::map<size_t, DiffRow> byRoot;
   std::vector<size_t> order;
   for (size_t i = 0; i < slots.size(); ++i) {
-    size_t root = g.find(i);
+    size_t root = group[i];
     if (!byRoot.count(root))
       order.push_back(root);
     DiffRow &row = byRoot[root];
