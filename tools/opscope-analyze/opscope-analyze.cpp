@@ -1,16 +1,21 @@
 //===- opscope-analyze.cpp - answers from a trace -------------------------===//
 //
 // Part of opscope. `opscope-analyze TRACE.json [options]`: per-op tables,
-// the run summary, a two-trace diff and roofline columns. See
+// the run summary, a two-trace diff, roofline columns and the what-if of
+// pruning (with --check against a measured trace). See
 // docs/opscope-analyze.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/per_layer.h"
+#include "opscope/runtime/tuning.h"
+#include "opscope/runtime/whatif.h"
 
 #include "ToolCommon.h"
 
 #include <CLI/CLI.hpp>
+#include <oneapi/dnnl/dnnl_version.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +24,8 @@
 #include <thread>
 
 using namespace opscope::analysis;
+using opscope::tools::kFailure;
+using opscope::tools::kUsage;
 
 static std::string defaultMachineFile() {
   const char *cache = std::getenv("XDG_CACHE_HOME");
@@ -30,6 +37,27 @@ static std::string defaultMachineFile() {
 static int fail(const std::string &message, int code = 1) {
   std::cerr << "opscope-analyze: error: " << message << "\n";
   return code;
+}
+
+/// This machine's tuning database (opscope-tune's default file). The
+/// analyzer does not link oneDNN: the version is the one the tree was
+/// built against, the package the runtime loads (as opscope-compile).
+static opscope::tuning::MachineKey thisMachineKey() {
+  return opscope::tuning::thisMachine(std::to_string(DNNL_VERSION_MAJOR) +
+                                      "." + std::to_string(DNNL_VERSION_MINOR) +
+                                      "." + std::to_string(DNNL_VERSION_PATCH));
+}
+
+/// --what-if's value: a ratio in (0, 1), else a per-layer file.
+static std::optional<double> parseRatio(const std::string &s) {
+  try {
+    size_t used = 0;
+    double v = std::stod(s, &used);
+    if (used == s.size())
+      return v;
+  } catch (const std::exception &) {
+  }
+  return std::nullopt;
 }
 
 int main(int argc, char **argv) {
@@ -85,6 +113,24 @@ int main(int argc, char **argv) {
                "measure peak FLOP/s and memory bandwidth, store them in "
                "--machine, and exit");
   app.add_option("--machine", machineFile, "machine figures file");
+  std::string whatIf, block = "1x4", precision, dbPath, checkPath;
+  app.add_option("--what-if", whatIf,
+                 "project latencies with every sparse-capable op pruned to "
+                 "this block sparsity in (0, 1), or to the ratios of a "
+                 "per-layer FILE.json (opscope-prune --per-layer's format)");
+  app.add_option("--block", block,
+                 "with --what-if: the sparse block (only 1x4, the runtime's "
+                 "sparse kernels' block)");
+  app.add_option("--precision", precision,
+                 "with --what-if: the precision of the database entries "
+                 "(fp32, bf16, int8); default each op's own")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+  app.add_option("--db", dbPath,
+                 "with --what-if: tuning database (default: this machine's, "
+                 "written by opscope-tune)");
+  app.add_option("--check", checkPath,
+                 "with --what-if: compare the projection with a measured "
+                 "trace of the pruned model (compiled with --sparse)");
   opscope::tools::addVersionFlag(app, "opscope-analyze");
   if (int code = opscope::tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
@@ -112,6 +158,27 @@ int main(int argc, char **argv) {
   }
   if (tracePath.empty())
     return fail("a trace file is required (or --calibrate)", 2);
+
+  bool projecting = app.count("--what-if") > 0;
+  for (const char *flag : {"--block", "--precision", "--db", "--check"})
+    if (!projecting && app.count(flag))
+      return fail(std::string(flag) + " needs --what-if", kUsage);
+  if (projecting) {
+    for (const char *flag :
+         {"--diff", "--aggregate-by", "--aggregate", "--roofline",
+          "--print-only", "--type", "--name", "--order-by", "--min-time",
+          "--max-time"})
+      if (app.count(flag))
+        return fail(std::string(flag) +
+                        " does not combine with --what-if (the projection "
+                        "covers every op)",
+                    kUsage);
+    if (block != "1x4")
+      return fail("--block " + block +
+                      ": the runtime's sparse kernels and the tuning "
+                      "database support only 1x4 blocks",
+                  kUsage);
+  }
 
   Options options;
   options.top = top;
@@ -174,7 +241,65 @@ int main(int argc, char **argv) {
 
   // Render into memory first: a failure never leaves half a table.
   std::ostringstream out;
-  if (!diffPath.empty()) {
+  if (projecting) {
+    WhatIfRequest request;
+    request.precision = precision;
+    if (!dbPath.empty())
+      request.dbFlag = dbPath;
+    if (auto r = parseRatio(whatIf)) {
+      if (!(*r > 0.0 && *r < 1.0))
+        return fail("--what-if: expected a ratio in (0, 1), e.g. 0.8, or a "
+                    "per-layer FILE.json, got '" + whatIf + "'",
+                    kUsage);
+      request.sparsity = *r;
+    } else {
+      request.perLayerFile = whatIf;
+      err = opscope::tuning::readPerLayer(whatIf, "--what-if",
+                                          request.perLayer);
+      if (!err.empty())
+        return fail(err, kFailure);
+      if (request.perLayer.empty())
+        return fail("--what-if " + whatIf + ": names no layer", kFailure);
+    }
+    opscope::tuning::Database db;
+    try {
+      if (dbPath.empty()) {
+        opscope::tuning::MachineKey here = thisMachineKey();
+        dbPath = (std::filesystem::path(opscope::tuning::defaultDirectory()) /
+                  here.fileName())
+                     .string();
+        if (!std::filesystem::exists(dbPath))
+          return fail("no tuning database for this machine (" + dbPath +
+                          "): measure the model's weight shapes with "
+                          "opscope-tune MODEL.so first, or give --db FILE",
+                      kFailure);
+        db = opscope::tuning::load(dbPath, &here);
+      } else {
+        db = opscope::tuning::load(dbPath);
+      }
+    } catch (const opscope::tuning::Error &e) {
+      return fail(e.what(), kFailure);
+    }
+    err = checkDatabaseMachine(profile, tracePath, db, dbPath);
+    if (!err.empty())
+      return fail(err, kFailure);
+    WhatIf projection;
+    err = projectWhatIf(profile, db, request, projection);
+    if (!err.empty())
+      return fail(tracePath + ": " + err, kFailure);
+    Check check;
+    if (!checkPath.empty()) {
+      Profile measured;
+      err = loadProfile(checkPath, filter, measured);
+      if (!err.empty())
+        return fail("--check " + err, kFailure);
+      err = checkWhatIf(projection, measured, checkPath, check);
+      if (!err.empty())
+        return fail(err, kFailure);
+    }
+    renderWhatIf(projection, request, dbPath,
+                 checkPath.empty() ? nullptr : &check, options, out);
+  } else if (!diffPath.empty()) {
     Profile after;
     err = loadProfile(diffPath, filter, after);
     if (!err.empty())

@@ -138,8 +138,7 @@ std::string analysis::loadProfile(const std::string &path,
   return "";
 }
 
-/// Iterations the per-iteration figures divide by.
-static int64_t iterationCount(const Profile &p) {
+int64_t analysis::iterationCount(const Profile &p) {
   if (p.iterations.count())
     return p.iterations.count();
   int64_t most = 0;

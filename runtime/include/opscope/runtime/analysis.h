@@ -67,6 +67,10 @@ struct Profile {
 std::string loadProfile(const std::string &path, const EventFilter &filter,
                         Profile &profile);
 
+/// Iterations the per-iteration figures divide by: the iteration spans, or
+/// (a trace without them) the most executions of any op; at least 1.
+int64_t iterationCount(const Profile &profile);
+
 /// Peak figures for the roofline (from `opscope-analyze --calibrate`):
 /// with every core, and per thread count, since a trace recorded with one
 /// thread must be compared with what one thread can reach.

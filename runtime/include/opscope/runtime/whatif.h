@@ -1,0 +1,130 @@
+//===- whatif.h - projected latency of a pruned model -----------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM; issue 14). What
+// `opscope-analyze TRACE --what-if` computes: from a trace and the kernel
+// tuning database, the latency each sparse-capable op would have with its
+// weight pruned to a target block sparsity and run on the sparse kernel,
+// the network totals, and (`--check`) the error of that projection
+// against a measured trace of the pruned model. docs/opscope-analyze.md,
+// "What-if".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_WHATIF_H
+#define OPSCOPE_RUNTIME_WHATIF_H
+
+#include "opscope/runtime/analysis.h"
+#include "opscope/runtime/tuning.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::analysis {
+
+/// What to project.
+struct WhatIfRequest {
+  /// Every sparse-capable op pruned to this block sparsity, or
+  std::optional<double> sparsity;
+  /// per layer, by ONNX node name (a key must name a source node of a
+  /// sparse-capable op); ops the file does not name keep their latency.
+  std::map<std::string, double> perLayer;
+  std::string perLayerFile;
+  /// The precision of the database entries; ops of another precision in
+  /// the trace are an error. Empty: each op's own (from its kernel name).
+  std::string precision;
+  /// Names the database in messages and in the opscope-tune commands
+  /// printed for missing measurements ("" when it is the default file).
+  std::string dbFlag;
+};
+
+/// One op of the projection, in probe order.
+struct WhatIfOp {
+  const trace::ProbeInfo *probe = nullptr;
+  bool sparseCapable = false;
+  int64_t n = 0, k = 0, m = 0; // weight N x K, activation rows M
+  std::string precision;
+  std::optional<double> currentRatio; // block sparsity in the trace
+  std::optional<double> targetRatio;  // none: keeps its measured latency
+  /// dense/sparse at the target (database, interpolated); with `ranSparse`,
+  /// the projection is measured x ratio(current) / ratio(target).
+  std::optional<double> perfRatio, currentPerfRatio;
+  bool ranSparse = false;
+  std::string basis; // how perfRatio was found, or why the op is kept
+  int64_t count = 0;
+  double measuredUs = 0, projectedUs = 0; // per iteration
+  double meanUs = 0, p50Us = 0, p99Us = 0; // measured, per execution
+  double projectedMeanUs = 0;              // per execution
+};
+
+struct WhatIfTotals {
+  double measuredUs = 0;      // op time per iteration in the trace
+  double sparseCapableUs = 0; // of which in sparse-capable ops
+  double projectedUs = 0;
+  double speedup() const { return projectedUs > 0 ? measuredUs / projectedUs : 0; }
+};
+
+struct WhatIf {
+  std::string model;
+  int threads = 1;
+  /// Part 1: the database entries the projection used (the model's weight
+  /// shapes), in the order their ops first appear.
+  std::vector<tuning::Entry> entries;
+  std::vector<WhatIfOp> ops;
+  WhatIfTotals totals;
+};
+
+/// dense/sparse of `e` at block sparsity `s`: the measured ratio
+/// (dense_ms / sparse ms) at a measured sparsity, linear in the ratios of
+/// the two measured sparsities around it, nullopt outside the measured
+/// range (never extrapolated). `basis` says which.
+std::optional<double> perfRatioAt(const tuning::Entry &e, double s,
+                                  std::string &basis);
+
+/// The precision a kernel name says an op runs in: "bf16", "int8" or
+/// "fp32".
+std::string kernelPrecision(const std::string &kernel);
+
+/// Projects `profile` with `db`. Returns "" or an error: a per-layer key
+/// naming no sparse-capable op, an op of another precision than
+/// `request.precision`, or ops without a usable measurement (each named,
+/// with the opscope-tune command that would measure them).
+std::string projectWhatIf(const Profile &profile, const tuning::Database &db,
+                          const WhatIfRequest &request, WhatIf &out);
+
+/// The database must be of the machine the trace was recorded on (CPU
+/// model and AMX). Returns "" or an error naming both files.
+std::string checkDatabaseMachine(const Profile &profile,
+                                 const std::string &tracePath,
+                                 const tuning::Database &db,
+                                 const std::string &dbPath);
+
+/// --check: the projection against a measured trace of the pruned model,
+/// ops matched by provenance (groupByProvenance).
+struct CheckRow {
+  std::string projected, measured, type; // op names, " + "-joined
+  std::optional<double> projectedUs, measuredUs, errorPercent;
+  std::optional<double> targetRatio, measuredRatio; // block sparsity
+  bool isTotal = false;
+};
+struct Check {
+  std::vector<CheckRow> rows; // by |error| in ms, then the total
+};
+/// Returns "" or an error naming `measuredPath` when it is not a trace of
+/// the same model (a sparse-capable op without counterpart, or a
+/// counterpart with another weight shape).
+std::string checkWhatIf(const WhatIf &whatIf, const Profile &measured,
+                        const std::string &measuredPath, Check &out);
+
+/// Renders the projection (and the check, when given) in `options.format`:
+/// table and markdown print the perf-ratio table, the ops and the totals;
+/// CSV the three parts of docs/profile-csv.md; JSON one object,
+/// {"opscope": {"what_if": ...}}.
+void renderWhatIf(const WhatIf &whatIf, const WhatIfRequest &request,
+                  const std::string &dbPath, const Check *check,
+                  const Options &options, std::ostream &os);
+
+} // namespace opscope::analysis
+
+#endif // OPSCOPE_RUNTIME_WHATIF_H
