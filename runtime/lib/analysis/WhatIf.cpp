@@ -261,7 +261,7 @@ std::string analysis::projectWhatIf(const Profile &profile,
     else if (auto it = keyOf.find(p.id); it != keyOf.end())
       op.targetRatio = request.perLayer.at(it->second);
     if (!op.targetRatio) {
-      op.basis = "kept: not in " + request.perLayerFile;
+      op.basis = "kept: not in the per-layer file";
       out.ops.push_back(std::move(op));
       continue;
     }

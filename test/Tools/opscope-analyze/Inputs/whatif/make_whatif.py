@@ -45,14 +45,14 @@ SPARSE = "opscope:sparse_1x4:avx512:f32"
 FC1 = ["fc1/MatMul", "fc1/Add"]
 FC2 = ["fc2/MatMul", "fc2/Add"]
 
-# The dense model: fc1 (256x64 weight) 100 us, ln 20, fc2 (64x256) 80,
-# softmax 10 per iteration; M = 128 for both inner products.
+# The dense model: fc1 (256x64 weight) 1 ms, ln 0.2, fc2 (64x256) 0.8,
+# softmax 0.1 per iteration (2 iterations of the same durations); M = 128 for both inner products.
 trace("dense.json", "tiny", [
     probe(0, "fc1/MatMul", "inner_product", FC1, [1, 128, 256], DENSE, [256, 64], 0.0),
     probe(1, "ln", "layer_norm", ["ln/ReduceMean", "ln/Sub"], [1, 128, 256], "opscope:layer_norm:avx512"),
     probe(2, "fc2/MatMul", "inner_product", FC2, [1, 128, 64], DENSE, [64, 256], 0.0),
     probe(3, "softmax", "softmax", ["softmax"], [1, 4, 128, 128], "opscope:softmax:avx512"),
-], [100, 20, 80, 10])
+], [1000, 200, 800, 100])
 
 # The same model pruned to 80% and compiled with --sparse: the inner
 # products on the sparse kernel, and a transpose (no source nodes) at the
@@ -63,23 +63,23 @@ trace("sparse.json", "tiny-sparse", [
     probe(2, "ln", "layer_norm", ["ln/ReduceMean", "ln/Sub"], [1, 128, 256], "opscope:layer_norm:avx512"),
     probe(3, "fc2/MatMul", "sparse_inner_product", FC2, [1, 128, 64], SPARSE, [64, 256], 0.8),
     probe(4, "softmax", "softmax", ["softmax"], [1, 4, 128, 128], "opscope:softmax:avx512"),
-], [5, 30, 20, 40, 10])
+], [50, 300, 200, 400, 100])
 
 # Another model: fc1's counterpart has another weight shape.
 trace("other-shape.json", "tiny-wide", [
     probe(0, "fc1/MatMul", "sparse_inner_product", FC1, [1, 128, 512], SPARSE, [512, 64], 0.8),
     probe(1, "fc2/MatMul", "sparse_inner_product", FC2, [1, 128, 64], SPARSE, [64, 512], 0.8),
-], [30, 40])
+], [300, 400])
 
 # Another model with nothing in common.
 trace("unrelated.json", "mlp", [
     probe(0, "dense_1/Gemm", "inner_product", ["dense_1/Gemm"], [1, 128, 256], DENSE, [256, 64], 0.0),
-], [50])
+], [500])
 
 # The dense model recorded on another CPU.
 trace("dense-elsewhere.json", "tiny", [
     probe(0, "fc1/MatMul", "inner_product", FC1, [1, 128, 256], DENSE, [256, 64], 0.0),
-], [100], cpu="Elsewhere CPU")
+], [1000], cpu="Elsewhere CPU")
 
 
 def db(path, entries, cpu="golden"):
