@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODELS="$BUILD_DIR/models"
 
 /usr/bin/python3 "$ROOT/models/generate.py" --out "$MODELS" \
-  distilbert-opset14 distilbert-opset17 bert-mini-opset14
+  distilbert-opset14 distilbert-opset14-sparse distilbert-opset17 bert-mini-opset14
 
 ENC="input_ids=1x128,attention_mask=1x128"
 echo "== ONNX import (parse, check, import, fold, verify; no printing)"
@@ -46,6 +46,15 @@ echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, se
   --prune "$BUILD_DIR/bin/opscope-prune" --work "$BUILD_DIR/bench-sparse" \
   --cpu 0 --rounds 5 --iterations 10 \
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
+echo "== What-if (issue 14): opscope-analyze --what-if 0.8 against the measured pruned DistilBERT-shaped model; dense fp32 --kernels tuned vs ONNX Runtime; seq 128, batch 1, one thread"
+/usr/bin/python3 "$ROOT/scripts/bench_whatif.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --tune "$BUILD_DIR/bin/opscope-tune" --analyze "$BUILD_DIR/bin/opscope-analyze" \
+  --work "$BUILD_DIR/bench-whatif" --cpu 0 --rounds 5 --iterations 10 --sparsity 0.8 \
+  "$MODELS/distilbert-opset14.onnx" "$MODELS/distilbert-opset14-sparse.onnx" \
+  input_ids=1x128 attention_mask=1x128
 
 echo
 echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4-pruned) sparse fp32/int8 vs ONNX Runtime fp32, seq 128, batch 1, one thread; accuracy"
