@@ -76,4 +76,5 @@ TEST(WhatIf, PrecisionFromKernelName) {
   EXPECT_EQ(kernelPrecision("opscope:sparse_1x4:avx512_bf16:bf16"), "bf16");
   EXPECT_EQ(kernelPrecision("opscope:sparse_1x4:avx512:f32"), "fp32");
   EXPECT_EQ(kernelPrecision("opscope:sparse_1x4:avx512_vnni:s8"), "int8");
+  EXPECT_EQ(kernelPrecision("onednn:brgemm:avx512_core_vnni:int8"), "int8");
 }
