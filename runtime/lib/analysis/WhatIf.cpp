@@ -175,6 +175,7 @@ std::string analysis::projectWhatIf(const Profile &profile,
   out = WhatIf();
   out.model = profile.header.model;
   out.threads = static_cast<int>(std::max<int64_t>(1, profile.header.machine.threads));
+  out.cpu = trimmed(profile.header.machine.cpu);
   auto capable = [](const trace::ProbeInfo &p) {
     return p.sparseSupport && p.weightShape.size() == 2 &&
            p.weightShape[0] > 0 && p.weightShape[1] > 0 && !p.outputs.empty();
@@ -353,6 +354,19 @@ std::string analysis::checkWhatIf(const WhatIf &whatIf,
                                   Check &out) {
   out = Check();
   std::string what = "--check " + measuredPath;
+  // The projection is for the trace's machine and thread count; a
+  // measurement of another says nothing about its error.
+  const trace::MachineInfo &machine = measured.header.machine;
+  if (trimmed(machine.cpu) != whatIf.cpu)
+    return what + ": recorded on " + trimmed(machine.cpu) +
+           ", the projected trace on " + whatIf.cpu +
+           "; compare traces of one machine";
+  int threads = static_cast<int>(std::max<int64_t>(1, machine.threads));
+  if (threads != whatIf.threads)
+    return what + ": recorded with " + std::to_string(threads) +
+           " threads, the projected trace with " +
+           std::to_string(whatIf.threads) +
+           "; compare runs with the same --threads";
   double iterations = static_cast<double>(iterationCount(measured));
   struct Slot {
     const trace::ProbeInfo *probe;

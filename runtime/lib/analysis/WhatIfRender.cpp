@@ -12,6 +12,7 @@
 #include "Table.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -49,10 +50,14 @@ std::optional<double> ms(std::optional<double> us) {
   return *us / 1e3;
 }
 
+/// `ratio_0.80`; more digits only when the sparsity has them
+/// (`ratio_0.825`).
 std::string ratioName(double s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "ratio_%.2f", s);
-  return buf;
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  if (std::fabs(std::strtod(buf, nullptr) - s) > 1e-9)
+    std::snprintf(buf, sizeof buf, "%g", s);
+  return std::string("ratio_") + buf;
 }
 
 /// Part 1: one row per database entry used, one column per measured

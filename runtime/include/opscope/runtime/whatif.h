@@ -68,6 +68,7 @@ struct WhatIfTotals {
 struct WhatIf {
   std::string model;
   int threads = 1;
+  std::string cpu; ///< of the trace: a check must be of the same machine
   /// Part 1: the database entries the projection used (the model's weight
   /// shapes), in the order their ops first appear.
   std::vector<tuning::Entry> entries;
@@ -111,9 +112,10 @@ struct CheckRow {
 struct Check {
   std::vector<CheckRow> rows; // by |error| in ms, then the total
 };
-/// Returns "" or an error naming `measuredPath` when it is not a trace of
-/// the same model (a sparse-capable op without counterpart, or a
-/// counterpart with another weight shape).
+/// Returns "" or an error naming `measuredPath` when it was recorded on
+/// another CPU or with another thread count, or is not a trace of the same
+/// model (a sparse-capable op without counterpart, or a counterpart with
+/// another weight shape).
 std::string checkWhatIf(const WhatIf &whatIf, const Profile &measured,
                         const std::string &measuredPath, Check &out);
 

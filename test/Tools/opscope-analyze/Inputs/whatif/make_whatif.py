@@ -16,7 +16,7 @@ def probe(i, name, typ, sources, out, kernel, weight=None, block=None):
             "flops": 2e6 if capable else None, "bytes": 1e6, "kernel": kernel}
 
 
-def trace(path, model, probes, durs, iterations=2, cpu="golden"):
+def trace(path, model, probes, durs, iterations=2, cpu="golden", threads=1):
     events = []
     ts = 0.0
     for it in range(iterations):
@@ -33,7 +33,7 @@ def trace(path, model, probes, durs, iterations=2, cpu="golden"):
     doc = {"traceEvents": events, "displayTimeUnit": "ms",
            "opscope": {"schema_version": 1, "model": model,
                        "machine": {"cpu": cpu, "isa": "avx512_core", "amx_available": False,
-                                   "amx_used": False, "threads": 1},
+                                   "amx_used": False, "threads": threads},
                        "run": {"iterations": iterations}, "labels": ["measure"],
                        "probe_cost_ns": 0.0, "dropped_events": 0, "probes": probes}}
     with open(path, "w") as f:
@@ -64,6 +64,14 @@ trace("sparse.json", "tiny-sparse", [
     probe(3, "fc2/MatMul", "sparse_inner_product", FC2, [1, 128, 64], SPARSE, [64, 256], 0.8),
     probe(4, "softmax", "softmax", ["softmax"], [1, 4, 128, 128], "opscope:softmax:avx512"),
 ], [50, 300, 200, 400, 100])
+
+# The pruned model run with two threads, and on another CPU.
+SPARSE_PROBES = [
+    probe(0, "fc1/MatMul", "sparse_inner_product", FC1, [1, 128, 256], SPARSE, [256, 64], 0.8),
+    probe(1, "fc2/MatMul", "sparse_inner_product", FC2, [1, 128, 64], SPARSE, [64, 256], 0.8),
+]
+trace("sparse-2threads.json", "tiny-sparse", SPARSE_PROBES, [200, 250], threads=2)
+trace("sparse-elsewhere.json", "tiny-sparse", SPARSE_PROBES, [300, 400], cpu="Elsewhere CPU")
 
 # Another model: fc1's counterpart has another weight shape.
 trace("other-shape.json", "tiny-wide", [
