@@ -179,6 +179,13 @@ int main(int argc, char **argv) {
                       "database support only 1x4 blocks",
                   kUsage);
   }
+  // A number is a ratio (checked here, before any file is read); anything
+  // else names a per-layer file.
+  std::optional<double> whatIfRatio = parseRatio(whatIf);
+  if (projecting && whatIfRatio && !(*whatIfRatio > 0.0 && *whatIfRatio < 1.0))
+    return fail("--what-if: expected a ratio in (0, 1), e.g. 0.8, or a "
+                "per-layer FILE.json, got '" + whatIf + "'",
+                kUsage);
 
   Options options;
   options.top = top;
@@ -246,12 +253,8 @@ int main(int argc, char **argv) {
     request.precision = precision;
     if (!dbPath.empty())
       request.dbFlag = dbPath;
-    if (auto r = parseRatio(whatIf)) {
-      if (!(*r > 0.0 && *r < 1.0))
-        return fail("--what-if: expected a ratio in (0, 1), e.g. 0.8, or a "
-                    "per-layer FILE.json, got '" + whatIf + "'",
-                    kUsage);
-      request.sparsity = *r;
+    if (whatIfRatio) {
+      request.sparsity = *whatIfRatio;
     } else {
       request.perLayerFile = whatIf;
       err = opscope::tuning::readPerLayer(whatIf, "--what-if",
