@@ -26,7 +26,8 @@ Entry entry(std::vector<std::pair<double, double>> points) {
 
 TEST(WhatIf, MeasuredRatioIsUsedAsIs) {
   std::string basis;
-  auto r = perfRatioAt(entry({{0.7, 1.0}, {0.8, 0.5}, {0.9, 0.25}}), 0.8, basis);
+  auto r =
+      perfRatioAt(entry({{0.7, 1.0}, {0.8, 0.5}, {0.9, 0.25}}), 0.8, basis);
   ASSERT_TRUE(r);
   EXPECT_DOUBLE_EQ(*r, 4.0);
   EXPECT_EQ(basis, "measured at 80%");
@@ -65,7 +66,8 @@ TEST(WhatIf, NeverExtrapolates) {
 
 TEST(WhatIf, PointsInAnyOrder) {
   std::string basis;
-  auto r = perfRatioAt(entry({{0.9, 0.25}, {0.7, 1.0}, {0.8, 0.5}}), 0.75, basis);
+  auto r =
+      perfRatioAt(entry({{0.9, 0.25}, {0.7, 1.0}, {0.8, 0.5}}), 0.75, basis);
   ASSERT_TRUE(r);
   EXPECT_DOUBLE_EQ(*r, 3.0);
 }

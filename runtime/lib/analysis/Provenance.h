@@ -1,4 +1,5 @@
-//===- Provenance.h - matching ops of two traces by source nodes -*- C++ -*-===//
+//===- Provenance.h - matching ops of two traces by source nodes -*- C++
+//-*-===//
 //
 // Part of opscope's runtime (internal to opscope_analysis). Ops of one or
 // two traces that share any ONNX source node are one group, so a fused

@@ -64,8 +64,8 @@ inline constexpr size_t kMaxCellWidth = 48;
 
 template <typename RowT>
 void renderTable(const std::vector<Column<RowT>> &cols,
-                 const std::vector<RowT> &rows, Format format,
-                 std::ostream &os, size_t maxCellWidth = 0) {
+                 const std::vector<RowT> &rows, Format format, std::ostream &os,
+                 size_t maxCellWidth = 0) {
   std::vector<std::vector<Cell>> cells;
   for (const RowT &r : rows) {
     std::vector<Cell> line;

@@ -47,8 +47,9 @@ static std::string trimmed(const std::string &s) {
 std::optional<double> analysis::perfRatioAt(const tuning::Entry &e, double s,
                                             std::string &basis) {
   std::vector<tuning::SparsePoint> points = e.sparse;
-  std::sort(points.begin(), points.end(),
-            [](const auto &a, const auto &b) { return a.sparsity < b.sparsity; });
+  std::sort(points.begin(), points.end(), [](const auto &a, const auto &b) {
+    return a.sparsity < b.sparsity;
+  });
   auto ratio = [&](const tuning::SparsePoint &p) { return e.denseMs / p.ms; };
   for (const auto &p : points)
     if (std::fabs(p.sparsity - s) <= kSameSparsity && p.ms > 0) {
@@ -99,7 +100,8 @@ struct Missing {
     std::set<double> sparsities; // what opscope-tune must measure
     std::string why;
   };
-  using Key = std::tuple<int64_t, std::string, int64_t, int64_t>; // m, precision, n, k
+  using Key =
+      std::tuple<int64_t, std::string, int64_t, int64_t>; // m, precision, n, k
   /// In the order the ops first appear.
   std::vector<std::pair<Key, Problem>> byProblem;
   size_t ops = 0;
@@ -168,13 +170,13 @@ std::string missingMessage(const Missing &missing, const std::string &dbName,
 
 std::string analysis::projectWhatIf(const Profile &profile,
                                     const tuning::Database &db,
-                                    const WhatIfRequest &request,
-                                    WhatIf &out) {
+                                    const WhatIfRequest &request, WhatIf &out) {
   const auto &probes = profile.header.probes;
   double iterations = static_cast<double>(iterationCount(profile));
   out = WhatIf();
   out.model = profile.header.model;
-  out.threads = static_cast<int>(std::max<int64_t>(1, profile.header.machine.threads));
+  out.threads =
+      static_cast<int>(std::max<int64_t>(1, profile.header.machine.threads));
   out.cpu = trimmed(profile.header.machine.cpu);
   auto capable = [](const trace::ProbeInfo &p) {
     return p.sparseSupport && p.weightShape.size() == 2 &&
@@ -348,10 +350,8 @@ std::string analysis::projectWhatIf(const Profile &profile,
   return "";
 }
 
-std::string analysis::checkWhatIf(const WhatIf &whatIf,
-                                  const Profile &measured,
-                                  const std::string &measuredPath,
-                                  Check &out) {
+std::string analysis::checkWhatIf(const WhatIf &whatIf, const Profile &measured,
+                                  const std::string &measuredPath, Check &out) {
   out = Check();
   std::string what = "--check " + measuredPath;
   // The projection is for the trace's machine and thread count; a

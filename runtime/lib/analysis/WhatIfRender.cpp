@@ -70,9 +70,12 @@ perfRatioColumns(const std::vector<tuning::Entry> &entries) {
          return field(std::to_string(e.n) + "x" + std::to_string(e.k));
        }},
       {"m", true, [](const tuning::Entry &e) { return integer(e.m); }},
-      {"precision", false, [](const tuning::Entry &e) { return field(e.precision); }},
-      {"threads", true, [](const tuning::Entry &e) { return integer(e.threads); }},
-      {"dense_ms", true, [](const tuning::Entry &e) { return number(e.denseMs, 4); }},
+      {"precision", false,
+       [](const tuning::Entry &e) { return field(e.precision); }},
+      {"threads", true,
+       [](const tuning::Entry &e) { return integer(e.threads); }},
+      {"dense_ms", true,
+       [](const tuning::Entry &e) { return number(e.denseMs, 4); }},
   };
   std::set<double> sparsities;
   for (const auto &e : entries)
@@ -99,7 +102,8 @@ std::vector<Column<WhatIfOp>> opColumns(bool csv) {
   std::vector<Column<WhatIfOp>> cols;
   if (csv) {
     cols = {
-        {"operator_type", false, [](const WhatIfOp &o) { return field(o.probe->type); }},
+        {"operator_type", false,
+         [](const WhatIfOp &o) { return field(o.probe->type); }},
         {"post_op", false,
          [](const WhatIfOp &o) {
            std::string s;
@@ -107,44 +111,58 @@ std::vector<Column<WhatIfOp>> opColumns(bool csv) {
              s += (i ? ";" : "") + o.probe->postOps[i];
            return field(s);
          }},
-        {"operator_name", false, [](const WhatIfOp &o) { return field(o.probe->name); }},
+        {"operator_name", false,
+         [](const WhatIfOp &o) { return field(o.probe->name); }},
         {"input_tensor_names", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->inputs, [](auto &t) { return t.name; }));
+           return field(
+               joined(o.probe->inputs, [](auto &t) { return t.name; }));
          }},
         {"input_shapes", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->inputs, [](auto &t) { return shapeText(t.shape); }));
+           return field(joined(o.probe->inputs,
+                               [](auto &t) { return shapeText(t.shape); }));
          }},
         {"input_dtypes", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->inputs, [](auto &t) { return t.dtype; }));
+           return field(
+               joined(o.probe->inputs, [](auto &t) { return t.dtype; }));
          }},
         {"output_tensor_names", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->outputs, [](auto &t) { return t.name; }));
+           return field(
+               joined(o.probe->outputs, [](auto &t) { return t.name; }));
          }},
         {"output_shapes", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->outputs, [](auto &t) { return shapeText(t.shape); }));
+           return field(joined(o.probe->outputs,
+                               [](auto &t) { return shapeText(t.shape); }));
          }},
         {"output_dtypes", false,
          [](const WhatIfOp &o) {
-           return field(joined(o.probe->outputs, [](auto &t) { return t.dtype; }));
+           return field(
+               joined(o.probe->outputs, [](auto &t) { return t.dtype; }));
          }},
         {"weight_shape", false,
-         [](const WhatIfOp &o) { return field(shapeText(o.probe->weightShape)); }},
+         [](const WhatIfOp &o) {
+           return field(shapeText(o.probe->weightShape));
+         }},
         {"weight_sparse_ratio", true,
          [=](const WhatIfOp &o) { return ratio(o.probe->weightSparsity); }},
         {"weight_block_sparse_ratio", true,
          [=](const WhatIfOp &o) { return ratio(o.probe->blockSparsity); }},
-        {"sparse_block", false, [](const WhatIfOp &o) { return field(o.probe->sparseBlock); }},
+        {"sparse_block", false,
+         [](const WhatIfOp &o) { return field(o.probe->sparseBlock); }},
         {"sparse_support", false, capable},
-        {"kernel", false, [](const WhatIfOp &o) { return field(o.probe->kernel); }},
+        {"kernel", false,
+         [](const WhatIfOp &o) { return field(o.probe->kernel); }},
         {"count", true, [](const WhatIfOp &o) { return integer(o.count); }},
-        {"latency_mean_ms", true, [](const WhatIfOp &o) { return number(o.meanUs / 1e3, 4); }},
-        {"latency_p50_ms", true, [](const WhatIfOp &o) { return number(o.p50Us / 1e3, 4); }},
-        {"latency_p99_ms", true, [](const WhatIfOp &o) { return number(o.p99Us / 1e3, 4); }},
+        {"latency_mean_ms", true,
+         [](const WhatIfOp &o) { return number(o.meanUs / 1e3, 4); }},
+        {"latency_p50_ms", true,
+         [](const WhatIfOp &o) { return number(o.p50Us / 1e3, 4); }},
+        {"latency_p99_ms", true,
+         [](const WhatIfOp &o) { return number(o.p99Us / 1e3, 4); }},
         {"gflops_per_s", true,
          [](const WhatIfOp &o) {
            return number(o.probe->flops && o.meanUs > 0
@@ -152,9 +170,12 @@ std::vector<Column<WhatIfOp>> opColumns(bool csv) {
                              : std::nullopt,
                          2);
          }},
-        {"target_sparse_ratio", true, [=](const WhatIfOp &o) { return ratio(o.targetRatio); }},
-        {"perf_ratio", true, [](const WhatIfOp &o) { return number(o.perfRatio, 3); }},
-        {"perf_ratio_basis", false, [](const WhatIfOp &o) { return field(o.basis); }},
+        {"target_sparse_ratio", true,
+         [=](const WhatIfOp &o) { return ratio(o.targetRatio); }},
+        {"perf_ratio", true,
+         [](const WhatIfOp &o) { return number(o.perfRatio, 3); }},
+        {"perf_ratio_basis", false,
+         [](const WhatIfOp &o) { return field(o.basis); }},
         {"projected_latency_mean_ms", true,
          [](const WhatIfOp &o) { return number(o.projectedMeanUs / 1e3, 4); }},
         {"time_per_iteration_ms", true,
@@ -169,18 +190,25 @@ std::vector<Column<WhatIfOp>> opColumns(bool csv) {
       {"name", false, [](const WhatIfOp &o) { return field(o.probe->name); }},
       {"type", false, [](const WhatIfOp &o) { return field(o.probe->type); }},
       {"weight_shape", false,
-       [](const WhatIfOp &o) { return field(shapeText(o.probe->weightShape)); }},
+       [](const WhatIfOp &o) {
+         return field(shapeText(o.probe->weightShape));
+       }},
       {"m", true,
        [](const WhatIfOp &o) {
          return o.sparseCapable ? integer(o.m) : missing();
        }},
-      {"precision", false, [](const WhatIfOp &o) { return field(o.precision); }},
+      {"precision", false,
+       [](const WhatIfOp &o) { return field(o.precision); }},
       {"sparse_support", false, capable},
-      {"current_ratio", true, [=](const WhatIfOp &o) { return ratio(o.currentRatio); }},
-      {"target_ratio", true, [=](const WhatIfOp &o) { return ratio(o.targetRatio); }},
-      {"perf_ratio", true, [](const WhatIfOp &o) { return number(o.perfRatio, 3); }},
+      {"current_ratio", true,
+       [=](const WhatIfOp &o) { return ratio(o.currentRatio); }},
+      {"target_ratio", true,
+       [=](const WhatIfOp &o) { return ratio(o.targetRatio); }},
+      {"perf_ratio", true,
+       [](const WhatIfOp &o) { return number(o.perfRatio, 3); }},
       {"basis", false, [](const WhatIfOp &o) { return field(o.basis); }},
-      {"self_ms", true, [](const WhatIfOp &o) { return number(o.measuredUs / 1e3, 4); }},
+      {"self_ms", true,
+       [](const WhatIfOp &o) { return number(o.measuredUs / 1e3, 4); }},
       {"projected_ms", true,
        [](const WhatIfOp &o) { return number(o.projectedUs / 1e3, 4); }},
   };
@@ -200,7 +228,9 @@ std::vector<Column<TotalsRow>> totalsColumns() {
       {"measured_total_ms", true,
        [](const TotalsRow &t) { return number(t.totals.measuredUs / 1e3, 4); }},
       {"sparse_capable_ms", true,
-       [](const TotalsRow &t) { return number(t.totals.sparseCapableUs / 1e3, 4); }},
+       [](const TotalsRow &t) {
+         return number(t.totals.sparseCapableUs / 1e3, 4);
+       }},
       {"sparse_capable_%", true,
        [](const TotalsRow &t) {
          return number(t.totals.measuredUs > 0
@@ -216,7 +246,9 @@ std::vector<Column<TotalsRow>> totalsColumns() {
          return field(t.targetText);
        }},
       {"projected_total_ms", true,
-       [](const TotalsRow &t) { return number(t.totals.projectedUs / 1e3, 4); }},
+       [](const TotalsRow &t) {
+         return number(t.totals.projectedUs / 1e3, 4);
+       }},
       {"projected_speedup", true,
        [](const TotalsRow &t) { return number(t.totals.speedup(), 3); }},
   };
@@ -224,23 +256,32 @@ std::vector<Column<TotalsRow>> totalsColumns() {
 
 std::vector<Column<CheckRow>> checkColumns() {
   return {
-      {"projected", false, [](const CheckRow &r) { return field(r.projected); }},
+      {"projected", false,
+       [](const CheckRow &r) { return field(r.projected); }},
       {"measured", false, [](const CheckRow &r) { return field(r.measured); }},
       {"type", false, [](const CheckRow &r) { return field(r.type); }},
-      {"target_ratio", true, [](const CheckRow &r) { return number(r.targetRatio, 4); }},
-      {"measured_ratio", true, [](const CheckRow &r) { return number(r.measuredRatio, 4); }},
-      {"projected_ms", true, [](const CheckRow &r) { return number(ms(r.projectedUs), 4); }},
-      {"measured_ms", true, [](const CheckRow &r) { return number(ms(r.measuredUs), 4); }},
+      {"target_ratio", true,
+       [](const CheckRow &r) { return number(r.targetRatio, 4); }},
+      {"measured_ratio", true,
+       [](const CheckRow &r) { return number(r.measuredRatio, 4); }},
+      {"projected_ms", true,
+       [](const CheckRow &r) { return number(ms(r.projectedUs), 4); }},
+      {"measured_ms", true,
+       [](const CheckRow &r) { return number(ms(r.measuredUs), 4); }},
       {"error_ms", true,
        [](const CheckRow &r) {
-         return number((r.projectedUs.value_or(0.0) - r.measuredUs.value_or(0.0)) / 1e3, 4);
+         return number(
+             (r.projectedUs.value_or(0.0) - r.measuredUs.value_or(0.0)) / 1e3,
+             4);
        }},
-      {"error_%", true, [](const CheckRow &r) { return number(r.errorPercent, 1); }},
+      {"error_%", true,
+       [](const CheckRow &r) { return number(r.errorPercent, 1); }},
   };
 }
 
 template <typename RowT>
-json asJson(const std::vector<Column<RowT>> &cols, const std::vector<RowT> &rows) {
+json asJson(const std::vector<Column<RowT>> &cols,
+            const std::vector<RowT> &rows) {
   std::ostringstream s;
   renderTable(cols, rows, Format::Json, s);
   return json::parse(s.str());
@@ -263,8 +304,10 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
   if (options.format == Format::Json) {
     json whatIf = {
         {"model", w.model},
-        {"target_sparse_ratio", request.sparsity ? json(*request.sparsity) : json()},
-        {"per_layer_file", request.sparsity ? json() : json(request.perLayerFile)},
+        {"target_sparse_ratio",
+         request.sparsity ? json(*request.sparsity) : json()},
+        {"per_layer_file",
+         request.sparsity ? json() : json(request.perLayerFile)},
         {"block", "1x4"},
         {"database", dbPath},
         {"threads", w.threads},
@@ -285,12 +328,12 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
       os << title << "\n";
   };
   if (!csv) {
-    std::string target =
-        request.sparsity ? "every sparse-capable op pruned to " +
-                               std::to_string(static_cast<int>(
-                                   std::round(*request.sparsity * 100))) +
-                               "%"
-                         : "the ratios of " + request.perLayerFile;
+    std::string target = request.sparsity
+                             ? "every sparse-capable op pruned to " +
+                                   std::to_string(static_cast<int>(
+                                       std::round(*request.sparsity * 100))) +
+                                   "%"
+                             : "the ratios of " + request.perLayerFile;
     os << (md ? "" : "what-if: ") << w.model << ", " << target
        << " in 1x4 blocks on the sparse kernel; tuning database " << dbPath
        << ", threads " << w.threads << "\n"

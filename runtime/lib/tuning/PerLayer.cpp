@@ -14,9 +14,9 @@
 #include <sstream>
 #include <vector>
 
-std::string opscope::tuning::parsePerLayer(
-    const std::string &text, const std::string &what,
-    std::map<std::string, double> &ratios) {
+std::string
+opscope::tuning::parsePerLayer(const std::string &text, const std::string &what,
+                               std::map<std::string, double> &ratios) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -57,9 +57,9 @@ std::string opscope::tuning::parsePerLayer(
   return "";
 }
 
-std::string opscope::tuning::readPerLayer(
-    const std::string &path, const std::string &flag,
-    std::map<std::string, double> &ratios) {
+std::string
+opscope::tuning::readPerLayer(const std::string &path, const std::string &flag,
+                              std::map<std::string, double> &ratios) {
   std::string what = flag + " " + path;
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -53,7 +53,7 @@ struct WhatIfOp {
   bool ranSparse = false;
   std::string basis; // how perfRatio was found, or why the op is kept
   int64_t count = 0;
-  double measuredUs = 0, projectedUs = 0; // per iteration
+  double measuredUs = 0, projectedUs = 0;  // per iteration
   double meanUs = 0, p50Us = 0, p99Us = 0; // measured, per execution
   double projectedMeanUs = 0;              // per execution
 };
@@ -62,7 +62,9 @@ struct WhatIfTotals {
   double measuredUs = 0;      // op time per iteration in the trace
   double sparseCapableUs = 0; // of which in sparse-capable ops
   double projectedUs = 0;
-  double speedup() const { return projectedUs > 0 ? measuredUs / projectedUs : 0; }
+  double speedup() const {
+    return projectedUs > 0 ? measuredUs / projectedUs : 0;
+  }
 };
 
 struct WhatIf {
