@@ -49,6 +49,19 @@ def cpu_facts():
     return model, " amx_tile " in flags + " "
 
 
+def op_medians(path):
+    """{probe: (median execution ms, probe)} of a trace's sparse-capable ops."""
+    with open(path) as f:
+        doc = json.load(f)
+    durs = {}
+    for ev in doc["traceEvents"]:
+        if ev.get("cat") == "op" and ev["args"]["label"] != "warm up":
+            durs.setdefault(ev["args"]["probe"], []).append(ev["dur"] / 1e3)
+    return {p["name"]: (statistics.median(durs[p["id"]]), p)
+            for p in doc["opscope"]["probes"]
+            if p["sparse_support"] and p["weight_shape"] and p["id"] in durs}
+
+
 def spread(values, fmt="%+.1f"):
     return (fmt + " [" + fmt + " .. " + fmt + "]") % (
         statistics.median(values), min(values), max(values))
@@ -100,6 +113,11 @@ def main():
 
     # 2-3. Traced runs in alternating rounds; the check per round.
     per_op = {}  # op -> [error %]
+    # (weight shape, post-ops) -> [in-model / tuned], dense and sparse
+    gap = {}
+    with open(db) as f:
+        entries = {(e["n"], e["k"]): e for e in json.load(f)["entries"]
+                   if e["precision"] == "fp32" and e["threads"] == 1}
     totals, projected, measured, dense, amx_used = [], [], [], [], False
     for r in range(a.rounds):
         traces = {}
@@ -109,6 +127,18 @@ def main():
                        str(a.iterations), "--warmup", "3", "--trace", traces[v]] + inputs, env)
             with open(traces[v]) as f:
                 amx_used |= json.load(f)["opscope"]["machine"].get("amx_used", False)
+        dense_ops, sparse_ops = op_medians(traces["dense"]), op_medians(traces["sparse"])
+        for name, (ms_dense, probe) in dense_ops.items():
+            e = entries.get(tuple(probe["weight_shape"]))
+            point = e and next((p for p in e["sparse"]
+                                if abs(p["sparsity"] - a.sparsity) < 1e-9), None)
+            if not point or name not in sparse_ops:
+                continue
+            key = ("x".join(map(str, probe["weight_shape"])),
+                   "+".join(sparse_ops[name][1]["post_ops"]) or "-")
+            g = gap.setdefault(key, ([], []))
+            g[0].append(ms_dense / e["dense_ms"])
+            g[1].append(sparse_ops[name][0] / point["ms"])
         out = run([a.analyze, traces["dense"], "--what-if", str(a.sparsity), "--db", db,
                    "--check", traces["sparse"], "--format", "json"], env)
         what_if = json.loads(out)["opscope"]["what_if"]
@@ -148,6 +178,11 @@ def main():
           "projected %.2f ms, measured %.2f ms (target |total error| <= 10%%)" % (
               statistics.median(dense), 100 * a.sparsity, statistics.median(projected),
               statistics.median(measured)))
+    print("in-model latency / tuned latency (per-op medians; median [min-max] over ops "
+          "and rounds): the per-op error is dense/sparse of these - 1")
+    print("%-10s %-12s %22s %22s" % ("weight", "post-ops", "dense", "sparse"))
+    for (shape, post), (d, sp) in sorted(gap.items()):
+        print("%-10s %-12s %22s %22s" % (shape, post, spread(d, "%.2f"), spread(sp, "%.2f")))
     r = [t / o for t, o in zip(ms["tuned"], ms["ort"])]
     print("dense fp32 --kernels tuned %.2f ms, ONNX Runtime fp32 %.2f ms: %.2fx ORT "
           "[%.2f-%.2f] (target <= 0.95x)" % (
