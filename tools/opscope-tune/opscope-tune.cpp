@@ -352,6 +352,27 @@ int main(int argc, char **argv) {
       std::printf(" %.4g |", tooling::median(r.res.sparseMs[i]));
     std::printf("\n");
   }
+  // The dense candidates (fp32): oneDNN's inner product against its matmul
+  // primitive on the same product; --kernels tuned takes the faster.
+  bool anyMatmul = false;
+  for (const Result &r : results)
+    anyMatmul |= !r.res.matmulMs.empty();
+  if (anyMatmul) {
+    std::printf("\ndense candidates (median ms over rounds; the faster runs "
+                "under --kernels tuned):\n\n| weight shape | M | inner "
+                "product | matmul | faster |\n| --- | --- | --- | --- | --- "
+                "|\n");
+    for (const Result &r : results) {
+      if (r.res.matmulMs.empty())
+        continue;
+      double ip = tooling::median(r.res.denseMs),
+             mm = tooling::median(r.res.matmulMs);
+      std::printf("| %ldx%ld | %ld | %.4g (%s) | %.4g (%s) | %s |\n",
+                  (long)r.problem.shape.n, (long)r.problem.shape.k,
+                  (long)r.problem.m, ip, r.res.denseImpl.c_str(), mm,
+                  r.res.matmulImpl.c_str(), mm < ip ? "matmul" : "inner product");
+    }
+  }
 
   if (noSave)
     return kOk;
@@ -366,6 +387,10 @@ int main(int argc, char **argv) {
     e.denseMs = tooling::median(r.res.denseMs);
     e.denseImpl = r.res.denseImpl;
     e.sparseImpl = r.res.sparseImpl;
+    if (!r.res.matmulMs.empty()) {
+      e.matmulMs = tooling::median(r.res.matmulMs);
+      e.matmulImpl = r.res.matmulImpl;
+    }
     for (size_t i = 0; i < ratios.size(); ++i) {
       auto pr = r.res.perRoundRatios(i);
       e.sparse.push_back({ratios[i], tooling::median(r.res.sparseMs[i]),

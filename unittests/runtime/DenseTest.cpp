@@ -461,3 +461,30 @@ TEST(MatMul, Bf16MatchesRoundedReference) {
   }
 }
 } // namespace
+
+namespace {
+/// The inner product on oneDNN's matmul primitive (--kernels tuned picks it
+/// where it measured faster) equals the inner-product primitive: bias,
+/// GELU and an aliasing residual sum included.
+TEST(MatMulInnerProduct, MatchesInnerProduct) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 4, 3},
+                         {17, 36, 67}, {128, 768, 96}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    auto x = randomVector(m * k, 51), w = randomVector(n * k, 52),
+         b = randomVector(n, 53), r = randomVector(m * n, 54);
+    std::vector<PostOp> post = {PostOp::GeluErf, PostOp::Sum};
+    InnerProduct ip(m, k, n, w.data(), b.data(), post);
+    MatMulInnerProduct mm(m, k, n, w.data(), b.data(), post);
+    std::vector<float> want = r, got = r;
+    ip.run(x.data(), want.data(), want.data());
+    mm.run(x.data(), got.data(), got.data());
+    double worst = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      worst = std::max(worst, double(std::fabs(want[i] - got[i])) /
+                                  (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-5);
+    EXPECT_EQ(mm.implementation().find("ref"), std::string::npos)
+        << mm.implementation();
+  }
+}
+} // namespace

@@ -77,7 +77,10 @@ TEST(Tuning, RoundTrip) {
   db.key = key();
   db.merge(entry(768, 3072, 128, "int8", 0.67,
                  {{0.7, 0.44, 1.5, 1.6}, {0.9, 0.22, 2.9, 3.1}}));
-  db.merge(entry(768, 768, 128, "fp32", 0.65, {{0.8, 0.26, 2.4, 2.5}}));
+  Entry f32 = entry(768, 768, 128, "fp32", 0.65, {{0.8, 0.26, 2.4, 2.5}});
+  f32.matmulMs = 0.61;
+  f32.matmulImpl = "brg:avx512_core";
+  db.merge(f32);
   fs::path p = dir.path / "sub" / db.key.fileName();
   save(p.string(), db);
   MachineKey k = key();
@@ -93,6 +96,14 @@ TEST(Tuning, RoundTrip) {
   EXPECT_EQ(e->sparse[1].ms, 0.22);
   EXPECT_EQ(e->sparse[1].ratioMin, 2.9);
   EXPECT_EQ(e->sparse[1].ratioMax, 3.1);
+  // The matmul candidate (fp32) is kept; an entry without it has none.
+  EXPECT_EQ(e->matmulMs, 0);
+  EXPECT_FALSE(e->matmulFaster());
+  const Entry *f = back.find(768, 768, 128, "fp32");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->matmulMs, 0.61);
+  EXPECT_EQ(f->matmulImpl, "brg:avx512_core");
+  EXPECT_TRUE(f->matmulFaster());
   EXPECT_EQ(back.find(768, 3072, 128, "fp32"), nullptr);
   EXPECT_EQ(back.find(768, 3072, 64, "int8"), nullptr);
   EXPECT_EQ(back.find(768, 3072, 128, "int8", 2), nullptr);

@@ -220,6 +220,68 @@ std::string Bf16InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
 
+struct MatMulInnerProduct::Impl {
+  int64_t m = 0, n = 0;
+  bool hasSum = false;
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+  dnnl::memory src, weights, bias, dst;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+MatMulInnerProduct::MatMulInnerProduct(int64_t m, int64_t k, int64_t n,
+                                       const float *weightData,
+                                       const float *biasData,
+                                       std::vector<PostOp> postOps)
+    : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  I.m = m;
+  I.n = n;
+  dnnl::memory::desc srcMd({m, k}, dt::f32, tag::ab);
+  // The N x K weight is the K x N operand with strides (1, K).
+  dnnl::memory::desc plainW({k, n}, dt::f32, dnnl::memory::dims{1, k});
+  dnnl::memory::desc anyW({k, n}, dt::f32, tag::any);
+  dnnl::memory::desc biasMd({1, n}, dt::f32, tag::ab);
+  dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+  dnnl::primitive_attr attr = attrWithPostOps(postOps, I.hasSum);
+  auto desc = biasData ? dnnl::matmul::desc(srcMd, anyW, biasMd, dstMd)
+                       : dnnl::matmul::desc(srcMd, anyW, dstMd);
+  I.pd = dnnl::matmul::primitive_desc(desc, attr, ctx.engine);
+  I.prim = dnnl::matmul(I.pd);
+  dnnl::memory plain(plainW, ctx.engine, const_cast<float *>(weightData));
+  I.weights = dnnl::memory(I.pd.weights_desc(), ctx.engine);
+  dnnl::reorder(plain, I.weights).execute(ctx.stream, plain, I.weights);
+  ctx.stream.wait();
+  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.args = {{DNNL_ARG_SRC, I.src},
+            {DNNL_ARG_WEIGHTS, I.weights},
+            {DNNL_ARG_DST, I.dst}};
+  if (biasData) {
+    I.bias = dnnl::memory(biasMd, ctx.engine);
+    std::memcpy(I.bias.get_data_handle(), biasData, n * sizeof(float));
+    I.args[DNNL_ARG_BIAS] = I.bias;
+  }
+}
+
+MatMulInnerProduct::~MatMulInnerProduct() = default;
+
+void MatMulInnerProduct::run(const float *x, float *y, const float *sum) {
+  Context &ctx = context();
+  Impl &I = *impl;
+  if (I.hasSum && sum != y)
+    std::memcpy(y, sum, I.m * I.n * sizeof(float));
+  I.src.set_data_handle(const_cast<float *>(x));
+  I.dst.set_data_handle(y);
+  I.prim.execute(ctx.stream, I.args);
+  ctx.stream.wait();
+}
+
+std::string MatMulInnerProduct::implementation() const {
+  return impl->pd.impl_info_str();
+}
+
 struct QuantizedInnerProduct::Impl : IpPrimitive {
   // outScale and the bias match the last (xScale, xZero).
   float lastXScale = std::nanf("");

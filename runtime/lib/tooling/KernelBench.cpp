@@ -189,6 +189,14 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
       }
     }
   }
+  // fp32: the same dense product on oneDNN's matmul primitive, last.
+  std::unique_ptr<MatMulInnerProduct> dm;
+  if (!int8 && !bf16) {
+    dm = std::make_unique<MatMulInnerProduct>(m, k, n, dense.data(),
+                                              bias.data(), std::vector<PostOp>{});
+    res.matmulImpl = dm->implementation();
+    systems.push_back([&] { dm->run(x.data(), y.data()); });
+  }
   for (auto &s : systems) // warm up: first touch, oneDNN's JIT
     s();
   size_t per = layouts.size();
@@ -204,6 +212,8 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         res.sparseRowMajorMs[i].push_back(
             medianCallMs(systems[2 + per * i], config.minMs));
     }
+    if (dm)
+      res.matmulMs.push_back(medianCallMs(systems.back(), config.minMs));
     if (onRound)
       onRound(r + 1, rounds);
   }

@@ -201,6 +201,10 @@ Database parse(const std::string &textIn, const std::string &path) {
     out.denseMs = number(e, "dense_ms", path, where, 0);
     out.denseImpl = text(e, "dense_impl", path, where);
     out.sparseImpl = text(e, "sparse_impl", path, where);
+    if (e.contains("matmul_ms")) {
+      out.matmulMs = number(e, "matmul_ms", path, where, 0);
+      out.matmulImpl = text(e, "matmul_impl", path, where);
+    }
     const json &sp = field(e, "sparse", path, where);
     if (!sp.is_array())
       refuse(path, where + "'s 'sparse' is not an array");
@@ -255,6 +259,10 @@ std::string serialize(const Database &db) {
                        {"dense_impl", e.denseImpl},
                        {"sparse_impl", e.sparseImpl},
                        {"sparse", sp}});
+    if (e.matmulMs > 0) {
+      entries.back()["matmul_ms"] = e.matmulMs;
+      entries.back()["matmul_impl"] = e.matmulImpl;
+    }
   }
   j["entries"] = entries;
   return j.dump(2) + "\n";

@@ -25,6 +25,18 @@
 // SLOW: osc.inner_product {{.*}}osc.kernel_choice = "tuned: dense 1.000 ms <= sparse 2.000 ms (at 80%)"
 // SLOW: osc.inner_product {{.*}}osc.kernel_choice = "tuned: dense (no measurement at or below this sparsity)"
 
+// Dense ops take the faster of oneDNN's dense primitives where both were
+// measured (fp32): the matmul primitive at 0.5 ms against the inner
+// product's 1.0 ms runs %w3 (and, sparse being slower, all three).
+// RUN: %python %S/Inputs/make_tuning_db.py %t/real.json %t/mm.json 1.0 2.0 --matmul 0.5
+// RUN: opscope-opt %S/osc-sparse-layout.mlir -pass-pipeline='builtin.module(func.func(osc-sparse-layout{tuning-db=%t/mm.json}))' | FileCheck %s --check-prefix=MATMUL
+// MATMUL-COUNT-2: osc.inner_product {{.*}}dense_kernel = "matmul", osc.kernel_choice = "tuned: dense 1.000 ms <= sparse 2.000 ms (at 80%); dense on oneDNN's matmul 0.500 ms < inner product 1.000 ms"
+// MATMUL: osc.inner_product {{.*}}dense_kernel = "matmul", osc.kernel_choice = "tuned: dense (no measurement at or below this sparsity); dense on oneDNN's matmul 0.500 ms < inner product 1.000 ms"
+// A slower matmul changes nothing.
+// RUN: %python %S/Inputs/make_tuning_db.py %t/real.json %t/mmslow.json 1.0 2.0 --matmul 1.5
+// RUN: opscope-opt %S/osc-sparse-layout.mlir -pass-pipeline='builtin.module(func.func(osc-sparse-layout{tuning-db=%t/mmslow.json}))' | FileCheck %s --check-prefix=MMSLOW
+// MMSLOW-NOT: dense_kernel
+
 // No entry: the threshold decides, and the pass says so once.
 // RUN: %python %S/Inputs/make_tuning_db.py %t/real.json %t/empty.json 0 0 --empty
 // RUN: opscope-opt %S/osc-sparse-layout.mlir -pass-pipeline='builtin.module(func.func(osc-sparse-layout{tuning-db=%t/empty.json}))' 2>%t/empty.err | FileCheck %s --check-prefix=EMPTY

@@ -157,6 +157,13 @@ LogicalResult InnerProductOp::verify() {
                                             getOutput()))) {
     return failure();
   }
+  if (auto dk = getDenseKernel()) {
+    if (*dk != "matmul" && *dk != "inner_product")
+      return emitOpError("dense_kernel must be matmul or inner_product, got '")
+             << *dk << "'";
+    if (*dk == "matmul" && !tensorType(getWeight()).getElementType().isF32())
+      return emitOpError("dense_kernel matmul runs f32 weights only");
+  }
   if (failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected(in.drop_back());

@@ -176,6 +176,20 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                     .str();
       }
     }
+    // Staying dense: the faster of oneDNN's two dense primitives, where the
+    // database measured both (fp32).
+    if (!pick && mode == "auto" && haveDatabase && !bf16 && !s8) {
+      auto outType = cast<RankedTensorType>(op.getResult().getType());
+      if (const tuning::Entry *e =
+              database.find(n, k, outType.getNumElements() / n, "fp32");
+          e && e->matmulFaster()) {
+        op.setDenseKernelAttr(StringAttr::get(op.getContext(), "matmul"));
+        why += llvm::formatv("; dense on oneDNN's matmul {0:F3} ms < inner "
+                             "product {1:F3} ms",
+                             e->matmulMs, e->denseMs)
+                   .str();
+      }
+    }
     if (!tuningDb.empty())
       op->setAttr("osc.kernel_choice",
                   StringAttr::get(op.getContext(), why));

@@ -47,6 +47,25 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// The same product on oneDNN's matmul primitive (x[M x K] by W^T, the N x
+/// K weight read as K x N) with bias and post-ops: on some shapes and CPUs
+/// it is faster than the inner-product primitive, and `opscope-tune`
+/// measures both (`dense_kernel = "matmul"` in the plan).
+class MatMulInnerProduct {
+public:
+  MatMulInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
+                     const float *bias, std::vector<PostOp> postOps);
+  ~MatMulInnerProduct();
+  MatMulInnerProduct(const MatMulInnerProduct &) = delete;
+  MatMulInnerProduct &operator=(const MatMulInnerProduct &) = delete;
+  void run(const float *x, float *y, const float *sum = nullptr);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// int8 inner product: y[M x N] (f32) = post_ops(xScale * wScale[n] *
 /// ((x[M x K] (u8) - xZero) * Wq^T) + b), with W quantized per output row,
 /// symmetric to [-127, 127]. oneDNN picks AMX, AVX512-VNNI or AVX2; the

@@ -65,6 +65,11 @@ struct Entry {
   int threads = 1;
   double denseMs = 0;
   std::string denseImpl, sparseImpl;
+  /// fp32: the same product on oneDNN's matmul primitive (0: not measured).
+  double matmulMs = 0;
+  std::string matmulImpl;
+  /// True when the matmul primitive measured faster than the inner product.
+  bool matmulFaster() const { return matmulMs > 0 && matmulMs < denseMs; }
   std::vector<SparsePoint> sparse; ///< ascending sparsity
   /// Same problem (everything above but the measurements).
   bool sameProblem(const Entry &o) const;

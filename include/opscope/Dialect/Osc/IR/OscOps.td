@@ -119,6 +119,10 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
     input_zero_point)`); accumulation is int32 and the output, bias and
     post-ops are f32.
 
+    `dense_kernel = "matmul"` (set by `osc-sparse-layout` from the tuning
+    database, where oneDNN's matmul primitive measured faster than its inner
+    product on this shape) runs an f32 op on the matmul primitive.
+
     ```mlir
     %y = osc.inner_product %x, %w bias(%b) sum(%res) post_ops [gelu_erf, sum]
         : (tensor<1x128x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>,
@@ -131,7 +135,8 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
                        DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
                        OptionalAttr<F32Attr>:$input_scale,
                        OptionalAttr<I32Attr>:$input_zero_point,
-                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales,
+                       OptionalAttr<StrAttr>:$dense_kernel);
   let results = (outs Osc_FloatTensor:$output);
   let builders = [
     // f32/bf16 (no quantization), as the fusion patterns create it.
@@ -139,7 +144,7 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
                    "::mlir::Value":$weight, "::mlir::Value":$bias,
                    "::mlir::Value":$sum_input, "::mlir::ArrayAttr":$post_ops), [{
       build($_builder, $_state, output, input, weight, bias, sum_input,
-            post_ops, nullptr, nullptr, nullptr);
+            post_ops, nullptr, nullptr, nullptr, nullptr);
     }]>
   ];
   let assemblyFormat = [{

@@ -46,8 +46,10 @@ struct KernelBenchConfig {
 
 /// Per-round ms of every candidate of one shape, M and precision.
 struct KernelBenchResult {
-  std::string denseImpl, sparseImpl;
+  std::string denseImpl, sparseImpl, matmulImpl;
   std::vector<double> denseMs;
+  /// fp32: the dense product on oneDNN's matmul primitive, per round.
+  std::vector<double> matmulMs;
   /// [ratio][round]: transposed activations, and row-major when asked.
   std::vector<std::vector<double>> sparseMs, sparseRowMajorMs;
   /// Per-round dense/sparse for ratio `i` (transposed or row-major).
