@@ -45,6 +45,18 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
       c.error() << "strides, dilations and kernel sizes must be positive";
       return failure();
     }
+  // Nothing beyond 2^40 along a dimension: the output-size arithmetic
+  // would overflow int64 long before any tensor limit applies.
+  const int64_t kMax = int64_t(1) << 40;
+  auto inRange = [&](ArrayRef<int64_t> v, int64_t lo) {
+    return llvm::all_of(v, [&](int64_t x) { return x >= lo && x <= kMax; });
+  };
+  if (!inRange(w.strides, 1) || !inRange(w.dilations, 1) ||
+      !inRange(w.kernel, 1) || !inRange(w.pads, 0)) {
+    c.error() << "strides, dilations, kernel sizes and pads must be in [0, "
+                 "2^40] (pads) or [1, 2^40]";
+    return failure();
+  }
   std::string autoPad = c.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     std::fill(w.pads.begin(), w.pads.end(), 0);
@@ -200,6 +212,16 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
     int64_t groups = c.intAttr("group", 1);
     std::string autoPad = c.stringAttr("auto_pad", "NOTSET");
     auto outputShape = c.intsAttr("output_shape");
+    auto bounded = [](ArrayRef<int64_t> v) {
+      return llvm::all_of(
+          v, [](int64_t x) { return x >= 0 && x <= (int64_t(1) << 40); });
+    };
+    if (!bounded(outPad) || (outputShape && !bounded(*outputShape)) ||
+        groups < 1 || groups > (int64_t(1) << 40)) {
+      c.error() << "output_padding, output_shape and group must be in [0, "
+                   "2^40] (group >= 1)";
+      return failure();
+    }
     if (outputShape && outputShape->size() == n + 2)
       outputShape =
           SmallVector<int64_t>(outputShape->begin() + 2, outputShape->end());

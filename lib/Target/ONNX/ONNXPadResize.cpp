@@ -54,6 +54,14 @@ void opscope::onnx_import::addPadResizeConverters(
       c.error() << "pad mode '" << modeName << "' is not supported";
       return failure();
     }
+    // No pad can make a tensor larger than any limit allows (2^40
+    // elements along one dimension): beyond that the sums below would
+    // overflow int64.
+    for (int64_t p : pads)
+      if (p > (int64_t(1) << 40) || p < -(int64_t(1) << 40)) {
+        c.error() << "pad " << p << " is out of range";
+        return failure();
+      }
     // Negative pads crop: a slice first, then the non-negative padding.
     if (llvm::any_of(pads, [](int64_t p) { return p < 0; })) {
       SmallVector<int64_t> starts(rank, 0), sizes(xt.getShape()),
