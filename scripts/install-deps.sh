@@ -9,7 +9,7 @@ PKGS=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19
   libdnnl-dev libcli11-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libonnx-testdata libgtest-dev libbenchmark-dev nlohmann-json3-dev
-  python3-onnx python3-numpy zlib1g-dev libzstd-dev bc time pkgconf
+  python3-onnx python3-numpy python3-pandas zlib1g-dev libzstd-dev bc time pkgconf
   libxxhash-dev
   # make fuzz / make check-sanitize: clang's libFuzzer and sanitizer
   # runtimes, and the omp.h clang compiles the runtime against
