@@ -80,13 +80,16 @@ double Distribution::percentile(double p) const {
 // Loading
 //===----------------------------------------------------------------------===//
 
+bool EventFilter::keeps(const std::string &l, int64_t iteration) const {
+  if (label ? l != *label : !includeWarmUp && l == trace::kWarmUpLabel)
+    return false;
+  return iteration < 0 || iteration >= skipIterations;
+}
+
 std::string analysis::loadProfile(const std::string &path,
                                   const EventFilter &filter, Profile &profile) {
   auto keep = [&](const std::string *label, int64_t iteration) {
-    if (filter.label ? *label != *filter.label
-                     : !filter.includeWarmUp && *label == trace::kWarmUpLabel)
-      return false;
-    return iteration < 0 || iteration >= filter.skipIterations;
+    return filter.keeps(*label, iteration);
   };
   trace::ReadCallbacks callbacks;
   int64_t maxProbe = -1; // over every event, filtered or not

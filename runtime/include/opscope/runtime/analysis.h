@@ -52,6 +52,8 @@ struct EventFilter {
   /// Without `label`: whether warm-up (trace::kWarmUpLabel) counts.
   bool includeWarmUp = false;
   int64_t skipIterations = 0;
+  /// Whether an event under `label` in `iteration` (-1: none) counts.
+  bool keeps(const std::string &label, int64_t iteration) const;
 };
 
 /// Everything folded from one trace.
