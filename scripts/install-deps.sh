@@ -14,6 +14,8 @@ PKGS=(
   # make fuzz / make check-sanitize: clang's libFuzzer and sanitizer
   # runtimes, and the omp.h clang compiles the runtime against
   libclang-rt-19-dev libomp-19-dev
+  # opscope-report's browser check in make test
+  chromium-headless-shell
 )
 
 missing=()
@@ -41,13 +43,19 @@ else
   echo "install-deps: all Debian packages present"
 fi
 
-# ONNX Runtime from npm: the numeric reference and performance peer. Its
-# install scripts only fetch GPU providers; the CPU library ships in the
-# package, so they are skipped. Pinned in third_party/node/package.json.
-ORT_DIR="$(cd "$(dirname "$0")/.." && pwd)/third_party/node"
-if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ]; then
-  echo "install-deps: installing onnxruntime-node (npm, --ignore-scripts)"
-  (cd "$ORT_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+# npm packages pinned in third_party/node/package.json, installed with
+# --ignore-scripts: ONNX Runtime (onnxruntime-node: the numeric reference and
+# performance peer; its install scripts only fetch GPU providers, the CPU
+# library ships in the package) and Chart.js (compiled into opscope-report's
+# pages, docs/report.md).
+NODE_DIR="$(cd "$(dirname "$0")/.." && pwd)/third_party/node"
+node_missing=()
+for p in onnxruntime-node chart.js; do
+  [ -f "$NODE_DIR/node_modules/$p/package.json" ] || node_missing+=("$p")
+done
+if [ ${#node_missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${node_missing[*]} (npm ci, --ignore-scripts)"
+  (cd "$NODE_DIR" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 else
-  echo "install-deps: onnxruntime-node present"
+  echo "install-deps: npm packages present (onnxruntime-node, chart.js)"
 fi

@@ -1,0 +1,347 @@
+//===- opscope-report.cpp - one self-contained HTML report ----------------===//
+//
+// Part of opscope. `opscope-report TRACE.json [--diff OTHER.json] -o
+// report.html`: the run header, time by op type, the top ops, the iteration
+// latency histogram, a timeline of one iteration, the roofline when the
+// machine is calibrated and, with --diff, the per-op change. Every figure is
+// rendered by the analyzer's library (the same calls opscope-analyze makes,
+// as JSON for the charts and as its markdown tables for the text), so the
+// page and opscope-analyze cannot disagree. See docs/report.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/analysis.h"
+
+#include "ToolCommon.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+#include "ReportAssets.inc"
+/// An embedded file as text.
+std::string asset(const unsigned char *bytes) {
+  return reinterpret_cast<const char *>(bytes);
+}
+} // namespace
+
+using namespace opscope;
+using namespace opscope::analysis;
+using nlohmann::json;
+
+namespace {
+
+int fail(const std::string &message, int code = tools::kFailure) {
+  std::cerr << "opscope-report: error: " << message << "\n";
+  return code;
+}
+
+std::string defaultMachineFile() {
+  const char *cache = std::getenv("XDG_CACHE_HOME");
+  const char *home = std::getenv("HOME");
+  std::string dir =
+      cache ? cache : (home ? std::string(home) + "/.cache" : ".");
+  return dir + "/opscope/machine.json";
+}
+
+/// What opscope-analyze prints for `profile` with `options`.
+std::string analyzed(const Profile &profile, const Options &options) {
+  std::ostringstream os;
+  render(profile, buildRows(profile, options), options, os);
+  return os.str();
+}
+
+/// The precision a kernel runs in, from the suffix its name carries.
+std::string precisionOf(const std::string &kernel) {
+  auto endsWith = [&](const char *s) {
+    size_t n = std::strlen(s);
+    return kernel.size() >= n && kernel.compare(kernel.size() - n, n, s) == 0;
+  };
+  if (endsWith(":bf16"))
+    return "bf16";
+  if (endsWith(":s8"))
+    return "int8";
+  return "fp32";
+}
+
+/// Durations of the selected iterations (µs, for the histogram) and the op
+/// events of the one whose duration is closest to the median (the timeline).
+struct Iterations {
+  std::vector<double> durUs;
+  json timeline = nullptr;
+};
+
+std::string readIterations(const std::string &path, const EventFilter &filter,
+                           const Profile &profile, Iterations &out) {
+  trace::ReadCallbacks first;
+  struct Span {
+    int64_t iteration;
+    double ts, dur;
+    std::string label;
+  };
+  std::vector<Span> spans;
+  first.onIteration = [&](const trace::IterationEvent &e) {
+    if (filter.keeps(*e.label, e.iteration)) {
+      out.durUs.push_back(e.durUs);
+      spans.push_back({e.iteration, e.tsUs, e.durUs, *e.label});
+    }
+  };
+  trace::ReadResult r = trace::readTrace(path, first);
+  if (!r.error.empty())
+    return r.error;
+  if (spans.empty())
+    return "";
+  double median = profile.iterations.percentile(50);
+  const Span *chosen = &spans[0];
+  for (const Span &s : spans)
+    if (std::fabs(s.dur - median) < std::fabs(chosen->dur - median))
+      chosen = &s;
+  // Concurrent instances share iteration numbers: keep the thread of the
+  // first op event inside the chosen span.
+  json ops = json::array();
+  std::optional<int64_t> tid;
+  trace::ReadCallbacks second;
+  second.onOp = [&](const trace::OpEvent &e) {
+    if (e.iteration != chosen->iteration || *e.label != chosen->label ||
+        e.tsUs < chosen->ts || e.tsUs > chosen->ts + chosen->dur)
+      return;
+    if (!tid)
+      tid = e.tid;
+    if (e.tid != *tid)
+      return;
+    const trace::ProbeInfo &p = profile.header.probes[e.probe];
+    ops.push_back({{"id", e.probe},
+                   {"name", p.name},
+                   {"type", p.type},
+                   {"start_us", e.tsUs - chosen->ts},
+                   {"dur_us", e.durUs}});
+  };
+  r = trace::readTrace(path, second);
+  if (!r.error.empty())
+    return r.error;
+  out.timeline = {{"iteration", chosen->iteration},
+                  {"label", chosen->label},
+                  {"dur_us", chosen->dur},
+                  {"ops", ops}};
+  return "";
+}
+
+json headerOf(const Profile &p, const std::string &path) {
+  const trace::TraceHeader &h = p.header;
+  std::map<std::string, int> precisions;
+  for (const trace::ProbeInfo &probe : h.probes)
+    ++precisions[precisionOf(probe.kernel)];
+  std::string precision;
+  for (const auto &[name, n] : precisions)
+    precision += (precision.empty() ? "" : ", ") + name + " (" +
+                 std::to_string(n) + (n == 1 ? " op)" : " ops)");
+  json run = json::object();
+  for (const auto &[k, v] : h.run)
+    run[k] = v;
+  return {{"trace", path},
+          {"model", h.model},
+          {"cpu", h.machine.cpu},
+          {"isa", h.machine.isa},
+          {"amx", h.machine.amxUsed        ? "used"
+                  : h.machine.amxAvailable ? "available, not used"
+                                           : "not available"},
+          {"threads", h.machine.threads},
+          {"precision", precision.empty() ? "-" : precision},
+          {"probes", h.probes.size()},
+          {"probe_cost_ns", h.probeCostNs},
+          {"dropped_events", h.droppedEvents},
+          {"labels", h.labels},
+          {"run", run}};
+}
+
+/// `text` safe inside <script> and <style> elements.
+std::string inlineSafe(std::string text) {
+  for (size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos;)
+    text.replace(pos, 2, "<\\/"), pos += 3;
+  return text;
+}
+
+std::string htmlEscape(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    out += c == '<'   ? "&lt;"
+           : c == '>' ? "&gt;"
+           : c == '&' ? "&amp;"
+           : c == '"' ? "&quot;"
+                      : std::string(1, c);
+  return out;
+}
+
+std::string chartJs() {
+  // The bundle's last line points at a source map that is not shipped.
+  std::string js = asset(kChartJs);
+  size_t map = js.rfind("//# sourceMappingURL=");
+  if (map != std::string::npos)
+    js.erase(map);
+  return js;
+}
+
+std::string page(const json &data) {
+  std::string title =
+      "opscope report: " + data["header"]["model"].get<std::string>();
+  std::ostringstream os;
+  os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta "
+        "charset=\"utf-8\">\n"
+     << "<title>" << htmlEscape(title) << "</title>\n"
+     << "<style>\n"
+     << inlineSafe(asset(kReportCss)) << "</style>\n"
+     << "<script>\n"
+     << inlineSafe(chartJs()) << "\n</script>\n"
+     << "</head>\n<body>\n<h1>" << htmlEscape(title) << "</h1>\n"
+     << "<main id=\"report\"></main>\n"
+     << "<script type=\"application/json\" id=\"opscope-data\">\n"
+     << inlineSafe(data.dump()) << "\n</script>\n"
+     << "<script>\n"
+     << inlineSafe(asset(kReportJs)) << "</script>\n"
+     << "</body>\n</html>\n";
+  return os.str();
+}
+
+/// Writes through a temporary renamed into place: a failure leaves no file.
+std::string writeAtomically(const std::string &path, const std::string &text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return path + ": cannot write: " + std::strerror(errno);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return path + ": write failed";
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string err = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return path + ": cannot rename into place: " + err;
+  }
+  return "";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"opscope-report: one self-contained HTML report of an opscope "
+               "trace (figures from opscope-analyze's library)"};
+  std::string tracePath, diffPath, outPath, label, machineFile;
+  bool includeWarmUp = false;
+  int64_t skip = 0;
+  size_t top = 20;
+  app.add_option("trace", tracePath, "trace file (opscope-run --trace)")
+      ->required();
+  app.add_option("-o,--output", outPath, "the HTML file to write")->required();
+  app.add_option("--diff", diffPath,
+                 "compare with another trace (this one is 'before')");
+  app.add_option("-t,--top", top, "ops in the top-ops chart and table")
+      ->check(tools::positiveInteger());
+  app.add_option("--label", label,
+                 "only events recorded under this label; without it, all but "
+                 "warm-up (as opscope-analyze)");
+  app.add_flag("--include-warmup", includeWarmUp,
+               "without --label, count the 'warm up' iterations too");
+  app.add_option("--skip-iterations", skip, "drop iterations numbered below N")
+      ->check(tools::nonNegativeInteger());
+  app.add_option("--machine", machineFile,
+                 "machine figures for the roofline (default: the file "
+                 "opscope-analyze --calibrate wrote, when it exists)");
+  tools::addVersionFlag(app, "opscope-report");
+  if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
+    return code;
+
+  EventFilter filter;
+  if (!label.empty())
+    filter.label = label;
+  filter.includeWarmUp = includeWarmUp;
+  filter.skipIterations = skip;
+  Profile profile;
+  if (std::string err = loadProfile(tracePath, filter, profile); !err.empty())
+    return fail(err);
+
+  // The same option sets opscope-analyze is run with; the test compares.
+  Options asJson, markdown;
+  asJson.format = Format::Json;
+  markdown.format = Format::Markdown;
+  markdown.wide = true;
+  json data;
+  data["header"] = headerOf(profile, tracePath);
+  data["analysis"] = json::parse(analyzed(profile, asJson));
+  Options summaryMd = markdown;
+  summaryMd.printOps = false;
+  data["summary_markdown"] = analyzed(profile, summaryMd);
+  Options topMd = markdown;
+  topMd.printSummary = false;
+  topMd.top = top;
+  data["top_markdown"] = analyzed(profile, topMd);
+  data["top"] = top;
+  Options byType = asJson, byTypeMd = markdown;
+  for (Options *o : {&byType, &byTypeMd}) {
+    o->aggregateBy = "type";
+    o->printSummary = false;
+  }
+  data["by_type"] = json::parse(analyzed(profile, byType))["ops"];
+  data["by_type_markdown"] = analyzed(profile, byTypeMd);
+
+  // The roofline, when the machine is calibrated (an explicit --machine
+  // must load).
+  bool explicitMachine = !machineFile.empty();
+  if (!explicitMachine)
+    machineFile = defaultMachineFile();
+  Machine machine;
+  std::string machineErr = loadMachine(machineFile, machine);
+  if (!machineErr.empty() && explicitMachine)
+    return fail(machineErr);
+  data["roofline"] = nullptr;
+  if (machineErr.empty()) {
+    Options roof = asJson;
+    roof.printSummary = false;
+    roof.roofline =
+        machine.forThreads(static_cast<int>(profile.header.machine.threads));
+    data["roofline"] = {{"machine", machineFile},
+                        {"threads", roof.roofline->threads},
+                        {"peak_gflops", roof.roofline->peakGflops},
+                        {"bandwidth_gbs", roof.roofline->bandwidthGBs},
+                        {"ops", json::parse(analyzed(profile, roof))["ops"]}};
+  }
+
+  Iterations iterations;
+  if (std::string err = readIterations(tracePath, filter, profile, iterations);
+      !err.empty())
+    return fail(err);
+  data["iterations_us"] = iterations.durUs;
+  data["timeline"] = iterations.timeline;
+
+  data["diff"] = nullptr;
+  if (!diffPath.empty()) {
+    Profile after;
+    if (std::string err = loadProfile(diffPath, filter, after); !err.empty())
+      return fail(err);
+    std::ostringstream js, md;
+    renderDiff(profile, after, diffProfiles(profile, after, asJson), asJson,
+               js);
+    renderDiff(profile, after, diffProfiles(profile, after, markdown), markdown,
+               md);
+    data["diff"] = {{"after", headerOf(after, diffPath)},
+                    {"rows", json::parse(js.str())},
+                    {"markdown", md.str()}};
+  }
+
+  if (std::string err = writeAtomically(outPath, page(data)); !err.empty())
+    return fail(err);
+  std::cout << "wrote " << outPath << "\n";
+  return 0;
+}
