@@ -1,14 +1,15 @@
 """Tests of the Python loader (python/opscope) on traces and CSVs made by
 opscope-run in the lit test that calls this script:
 
-  test_loader.py WORK_DIR BIN_DIR [unittest args]
+  test_loader.py WORK_DIR BIN_DIR ANALYZE_INPUTS_DIR [unittest args]
 
 WORK_DIR holds trace.json/profile.csv (mlp-opset14, 20 measured + 3 warm-up
-iterations, the docstring example's run), sparse.json/sparse.csv (the same
-model pruned to 80% 1x4 blocks), tiny.json/tiny.csv (a MatMul+Relu and a
-Gather) and big.json (synthetic, more than 4096 executions per op). The
-frames' figures are compared with opscope-analyze --format json's on the
-same files.
+iterations, the docstring example's run), multi.json (two concurrent
+instances), sparse.json/sparse.csv (the same model pruned to 80% 1x4
+blocks), tiny.json/tiny.csv (a MatMul+Relu and a Gather) and big.json
+(synthetic, more than 4096 executions per op); ANALYZE_INPUTS_DIR is
+opscope-analyze's test inputs (golden and bad traces). The frames' figures
+are compared with opscope-analyze --format json's on the same files.
 """
 import doctest
 import json
@@ -98,6 +99,12 @@ class MatchesAnalyzer(unittest.TestCase):
         for name in ("golden.json", "golden-unfused.json"):
             self.check(os.path.join(GOLDEN, name), [])
             self.check(os.path.join(GOLDEN, name), ["--label", "warm up"], label="warm up")
+
+    def test_concurrent_instances(self):
+        # Two instances: events of two threads, iterations of both counted.
+        t, _ = self.check(os.path.join(WORK, "multi.json"), [])
+        self.assertEqual(sorted(t.events["tid"].unique()), [0, 1])
+        self.assertEqual(t.summary["iterations"].item(), 20)
 
     def test_beyond_exact_percentiles(self):
         # 5000 executions per op and 5000 iterations: the analyzer's
