@@ -15,6 +15,7 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -68,6 +69,15 @@ FailureOr<int64_t> quantAxis(NodeContext &c, Value data, Value scale,
     c.error() << "scale must be f32, got " << elemOf(scale);
     return failure();
   }
+  // A constant scale (every exporter's) must be positive and finite: a zero
+  // scale divides by zero, a negative one flips the grid.
+  if (auto values = readF32Constant(scale))
+    for (float v : *values)
+      if (!(v > 0) || !std::isfinite(v)) {
+        c.error() << "scale '" << tensorName(scale) << "' holds " << v
+                  << "; quantization scales must be positive and finite";
+        return failure();
+      }
   int64_t rank = typeOf(data).getRank();
   if (typeOf(scale).getNumElements() == 1 && typeOf(scale).getRank() <= 1) {
     if (zero && typeOf(zero).getNumElements() != 1) {
