@@ -15,8 +15,29 @@ using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
+/// Binds an inner-product kernel object to the op's input, output and
+/// optional sum operand; `run(k, x, y, sum)` calls it.
+template <typename K, typename Run>
+BoundKernel bindInnerProduct(const OpContext &c, std::shared_ptr<K> ip,
+                             Run run) {
+  const float *xp = c.ptr<const float>(c.in(0));
+  float *yp = c.ptr<float>(c.out());
+  const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+  return [=] {
+    run(*ip, xp, yp, sum);
+    return std::string();
+  };
+}
+
+void requireBf16Isa(const OpContext &c, const char *what) {
+  if (!isaAllowed(IsaLevel::Avx512Core))
+    c.fail(std::string("bf16 ") + what +
+           " need at least avx512_core, and the ISA is capped at " +
+           isaLevelName(maxIsa()) + " (OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA)");
+}
+
 BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
-  const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
+  const BufferRef &x = c.in(0), &w = c.in(1);
   c.requireF32(x, "input");
   if (w.kind != BufferRef::Weight)
     c.fail("inner_product needs a constant weight");
@@ -24,24 +45,18 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   const float *bias = c.has(2) ? c.constF32(c.in(2)) : nullptr;
   if (c.has(2) && !bias)
     c.fail("inner_product needs a constant bias");
+  auto plain = [](auto &ip, const float *xp, float *yp, const float *sum) {
+    ip.run(xp, yp, sum);
+  };
   if (w.dtype == DType::BF16) {
     // --precision bf16: the input is rounded to bf16 on entry, f32 out.
-    if (!isaAllowed(IsaLevel::Avx512Core))
-      c.fail(std::string("bf16 inner products need at least avx512_core, "
-                         "and the ISA is capped at ") +
-             isaLevelName(maxIsa()) + " (OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA)");
+    requireBf16Isa(c, "inner products");
     auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
                                   c.postOps());
     }));
     kernel = "onednn:" + ip->implementation() + ":bf16";
-    const float *xp = c.ptr<const float>(x);
-    float *yp = c.ptr<float>(y);
-    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
-    return [=] {
-      ip->run(xp, yp, sum);
-      return std::string();
-    };
+    return bindInnerProduct(c, ip, plain);
   }
   if (w.dtype == DType::I8) {
     // --precision int8: s8 weights with row scales; the f32 input is
@@ -56,13 +71,13 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
                                        rowScales.data(), bias, c.postOps());
     }));
     kernel = "onednn:" + ip->implementation() + ":int8";
-    const float *xp = c.ptr<const float>(x);
-    float *yp = c.ptr<float>(y);
-    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
-    return [=, xScale = xScale, xZero = xZero] {
-      ip->run(xp, xScale, xZero, yp, sum);
-      return std::string();
-    };
+    return bindInnerProduct(
+        c, ip,
+        [xScale = xScale, xZero = xZero](QuantizedInnerProduct &q,
+                                         const float *xp, float *yp,
+                                         const float *sum) {
+          q.run(xp, xScale, xZero, yp, sum);
+        });
   }
   c.requireF32(w, "weight");
   if (auto dk = c.op.attrs.find("dense_kernel");
@@ -72,25 +87,13 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
       return new MatMulInnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
     }));
     kernel = "onednn:" + mm->implementation() + ":matmul";
-    const float *xp = c.ptr<const float>(x);
-    float *yp = c.ptr<float>(y);
-    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
-    return [=] {
-      mm->run(xp, yp, sum);
-      return std::string();
-    };
+    return bindInnerProduct(c, mm, plain);
   }
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
   }));
   kernel = "onednn:" + ip->implementation();
-  const float *xp = c.ptr<const float>(x);
-  float *yp = c.ptr<float>(y);
-  const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
-  return [=] {
-    ip->run(xp, yp, sum);
-    return std::string();
-  };
+  return bindInnerProduct(c, ip, plain);
 }
 
 BoundKernel matmul(const OpContext &c, std::string &kernel) {
@@ -98,10 +101,8 @@ BoundKernel matmul(const OpContext &c, std::string &kernel) {
   c.requireF32(a, "lhs");
   c.requireF32(b, "rhs");
   bool bf16 = c.flag("compute_bf16");
-  if (bf16 && !isaAllowed(IsaLevel::Avx512Core))
-    c.fail(std::string("bf16 matmuls need at least avx512_core, and the ISA "
-                       "is capped at ") +
-           isaLevelName(maxIsa()) + " (OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA)");
+  if (bf16)
+    requireBf16Isa(c, "matmuls");
   auto mm = std::shared_ptr<MatMul>(dnnlCreate(c, [&] {
     return new MatMul(a.shape, b.shape, y.shape, c.flag("transpose_a"),
                       c.flag("transpose_b"),
