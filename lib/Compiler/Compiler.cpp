@@ -29,6 +29,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
@@ -64,10 +65,15 @@ public:
   }
   std::string add(const std::string &dest) {
     llvm::SmallString<256> tmp;
-    llvm::sys::fs::createUniqueFile(dest + ".tmp-%%%%%%", tmp);
     // An interrupted compile (SIGINT, SIGTERM) removes its temporaries too:
-    // a .weights.tmp can be as large as the model.
+    // a .weights.tmp can be as large as the model. The name is registered
+    // before the file exists, so no signal can fall between the two.
+    llvm::sys::fs::createUniquePath(dest + ".tmp-%%%%%%", tmp,
+                                    /*MakeAbsolute=*/false);
     llvm::sys::RemoveFileOnSignal(tmp);
+    int fd = -1;
+    if (!llvm::sys::fs::openFileForWrite(tmp, fd, llvm::sys::fs::CD_CreateNew))
+      llvm::sys::Process::SafelyCloseFileDescriptor(fd);
     files.push_back({std::string(tmp), dest});
     return std::string(tmp);
   }

@@ -392,8 +392,17 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
     c.error() << "has no outputs";
     return failure();
   }
-  if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
-          node.op_type(), static_cast<int>(opset), node.domain())) {
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset), node.domain());
+  if (!schema && node.op_type() != "Constant") {
+    // An op newer than the model's opset (e.g. LessOrEqual, opset 12, in
+    // an opset-11 model): without a schema nothing vouches for its arity,
+    // and the converters assume it.
+    c.error() << "is not defined in opset " << opset
+              << " (the model's opset for the default domain)";
+    return failure();
+  }
+  if (schema) {
     const auto &formal = schema->inputs();
     if (node.input_size() < schema->min_input() ||
         node.input_size() > schema->max_input()) {
