@@ -8,6 +8,8 @@
 
 #include "ONNXHelpers.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
 #include <numeric>
 
@@ -68,16 +70,19 @@ void opscope::onnx_import::addDataMovementConverters(
       } else if (shape[i] < 0) {
         c.error() << "shape entry " << shape[i] << " is invalid";
         return failure();
-      } else {
-        known *= shape[i];
+      } else if (llvm::MulOverflow(known, shape[i], known)) {
+        c.error() << "shape " << formatShape(*target)
+                  << " has more elements than int64 can count";
+        return failure();
       }
     }
     if (inferred >= 0)
       shape[inferred] = known ? xt.getNumElements() / known : 0;
     int64_t total = 1;
+    bool overflow = false;
     for (int64_t d : shape)
-      total *= d;
-    if (total != xt.getNumElements()) {
+      overflow |= llvm::MulOverflow(total, d, total);
+    if (overflow || total != xt.getNumElements()) {
       c.error() << "cannot reshape " << formatShape(xt.getShape()) << " to "
                 << formatShape(*target);
       return failure();
@@ -326,11 +331,15 @@ void opscope::onnx_import::addDataMovementConverters(
       if (step > 0) {
         start = std::clamp<int64_t>(start, 0, dim);
         end = std::clamp<int64_t>(end, 0, dim);
-        size = end > start ? (end - start + step - 1) / step : 0;
+        // ceil((end - start) / step) without overflowing for huge steps.
+        size = end > start ? (end - start - 1) / step + 1 : 0;
       } else {
         start = std::clamp<int64_t>(start, -1, dim - 1);
         end = std::clamp<int64_t>(end, -1, dim - 1);
-        size = start > end ? (start - end - step - 1) / -step : 0;
+        // INT64_MIN cannot be negated: any step at or below -dim takes
+        // one element.
+        size = start > end ? (step <= -dim ? 1 : (start - end - 1) / -step + 1)
+                           : 0;
       }
       oStarts[*axis] = size ? start : 0;
       oSizes[*axis] = size;
