@@ -90,12 +90,10 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                  .isF32())
           return;
         std::vector<std::string> sources = sourceNodes(op.getLoc());
-        if (!keepFp32.empty())
-          for (const std::string &src : sources)
-            if (keep.match(src)) {
-              ++kept;
-              return;
-            }
+        if (keptInFp32(keep, op.getLoc())) {
+          ++kept;
+          return;
+        }
         const calibration::TensorStats *st = nullptr;
         if (precision == "int8") {
           auto it = stats.find(calibration::TensorStats::joinKey(sources));
@@ -141,10 +139,8 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                .getElementType()
                .isF32())
         return;
-      if (!keepFp32.empty())
-        for (const std::string &src : sourceNodes(op.getLoc()))
-          if (keep.match(src))
-            return;
+      if (keptInFp32(keep, op.getLoc()))
+        return;
       op.setComputeBf16(true);
       ++matmulsBf16;
     });
@@ -216,6 +212,16 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     return c;
   }
 
+  /// Whether keep-fp32 names one of the op's source nodes.
+  bool keptInFp32(llvm::Regex &keep, Location loc) const {
+    if (keepFp32.empty())
+      return false;
+    for (const std::string &src : sourceNodes(loc))
+      if (keep.match(src))
+        return true;
+    return false;
+  }
+
   /// The one value of a constant 1-element tensor (as double).
   static std::optional<double> scalarConstant(Value v) {
     DenseElementsAttr attr;
@@ -245,10 +251,8 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       auto wType = cast<RankedTensorType>(op.getWeight().getType());
       if (!q || !wType.getElementType().isF32())
         return;
-      if (!keepFp32.empty())
-        for (const std::string &src : sourceNodes(op.getLoc()))
-          if (keep.match(src))
-            return;
+      if (keptInFp32(keep, op.getLoc()))
+        return;
       auto qs = scalarConstant(q.getScale()), ds = scalarConstant(dq.getScale());
       auto qz = q.getZeroPoint() ? scalarConstant(q.getZeroPoint()) : 0.0;
       auto dz = dq.getZeroPoint() ? scalarConstant(dq.getZeroPoint()) : 0.0;

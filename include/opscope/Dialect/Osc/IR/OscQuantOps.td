@@ -1,0 +1,105 @@
+//===- OscQuantOps.td - the osc quantization ops -----------*- tablegen -*-===//
+//
+// Part of opscope. Included by OscOps.td (which defines Osc_ExecOp); split
+// from it to keep each file readable.
+//
+//===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Quantization (ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+// MatMulInteger; QLinearMatMul is imported as their composition)
+//===----------------------------------------------------------------------===//
+
+def Osc_QuantizeLinearOp : Osc_ExecOp<"quantize_linear", "QuantizeLinear",
+    [Pure], ["getRuntimeOperands"], "3.0"> {
+  let summary = "affine quantization of f32 to u8 or i8";
+  let description = [{
+    `output = saturate(round_half_even(input / scale) + zero_point)`, as ONNX
+    QuantizeLinear. `scale` and `zero_point` are 0-D (per tensor) or 1-D of
+    the size of dimension `axis` (per axis); the result's element type (`ui8`
+    or `i8`) is the zero point's, `ui8` without one.
+
+    ```mlir
+    %q = osc.quantize_linear %x, %s, %zp {axis = 1 : i64}
+        : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$scale,
+                       Optional<Osc_Tensor>:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $zero_point^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_DequantizeLinearOp : Osc_ExecOp<"dequantize_linear",
+    "DequantizeLinear", [Pure], ["getRuntimeOperands"], "2.0"> {
+  let summary = "u8, i8 or i32 to f32: (input - zero_point) * scale";
+  let description = [{
+    ONNX DequantizeLinear: `output = (input - zero_point) * scale` in f32,
+    with `scale` and `zero_point` per tensor (0-D) or per `axis` (1-D). The
+    importer folds it when the input is a constant (quantized weights become
+    f32 weights).
+
+    ```mlir
+    %x = osc.dequantize_linear %q, %s, %zp : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_FloatTensor:$scale,
+                       Optional<Osc_Tensor>:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $zero_point^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_DynamicQuantizeLinearOp : Osc_ExecOp<"dynamic_quantize_linear",
+    "DynamicQuantizeLinear", [Pure], [], "4.0"> {
+  let summary = "u8 quantization with a scale and zero point from the data";
+  let description = [{
+    ONNX DynamicQuantizeLinear: the range `[min(0, min x), max(0, max x)]`
+    gives `scale = range / 255` and `zero_point = saturate(round(-min /
+    scale))`; the quantized data is `saturate(round(input / scale) +
+    zero_point)` (`ui8`). ONNX's three results are three ops (`part` =
+    0: the data, 1: the scale, `tensor<f32>`, 2: the zero point,
+    `tensor<ui8>`): the runtime's memory plan has one buffer per op, and
+    each recomputes the range, which costs one pass over the input.
+
+    ```mlir
+    %s = osc.dynamic_quantize_linear %x {part = 1 : i64} : (tensor<3x4xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, I64Attr:$part);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_MatMulIntegerOp : Osc_ExecOp<"matmul_integer", "MatMulInteger",
+    [Pure, AttrSizedOperandSegments], ["getRuntimeOperands", "getFlops"]> {
+  let summary = "u8/i8 matrix product with zero points, i32 result";
+  let description = [{
+    ONNX MatMulInteger: `(lhs - lhs_zero_point) x (rhs - rhs_zero_point)`
+    accumulated in i32, batch dimensions broadcast as in MatMul. The lhs zero
+    point is per tensor or per row (M), the rhs's per tensor or per column
+    (N).
+
+    ```mlir
+    %y = osc.matmul_integer %a, %b, %azp, %bzp
+        : (tensor<4x3xui8>, tensor<3x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<4x2xi32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$lhs, Osc_Tensor:$rhs,
+                       Optional<Osc_Tensor>:$lhs_zero_point,
+                       Optional<Osc_Tensor>:$rhs_zero_point);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`lhs_zero_point` `(` $lhs_zero_point^ `)`)?
+    (`rhs_zero_point` `(` $rhs_zero_point^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
