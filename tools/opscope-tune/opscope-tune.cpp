@@ -18,6 +18,7 @@
 #include "opscope/runtime/tooling/kernel_bench.h"
 #include "opscope/runtime/tuning.h"
 
+#include "Progress.h"
 #include "ToolCommon.h"
 
 #include <CLI/CLI.hpp>
@@ -259,9 +260,8 @@ int main(int argc, char **argv) {
   tooling::KernelBenchConfig config;
   config.rounds = rounds;
   config.minMs = minMs;
-  bool progress = isatty(STDERR_FILENO);
   size_t total = problems.size() * precisions.size(), done = 0;
-  auto start = std::chrono::steady_clock::now();
+  tools::Progress progress("opscope-tune", total);
 
   struct Result {
     Problem problem;
@@ -275,17 +275,13 @@ int main(int argc, char **argv) {
       for (const Problem &pb : problems) {
         ++done;
         auto onRound = [&](int r, int n) {
-          if (!progress)
+          if (!progress.enabled())
             return;
-          double s = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-          std::fprintf(stderr,
-                       "\r\033[K[%zu/%zu] %s %ldx%ld M=%ld round %d/%d "
-                       "(%.0f s)",
-                       done, total, tooling::precisionName(prec),
-                       (long)pb.shape.n, (long)pb.shape.k, (long)pb.m, r, n,
-                       s);
+          char detail[128];
+          std::snprintf(detail, sizeof detail, "%s %ldx%ld M=%ld round %d/%d",
+                        tooling::precisionName(prec), (long)pb.shape.n,
+                        (long)pb.shape.k, (long)pb.m, r, n);
+          progress.update(done - 1, detail);
         };
         onRound(0, rounds);
         results.push_back({pb, prec,
@@ -298,12 +294,10 @@ int main(int argc, char **argv) {
           denseImpls.push_back(impl);
       }
   } catch (const std::exception &e) {
-    if (progress)
-      std::fprintf(stderr, "\r\033[K");
+    progress.finish();
     return fail(e.what(), kFailure);
   }
-  if (progress)
-    std::fprintf(stderr, "\r\033[K");
+  progress.finish();
 
   bool amxUsed = false;
   for (const std::string &impl : denseImpls)
