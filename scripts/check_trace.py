@@ -10,11 +10,11 @@ found, one per line, and exits 1.
 import json
 import sys
 
-OPSCOPE_KEYS = {"schema_version", "model", "machine", "run", "labels",
-                "probe_cost_ns", "dropped_events", "probes"}
+OPSCOPE_KEYS = {"schema_version", "model", "machine", "run", "memory", "startup",
+                "labels", "probe_cost_ns", "dropped_events", "probes"}
 PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs", "outputs",
               "weight_shape", "weight_sparsity", "block_sparsity", "sparse_block",
-              "sparse_support", "flops", "bytes",
+              "sparse_support", "flops", "bytes", "live_bytes",
               "kernel"}
 
 
@@ -37,12 +37,20 @@ def main():
         if set(p) != PROBE_KEYS:
             problems.append("probe %d keys differ: %s" % (i, sorted(set(p) ^ PROBE_KEYS)))
     by_thread = {}
-    ops = iterations = 0
+    ops = iterations = counters = 0
     for e in events:
         ph = e.get("ph")
         if ph == "M":
             if e.get("name") not in ("process_name", "thread_name") or "name" not in e.get("args", {}):
                 problems.append("bad metadata event %s" % e)
+            continue
+        if ph == "C":
+            # Counters: the arena's live bytes at each op's end.
+            if (e.get("cat") != "memory" or not isinstance(e.get("ts"), (int, float))
+                    or not isinstance(e.get("args", {}).get("bytes"), int)
+                    or e["args"]["bytes"] < 0):
+                problems.append("bad counter event %s" % e)
+            counters += 1
             continue
         if ph != "X":
             problems.append("unexpected phase %s" % ph)
@@ -87,7 +95,8 @@ def main():
         for p in problems[:20]:
             print(p)
         return 1
-    print("trace ok: %d op events, %d iterations, %d probes" % (ops, iterations, len(probes)))
+    print("trace ok: %d op events, %d iterations, %d probes, %d counter events"
+          % (ops, iterations, len(probes), counters))
     return 0
 
 

@@ -32,17 +32,33 @@ ANALYZE_SUMMARY_COLUMNS = {
     "probe_overhead_per_iteration": "probe_overhead_per_iteration_ms",
     "op_time_without_probe_cost": "op_time_without_probe_cost_ms",
     "dropped_events": "dropped_events",
+    "startup_load": "startup_load_ms",
+    "startup_map_weights": "startup_map_weights_ms",
+    "startup_create_kernels": "startup_create_kernels_ms",
+    "startup_slowest_kernel": "startup_slowest_kernel",
+    "startup_slowest_kernel_time": "startup_slowest_kernel_ms",
+    "startup_first_run": "startup_first_run_ms",
+    "arena_planned": "arena_planned_mib",
+    "arena_peak_live": "arena_peak_live_mib",
+    "arena_peak_op": "arena_peak_op",
+    "weights_mapped": "weights_mapped_mib",
 }
 
 # Key sets of docs/trace-format.md: like opscope-analyze, the loader refuses
 # others, so a file one accepts the other does too.
 _ALLOWED_TOP_KEYS = {"traceEvents", "opscope", "displayTimeUnit", "otherData"}
-_HEADER_KEYS = {"schema_version", "model", "machine", "run", "probes",
-                "probe_cost_ns", "dropped_events", "labels"}
+_HEADER_KEYS = {"schema_version", "model", "machine", "run", "memory",
+                "startup", "probes", "probe_cost_ns", "dropped_events",
+                "labels"}
+_MEMORY_KEYS = {"arena_bytes", "weight_bytes", "peak_live_bytes", "peak_op",
+                "peak_probe"}
+_STARTUP_KEYS = {"load_ms", "map_weights_ms", "create_kernels_ms",
+                 "slowest_kernel", "slowest_kernel_ms", "first_run_ms"}
 _MACHINE_KEYS = {"cpu", "isa", "amx_available", "amx_used", "threads"}
 _PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                "outputs", "weight_shape", "weight_sparsity", "block_sparsity",
-               "sparse_block", "sparse_support", "flops", "bytes", "kernel"}
+               "sparse_block", "sparse_support", "flops", "bytes", "live_bytes",
+               "kernel"}
 _OP_ARGS_KEYS = {"probe", "iteration", "label"}
 
 
@@ -66,11 +82,17 @@ class Trace:
       ops         one row per probe: the probe table's columns and the
                   statistics of the selected events (opscope-analyze's)
       summary     one row: the run summary of opscope-analyze
+      startup     one row per start-up span (load, map weights, create
+                  kernels and one "create kernel: OP" per op, first run)
+      memory      the "arena live bytes" counter: one row per op end
       selection   the keyword arguments the statistics were computed with
     """
 
-    def __init__(self, path, header, probes, events, iterations, selection):
+    def __init__(self, path, header, probes, events, iterations, selection,
+                 startup=None, memory=None):
         self.path = str(path)
+        self.startup = startup
+        self.memory = memory
         self.header = header
         self.labels = list(header.get("labels", []))
         self.events = events
@@ -90,7 +112,8 @@ class Trace:
                        include_warmup, skip_iterations)
         return Trace(self.path, self.header, self._probes, events, iterations,
                      dict(label=label, include_warmup=include_warmup,
-                          skip_iterations=skip_iterations))
+                          skip_iterations=skip_iterations),
+                     self.startup, self.memory)
 
     def __repr__(self):
         return "<opscope.Trace %r: model %r, %d probes, %d op events, %d iterations>" % (
@@ -132,7 +155,8 @@ def load_trace(path, label=None, include_warmup=False, skip_iterations=0):
     if not isinstance(doc.get("traceEvents"), list):
         raise LoadError(path, "no 'traceEvents' array")
     header, probes = _header(path, doc["opscope"])
-    events, iterations, event_labels = _events(path, doc["traceEvents"], len(probes))
+    events, iterations, event_labels, startup, memory = _events(
+        path, doc["traceEvents"], len(probes))
     for l in event_labels:
         if l not in header["labels"]:
             header["labels"].append(l)
@@ -140,7 +164,7 @@ def load_trace(path, label=None, include_warmup=False, skip_iterations=0):
                    include_warmup, skip_iterations)
     return Trace(path, header, probes, events, iterations,
                  dict(label=label, include_warmup=include_warmup,
-                      skip_iterations=skip_iterations))
+                      skip_iterations=skip_iterations), startup, memory)
 
 
 def _header(path, obj):
@@ -150,6 +174,10 @@ def _header(path, obj):
     if not isinstance(obj.get("machine", {}), dict):
         raise LoadError(path, "opscope.machine is not an object")
     _known_keys(path, obj.get("machine", {}), _MACHINE_KEYS, "opscope.machine")
+    for key, allowed in (("memory", _MEMORY_KEYS), ("startup", _STARTUP_KEYS)):
+        if not isinstance(obj.get(key, {}), dict):
+            raise LoadError(path, "opscope.%s is not an object" % key)
+        _known_keys(path, obj.get(key, {}), allowed, "opscope." + key)
     version = obj.get("schema_version")
     if version != SCHEMA_VERSION:
         raise LoadError(path, "schema version %s is not supported (this loader reads "
@@ -209,6 +237,7 @@ def _probe_row(p):
         "sparse_support": bool(p.get("sparse_support", False)),
         "flops": _optional_float(p.get("flops")),
         "bytes": _optional_float(p.get("bytes")),
+        "live_bytes": None if p.get("live_bytes") is None else int(p["live_bytes"]),
         "kernel": str(p.get("kernel", "")),
     }
 
@@ -216,12 +245,30 @@ def _probe_row(p):
 def _events(path, trace_events, n_probes):
     ops = {k: [] for k in ("probe", "name", "tid", "iteration", "label", "ts_us", "dur_us")}
     its = {k: [] for k in ("iteration", "label", "tid", "ts_us", "dur_us")}
+    starts = {k: [] for k in ("name", "op", "tid", "ts_us", "dur_us")}
+    counters = {k: [] for k in ("name", "ts_us", "bytes")}
     labels = []
     seen = set()
     for i, e in enumerate(trace_events):
         if not isinstance(e, dict):
             raise LoadError(path, "traceEvents[%d] is not an object" % i)
         cat = e.get("cat")
+        try:
+            if e.get("ph") == "X" and cat == "startup":
+                starts["name"].append(str(e["name"]))
+                starts["op"].append(int(e.get("args", {}).get("op", -1)))
+                starts["tid"].append(int(e.get("tid", 0)))
+                starts["ts_us"].append(float(e["ts"]))
+                starts["dur_us"].append(float(e["dur"]))
+                continue
+            if e.get("ph") == "C" and cat == "memory":
+                counters["name"].append(str(e["name"]))
+                counters["ts_us"].append(float(e["ts"]))
+                counters["bytes"].append(int(e["args"]["bytes"]))
+                continue
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise LoadError(path, "traceEvents[%d] is malformed (%s: %s)"
+                                  % (i, type(err).__name__, err)) from None
         if e.get("ph") != "X" or cat not in ("op", "iteration"):
             continue  # metadata, label spans and other viewers' events
         try:
@@ -263,7 +310,10 @@ def _events(path, trace_events, n_probes):
              "ts_us": np.float64, "dur_us": np.float64, "name": object, "label": object}
     events = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in ops.items()})
     iterations = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in its.items()})
-    return events, iterations, labels
+    types.update(op=np.int64, bytes=np.int64)
+    startup = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in starts.items()})
+    memory = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in counters.items()})
+    return events, iterations, labels, startup, memory
 
 
 def _mark_selected(path, labels, events, iterations, label, include_warmup,
@@ -313,7 +363,8 @@ def _statistics(header, probes, events, iterations):
                    if n and mean > 0 and not math.isnan(p["bytes"]) else math.nan)
         rows.append(row)
     ops = pd.DataFrame(rows, columns=_OP_COLUMNS)
-    ops = ops.astype({"id": np.int64, "count": np.int64, "sparse_support": bool})
+    ops = ops.astype({"id": np.int64, "count": np.int64, "sparse_support": bool,
+                      "live_bytes": "Int64"})
 
     n = len(it)
     lat = percentiles(it, (50.0, 90.0, 95.0, 99.0, 99.9))
@@ -339,6 +390,30 @@ def _statistics(header, probes, events, iterations):
         "op_time_without_probe_cost_ms": max(0.0, op_time - overhead) if n else math.nan,
         "dropped_events": int(header["dropped_events"]),
     }])
+    # Start-up and memory, when the trace records them (as the analyzer).
+    extra = {}
+    st, mem = header.get("startup") or {}, header.get("memory") or {}
+    for key, col in (("load_ms", "startup_load_ms"),
+                     ("map_weights_ms", "startup_map_weights_ms"),
+                     ("create_kernels_ms", "startup_create_kernels_ms")):
+        if st.get(key) is not None:
+            extra[col] = float(st[key])
+    if st.get("slowest_kernel"):
+        extra["startup_slowest_kernel"] = str(st["slowest_kernel"])
+    if st.get("slowest_kernel_ms") is not None:
+        extra["startup_slowest_kernel_ms"] = float(st["slowest_kernel_ms"])
+    if st.get("first_run_ms") is not None:
+        extra["startup_first_run_ms"] = float(st["first_run_ms"])
+    for key, col in (("arena_bytes", "arena_planned_mib"),
+                     ("peak_live_bytes", "arena_peak_live_mib")):
+        if mem.get(key) is not None:
+            extra[col] = mem[key] / 1048576.0
+    if mem.get("peak_op"):
+        extra["arena_peak_op"] = str(mem["peak_op"])
+    if mem.get("weight_bytes") is not None:
+        extra["weights_mapped_mib"] = mem["weight_bytes"] / 1048576.0
+    for col, v in extra.items():
+        summary[col] = v
     summary = summary.astype({"iterations": np.int64, "op_events": np.int64,
                               "dropped_events": np.int64})
     return ops, summary
@@ -349,7 +424,7 @@ _OP_COLUMNS = [
     "input_names", "input_shapes", "input_dtypes",
     "output_names", "output_shapes", "output_dtypes",
     "weight_shape", "weight_sparsity", "block_sparsity", "sparse_block",
-    "sparse_support", "flops", "bytes", "kernel",
+    "sparse_support", "flops", "bytes", "live_bytes", "kernel",
     "count", "total_ms", "self_ms", "self_percent", "mean_us", "p50_us",
     "p99_us", "min_us", "max_us", "gflops_per_s", "gb_per_s",
 ]

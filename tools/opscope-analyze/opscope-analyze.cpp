@@ -15,7 +15,6 @@
 #include "ToolCommon.h"
 
 #include <CLI/CLI.hpp>
-#include <oneapi/dnnl/dnnl_version.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -37,27 +36,6 @@ static std::string defaultMachineFile() {
 static int fail(const std::string &message, int code = 1) {
   std::cerr << "opscope-analyze: error: " << message << "\n";
   return code;
-}
-
-/// This machine's tuning database (opscope-tune's default file). The
-/// analyzer does not link oneDNN: the version is the one the tree was
-/// built against, the package the runtime loads (as opscope-compile).
-static opscope::tuning::MachineKey thisMachineKey() {
-  return opscope::tuning::thisMachine(std::to_string(DNNL_VERSION_MAJOR) +
-                                      "." + std::to_string(DNNL_VERSION_MINOR) +
-                                      "." + std::to_string(DNNL_VERSION_PATCH));
-}
-
-/// --what-if's value: a ratio in (0, 1), else a per-layer file.
-static std::optional<double> parseRatio(const std::string &s) {
-  try {
-    size_t used = 0;
-    double v = std::stod(s, &used);
-    if (used == s.size())
-      return v;
-  } catch (const std::exception &) {
-  }
-  return std::nullopt;
 }
 
 int main(int argc, char **argv) {
@@ -179,13 +157,13 @@ int main(int argc, char **argv) {
                       "database support only 1x4 blocks",
                   kUsage);
   }
-  // A number is a ratio (checked here, before any file is read); anything
-  // else names a per-layer file.
-  std::optional<double> whatIfRatio = parseRatio(whatIf);
-  if (projecting && whatIfRatio && !(*whatIfRatio > 0.0 && *whatIfRatio < 1.0))
-    return fail("--what-if: expected a ratio in (0, 1), e.g. 0.8, or a "
-                "per-layer FILE.json, got '" + whatIf + "'",
-                kUsage);
+  WhatIfRequest request;
+  request.precision = precision;
+  if (projecting) {
+    std::string err = parseWhatIf(whatIf, "--what-if", request);
+    if (!err.empty())
+      return fail(err, kUsage);
+  }
 
   Options options;
   options.top = top;
@@ -249,47 +227,10 @@ int main(int argc, char **argv) {
   // Render into memory first: a failure never leaves half a table.
   std::ostringstream out;
   if (projecting) {
-    WhatIfRequest request;
-    request.precision = precision;
-    if (!dbPath.empty())
-      request.dbFlag = dbPath;
-    if (whatIfRatio) {
-      request.sparsity = *whatIfRatio;
-    } else {
-      request.perLayerFile = whatIf;
-      err = opscope::tuning::readPerLayer(whatIf, "--what-if",
-                                          request.perLayer);
-      if (!err.empty())
-        return fail(err, kFailure);
-      if (request.perLayer.empty())
-        return fail("--what-if " + whatIf + ": names no layer", kFailure);
-    }
-    opscope::tuning::Database db;
-    try {
-      if (dbPath.empty()) {
-        opscope::tuning::MachineKey here = thisMachineKey();
-        dbPath = (std::filesystem::path(opscope::tuning::defaultDirectory()) /
-                  here.fileName())
-                     .string();
-        if (!std::filesystem::exists(dbPath))
-          return fail("no tuning database for this machine (" + dbPath +
-                          "): measure the model's weight shapes with "
-                          "opscope-tune MODEL.so first, or give --db FILE",
-                      kFailure);
-        db = opscope::tuning::load(dbPath, &here);
-      } else {
-        db = opscope::tuning::load(dbPath);
-      }
-    } catch (const opscope::tuning::Error &e) {
-      return fail(e.what(), kFailure);
-    }
-    err = checkDatabaseMachine(profile, tracePath, db, dbPath);
+    WhatIf projection;
+    err = projectWithDatabase(profile, tracePath, dbPath, request, projection);
     if (!err.empty())
       return fail(err, kFailure);
-    WhatIf projection;
-    err = projectWhatIf(profile, db, request, projection);
-    if (!err.empty())
-      return fail(tracePath + ": " + err, kFailure);
     Check check;
     if (!checkPath.empty()) {
       Profile measured;

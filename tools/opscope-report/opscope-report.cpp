@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/whatif.h"
 
 #include "ToolCommon.h"
 
@@ -123,7 +124,9 @@ std::string readIterations(const std::string &path, const EventFilter &filter,
                    {"name", p.name},
                    {"type", p.type},
                    {"start_us", e.tsUs - chosen->ts},
-                   {"dur_us", e.durUs}});
+                   {"dur_us", e.durUs},
+                   {"live_bytes", p.liveBytes ? json(*p.liveBytes)
+                                              : json(nullptr)}});
   };
   r = trace::readTrace(path, second);
   if (!r.error.empty())
@@ -133,6 +136,38 @@ std::string readIterations(const std::string &path, const EventFilter &filter,
                   {"dur_us", chosen->dur},
                   {"ops", ops}};
   return "";
+}
+
+/// "12.50 MiB while 'name' runs, of 14.00 MiB planned", or "" when the
+/// trace does not record it.
+std::string peakMemoryText(const trace::MemoryInfo &m) {
+  if (!m.peakLiveBytes)
+    return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", *m.peakLiveBytes / 1048576.0);
+  std::string text = std::string(buf) + " while '" + m.peakOp + "' runs";
+  if (m.arenaBytes) {
+    std::snprintf(buf, sizeof buf, "%.2f MiB", *m.arenaBytes / 1048576.0);
+    text += ", of " + std::string(buf) + " planned";
+  }
+  return text;
+}
+
+/// "load 1.20 ms, map weights ..., first run ...", or "".
+std::string startupText(const trace::StartupInfo &s) {
+  std::string text;
+  auto add = [&](const char *what, const std::optional<double> &v) {
+    if (!v)
+      return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s %.2f ms", what, *v);
+    text += (text.empty() ? "" : ", ") + std::string(buf);
+  };
+  add("load", s.loadMs);
+  add("map weights", s.mapWeightsMs);
+  add("create kernels", s.createKernelsMs);
+  add("first run", s.firstRunMs);
+  return text;
 }
 
 json headerOf(const Profile &p, const std::string &path) {
@@ -160,7 +195,9 @@ json headerOf(const Profile &p, const std::string &path) {
           {"probe_cost_ns", h.probeCostNs},
           {"dropped_events", h.droppedEvents},
           {"labels", h.labels},
-          {"run", run}};
+          {"run", run},
+          {"peak_memory", peakMemoryText(h.memory)},
+          {"startup", startupText(h.startup)}};
 }
 
 /// `text` safe inside <script> and <style> elements.
@@ -259,9 +296,31 @@ int main(int argc, char **argv) {
   app.add_option("--machine", machineFile,
                  "machine figures for the roofline (default: the file "
                  "opscope-analyze --calibrate wrote, when it exists)");
+  std::string whatIf, precision, dbPath;
+  app.add_option("--what-if", whatIf,
+                 "add the what-if table: every sparse-capable op pruned to "
+                 "this block sparsity in (0, 1), or a per-layer FILE.json "
+                 "(as opscope-analyze --what-if)");
+  app.add_option("--precision", precision,
+                 "with --what-if: the precision of the database entries "
+                 "(fp32, bf16, int8); default each op's own")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+  app.add_option("--db", dbPath,
+                 "with --what-if: tuning database (default: this machine's, "
+                 "written by opscope-tune)");
   tools::addVersionFlag(app, "opscope-report");
   if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
+  bool projecting = app.count("--what-if") > 0;
+  for (const char *flag : {"--precision", "--db"})
+    if (!projecting && app.count(flag))
+      return fail(std::string(flag) + " needs --what-if", tools::kUsage);
+  WhatIfRequest request;
+  request.precision = precision;
+  if (projecting)
+    if (std::string err = parseWhatIf(whatIf, "--what-if", request);
+        !err.empty())
+      return fail(err, tools::kUsage);
 
   EventFilter filter;
   if (!label.empty())
@@ -338,6 +397,22 @@ int main(int argc, char **argv) {
     data["diff"] = {{"after", headerOf(after, diffPath)},
                     {"rows", json::parse(js.str())},
                     {"markdown", md.str()}};
+  }
+
+  // The what-if, as opscope-analyze --what-if prints it (JSON for the
+  // chart, markdown for the table).
+  data["what_if"] = nullptr;
+  if (projecting) {
+    WhatIf projection;
+    if (std::string err = projectWithDatabase(profile, tracePath, dbPath,
+                                              request, projection);
+        !err.empty())
+      return fail(err);
+    std::ostringstream js, md;
+    renderWhatIf(projection, request, dbPath, nullptr, asJson, js);
+    renderWhatIf(projection, request, dbPath, nullptr, markdown, md);
+    data["what_if"] = json::parse(js.str())["opscope"]["what_if"];
+    data["what_if"]["markdown"] = md.str();
   }
 
   if (std::string err = writeAtomically(outPath, page(data)); !err.empty())

@@ -81,6 +81,8 @@
                 ["dropped events", String(h.dropped_events)],
                 ["labels", h.labels.join(", ")],
                 ["run", Object.entries(h.run).map(([k, v]) => k + "=" + v).join(" ")]];
+  if (h.peak_memory) rows.push(["arena peak", h.peak_memory]);
+  if (h.startup) rows.push(["start-up", h.startup]);
   const ht = el("table", { id: "run-header" });
   rows.forEach(([k, v]) => {
     const tr = el("tr");
@@ -168,6 +170,28 @@
     tl.appendChild(el("p", { class: "note" }, "No op events in the selected iterations."));
   }
 
+  // Arena memory over the same iteration: the bytes live while each op ran
+  // (planned by the compiler; the trace's "arena live bytes" counter).
+  const mem = section("memory", "Arena memory over one iteration");
+  const live = data.timeline ? data.timeline.ops.filter((o) => o.live_bytes !== null) : [];
+  if (live.length) {
+    mem.appendChild(el("p", { class: "note" }, "peak " + h.peak_memory +
+      "; the line steps at each op's end"));
+    chart(mem, {
+      type: "line",
+      data: { datasets: [{ label: "MiB live", stepped: "before", pointRadius: 0,
+        borderColor: "#4e79a7",
+        data: live.map((o) => ({ x: o.start_us + o.dur_us, y: o.live_bytes / 1048576 })) }] },
+      options: { plugins: { legend: { display: false } },
+                 scales: { x: { type: "linear", min: 0, max: data.timeline.dur_us,
+                                title: { display: true, text: "µs from the iteration start" } },
+                           y: { title: { display: true, text: "MiB live in the arena" } } } },
+    });
+  } else {
+    mem.appendChild(el("p", { class: "note" },
+      "The trace does not record live bytes (a model compiled before they were planned)."));
+  }
+
   // Roofline, when the machine is calibrated.
   const roof = section("roofline", "Roofline");
   if (data.roofline) {
@@ -215,6 +239,33 @@
                  scales: { x: { title: { display: true, text: "after - before, ms per iteration" } } } },
     }, true);
     d.appendChild(table(data.diff.markdown, "diff"));
+  }
+
+  // What-if: the projection of opscope-analyze --what-if.
+  if (data.what_if) {
+    const w = data.what_if;
+    const t = w.totals;
+    const target = w.target_sparse_ratio !== null ? "block sparsity " + w.target_sparse_ratio : w.per_layer_file;
+    const wi = section("what-if", "What-if: sparse-capable ops pruned to " + target);
+    wi.appendChild(el("p", { class: "note" }, "measured " + t.measured_total_ms.toFixed(3) +
+      " ms of op time per iteration, projected " + t.projected_total_ms.toFixed(3) +
+      " ms: " + t.projected_speedup.toFixed(2) + "x (database " + w.database + ")"));
+    const capable = w.ops.filter((o) => o.target_ratio !== null)
+      .sort((a, b) => b.self_ms - a.self_ms).slice(0, data.top);
+    chart(wi, {
+      type: "bar",
+      data: { labels: capable.map((o) => o.name),
+              datasets: [{ label: "measured ms", data: capable.map((o) => o.self_ms), backgroundColor: "#bab0ac" },
+                         { label: "projected ms", data: capable.map((o) => o.projected_ms), backgroundColor: "#59a14f" }] },
+      options: { indexAxis: "y",
+                 scales: { x: { title: { display: true, text: "ms per iteration" } } } },
+    }, true);
+    // The analyzer's markdown has three tables, each under a "### " title.
+    w.markdown.split("\n### ").slice(1).forEach((part, i) => {
+      const nl = part.indexOf("\n");
+      wi.appendChild(el("h3", {}, part.slice(0, nl)));
+      wi.appendChild(table(part.slice(nl + 1), "what-if-" + i));
+    });
   }
 
   // Charts whose canvas has any pixel painted: constructed is not drawn.

@@ -21,6 +21,7 @@
 #include "opscope/runtime/text.h"
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
+#include "opscope/runtime/tooling/memory.h"
 #include "opscope/runtime/tooling/model_files.h"
 #include "opscope/runtime/tooling/threads.h"
 
@@ -238,6 +239,20 @@ int main(int argc, char **argv) {
                  "own thread, sharing the weights; each uses --threads kernel "
                  "threads (throughput mode)")
       ->check(opscope::tools::positiveInteger());
+  std::string mode;
+  int coresPerInstance = 0;
+  auto *modeOpt =
+      app.add_option("--mode", mode,
+                     "latency (default: one instance, latency percentiles), "
+                     "throughput (--instances pinned to --cores-per-instance "
+                     "cores each, runs per second) or accuracy (with "
+                     "--compare-to)")
+          ->check(CLI::IsMember({"latency", "throughput", "accuracy"}));
+  app.add_option("--cores-per-instance", coresPerInstance,
+                 "throughput mode: cores (and kernel threads) per instance, "
+                 "each instance pinned to its own (default 1; --instances "
+                 "defaults to the cores this process may use / this)")
+      ->check(opscope::tools::positiveInteger());
   app.add_option("--probe-buffer", probeCapacity,
                  "probe events each instance can hold (default 1M); events "
                  "beyond it are counted as dropped");
@@ -286,6 +301,27 @@ int main(int argc, char **argv) {
     return code;
   if (!tracePath.empty() || !csvPath.empty())
     profile = true;
+  // --instances > 1 without --mode keeps its old meaning: throughput.
+  if (modeOpt->count() == 0)
+    mode = instances > 1 || coresPerInstance > 0 ? "throughput" : "latency";
+  if (mode == "latency" && instances > 1)
+    die("--instances " + std::to_string(instances) +
+            " needs --mode throughput (latency mode runs one instance)",
+        2);
+  if (mode != "throughput" && coresPerInstance > 0)
+    die("--cores-per-instance needs --mode throughput", 2);
+  if (mode == "accuracy" && compareTo.empty())
+    die("--mode accuracy needs --compare-to OTHER (the model to compare "
+        "with)",
+        2);
+  if (!compareTo.empty() && modeOpt->count() && mode != "accuracy")
+    die("--compare-to is accuracy mode; it does not combine with --mode " +
+            mode,
+        2);
+  if (mode == "throughput" && threads > 0 && coresPerInstance > 0)
+    die("--threads and --cores-per-instance exclude each other (a pinned "
+        "instance runs one kernel thread per core)",
+        2);
   if ((!inputsDir.empty() || randomSets > 0) && compareTo.empty() &&
       calibratePath.empty())
     die(std::string(inputsDir.empty() ? "--random" : "--inputs") +
@@ -390,8 +426,26 @@ int main(int argc, char **argv) {
     if (profile && model->probes().empty())
       die(soPath + " has no probes: it was compiled with --no-probes", 2);
 
-    // The default: the cores that are idle now, shared among instances.
+    // Throughput: each instance pinned to its own cores.
     std::string threadNote;
+    std::vector<std::vector<int>> pinning;
+    if (mode == "throughput" && threads == 0) {
+      int per = coresPerInstance > 0 ? coresPerInstance : 1;
+      std::vector<int> cpus = allowedCpus();
+      if (app.count("--instances") == 0)
+        instances = std::max<int>(1, static_cast<int>(cpus.size()) / per);
+      bool shared = false;
+      pinning = assignCores(cpus, instances, per, shared);
+      threads = per;
+      threadNote = " (pinned: " + std::to_string(per) + " core" +
+                   (per == 1 ? "" : "s") + " per instance";
+      if (shared)
+        threadNote += "; " + std::to_string(instances * per) +
+                      " cores needed, " + std::to_string(cpus.size()) +
+                      " allowed: instances share cores";
+      threadNote += ")";
+    }
+    // The default: the cores that are idle now, shared among instances.
     if (threads == 0) {
       CoreUsage usage = sampleCoreUsage();
       threads = std::max(1, defaultThreadCount(usage) / instances);
@@ -459,6 +513,7 @@ int main(int argc, char **argv) {
     bench.warmup = warmup;
     bench.iterations = std::max(iterations, expected.empty() ? 0 : 1);
     bench.profile = profile;
+    bench.cores = pinning;
     std::vector<Session *> running;
     for (auto &s : sessions)
       running.push_back(s.get());
@@ -522,6 +577,19 @@ int main(int argc, char **argv) {
                 << (sessions.size() == 1 ? " instance" : " instances")
                 << ")\n"
                 << std::defaultfloat;
+      printStartupAndMemory(std::cout, *model, session);
+      ProcessMemory mem = readProcessMemory(model->weightsPath());
+      if (mem.rss >= 0) {
+        std::cout << "resident: " << formatMiB(mem.rss) << " (anonymous "
+                  << formatMiB(mem.anon) << ", file-backed "
+                  << formatMiB(mem.file) << "), peak "
+                  << formatMiB(mem.peakRss);
+        if (mem.mappedRss >= 0)
+          std::cout << "; weights mapping " << formatMiB(mem.mappedRss)
+                    << " resident, " << formatMiB(mem.mappedPss)
+                    << " proportional share";
+        std::cout << "\n";
+      }
     }
 
     if (profile) {

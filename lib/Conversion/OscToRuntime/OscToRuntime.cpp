@@ -113,6 +113,8 @@ json::Object probeEntry(int64_t id, StringRef name, Operation *op,
   entry["id"] = id;
   entry["name"] = name.str();
   entry["op"] = opIndex;
+  if (auto live = op->getAttrOfType<IntegerAttr>(kLiveBytesAttr))
+    entry["live_bytes"] = live.getInt();
   return entry;
 }
 
@@ -176,12 +178,14 @@ struct ConvertOscToRuntimePass
       for (Value v : op->getResults())
         results.push_back(bufferRef(v));
       std::vector<std::string> src = sourceNodes(op->getLoc());
-      opList.push_back(json::Object{
-          {"kind", rt::kindName(exec.getRuntimeKind())},
-          {"name", src.empty() ? kindOf(op) : src.front()},
-          {"operands", std::move(operands)},
-          {"results", std::move(results)},
-          {"attrs", attributesOf(op)}});
+      json::Object entry{{"kind", rt::kindName(exec.getRuntimeKind())},
+                         {"name", src.empty() ? kindOf(op) : src.front()},
+                         {"operands", std::move(operands)},
+                         {"results", std::move(results)},
+                         {"attrs", attributesOf(op)}};
+      if (auto live = op->getAttrOfType<IntegerAttr>(kLiveBytesAttr))
+        entry["live_bytes"] = live.getInt();
+      opList.push_back(std::move(entry));
     }
     fn.walk([&](ProbeOp p) {
       Operation *inner = nullptr;

@@ -71,6 +71,29 @@ std::vector<SummaryItem> summaryOf(const Profile &p,
   s.push_back({"probe_overhead_per_iteration", overhead, "ms", 3, ""});
   s.push_back({"op_time_without_probe_cost", net, "ms", 3, ""});
   s.push_back({"dropped_events", static_cast<double>(p.header.droppedEvents), "", 0, ""});
+  // Start-up and memory, when the trace records them.
+  const trace::StartupInfo &st = p.header.startup;
+  auto startup = [&](const char *name, std::optional<double> v) {
+    if (v)
+      s.push_back({name, v, "ms", 2, ""});
+  };
+  startup("startup_load", st.loadMs);
+  startup("startup_map_weights", st.mapWeightsMs);
+  startup("startup_create_kernels", st.createKernelsMs);
+  if (!st.slowestKernel.empty())
+    s.push_back({"startup_slowest_kernel", std::nullopt, "", 0, st.slowestKernel});
+  startup("startup_slowest_kernel_time", st.slowestKernelMs);
+  startup("startup_first_run", st.firstRunMs);
+  const trace::MemoryInfo &mem = p.header.memory;
+  auto mib = [&](const char *name, std::optional<int64_t> v) {
+    if (v)
+      s.push_back({name, *v / 1048576.0, "MiB", 2, ""});
+  };
+  mib("arena_planned", mem.arenaBytes);
+  mib("arena_peak_live", mem.peakLiveBytes);
+  if (!mem.peakOp.empty())
+    s.push_back({"arena_peak_op", std::nullopt, "", 0, mem.peakOp});
+  mib("weights_mapped", mem.weightBytes);
   if (roofline) {
     // The peaks the roofline columns use: those measured with the trace's
     // thread count (opscope-analyze --calibrate measures each count).

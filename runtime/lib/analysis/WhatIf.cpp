@@ -9,9 +9,14 @@
 
 #include "Provenance.h"
 
+#include "opscope/runtime/per_layer.h"
+
+#include <oneapi/dnnl/dnnl_version.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -472,5 +477,73 @@ std::string analysis::checkWhatIf(const WhatIf &whatIf, const Profile &measured,
   if (m > 0)
     total.errorPercent = 100.0 * (p - m) / m;
   out.rows.push_back(std::move(total));
+  return "";
+}
+
+std::string analysis::parseWhatIf(const std::string &value,
+                                  const std::string &flag,
+                                  WhatIfRequest &request) {
+  // A number is a ratio (checked here, before any file is read); anything
+  // else names a per-layer file.
+  try {
+    size_t used = 0;
+    double v = std::stod(value, &used);
+    if (used == value.size()) {
+      if (!(v > 0.0 && v < 1.0))
+        return flag + ": expected a ratio in (0, 1), e.g. 0.8, or a "
+                      "per-layer FILE.json, got '" + value + "'";
+      request.sparsity = v;
+      return "";
+    }
+  } catch (const std::exception &) {
+  }
+  request.perLayerFile = value;
+  return "";
+}
+
+std::string analysis::projectWithDatabase(const Profile &profile,
+                                          const std::string &tracePath,
+                                          std::string &dbPath,
+                                          WhatIfRequest &request,
+                                          WhatIf &out) {
+  if (!request.sparsity) {
+    std::string err = tuning::readPerLayer(request.perLayerFile, "--what-if",
+                                           request.perLayer);
+    if (!err.empty())
+      return err;
+    if (request.perLayer.empty())
+      return "--what-if " + request.perLayerFile + ": names no layer";
+  }
+  if (!dbPath.empty())
+    request.dbFlag = dbPath;
+  tuning::Database db;
+  try {
+    if (dbPath.empty()) {
+      // The analysis tools do not link oneDNN: the version is the one the
+      // tree was built against, the package the runtime loads.
+      tuning::MachineKey here = tuning::thisMachine(
+          std::to_string(DNNL_VERSION_MAJOR) + "." +
+          std::to_string(DNNL_VERSION_MINOR) + "." +
+          std::to_string(DNNL_VERSION_PATCH));
+      dbPath = (std::filesystem::path(tuning::defaultDirectory()) /
+                here.fileName())
+                   .string();
+      if (!std::filesystem::exists(dbPath))
+        return "no tuning database for this machine (" + dbPath +
+               "): measure the model's weight shapes with opscope-tune "
+               "MODEL.so first, or give --db FILE";
+      db = tuning::load(dbPath, &here);
+    } else {
+      db = tuning::load(dbPath);
+    }
+  } catch (const tuning::Error &e) {
+    return e.what();
+  }
+  std::string err = checkDatabaseMachine(profile, tracePath, db, dbPath);
+  if (!err.empty())
+    return err;
+  err = projectWhatIf(profile, db, request, out);
+  if (!err.empty())
+    return tracePath + ": " + err;
   return "";
 }

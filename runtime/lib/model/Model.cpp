@@ -12,6 +12,7 @@
 
 #include "Plan.h"
 #include "opscope/runtime/abi.h"
+#include "opscope/runtime/packed_weights.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -175,7 +176,12 @@ struct Model::Impl {
   std::vector<int64_t> inputOffsets;
   std::vector<BufferRef> outputRefs;
   std::vector<OpDesc> ops;
+  std::vector<int64_t> opLiveBytes;
   std::vector<ProbeInfo> probes;
+  std::vector<StartupSpan> startup;
+  /// Packed constant weights shared by this model's sessions.
+  std::unique_ptr<PackedWeightCache> packed;
+  std::mutex packedMu;
   /// Splat constants filled into the arena when a session starts, each
   /// from one element at `valueOffset` in the weights.
   struct Splat {
@@ -236,6 +242,7 @@ void Model::Impl::parsePlan(const char *text) {
     for (const json &r : o.at("results"))
       op.results.push_back(parseBufferRef(r));
     op.attrs = o.value("attrs", json::object());
+    opLiveBytes.push_back(o.value("live_bytes", int64_t(-1)));
     ops.push_back(std::move(op));
   }
   for (const json &s : plan.value("splats", json::array())) {
@@ -273,6 +280,7 @@ void Model::Impl::parsePlan(const char *text) {
       info.sparseBlock = block->get<std::string>();
     info.flops = p.value("flops", 0.0);
     info.bytes = p.value("bytes", 0.0);
+    info.liveBytes = p.value("live_bytes", int64_t(-1));
     if (auto prec = p.find("precision"); prec != p.end() && prec->is_string())
       info.precision = prec->get<std::string>();
     if (auto sc = p.find("input_scale"); sc != p.end() && sc->is_number())
@@ -394,6 +402,7 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   std::unique_ptr<Model> m(new Model());
   Impl &I = *m->impl;
   I.path = soPath;
+  int64_t loadBegin = Profiler::now();
   struct stat st;
   if (stat(soPath.c_str(), &st) != 0)
     throw Error(soPath + ": " + std::strerror(errno));
@@ -437,7 +446,10 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
       wPath.resize(dot);
     wPath += ".weights";
   }
+  int64_t mapBegin = Profiler::now();
+  I.startup.push_back({"load", loadBegin, mapBegin});
   I.mapWeights(wPath, I.weightsId, I.weightBytes);
+  I.startup.push_back({"map weights", mapBegin, Profiler::now()});
   return m;
 }
 
@@ -459,6 +471,7 @@ std::unique_ptr<Model> Model::fromPlan(const std::string &planText,
 
 const std::string &Model::name() const { return impl->name; }
 const std::string &Model::path() const { return impl->path; }
+const std::string &Model::weightsPath() const { return impl->weightsPath; }
 const std::vector<TensorInfo> &Model::inputs() const { return impl->inputs; }
 const std::vector<TensorInfo> &Model::outputs() const { return impl->outputs; }
 const std::vector<ProbeInfo> &Model::probes() const { return impl->probes; }
@@ -466,6 +479,25 @@ int64_t Model::arenaBytes() const { return impl->arenaBytes; }
 int64_t Model::weightBytes() const { return impl->weightBytes; }
 size_t Model::numOps() const { return impl->ops.size(); }
 const std::string &Model::planText() const { return impl->planText; }
+const std::string &Model::opName(size_t op) const {
+  return impl->ops.at(op).name;
+}
+int64_t Model::opLiveBytes(size_t op) const {
+  return op < impl->opLiveBytes.size() ? impl->opLiveBytes[op] : -1;
+}
+Model::PackedWeightStats Model::packedWeightStats() const {
+  std::lock_guard<std::mutex> lock(impl->packedMu);
+  PackedWeightStats stats;
+  if (impl->packed) {
+    stats.tensors = impl->packed->size();
+    stats.reused = impl->packed->hits();
+  }
+  return stats;
+}
+
+const std::vector<StartupSpan> &Model::startup() const {
+  return impl->startup;
+}
 
 int Model::inputIndex(const std::string &name) const {
   for (size_t i = 0; i < impl->inputs.size(); ++i)
@@ -499,6 +531,8 @@ struct Session::Impl {
   opscope_rt_context ctx;
   Profiler profiler;
   std::vector<std::string> kernelNames;
+  std::vector<StartupSpan> startup;
+  bool ran = false;
   ~Impl() { std::free(arena); }
 };
 
@@ -513,6 +547,7 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
   std::unique_ptr<Session> s(new Session());
   Session::Impl &S = *s->impl;
   S.model = this;
+  int64_t createBegin = Profiler::now();
   size_t bytes = (std::max<int64_t>(impl->arenaBytes, 64) + 63) / 64 * 64;
   S.arena = static_cast<uint8_t *>(std::aligned_alloc(64, bytes));
   if (!S.arena)
@@ -533,11 +568,22 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
     }
   }
   Buffers buffers{S.arena, impl->weights};
+  {
+    std::lock_guard<std::mutex> lock(impl->packedMu);
+    if (!impl->packed)
+      impl->packed = std::make_unique<PackedWeightCache>(
+          impl->weights, impl->weightsMapped);
+  }
+  PackedWeightScope sharing(impl->packed.get());
+  S.startup.push_back({"create kernels", createBegin, 0});
   for (const OpDesc &op : impl->ops) {
     std::string kernel;
+    int64_t t0 = Profiler::now();
     S.ctx.kernels.push_back(makeKernel(op, buffers, kernel));
+    S.startup.push_back({op.name, t0, Profiler::now(), op.index});
     S.kernelNames.push_back(kernel);
   }
+  S.startup.front().end = Profiler::now();
   S.ctx.profiler = &S.profiler;
   S.profiler.reset(impl->probes.size(),
                    probeCapacity ? probeCapacity : size_t(1) << 20);
@@ -563,13 +609,18 @@ void Session::run() {
   impl->ctx.error.clear();
   Profiler &p = impl->profiler;
   p.thread = threadId();
+  int64_t t0 = impl->ran ? 0 : Profiler::now();
   if (!p.enabled()) {
     impl->model->impl->run(&impl->ctx, 0);
   } else {
-    int64_t t0 = Profiler::now();
+    t0 = Profiler::now();
     impl->model->impl->run(&impl->ctx, 1);
     p.push(t0, Profiler::now(), ProbeEvent::kIteration);
     p.setIteration(p.currentIteration() + 1);
+  }
+  if (!impl->ran) {
+    impl->ran = true;
+    impl->startup.push_back({"first run", t0, Profiler::now()});
   }
   if (!impl->ctx.error.empty())
     throw Error(impl->ctx.error);
@@ -580,6 +631,10 @@ const Profiler &Session::profiler() const { return impl->profiler; }
 
 const std::vector<std::string> &Session::kernelNames() const {
   return impl->kernelNames;
+}
+
+const std::vector<StartupSpan> &Session::startup() const {
+  return impl->startup;
 }
 
 void Session::setBeforeOp(std::function<void(size_t)> fn) {

@@ -181,6 +181,34 @@ RunTotals runTotals(const ProfileData &d) {
 // Chrome trace
 //===----------------------------------------------------------------------===//
 
+namespace {
+json msOrNull(double v) { return v < 0 ? json(nullptr) : json(v); }
+
+json memoryJson(const Model &m) {
+  MemoryPeak peak = memoryPeak(m);
+  return json{
+      {"arena_bytes", m.arenaBytes()},
+      {"weight_bytes", m.weightBytes()},
+      {"peak_live_bytes", peak.bytes < 0 ? json(nullptr) : json(peak.bytes)},
+      {"peak_op", peak.op < 0 ? json(nullptr) : json(peak.name)},
+      {"peak_probe", peak.probe < 0 ? json(nullptr) : json(peak.probe)}};
+}
+
+/// Start-up in ms of the model and its first session.
+json startupJson(const Model &m, const ProfileData &d) {
+  StartupTimes t =
+      startupTimes(m, d.sessions.empty() ? nullptr : d.sessions.front());
+  return json{{"load_ms", msOrNull(t.loadMs)},
+              {"map_weights_ms", msOrNull(t.mapWeightsMs)},
+              {"create_kernels_ms", msOrNull(t.createKernelsMs)},
+              {"slowest_kernel", t.slowestKernel.empty()
+                                     ? json(nullptr)
+                                     : json(t.slowestKernel)},
+              {"slowest_kernel_ms", msOrNull(t.slowestKernelMs)},
+              {"first_run_ms", msOrNull(t.firstRunMs)}};
+}
+} // namespace
+
 void opscope::writeTrace(const std::string &path, const ProfileData &d) {
   const Model &m = *d.model;
   // Labels of all sessions, merged by name.
@@ -219,6 +247,43 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
       std::snprintf(buf, sizeof(buf), "%.3f", ns / 1000.0);
       return std::string(buf);
     };
+    // Start-up: the model's spans and each session's on a track of their
+    // own (first runs of several instances overlap in time).
+    int32_t startupTid = threads.empty() ? 0 : threads.rbegin()->first + 1;
+    auto startupSpan = [&](int32_t tid, const StartupSpan &sp) {
+      os << ",\n{\"ph\":\"X\",\"cat\":\"startup\",\"name\":"
+         << jsonString(sp.op >= 0 ? "create kernel: " + sp.name : sp.name)
+         << ",\"pid\":1,\"tid\":" << tid << ",\"ts\":" << us(sp.begin)
+         << ",\"dur\":" << us(sp.end - sp.begin) << ",\"args\":{";
+      if (sp.op >= 0)
+        os << "\"op\":" << sp.op;
+      os << "}}";
+    };
+    for (size_t si = 0; si < std::max<size_t>(d.sessions.size(), 1); ++si) {
+      int32_t tid = startupTid + static_cast<int32_t>(si);
+      os << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":"
+         << tid << ",\"args\":{\"name\":\"start-up"
+         << (si ? " (instance " + std::to_string(si) + ")" : "") << "\"}}";
+      if (si == 0)
+        for (const StartupSpan &sp : m.startup())
+          startupSpan(tid, sp);
+      if (si < d.sessions.size())
+        for (const StartupSpan &sp : d.sessions[si]->startup())
+          startupSpan(tid, sp);
+    }
+    // Live arena bytes as a counter track: the value at each op's end is
+    // what was live while it ran (planned at compile time).
+    std::vector<int64_t> liveOf;
+    for (const ProbeInfo &p : m.probes())
+      liveOf.push_back(p.liveBytes);
+    auto counter = [&](size_t si, const ProbeEvent &e) {
+      if (e.probe < 0 || liveOf[e.probe] < 0)
+        return;
+      os << ",\n{\"ph\":\"C\",\"cat\":\"memory\",\"name\":\"arena live bytes"
+         << (si ? " (instance " + std::to_string(si) + ")" : "")
+         << "\",\"pid\":1,\"ts\":" << us(e.end) << ",\"args\":{\"bytes\":"
+         << liveOf[e.probe] << "}}";
+    };
     for (size_t si = 0; si < d.sessions.size(); ++si) {
       const Profiler &p = d.sessions[si]->profiler();
       for (const ProbeEvent &e : p.events()) {
@@ -242,6 +307,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
         else if (e.probe == ProbeEvent::kIteration)
           os << "\"iteration\":" << e.iteration << label;
         os << "}}";
+        counter(si, e);
       }
     }
     os << "\n],\n\"displayTimeUnit\":\"ms\",\n\"opscope\":";
@@ -270,6 +336,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
           {"sparse_support", p.sparseSupport},
           {"flops", p.flops},
           {"bytes", p.bytes},
+          {"live_bytes", p.liveBytes < 0 ? json(nullptr) : json(p.liveBytes)},
           {"kernel", kernelOf(d, p)}});
     }
     json run = json::object();
@@ -288,6 +355,8 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
                              {"amx_used", amxUsed},
                              {"threads", d.threads}}},
                 {"run", run},
+                {"memory", memoryJson(m)},
+                {"startup", startupJson(m, d)},
                 {"labels", labels},
                 {"probe_cost_ns", d.probeCostNs},
                 {"dropped_events", dropped},

@@ -9,8 +9,14 @@
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/sinks.h"
 
+#include "opscope/runtime/dense.h"
+
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -25,12 +31,61 @@ std::vector<double> BenchmarkResult::allMs() const {
   return all;
 }
 
+std::vector<int> opscope::tooling::allowedCpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return {0};
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set))
+      cpus.push_back(c);
+  return cpus;
+}
+
+std::vector<std::vector<int>>
+opscope::tooling::assignCores(const std::vector<int> &allowed, int instances,
+                              int perInstance, bool &shared) {
+  std::vector<std::vector<int>> out(instances);
+  size_t next = 0;
+  shared = static_cast<size_t>(instances) * perInstance > allowed.size();
+  for (auto &cores : out)
+    for (int c = 0; c < perInstance; ++c)
+      cores.push_back(allowed[next++ % allowed.size()]);
+  return out;
+}
+
+namespace {
+/// Pins the calling thread to `cores` and sizes its kernel thread team:
+/// OpenMP threads this thread starts inherit the mask.
+void pinThisThread(const std::vector<int> &cores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cores)
+    CPU_SET(c, &set);
+  int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  if (rc != 0)
+    throw Error("cannot pin an instance to its cores: " +
+                std::string(std::strerror(rc)));
+  std::vector<int> distinct = cores;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()),
+                 distinct.end());
+  rt::setDenseThreads(static_cast<int>(distinct.size()));
+}
+} // namespace
+
 BenchmarkResult
 opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
                                const BenchmarkConfig &config) {
   BenchmarkResult r;
   r.perInstanceMs.resize(sessions.size());
+  bool pinned = !config.cores.empty();
+  if (pinned && config.cores.size() != sessions.size())
+    throw Error("runBenchmark: one core list per session is needed");
   auto drive = [&](size_t k) {
+    if (pinned)
+      pinThisThread(config.cores[k]);
     Session &s = *sessions[k];
     Profiler &prof = s.profiler();
     prof.enable(config.profile);
@@ -52,7 +107,7 @@ opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
       s.run();
   };
   auto wall0 = Clock::now();
-  if (sessions.size() == 1) {
+  if (sessions.size() == 1 && !pinned) {
     drive(0);
   } else {
     std::vector<std::thread> workers;

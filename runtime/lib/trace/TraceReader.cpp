@@ -74,7 +74,7 @@ ProbeInfo probeOf(const json &j, size_t index) {
                    {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                     "outputs", "weight_shape", "weight_sparsity",
                     "block_sparsity", "sparse_block", "sparse_support",
-                    "flops", "bytes", "kernel"},
+                    "flops", "bytes", "live_bytes", "kernel"},
                    where);
   ProbeInfo p;
   p.id = get<int64_t>(j, "id", where);
@@ -95,6 +95,8 @@ ProbeInfo probeOf(const json &j, size_t index) {
   p.sparseSupport = j.value("sparse_support", false);
   p.flops = optionalNumber(j, "flops");
   p.bytes = optionalNumber(j, "bytes");
+  if (auto live = optionalNumber(j, "live_bytes"))
+    p.liveBytes = static_cast<int64_t>(*live);
   p.kernel = j.value("kernel", "");
   if ((p.flops && *p.flops < 0) || (p.bytes && *p.bytes < 0))
     throw SchemaError(where + " has negative flops or bytes");
@@ -103,8 +105,9 @@ ProbeInfo probeOf(const json &j, size_t index) {
 
 TraceHeader headerOf(const json &j) {
   requireKnownKeys(j,
-                   {"schema_version", "model", "machine", "run", "probes",
-                    "probe_cost_ns", "dropped_events", "labels"},
+                   {"schema_version", "model", "machine", "run", "memory",
+                    "startup", "probes", "probe_cost_ns", "dropped_events",
+                    "labels"},
                    "the opscope object");
   TraceHeader h;
   int64_t version = get<int64_t>(j, "schema_version", "the opscope object");
@@ -127,6 +130,42 @@ TraceHeader headerOf(const json &j) {
     h.machine.amxAvailable = m.value("amx_available", false);
     h.machine.amxUsed = m.value("amx_used", false);
     h.machine.threads = m.value("threads", int64_t(0));
+  }
+  if (j.contains("memory")) {
+    const json &m = j["memory"];
+    requireKnownKeys(m,
+                     {"arena_bytes", "weight_bytes", "peak_live_bytes",
+                      "peak_op", "peak_probe"},
+                     "opscope.memory");
+    auto bytes = [&](const char *key) -> std::optional<int64_t> {
+      auto v = optionalNumber(m, key);
+      if (v && *v < 0)
+        throw SchemaError(std::string("opscope.memory.") + key +
+                          " is negative");
+      if (v)
+        return static_cast<int64_t>(*v);
+      return std::nullopt;
+    };
+    h.memory.arenaBytes = bytes("arena_bytes");
+    h.memory.weightBytes = bytes("weight_bytes");
+    h.memory.peakLiveBytes = bytes("peak_live_bytes");
+    h.memory.peakProbe = bytes("peak_probe");
+    if (m.contains("peak_op") && m["peak_op"].is_string())
+      h.memory.peakOp = m["peak_op"].get<std::string>();
+  }
+  if (j.contains("startup")) {
+    const json &st = j["startup"];
+    requireKnownKeys(st,
+                     {"load_ms", "map_weights_ms", "create_kernels_ms",
+                      "slowest_kernel", "slowest_kernel_ms", "first_run_ms"},
+                     "opscope.startup");
+    h.startup.loadMs = optionalNumber(st, "load_ms");
+    h.startup.mapWeightsMs = optionalNumber(st, "map_weights_ms");
+    h.startup.createKernelsMs = optionalNumber(st, "create_kernels_ms");
+    h.startup.slowestKernelMs = optionalNumber(st, "slowest_kernel_ms");
+    h.startup.firstRunMs = optionalNumber(st, "first_run_ms");
+    if (st.contains("slowest_kernel") && st["slowest_kernel"].is_string())
+      h.startup.slowestKernel = st["slowest_kernel"].get<std::string>();
   }
   if (j.contains("run"))
     for (const auto &[k, v] : j["run"].items())

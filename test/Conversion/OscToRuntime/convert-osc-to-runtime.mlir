@@ -9,11 +9,11 @@
 // CHECK: llvm.mlir.global external constant @opscope_model_plan("{\22abi\22:2,\22arena_bytes\22:128,
 // CHECK-SAME: \22inputs\22:[{\22dtype\22:\22f32\22,\22name\22:\22x\22,\22offset\22:0,\22shape\22:[4,4]}]
 // CHECK-SAME: \22model\22:\22tiny\22
-// CHECK-SAME: {\22attrs\22:{\22kind\22:\22relu\22},\22kind\22:\22unary\22,\22name\22:\22relu\22
-// CHECK-SAME: {\22attrs\22:{\22kind\22:\22mul\22},\22kind\22:\22binary\22,\22name\22:\22scale\22,\22operands\22:[{\22dtype\22:\22f32\22,\22mem\22:\22arena\22,\22offset\22:64,\22shape\22:[16]},{\22dtype\22:\22f32\22,\22mem\22:\22weight\22,\22offset\22:64,\22shape\22:[16]}]
+// CHECK-SAME: {\22attrs\22:{\22kind\22:\22relu\22},\22kind\22:\22unary\22,\22live_bytes\22:128,\22name\22:\22relu\22
+// CHECK-SAME: {\22attrs\22:{\22kind\22:\22mul\22},\22kind\22:\22binary\22,\22live_bytes\22:128,\22name\22:\22scale\22,\22operands\22:[{\22dtype\22:\22f32\22,\22mem\22:\22arena\22,\22offset\22:64,\22shape\22:[16]},{\22dtype\22:\22f32\22,\22mem\22:\22weight\22,\22offset\22:64,\22shape\22:[16]}]
 // CHECK-SAME: \22outputs\22:[{\22buffer\22:{\22dtype\22:\22f32\22,\22mem\22:\22arena\22,\22offset\22:64,\22shape\22:[16]},\22dtype\22:\22f32\22,\22name\22:\22y\22
 // CHECK-SAME: \22probes\22:[{\22block_sparsity\22:null,\22bytes\22:128,
-// CHECK-SAME: \22id\22:0,\22input_scale\22:null,\22input_zero_point\22:null,\22inputs\22:[{\22dtype\22:\22f32\22,\22name\22:\22x\22,\22shape\22:[4,4]}],\22kernel\22:
+// CHECK-SAME: \22id\22:0,\22input_scale\22:null,\22input_zero_point\22:null,\22inputs\22:[{\22dtype\22:\22f32\22,\22name\22:\22x\22,\22shape\22:[4,4]}],\22kernel\22:\22opscope:unary\22,\22live_bytes\22:128,
 // CHECK-SAME: \22weights\22:{\22file_bytes\22:128,\22id\22:
 // CHECK: func.func private @opscope_rt_exec(!llvm.ptr, i32)
 // CHECK: func.func private @opscope_rt_probe_begin(!llvm.ptr, i32)

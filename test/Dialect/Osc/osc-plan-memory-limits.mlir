@@ -8,7 +8,7 @@
 // CHECK-SAME: osc.weights_bytes = 192 : i64
 // CHECK: %[[BIG:.*]] = osc.constant dense<2.000000e+00> : tensor<4x4xf32> {osc.offset = 64 : i64, osc.weight_offset = 64 : i64}
 // CHECK: %[[SMALL:.*]] = osc.constant dense<1.000000e+00> : tensor<4xf32> {osc.weight_offset = 128 : i64}
-// CHECK: osc.binary add %arg0, %[[BIG]] {osc.offset = 128 : i64}
+// CHECK: osc.binary add %arg0, %[[BIG]] {osc.live_bytes = {{[0-9]+}} : i64, osc.offset = 128 : i64}
 module {
   func.func @splat(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>) {
     %big = osc.constant dense<2.0> : tensor<4x4xf32>

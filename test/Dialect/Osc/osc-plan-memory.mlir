@@ -2,7 +2,9 @@
 
 // Arguments are never overwritten; elementwise ops reuse a dying operand's
 // buffer; a reshape aliases its input; buffers are reused after their last
-// reader; the function result keeps its buffer.
+// reader; the function result keeps its buffer. Every executed op records
+// the arena bytes live while it runs (osc.live_bytes): here the argument
+// and the one reused buffer.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: osc.arena_bytes = 128 : i64
 // CHECK-SAME: osc.weights_bytes = 128 : i64
@@ -10,12 +12,12 @@
 // CHECK: func.func @chain
 // CHECK-SAME: osc.arg_offsets = array<i64: 0>
 // CHECK: osc.constant {{.*}}osc.weight_offset = 64 : i64
-// CHECK: %[[A:.*]] = osc.unary relu %arg0 {osc.offset = 64 : i64}
-// CHECK: %[[B:.*]] = osc.unary neg %[[A]] {osc.offset = 64 : i64}
+// CHECK: %[[A:.*]] = osc.unary relu %arg0 {osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
+// CHECK: %[[B:.*]] = osc.unary neg %[[A]] {osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
 // CHECK: %[[R:.*]] = osc.reshape %[[B]]
 // CHECK-NOT: osc.offset
-// CHECK: %[[C:.*]] = osc.binary add %[[R]], %{{.*}} {osc.offset = 64 : i64}
-// CHECK: %[[D:.*]] = osc.binary mul %[[C]], %[[C]] {osc.offset = 64 : i64}
+// CHECK: %[[C:.*]] = osc.binary add %[[R]], %{{.*}} {osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
+// CHECK: %[[D:.*]] = osc.binary mul %[[C]], %[[C]] {osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
 // CHECK: return %[[D]]
 module {
   func.func @chain(%x: tensor<4x4xf32>) -> tensor<16xf32> {
@@ -32,16 +34,21 @@ module {
 // -----
 
 // A buffer whose reader is the same op cannot be reused by that op's result
-// unless the op works in place (softmax does not): two live buffers.
+// unless the op works in place (softmax does not): two live buffers. Live
+// bytes count the argument, the operand and the result while an op runs:
+// 128 for the first softmax, 192 for the next two (after the second, `a` is
+// dead and the third takes its place).
 // CHECK-LABEL: module attributes
 // CHECK-SAME: osc.arena_bytes = 192 : i64
-// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.offset = 64 : i64}
-// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.offset = 128 : i64}
+// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
+// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.live_bytes = 192 : i64, osc.offset = 128 : i64}
+// CHECK: osc.softmax %{{.*}} {axis = 1 : i64, osc.live_bytes = 192 : i64, osc.offset = 64 : i64}
 module {
   func.func @softmaxes(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
     %a = osc.softmax %x {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
     %b = osc.softmax %a {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
-    return %b : tensor<2x8xf32>
+    %c = osc.softmax %b {axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    return %c : tensor<2x8xf32>
   }
 }
 
@@ -50,7 +57,7 @@ module {
 // Probes alias the probed op's buffer.
 // CHECK-LABEL: module attributes
 // CHECK: osc.probe 0 "p"
-// CHECK-NEXT: osc.unary relu %arg0 {osc.offset = 64 : i64}
+// CHECK-NEXT: osc.unary relu %arg0 {osc.live_bytes = 128 : i64, osc.offset = 64 : i64}
 module {
   func.func @probed(%x: tensor<16xf32>) -> tensor<16xf32> {
     %p = osc.probe 0 "p" -> tensor<16xf32> {

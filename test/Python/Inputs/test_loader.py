@@ -160,6 +160,30 @@ class Types(unittest.TestCase):
         self.assertTrue(math.isnan(gather["weight_sparsity"]))
         self.assertIs(bool(gather["sparse_support"]), False)
 
+    def test_startup_and_memory(self):
+        # tiny: while m runs x, idx and y are live (3 x 64 bytes), while g
+        # runs g too (256, the peak); see test/Tools/opscope-run/profile.test.
+        t = opscope.load_trace(os.path.join(WORK, "tiny.json"))
+        self.assertEqual(str(t.ops["live_bytes"].dtype), "Int64")
+        self.assertEqual(list(t.ops["live_bytes"]), [192, 256])
+        s = t.summary.iloc[0]
+        self.assertEqual(s["arena_peak_op"], "g")
+        self.assertEqual(s["arena_peak_live_mib"], 256 / 1048576.0)
+        self.assertGreater(s["startup_create_kernels_ms"], 0.0)
+        # One counter per op event (6 iterations x 2 ops), every value a
+        # probe's live bytes.
+        self.assertEqual(len(t.memory), len(t.events))
+        self.assertEqual(t.memory["bytes"].dtype, np.int64)
+        self.assertEqual(set(t.memory["bytes"]), {192, 256})
+        names = set(t.startup["name"])
+        self.assertTrue({"load", "map weights", "create kernels", "first run",
+                         "create kernel: m", "create kernel: g"} <= names, names)
+        self.assertEqual(sorted(t.startup.loc[t.startup["op"] >= 0, "op"]), [0, 1])
+        # Old traces (the analyzer's golden ones) have neither.
+        g = opscope.load_trace(os.path.join(GOLDEN, "golden.json"))
+        self.assertEqual(len(g.startup), 0)
+        self.assertNotIn("arena_peak_op", g.summary.columns)
+
     def test_csv_frames(self):
         p = opscope.read_profile_csv(os.path.join(WORK, "tiny.csv"))
         ops = p.ops

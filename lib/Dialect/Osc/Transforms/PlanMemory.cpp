@@ -218,6 +218,34 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     return failure();
   }
 
+  /// Sets `osc.live_bytes` on every executed op: the arena bytes in use
+  /// while it runs (its result, its operands, and every buffer defined
+  /// before it and read after it; inputs, outputs and arena splats always).
+  /// A difference array over op indices keeps it linear in the op count.
+  template <typename Lifetimes>
+  void recordLiveBytes(ArrayRef<Operation *> order,
+                       const Lifetimes &lifetimes) {
+    int64_t n = static_cast<int64_t>(order.size());
+    std::vector<int64_t> delta(n + 1, 0);
+    int64_t always = 0;
+    for (const auto &l : lifetimes) {
+      if (l.start < 0) { // arguments and splats: the whole run
+        always += l.size;
+        continue;
+      }
+      delta[l.start] += l.size;
+      if (l.end < n)
+        delta[l.end + 1] -= l.size;
+    }
+    Builder b(getOperation().getContext());
+    int64_t running = always;
+    for (int64_t i = 0; i < n; ++i) {
+      running += delta[i];
+      if (isExecuted(order[i]))
+        order[i]->setAttr(kLiveBytesAttr, b.getI64IntegerAttr(running));
+    }
+  }
+
   LogicalResult planArena(func::FuncOp fn) {
     Block &body = fn.getBody().front();
     // Execution order: top-level ops, probe bodies in place.
@@ -245,6 +273,12 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
       lastUse[aliasRoot(v)] = kForever;
 
     std::vector<Interval> live;
+    // Every allocation with the op index that defines it, for the live
+    // bytes of each op (the arena counter of the trace).
+    struct Lifetime {
+      int64_t offset, size, start, end;
+    };
+    std::vector<Lifetime> lifetimes;
     int64_t peak = 0;
     auto allocate = [&](int64_t size, int64_t now, int64_t end) {
       // Free everything whose last reader ran before `now`.
@@ -262,6 +296,7 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
         offset = std::max(offset, alignUp(i.offset + i.size));
       }
       live.push_back({offset, size, end});
+      lifetimes.push_back({offset, size, now, end});
       peak = std::max(peak, offset + size);
       return offset;
     };
@@ -306,6 +341,9 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
           for (Interval &i : live)
             if (i.offset == buf->offset && i.end == now)
               i.end = end;
+          for (Lifetime &l : lifetimes)
+            if (l.offset == buf->offset && l.end == now)
+              l.end = end;
           op->setAttr(kOffsetAttr, b.getI64IntegerAttr(buf->offset));
           ++numInPlace;
           continue;
@@ -315,6 +353,7 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                                    alignUp(bytesOf(result.getType())), now,
                                    end)));
     }
+    recordLiveBytes(order, lifetimes);
     int64_t total = 0;
     std::string largest;
     int64_t largestBytes = -1;

@@ -67,6 +67,18 @@ struct ProbeInfo {
   std::string precision = "fp32";
   double inputScale = -1;
   int64_t inputZeroPoint = 0;
+  /// Arena bytes live while the op runs (planned at compile time); < 0 for
+  /// models compiled before the plan recorded it.
+  int64_t liveBytes = -1;
+};
+
+/// One step of start-up (loading, mapping the weights, creating kernels,
+/// the first run), in Profiler::now() time. `op` >= 0 marks the creation of
+/// that op's kernel (a child of "create kernels").
+struct StartupSpan {
+  std::string name;
+  int64_t begin = 0, end = 0;
+  int64_t op = -1;
 };
 
 class Session;
@@ -88,6 +100,9 @@ public:
 
   const std::string &name() const;
   const std::string &path() const;
+  /// The mapped `.weights` file (shared by every session, and by every
+  /// process that maps it).
+  const std::string &weightsPath() const;
   const std::vector<TensorInfo> &inputs() const;
   const std::vector<TensorInfo> &outputs() const;
   /// Index of the input/output called `name`, or -1.
@@ -99,6 +114,22 @@ public:
   size_t numOps() const;
   /// The embedded plan (JSON text), for tools that print it.
   const std::string &planText() const;
+  /// Plan op `op`'s name (its first source node) and the arena bytes live
+  /// while it runs (< 0: not recorded by the compiler).
+  const std::string &opName(size_t op) const;
+  int64_t opLiveBytes(size_t op) const;
+  /// Constant weights packed into kernel layouts (oneDNN's blocked ones),
+  /// shared by this model's sessions: how many tensors were packed, and how
+  /// many times a later session took a packed tensor instead of packing it
+  /// again (packed_weights.h).
+  struct PackedWeightStats {
+    size_t tensors = 0;
+    int64_t reused = 0;
+  };
+  PackedWeightStats packedWeightStats() const;
+  /// Start-up of the model: "load" (library and plan) and "map weights"
+  /// (mmap and checksum).
+  const std::vector<StartupSpan> &startup() const;
 
   /// Creates an instance: arena, kernels, probe buffer of `probeCapacity`
   /// events (0: the default, 1M events).
@@ -225,6 +256,10 @@ public:
   const Profiler &profiler() const;
   /// oneDNN implementation or opscope kernel name of each op.
   const std::vector<std::string> &kernelNames() const;
+  /// Start-up of this session: "create kernels" (arena, kernels and packed
+  /// weights), one span per op's kernel inside it, and "first run" once the
+  /// session has run (profiled or not).
+  const std::vector<StartupSpan> &startup() const;
 
   /// Calls `fn(op)` just before op `op` (an index into the plan's ops, as
   /// ProbeInfo::op) runs, on the thread running the session; an empty

@@ -48,6 +48,29 @@ void writeProfileCsv(const std::string &path, const ProfileData &data);
 /// Latency percentiles and the top `top` ops by self time.
 void printProfileSummary(std::ostream &os, const ProfileData &data, int top);
 
+/// The arena's high-water mark: the plan op with the most bytes live while
+/// it runs (bytes < 0 when the compiler did not record live bytes).
+struct MemoryPeak {
+  int64_t bytes = -1;
+  int64_t op = -1;    ///< plan op index
+  int64_t probe = -1; ///< the probe around that op, -1 when unprobed
+  std::string name;   ///< the probe's name, else the op's
+};
+MemoryPeak memoryPeak(const Model &model);
+
+/// Start-up in ms (< 0: not recorded): the model's load and weight
+/// mapping, and `session`'s kernel creation (with its slowest op) and first
+/// run.
+struct StartupTimes {
+  double loadMs = -1, mapWeightsMs = -1, createKernelsMs = -1,
+         firstRunMs = -1, slowestKernelMs = -1;
+  std::string slowestKernel;
+};
+StartupTimes startupTimes(const Model &model, const Session *session);
+/// One line each for the start-up and the memory peak (the run summary).
+void printStartupAndMemory(std::ostream &os, const Model &model,
+                           const Session *session);
+
 /// Per-op statistics over measured iterations (ms), by probe id.
 struct OpStats {
   int64_t count = 0;

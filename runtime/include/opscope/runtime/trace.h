@@ -43,6 +43,7 @@ struct ProbeInfo {
   bool sparseSupport = false;
   std::optional<double> flops;
   std::optional<double> bytes;
+  std::optional<int64_t> liveBytes; ///< arena bytes live while it runs
   std::string kernel;
 };
 
@@ -52,12 +53,27 @@ struct MachineInfo {
   int64_t threads = 0;
 };
 
+/// The arena's planned size and high-water mark (`opscope.memory`).
+struct MemoryInfo {
+  std::optional<int64_t> arenaBytes, weightBytes, peakLiveBytes, peakProbe;
+  std::string peakOp;
+};
+
+/// Start-up in ms (`opscope.startup`), each absent when not recorded.
+struct StartupInfo {
+  std::optional<double> loadMs, mapWeightsMs, createKernelsMs, firstRunMs,
+      slowestKernelMs;
+  std::string slowestKernel;
+};
+
 /// The `opscope` object of a trace file.
 struct TraceHeader {
   int schemaVersion = 0;
   std::string model;
   MachineInfo machine;
   std::map<std::string, std::string> run; // run config, as text
+  MemoryInfo memory;
+  StartupInfo startup;
   double probeCostNs = 0.0;
   int64_t droppedEvents = 0;
   std::vector<ProbeInfo> probes; // indexed by id

@@ -121,6 +121,22 @@ struct Check {
 std::string checkWhatIf(const WhatIf &whatIf, const Profile &measured,
                         const std::string &measuredPath, Check &out);
 
+/// A --what-if value: a number is a block sparsity, which must lie in
+/// (0, 1); anything else names a per-layer file (read later, by
+/// projectWithDatabase). Returns "" or a usage error naming `flag`.
+std::string parseWhatIf(const std::string &value, const std::string &flag,
+                        WhatIfRequest &request);
+
+/// What opscope-analyze and opscope-report do after parsing: read the
+/// per-layer file, load the tuning database `dbPath` (empty: this machine's
+/// default, opscope-tune's file; `dbPath` receives it), check that it is of
+/// the trace's machine, and project. Returns "" or an error naming the
+/// file.
+std::string projectWithDatabase(const Profile &profile,
+                                const std::string &tracePath,
+                                std::string &dbPath, WhatIfRequest &request,
+                                WhatIf &out);
+
 /// Renders the projection (and the check, when given) in `options.format`:
 /// table and markdown print the perf-ratio table, the ops and the totals;
 /// CSV the three parts of docs/profile-csv.md; JSON one object,

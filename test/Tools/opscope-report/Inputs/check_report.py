@@ -130,6 +130,8 @@ def main():
     ap.add_argument("--trace", required=True)
     ap.add_argument("--diff")
     ap.add_argument("--machine")
+    ap.add_argument("--what-if", dest="what_if")
+    ap.add_argument("--db")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--charts", type=int, required=True)
     ap.add_argument("--browser")
@@ -173,6 +175,16 @@ def main():
                        analyze(args, "--format", "markdown", "--wide", "--diff", args.diff)))
     elif data["diff"] is not None:
         fail("a diff without --diff")
+    if args.what_if:
+        what_if = dict(data["what_if"])
+        md = what_if.pop("markdown")
+        flags = ["--what-if", args.what_if] + (["--db", args.db] if args.db else [])
+        checks.append(("what-if", what_if,
+                       json.loads(analyze(args, "--format", "json", *flags))["opscope"]["what_if"]))
+        checks.append(("what-if table", md,
+                       analyze(args, "--format", "markdown", "--wide", *flags)))
+    elif data["what_if"] is not None:
+        fail("a what-if without --what-if")
     for name, mine, theirs in checks:
         if mine != theirs:
             fail("%s differs from opscope-analyze:\n%s\n---\n%s" % (name, mine, theirs))
@@ -192,6 +204,16 @@ def main():
     if any(o["start_us"] < 0 or o["start_us"] + o["dur_us"] > tl["dur_us"] + 1e-6 for o in tl["ops"]):
         fail("timeline ops outside their iteration")
     ok("timeline: iteration %d, %d ops inside its span" % (tl["iteration"], len(tl["ops"])))
+    # Memory: the header's peak is the trace's, and the summary's.
+    mem = json.load(open(args.trace))["opscope"].get("memory")
+    if mem and mem.get("peak_live_bytes") is not None:
+        peak = max(o["live_bytes"] for o in tl["ops"])
+        if peak > mem["peak_live_bytes"] or mem["peak_op"] not in data["header"]["peak_memory"] \
+                or summary["arena_peak_op"] != mem["peak_op"]:
+            fail("memory: timeline peak %s, trace %s, header %r" % (
+                peak, mem, data["header"]["peak_memory"]))
+        ok("memory: peak %d bytes while '%s' runs, as the trace and the summary"
+           % (mem["peak_live_bytes"], mem["peak_op"]))
 
     if not args.browser:
         return 0
@@ -216,6 +238,9 @@ def main():
               ("by-type", data["by_type_markdown"])]
     if args.diff:
         tables.append(("diff", data["diff"]["markdown"]))
+    if args.what_if:
+        for i, part in enumerate(data["what_if"]["markdown"].split("\n### ")[1:]):
+            tables.append(("what-if-%d" % i, part))
     for cls, md in tables:
         if dom.tables.get(cls) != markdown_cells(md):
             fail("table %s on the page differs from the analyzer's:\n%s\n%s"

@@ -32,6 +32,8 @@ namespace opscope::osc {
 
 inline constexpr const char *kOffsetAttr = "osc.offset";
 inline constexpr const char *kArgOffsetsAttr = "osc.arg_offsets";
+/// Arena bytes live while the op runs (the trace's memory counter).
+inline constexpr const char *kLiveBytesAttr = "osc.live_bytes";
 inline constexpr const char *kWeightOffsetAttr = "osc.weight_offset";
 inline constexpr const char *kArenaBytesAttr = "osc.arena_bytes";
 inline constexpr const char *kWeightsBytesAttr = "osc.weights_bytes";

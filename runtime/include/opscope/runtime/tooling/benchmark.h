@@ -23,6 +23,11 @@ struct BenchmarkConfig {
   int warmup = 2;
   int iterations = 10;
   bool profile = false; ///< enable each session's profiler
+  /// Throughput mode: the CPUs each instance's thread (and the kernel
+  /// threads it starts) is pinned to, one list per session; empty: no
+  /// pinning. Pinned instances always run on threads of their own, each
+  /// with as many kernel threads as it has CPUs.
+  std::vector<std::vector<int>> cores;
 };
 
 struct BenchmarkResult {
@@ -34,6 +39,15 @@ struct BenchmarkResult {
   int warmupIterations = 0;
   std::vector<double> allMs() const;
 };
+
+/// The CPUs this process may run on (its affinity mask), in order.
+std::vector<int> allowedCpus();
+/// `instances` lists of `perInstance` CPUs taken in order from `allowed`,
+/// wrapping around when there are fewer CPUs than instances need
+/// (`shared` is then set: instances share CPUs).
+std::vector<std::vector<int>> assignCores(const std::vector<int> &allowed,
+                                          int instances, int perInstance,
+                                          bool &shared);
 
 /// Runs every session `warmup` then `iterations` times, each on its own
 /// thread when there are several; at least one run even with 0

@@ -1,0 +1,51 @@
+//===- DnnlCommon.h - what the oneDNN kernels share --------------*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). The engine and stream, post-op
+// attributes, layout helpers and weight packing of the oneDNN-backed kernels
+// (Dense.cpp, DenseConv.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_DNNLCOMMON_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_DNNLCOMMON_H
+
+#include "opscope/runtime/dense.h"
+
+#include <dnnl.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace opscope::rt::dnnlx {
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+/// One CPU engine and stream per process; primitives are created against it.
+struct Context {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+/// The process's context (applies OPSCOPE_MAX_ISA before the first
+/// primitive).
+Context &context();
+
+/// Post-ops as oneDNN attributes; `hasSum` says whether a sum is among them.
+dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
+                                     bool &hasSum);
+
+dnnl::memory::dims toDims(const Dims &d);
+/// Plain (row-major) layout tag for an activation of the given rank.
+tag plainTag(size_t rank);
+int64_t product(const Dims &d);
+
+/// Reorders constant `data` (described by `plainMd`) into a new memory of
+/// `md`. When `data` lies in the weights of the model whose session is
+/// being created (packed_weights.h), the packed memory is shared with that
+/// model's other sessions: made once, then handed out again.
+dnnl::memory packed(const dnnl::memory::desc &plainMd,
+                    const dnnl::memory::desc &md, const void *data);
+
+} // namespace opscope::rt::dnnlx
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_DNNLCOMMON_H
