@@ -8,7 +8,7 @@ continuations joined, trailing comments dropped), in one work directory
 shared by all files, so a later block may use what an earlier one wrote.
 The work directory holds `model.onnx` and `bert.onnx` (the BERT-mini corpus
 model), and `build`, `scripts`, `examples`, `models` and `python` link to
-the real ones, so commands run verbatim whether they say
+the real ones (as do `test` and its inputs), so commands run verbatim whether they say
 `build/bin/opscope-run` or `opscope-run` (the build's bin directory is on
 PATH). A block preceded by
 `<!-- not run by tests: REASON -->` is skipped and reported with its reason.
@@ -95,7 +95,7 @@ def main():
     for name in ("model.onnx", "bert.onnx"):
         shutil.copy(model, os.path.join(a.work, name))
     os.symlink(build, os.path.join(a.work, "build"))
-    for d in ("scripts", "examples", "models", "python"):
+    for d in ("scripts", "examples", "models", "python", "test"):
         os.symlink(os.path.join(root, d), os.path.join(a.work, d))
     env = dict(os.environ)
     env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")

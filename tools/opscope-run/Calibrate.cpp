@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Calibrate.h"
+#include "Progress.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,9 +101,13 @@ opscope::calibrate(const Model &model,
       ++h[std::clamp<int64_t>(b, 0, last)];
     }
   });
+  opscope::tools::Progress progress("opscope-run: calibrating",
+                                    2 * sets.size());
+  size_t done = 0;
   for (const auto &set : sets) {
     feed(*session, model, set);
     session->run();
+    progress.update(++done, "ranges");
   }
   for (Observed &o : observed) {
     if (!(o.stats.min <= o.stats.max)) // never finite
@@ -114,7 +119,9 @@ opscope::calibrate(const Model &model,
   for (const auto &set : sets) {
     feed(*session, model, set);
     session->run();
+    progress.update(++done, "histograms");
   }
+  progress.finish();
   session->setBeforeOp(nullptr);
   if (!error.empty())
     throw Error(model.path() + ": " + error);

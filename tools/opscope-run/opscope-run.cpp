@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Calibrate.h"
+#include "Progress.h"
 #include "TensorFiles.h"
 #include "ToolCommon.h"
 
@@ -148,6 +149,8 @@ int compareModels(const std::string &aPath, const Model &a,
   sameTensors(a.outputs(), b.outputs(), "outputs");
   auto sa = a.createSession(0), sb = b.createSession(0);
   std::vector<AccuracyStats> stats(a.outputs().size());
+  opscope::tools::Progress progress("opscope-run: comparing", sets.size());
+  size_t done = 0;
   for (const auto &set : sets) {
     for (size_t i = 0; i < set.size(); ++i) {
       std::memcpy(sa->input(i), set[i].data.data(), set[i].data.size());
@@ -161,7 +164,9 @@ int compareModels(const std::string &aPath, const Model &a,
                    asDoubles(info.dtype, sb->output(o), info.elements()),
                    info.shape.empty() ? 1 : info.shape.back());
     }
+    progress.update(++done, "input sets");
   }
+  progress.finish();
   std::cout << "accuracy: " << aPath << " against " << bPath << ", "
             << sets.size() << " input sets (" << source << ")\n";
   std::cout << std::left << std::setw(24) << "output" << std::right
@@ -429,7 +434,10 @@ int main(int argc, char **argv) {
     // Throughput: each instance pinned to its own cores.
     std::string threadNote;
     std::vector<std::vector<int>> pinning;
-    if (mode == "throughput" && threads == 0) {
+    // Pinned when asked for: --mode throughput or --cores-per-instance
+    // (--instances alone runs unpinned, as before --mode existed).
+    bool pin = modeOpt->count() > 0 || coresPerInstance > 0;
+    if (mode == "throughput" && pin && threads == 0) {
       int per = coresPerInstance > 0 ? coresPerInstance : 1;
       std::vector<int> cpus = allowedCpus();
       if (app.count("--instances") == 0)
@@ -514,10 +522,18 @@ int main(int argc, char **argv) {
     bench.iterations = std::max(iterations, expected.empty() ? 0 : 1);
     bench.profile = profile;
     bench.cores = pinning;
+    opscope::tools::Progress progress(
+        "opscope-run: running " + opscope::shortenMiddle(model->name(), 40),
+        static_cast<size_t>(sessions.size()) *
+            (bench.warmup + std::max(bench.iterations, 1)));
+    bench.onRun = [&](int64_t done, int64_t) {
+      progress.update(static_cast<size_t>(done), "runs");
+    };
     std::vector<Session *> running;
     for (auto &s : sessions)
       running.push_back(s.get());
     BenchmarkResult result = runBenchmark(running, bench);
+    progress.finish();
     std::vector<double> times = result.allMs();
 
     // Outputs.

@@ -15,6 +15,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -80,6 +81,15 @@ opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
                                const BenchmarkConfig &config) {
   BenchmarkResult r;
   r.perInstanceMs.resize(sessions.size());
+  std::atomic<int64_t> completed{0};
+  const int64_t totalRuns =
+      static_cast<int64_t>(sessions.size()) *
+      (config.warmup + std::max(config.iterations, 1));
+  auto ran = [&](size_t k) {
+    int64_t done = ++completed;
+    if (k == 0 && config.onRun)
+      config.onRun(done, totalRuns);
+  };
   bool pinned = !config.cores.empty();
   if (pinned && config.cores.size() != sessions.size())
     throw Error("runBenchmark: one core list per session is needed");
@@ -91,8 +101,10 @@ opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
     prof.enable(config.profile);
     {
       auto span = prof.record("warm up");
-      for (int i = 0; i < config.warmup; ++i)
+      for (int i = 0; i < config.warmup; ++i) {
         s.run();
+        ran(k);
+      }
     }
     if (k == 0)
       r.warmupIterations = static_cast<int>(prof.currentIteration());
@@ -102,9 +114,12 @@ opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
       s.run();
       r.perInstanceMs[k].push_back(
           std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      ran(k);
     }
-    if (config.iterations == 0)
+    if (config.iterations == 0) {
       s.run();
+      ran(k);
+    }
   };
   auto wall0 = Clock::now();
   if (sessions.size() == 1 && !pinned) {

@@ -14,6 +14,7 @@
 #include "opscope/runtime/npy.h"
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct BenchmarkConfig {
   /// pinning. Pinned instances always run on threads of their own, each
   /// with as many kernel threads as it has CPUs.
   std::vector<std::vector<int>> cores;
+  /// Called by the first instance's thread after each of its runs with the
+  /// runs all instances have completed (warm-up included) and the total,
+  /// for a progress line; may be empty.
+  std::function<void(int64_t done, int64_t total)> onRun;
 };
 
 struct BenchmarkResult {
