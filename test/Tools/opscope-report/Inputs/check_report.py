@@ -248,7 +248,7 @@ def main():
     ok("tables on the page: %s, cell for cell the analyzer's" % ", ".join(c for c, _ in tables))
 
     r = subprocess.run(chrome + ["--screenshot=" + args.screenshot, "--window-size=1200,%d"
-                                 % (3000 + 900 * bool(args.diff)), url],
+                                 % (3000 + 900 * bool(args.diff) + 500 * bool(mem and mem.get("peak_live_bytes") is not None) + 1500 * bool(args.what_if)), url],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         fail("screenshot: exit %d: %s" % (r.returncode, r.stderr[-500:]))
