@@ -6,6 +6,12 @@ unpruned model, in alternating rounds on one pinned CPU, one thread; then
 bf16's and int8's accuracy against fp32 over N random input sets
 (opscope-run --compare-to).
 
+The int8 peer: the same calibration written as a QDQ model
+(scripts/make_qdq.py: u8 activations, per-channel symmetric int8 weights,
+the layout ONNX Runtime's quantization tool writes), run by ONNX Runtime
+and imported by opscope, in the same rounds; their outputs are compared
+with each other on the benchmark's input.
+
   bench_precision.py --compile BIN --run BIN MODEL.onnx NAME=DIMS ...
                      [--sparse-model PRUNED.onnx] [--iterations N]
                      [--rounds N] [--cpu N] [--sets N] [--work DIR]
@@ -39,6 +45,8 @@ def main():
     p.add_argument("--cpu", type=int, default=0)
     p.add_argument("--sets", type=int, default=32)
     p.add_argument("--sparse-model")
+    p.add_argument("--no-qdq", action="store_true",
+                   help="skip the QDQ model (ORT's int8 peer)")
     p.add_argument("model")
     p.add_argument("shapes", nargs="+")
     a = p.parse_args()
@@ -58,9 +66,19 @@ def main():
         variants += [("sparse fp32", a.sparse_model, ["--precision", "fp32"]),
                      ("sparse int8", a.sparse_model,
                       ["--precision", "int8", "--calibration-inputs", calib])]
+    qdq = None
+    if not a.no_qdq:
+        fp32 = os.path.join(a.work, "calibrate-fp32.so")
+        run([a.compile, a.model, "-o", fp32] + shape_flags)
+        cal_json = os.path.join(a.work, "calibration.json")
+        run([a.run, fp32, "--calibrate", cal_json, "--inputs", calib, "-q"])
+        qdq = os.path.join(a.work, "qdq.onnx")
+        run(["/usr/bin/python3", os.path.join(HERE, "make_qdq.py"), a.model, cal_json,
+             "-o", qdq])
+        variants.append(("int8 QDQ (imported)", qdq, []))
     libs = {}
     for name, model, flags in variants:
-        libs[name] = os.path.join(a.work, name.replace(" ", "-") + ".so")
+        libs[name] = os.path.join(a.work, re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-") + ".so")
         run([a.compile, model, "-o", libs[name], "--no-probes"] + flags + shape_flags)
     cmd = ["/usr/bin/python3", os.path.join(HERE, "make_inputs.py"), a.model,
            "--out", os.path.join(a.work, "inputs")]
@@ -70,18 +88,24 @@ def main():
     for i in run(cmd).split():
         inputs += ["--input", i]
     pin = ["taskset", "-c", str(a.cpu)]
-    ms = {"ort": []}
+    ms = {"ort": [], "ort qdq": []}
     ms.update({name: [] for name, _, _ in variants})
     for _ in range(a.rounds):
         out = run(pin + ["node", os.path.join(HERE, "ort_run.js"), a.model, "--iterations",
                          str(a.iterations), "--warmup", "3", "--threads", "1"] + inputs)
         ms["ort"].append(json.loads(out.strip().splitlines()[-1])["median"])
+        if qdq:
+            out = run(pin + ["node", os.path.join(HERE, "ort_run.js"), qdq, "--iterations",
+                             str(a.iterations), "--warmup", "3", "--threads", "1",
+                             "--output-dir", os.path.join(a.work, "ort-qdq")] + inputs)
+            ms["ort qdq"].append(json.loads(out.strip().splitlines()[-1])["median"])
         for name, _, _ in variants:
             out = run(pin + [a.run, libs[name], "--threads", "1", "--iterations",
                              str(a.iterations), "--warmup", "3"] + inputs)
             ms[name].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
     accuracy = []
-    for name, ref in (("bf16", "fp32"), ("int8", "fp32"), ("sparse int8", "sparse fp32")):
+    for name, ref in (("bf16", "fp32"), ("int8", "fp32"), ("sparse int8", "sparse fp32"),
+                      ("int8 QDQ (imported)", "fp32")):
         if name in libs:
             accuracy.append((name, ref, run(pin + [
                 a.run, libs[ref], "--compare-to", libs[name], "--random", str(a.sets),
@@ -95,6 +119,12 @@ def main():
     print("%-26s %10s %18s %22s" % ("precision", "median ms", "vs ORT fp32",
                                      "ORT fp32 / this"))
     print("%-26s %10.2f %18s" % ("ONNX Runtime fp32", statistics.median(ms["ort"]), "1.00x"))
+    if qdq:
+        r = [x / o for x, o in zip(ms["ort qdq"], ms["ort"])]
+        sp = [o / x for x, o in zip(ms["ort qdq"], ms["ort"])]
+        print("%-26s %10.2f %9.2fx [%.2f-%.2f] %9.2fx [%.2f-%.2f]" % (
+            "ONNX Runtime int8 QDQ", statistics.median(ms["ort qdq"]), statistics.median(r),
+            min(r), max(r), statistics.median(sp), min(sp), max(sp)))
     for name, _, _ in variants:
         r = [x / o for x, o in zip(ms[name], ms["ort"])]
         sp = [o / x for x, o in zip(ms[name], ms["ort"])]
@@ -103,6 +133,19 @@ def main():
             min(r), max(r), statistics.median(sp), min(sp), max(sp)))
     print("(int8 calibrated on 4 generated input sets, min-max; sparse rows run "
           "the pruned model, ORT the unpruned one)")
+    if qdq:
+        r = [x / o for x, o in zip(ms["int8 QDQ (imported)"], ms["ort qdq"])]
+        print("opscope int8 QDQ (imported) / ONNX Runtime int8 QDQ, same model: "
+              "%.2fx [%.2f-%.2f]" % (statistics.median(r), min(r), max(r)))
+        outs = sorted(os.listdir(os.path.join(a.work, "ort-qdq")))
+        expect = []
+        for o in outs:
+            expect += ["--expect", "%s=%s" % (o[:-4], os.path.join(a.work, "ort-qdq", o))]
+        print("opscope int8 QDQ (imported) against ONNX Runtime int8 QDQ on the "
+              "benchmark's input:")
+        sys.stdout.write(run([a.run, libs["int8 QDQ (imported)"], "--threads", "1",
+                              "--iterations", "0", "-q", "--rtol", "1e-2", "--atol", "1e-2"]
+                             + inputs + expect))
     for name, ref, text in accuracy:
         print("%s against %s (opscope-run --compare-to, %d random input sets, "
               "not the calibration's):" % (name, ref, a.sets))
