@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -227,9 +228,9 @@ std::string chartJs() {
   return js;
 }
 
-std::string page(const json &data) {
-  std::string title =
-      "opscope report: " + data["header"]["model"].get<std::string>();
+std::string page(const json &data, const unsigned char *script = kReportJs) {
+  std::string title = (script == kBenchJs ? "opscope bench: " : "opscope report: ") +
+                      data["header"]["model"].get<std::string>();
   std::ostringstream os;
   os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta "
         "charset=\"utf-8\">\n"
@@ -243,9 +244,68 @@ std::string page(const json &data) {
      << "<script type=\"application/json\" id=\"opscope-data\">\n"
      << inlineSafe(data.dump()) << "\n</script>\n"
      << "<script>\n"
-     << inlineSafe(asset(kReportJs)) << "</script>\n"
+     << inlineSafe(asset(script)) << "</script>\n"
      << "</body>\n</html>\n";
   return os.str();
+}
+
+/// Splits one CSV line (RFC 4180 quotes).
+std::vector<std::string> csvCells(const std::string &line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cells.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cells.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+/// An opscope-bench grid CSV as the page's data; "" or an error naming the
+/// file.
+std::string readBenchCsv(const std::string &path, json &data) {
+  std::ifstream in(path);
+  if (!in)
+    return path + ": cannot open the grid CSV";
+  std::string line;
+  if (!std::getline(in, line))
+    return path + ": empty; expected an opscope-bench CSV";
+  std::vector<std::string> columns = csvCells(line);
+  for (const char *need : {"model", "precision", "batch", "seq", "opscope_ms",
+                           "samples_per_s", "ort_ms", "ratio"})
+    if (std::find(columns.begin(), columns.end(), need) == columns.end())
+      return path + ": not an opscope-bench CSV (no '" + need + "' column)";
+  json rows = json::array();
+  for (size_t n = 2; std::getline(in, line); ++n) {
+    if (line.empty())
+      continue;
+    std::vector<std::string> cells = csvCells(line);
+    if (cells.size() != columns.size())
+      return path + ":" + std::to_string(n) + ": " +
+             std::to_string(cells.size()) + " cells, the header has " +
+             std::to_string(columns.size());
+    json row = json::object();
+    for (size_t i = 0; i < cells.size(); ++i)
+      row[columns[i]] = cells[i];
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty())
+    return path + ": the grid has no rows";
+  data["header"] = {{"model", rows[0]["model"]}};
+  data["bench"] = {{"file", path}, {"columns", columns}, {"rows", rows}};
+  return "";
 }
 
 /// Writes through a temporary renamed into place: a failure leaves no file.
@@ -279,8 +339,13 @@ int main(int argc, char **argv) {
   bool includeWarmUp = false;
   int64_t skip = 0;
   size_t top = 20;
-  app.add_option("trace", tracePath, "trace file (opscope-run --trace)")
-      ->required();
+  std::string benchPath;
+  auto *traceOpt =
+      app.add_option("trace", tracePath, "trace file (opscope-run --trace)");
+  auto *benchOpt = app.add_option(
+      "--bench", benchPath,
+      "instead of a trace: chart an opscope-bench grid (its --csv file)");
+  traceOpt->excludes(benchOpt);
   app.add_option("-o,--output", outPath, "the HTML file to write")->required();
   app.add_option("--diff", diffPath,
                  "compare with another trace (this one is 'before')");
@@ -311,6 +376,24 @@ int main(int argc, char **argv) {
   tools::addVersionFlag(app, "opscope-report");
   if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
+  if (!benchPath.empty()) {
+    for (const char *flag : {"--diff", "--what-if", "--machine", "--label",
+                             "--include-warmup", "--skip-iterations", "-t"})
+      if (app.count(flag))
+        return fail(std::string(flag) + " applies to traces, not to --bench",
+                    tools::kUsage);
+    json data;
+    if (std::string err = readBenchCsv(benchPath, data); !err.empty())
+      return fail(err);
+    if (std::string err = writeAtomically(outPath, page(data, kBenchJs));
+        !err.empty())
+      return fail(err);
+    std::cout << "wrote " << outPath << "\n";
+    return 0;
+  }
+  if (tracePath.empty())
+    return fail("a trace file is required (or --bench GRID.csv)",
+                tools::kUsage);
   bool projecting = app.count("--what-if") > 0;
   for (const char *flag : {"--precision", "--db"})
     if (!projecting && app.count(flag))

@@ -55,6 +55,8 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
                     (r.noProbes ? "p" : "");
   for (const std::string &s : r.inputShapes)
     key += "|" + s;
+  for (const std::string &f : r.extraFlags)
+    key += "|flag:" + f;
   std::ostringstream hex;
   hex << std::hex << std::hash<std::string>()(key);
   return (fs::path(cacheDir) /
@@ -89,6 +91,7 @@ std::string opscope::tooling::compileIntoCache(const CompileRequest &r,
     args.push_back("--no-probes");
   if (r.noFuse)
     args.push_back("--no-fuse");
+  args.insert(args.end(), r.extraFlags.begin(), r.extraFlags.end());
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());

@@ -32,6 +32,8 @@ struct CompileRequest {
   std::vector<std::string> inputShapes; // NAME=DIMS
   bool noFuse = false;
   bool noProbes = false;
+  /// Further opscope-compile flags (`--precision bf16`), part of the key.
+  std::vector<std::string> extraFlags;
 };
 
 /// `$OPSCOPE_CACHE_DIR`, else `~/.cache/opscope/compiled`.
