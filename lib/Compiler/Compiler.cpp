@@ -234,7 +234,29 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   tm.setEnabled(opts.timing);
   TimingScope root = tm.getRootScope();
 
+  // Progress: one call per stage, and per pass inside the pass managers.
+  auto stage = [&](int step, const std::string &detail) {
+    if (opts.progress)
+      opts.progress(step, detail);
+  };
+  struct PassProgress : PassInstrumentation {
+    std::function<void(const std::string &)> onPass;
+    void runBeforePass(Pass *pass, Operation *) override {
+      onPass(pass->getName().str());
+    }
+  };
+  auto watch = [&](PassManager &pm, int step, const std::string &name) {
+    if (!opts.progress)
+      return;
+    auto pi = std::make_unique<PassProgress>();
+    pi->onPass = [&, step, name](const std::string &pass) {
+      stage(step, name + ": " + pass);
+    };
+    pm.addInstrumentation(std::move(pi));
+  };
+
   // Load.
+  stage(0, "load");
   OwningOpRef<ModuleOp> module;
   {
     TimingScope t = root.nest("load");
@@ -258,6 +280,8 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     PassManager pm(&context);
     TimingScope t = root.nest("optimize");
     pm.enableTiming(t);
+    stage(1, "optimize");
+    watch(pm, 1, "optimize");
     if (opts.fuse) {
       if (opts.fuseOptions.empty()) {
         osc::buildOscOptimizationPipeline(pm);
@@ -348,6 +372,8 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     PassManager pm(&context);
     TimingScope t = root.nest("probe+plan");
     pm.enableTiming(t);
+    stage(2, "probe+plan");
+    watch(pm, 2, "probe+plan");
     if (opts.profile) {
       osc::OscInsertProbesOptions po;
       po.names = *opts.profile;
@@ -387,6 +413,7 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
 
   {
     TimingScope t = root.nest("write weights");
+    stage(3, "write weights");
     if (!writeWeights(*module, temps.add(weightsPathFor(opts.output)), error))
       return false;
   }
@@ -394,6 +421,8 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
     PassManager pm(&context);
     TimingScope t = root.nest("lower");
     pm.enableTiming(t);
+    stage(4, "lower");
+    watch(pm, 4, "lower");
     buildOscLowerToLLVMPipeline(pm);
     if (failed(pm.run(*module))) {
       error = "lowering to LLVM failed";
@@ -402,6 +431,7 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   }
   {
     TimingScope t = root.nest("codegen+link");
+    stage(5, "codegen+link");
     if (opts.emit == CompileOptions::Emit::Object) {
       if (!emitObject(*module, temps.add(opts.output), error))
         return false;
@@ -412,5 +442,6 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
         return false;
     }
   }
+  stage(kCompileSteps, "done");
   return temps.commit(error);
 }

@@ -12,6 +12,7 @@
 #include "opscope/Compiler/Compiler.h"
 #include "opscope/Tools/Diagnostics.h"
 
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -19,6 +20,7 @@
 #include "opscope/runtime/tuning.h"
 
 #include "Calibration.h"
+#include "Progress.h"
 #include "ToolCommon.h"
 
 #include <oneapi/dnnl/dnnl_version.h>
@@ -254,7 +256,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "opscope-compile: error: " << error << "\n";
     return 1;
   }
-  if (!opscope::compileModel(opts, error)) {
+  opscope::tools::Progress progress(
+      "opscope-compile: " + llvm::sys::path::filename(opts.input).str(),
+      opscope::kCompileSteps);
+  opts.progress = [&](int step, const std::string &detail) {
+    progress.update(step, detail);
+  };
+  bool ok = opscope::compileModel(opts, error);
+  progress.finish();
+  if (!ok) {
     llvm::errs() << "opscope-compile: error: " << error << "\n";
     return 1;
   }

@@ -15,6 +15,7 @@
 
 #include "opscope/Target/ONNX/ImportONNX.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -47,7 +48,14 @@ struct CompileOptions {
   /// Largest activation arena and `.weights` file (--max-total-bytes); the
   /// per-tensor limit is `import.maxTensorBytes`.
   int64_t maxTotalBytes = int64_t(16) << 30;
+  /// Called as compilation moves on: `step` of kCompileSteps stages (load,
+  /// optimize, probe+plan, write weights, lower, codegen+link) and a detail
+  /// (the stage, with the pass that is starting); for a progress line.
+  std::function<void(int step, const std::string &detail)> progress;
 };
+
+/// The stages CompileOptions::progress counts.
+inline constexpr int kCompileSteps = 6;
 
 /// Compiles; diagnostics go to the context's handler, the fusion report
 /// (`printFusion`) to standard output. Returns false on failure with a
