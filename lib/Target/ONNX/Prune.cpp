@@ -36,62 +36,6 @@ std::optional<BlockShape> prune::parseBlockShape(std::string_view text) {
   return b;
 }
 
-namespace {
-/// Visits the elements of block (bn, bk) of `w`: outputs bn*R..bn*R+R-1,
-/// reduction elements bk*C..bk*C+C-1.
-template <typename Fn>
-void forBlock(const WeightView &w, BlockShape b, int64_t bn, int64_t bk,
-              Fn fn) {
-  for (int64_t n = bn * b.rows; n < (bn + 1) * b.rows; ++n)
-    for (int64_t k = bk * b.cols; k < (bk + 1) * b.cols; ++k)
-      fn(w.data[w.nk ? n * w.k + k : k * w.n + n]);
-}
-} // namespace
-
-BlockCounts prune::countZeroBlocks(const WeightView &w, BlockShape b) {
-  BlockCounts c;
-  int64_t gn = w.n / b.rows, gk = w.k / b.cols;
-  c.blocks = gn * gk;
-  for (int64_t bn = 0; bn < gn; ++bn)
-    for (int64_t bk = 0; bk < gk; ++bk) {
-      bool zero = true;
-      forBlock(w, b, bn, bk, [&](float v) { zero &= v == 0.0f; });
-      c.zeroBlocks += zero;
-    }
-  return c;
-}
-
-BlockCounts prune::pruneBlocks(const WeightView &w, BlockShape b,
-                               double ratio) {
-  int64_t gn = w.n / b.rows, gk = w.k / b.cols, blocks = gn * gk;
-  // L1 norms, in double so that no sum of a few thousand floats rounds a
-  // block to zero or reorders near-ties by accumulated error. A NaN block
-  // scores +inf: kept, and the order stays a strict weak order.
-  std::vector<double> score(blocks);
-  for (int64_t bn = 0; bn < gn; ++bn)
-    for (int64_t bk = 0; bk < gk; ++bk) {
-      double s = 0;
-      forBlock(w, b, bn, bk, [&](float v) { s += std::fabs(double(v)); });
-      score[bn * gk + bk] = std::isnan(s) ? HUGE_VAL : s;
-    }
-  int64_t target = std::llround(ratio * static_cast<double>(blocks));
-  target = std::clamp<int64_t>(target, 0, blocks);
-  std::vector<int64_t> order(blocks);
-  std::iota(order.begin(), order.end(), 0);
-  auto lower = [&](int64_t a, int64_t c) {
-    return score[a] < score[c] || (score[a] == score[c] && a < c);
-  };
-  if (target < blocks)
-    std::nth_element(order.begin(), order.begin() + target, order.end(), lower);
-  for (int64_t i = 0; i < target; ++i) {
-    int64_t id = order[i];
-    // Zero blocks stay as they are (bit for bit: -0.0 too).
-    if (score[id] != 0)
-      forBlock(w, b, id / gk, id % gk, [](float &v) { v = 0.0f; });
-  }
-  return countZeroBlocks(w, b);
-}
-
 //===----------------------------------------------------------------------===//
 // Layers
 //===----------------------------------------------------------------------===//

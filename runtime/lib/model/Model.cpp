@@ -533,6 +533,8 @@ struct Session::Impl {
   std::vector<std::string> kernelNames;
   std::vector<StartupSpan> startup;
   bool ran = false;
+  /// overrideWeight's private copies: op -> weight offset -> bytes.
+  std::map<size_t, std::map<int64_t, std::vector<uint8_t>>> overrides;
   ~Impl() { std::free(arena); }
 };
 
@@ -654,4 +656,39 @@ const void *Session::operand(size_t op, size_t i, TensorInfo *info) const {
     info->shape = r.shape;
   }
   return Buffers{impl->arena, impl->model->impl->weights}.ptr(r);
+}
+
+void Session::overrideWeight(size_t op, size_t i, const void *data,
+                             size_t bytes) {
+  const Model::Impl &M = *impl->model->impl;
+  if (op >= M.ops.size() || i >= M.ops[op].operands.size())
+    throw Error("overrideWeight: op #" + std::to_string(op) +
+                " has no operand " + std::to_string(i));
+  const OpDesc &desc = M.ops[op];
+  const BufferRef &r = desc.operands[i];
+  if (r.kind != BufferRef::Weight)
+    throw Error("overrideWeight: operand " + std::to_string(i) + " of op '" +
+                desc.name + "' is not a constant of the model");
+  if (bytes != r.bytes())
+    throw Error("overrideWeight: operand " + std::to_string(i) + " of op '" +
+                desc.name + "' holds " + std::to_string(r.bytes()) +
+                " bytes, not " + std::to_string(bytes));
+  auto &mine = impl->overrides[op];
+  auto &copy = mine[r.offset];
+  copy.assign(static_cast<const uint8_t *>(data),
+              static_cast<const uint8_t *>(data) + bytes);
+  // Without the model's packed-weight scope: the kernel packs the private
+  // copy for this session only.
+  Buffers buffers{impl->arena, M.weights, &mine};
+  impl->ctx.kernels[op] = makeKernel(desc, buffers, impl->kernelNames[op]);
+}
+
+void Session::clearWeightOverrides() {
+  Model::Impl &M = *impl->model->impl;
+  PackedWeightScope sharing(M.packed.get());
+  Buffers buffers{impl->arena, M.weights};
+  for (auto &[op, copies] : impl->overrides)
+    impl->ctx.kernels[op] =
+        makeKernel(M.ops[op], buffers, impl->kernelNames[op]);
+  impl->overrides.clear();
 }

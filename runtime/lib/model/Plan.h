@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,15 +38,21 @@ struct OpDesc {
   nlohmann::json attrs;
 };
 
-/// Resolves buffers of one session.
+/// Resolves buffers of one session. `overrides` (may be null) maps weight
+/// offsets to a session's private copies (Session::overrideWeight).
 struct Buffers {
   uint8_t *arena = nullptr;
   const uint8_t *weights = nullptr;
+  const std::map<int64_t, std::vector<uint8_t>> *overrides = nullptr;
   void *ptr(const BufferRef &r) const {
     if (r.kind == BufferRef::Arena)
       return arena + r.offset;
-    if (r.kind == BufferRef::Weight)
+    if (r.kind == BufferRef::Weight) {
+      if (overrides)
+        if (auto it = overrides->find(r.offset); it != overrides->end())
+          return const_cast<uint8_t *>(it->second.data());
       return const_cast<uint8_t *>(weights + r.offset);
+    }
     return nullptr;
   }
 };

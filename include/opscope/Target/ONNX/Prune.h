@@ -17,7 +17,7 @@
 #ifndef OPSCOPE_TARGET_ONNX_PRUNE_H
 #define OPSCOPE_TARGET_ONNX_PRUNE_H
 
-#include "opscope/runtime/sparse_format.h"
+#include "opscope/runtime/block_prune.h"
 
 #include <cstdint>
 #include <map>
@@ -44,30 +44,13 @@ using BlockShape = rt::sparse::BlockShape;
 /// nullopt otherwise.
 std::optional<BlockShape> parseBlockShape(std::string_view text);
 
-/// Block counts of one weight.
-struct BlockCounts {
-  int64_t blocks = 0, zeroBlocks = 0;
-  double ratio() const {
-    return blocks ? static_cast<double>(zeroBlocks) / blocks : 0.0;
-  }
-};
-
-/// A weight held as `k x n` row-major (`nk`: as `n x k`), with the block
-/// shape dividing n and k.
-struct WeightView {
-  float *data;
-  int64_t n, k;
-  bool nk;
-};
-
-/// How many blocks of `w` are all zero (either sign).
-BlockCounts countZeroBlocks(const WeightView &w, BlockShape block);
-
-/// Zeroes the round(ratio x blocks) blocks of `w` with the smallest L1 norm
-/// (ties: the first in [N, K] row-major block order; blocks holding a NaN
-/// are kept). Already-zero blocks count and are not written. Returns the
-/// counts after pruning.
-BlockCounts pruneBlocks(const WeightView &w, BlockShape block, double ratio);
+/// Block counts, weight views and the pruning itself are the runtime's
+/// (opscope/runtime/block_prune.h): opscope-profile prunes a session's copy
+/// of a weight with the same code.
+using rt::sparse::BlockCounts;
+using rt::sparse::countZeroBlocks;
+using rt::sparse::pruneBlocks;
+using rt::sparse::WeightView;
 
 /// A prunable layer of a model.
 struct Layer {

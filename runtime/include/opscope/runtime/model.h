@@ -272,6 +272,17 @@ public:
   /// type and shape.
   const void *operand(size_t op, size_t i, TensorInfo *info = nullptr) const;
 
+  /// Gives this session a private copy of op `op`'s constant operand `i`
+  /// (`bytes` bytes of its element type and shape) and rebuilds only that
+  /// op's kernel on it: the model's mapped weights, its shared packed
+  /// weights and every other session stay as they are. This is how
+  /// opscope-profile measures one layer pruned without recompiling.
+  /// Throws Error when the operand is not a constant of the model or the
+  /// size differs.
+  void overrideWeight(size_t op, size_t i, const void *data, size_t bytes);
+  /// Drops every override: those ops take the model's weights again.
+  void clearWeightOverrides();
+
   struct Impl;
 
 private:
