@@ -26,13 +26,6 @@ using namespace opscope::analysis;
 using opscope::tools::kFailure;
 using opscope::tools::kUsage;
 
-static std::string defaultMachineFile() {
-  const char *cache = std::getenv("XDG_CACHE_HOME");
-  const char *home = std::getenv("HOME");
-  std::string dir = cache ? cache : (home ? std::string(home) + "/.cache" : ".");
-  return dir + "/opscope/machine.json";
-}
-
 static int fail(const std::string &message, int code = 1) {
   std::cerr << "opscope-analyze: error: " << message << "\n";
   return code;

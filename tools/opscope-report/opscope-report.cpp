@@ -47,14 +47,6 @@ int fail(const std::string &message, int code = tools::kFailure) {
   return code;
 }
 
-std::string defaultMachineFile() {
-  const char *cache = std::getenv("XDG_CACHE_HOME");
-  const char *home = std::getenv("HOME");
-  std::string dir =
-      cache ? cache : (home ? std::string(home) + "/.cache" : ".");
-  return dir + "/opscope/machine.json";
-}
-
 /// What opscope-analyze prints for `profile` with `options`.
 std::string analyzed(const Profile &profile, const Options &options) {
   std::ostringstream os;

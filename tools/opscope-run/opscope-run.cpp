@@ -83,44 +83,17 @@ std::string fileName(const std::string &tensor) {
   return name + ".npy";
 }
 
-/// Input sets for --compare-to --inputs DIR: one per subdirectory of DIR
-/// (sorted), or DIR itself when it holds the .npy files directly. Each set
-/// has one NAME.npy per model input ('/' in names as '_'), nothing else.
+/// Input sets for --compare-to and --calibrate --inputs DIR (tooling's
+/// readInputSets); a bad directory ends the run naming the flag.
 std::vector<std::vector<HostTensor>> readInputSets(const std::string &dir,
                                                    const Model &model) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    die("--inputs: '" + dir + "' is not a directory", 2);
-  std::vector<fs::path> sets;
-  for (const auto &e : fs::directory_iterator(dir))
-    if (e.is_directory())
-      sets.push_back(e.path());
-  std::sort(sets.begin(), sets.end());
-  if (sets.empty())
-    sets.push_back(dir);
   std::vector<std::vector<HostTensor>> out;
-  for (const fs::path &set : sets) {
-    std::vector<HostTensor> tensors;
-    std::set<std::string> expected;
-    for (const TensorInfo &info : model.inputs()) {
-      fs::path file = set / fileName(info.name);
-      expected.insert(file.filename().string());
-      if (!fs::exists(file))
-        die("--inputs: input set '" + set.string() + "' has no " +
-            file.filename().string() + " for input '" + info.name + "'");
-      HostTensor t = readTensorFile(file.string());
-      if (t.shape != info.shape || t.dtype != info.dtype)
-        die("--inputs: " + file.string() + " holds " +
-            describe(t.dtype, t.shape) + ", input '" + info.name +
-            "' is " + info.describe());
-      tensors.push_back(std::move(t));
-    }
-    for (const auto &e : fs::directory_iterator(set))
-      if (e.is_regular_file() && !expected.count(e.path().filename().string()))
-        die("--inputs: " + e.path().string() +
-            " names no input of the model (inputs are NAME.npy)");
-    out.push_back(std::move(tensors));
-  }
+  std::string error = tooling::readInputSets(dir, model, out);
+  if (!error.empty())
+    die("--inputs: " + error, error.find("is not a directory") !=
+                                      std::string::npos
+                                  ? 2
+                                  : 1);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <immintrin.h>
@@ -208,4 +209,12 @@ std::string opscope::analysis::saveMachine(const std::string &path,
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return path + ": cannot write";
   return "";
+}
+
+std::string opscope::analysis::defaultMachineFile() {
+  const char *cache = std::getenv("XDG_CACHE_HOME");
+  const char *home = std::getenv("HOME");
+  std::string dir =
+      cache ? cache : (home ? std::string(home) + "/.cache" : ".");
+  return dir + "/opscope/machine.json";
 }

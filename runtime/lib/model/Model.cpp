@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 using namespace opscope;
@@ -485,6 +486,29 @@ const std::string &Model::opName(size_t op) const {
 int64_t Model::opLiveBytes(size_t op) const {
   return op < impl->opLiveBytes.size() ? impl->opLiveBytes[op] : -1;
 }
+int64_t Model::parameterCount() const {
+  std::set<int64_t> seen;
+  int64_t n = 0;
+  for (const OpDesc &op : impl->ops)
+    for (const BufferRef &r : op.operands)
+      if (r.kind == BufferRef::Weight &&
+          (r.dtype == DType::F32 || r.dtype == DType::BF16) &&
+          seen.insert(r.offset).second)
+        n += r.elements();
+  return n;
+}
+
+int Model::weightOperand(size_t op) const {
+  if (op >= impl->ops.size())
+    return -1;
+  const OpDesc &d = impl->ops[op];
+  for (size_t i = 0; i < d.operands.size(); ++i)
+    if (d.operands[i].kind == BufferRef::Weight &&
+        d.operands[i].dtype == DType::F32 && d.operands[i].shape.size() == 2)
+      return static_cast<int>(i);
+  return -1;
+}
+
 Model::PackedWeightStats Model::packedWeightStats() const {
   std::lock_guard<std::mutex> lock(impl->packedMu);
   PackedWeightStats stats;

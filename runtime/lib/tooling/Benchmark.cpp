@@ -15,6 +15,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -195,4 +197,54 @@ rt::HostTensor opscope::tooling::randomTensor(const TensorInfo &info,
                                                               : integer(rng));
   rt::cast(rt::DType::F64, values.data(), info.dtype, t.data.data(), n);
   return t;
+}
+
+std::string opscope::tooling::readInputSets(
+    const std::string &dir, const Model &model,
+    std::vector<std::vector<rt::HostTensor>> &out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return "'" + dir + "' is not a directory";
+  std::vector<fs::path> sets;
+  for (const auto &e : fs::directory_iterator(dir, ec))
+    if (e.is_directory())
+      sets.push_back(e.path());
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty())
+    sets.push_back(dir);
+  for (const fs::path &set : sets) {
+    std::vector<rt::HostTensor> tensors;
+    std::set<std::string> expected;
+    for (const TensorInfo &info : model.inputs()) {
+      std::string name = info.name;
+      std::replace(name.begin(), name.end(), '/', '_');
+      fs::path file = set / (name + ".npy");
+      expected.insert(file.filename().string());
+      if (!fs::exists(file))
+        return "input set '" + set.string() + "' has no " +
+               file.filename().string() + " for input '" + info.name + "'";
+      rt::HostTensor t;
+      try {
+        t = rt::readNpy(file.string());
+      } catch (const std::exception &e) {
+        return e.what();
+      }
+      if (t.shape != info.shape || t.dtype != info.dtype)
+      {
+        TensorInfo held;
+        held.dtype = t.dtype;
+        held.shape = t.shape;
+        return file.string() + " holds " + held.describe() + ", input '" +
+               info.name + "' is " + info.describe();
+      }
+      tensors.push_back(std::move(t));
+    }
+    for (const auto &e : fs::directory_iterator(set, ec))
+      if (e.is_regular_file() && !expected.count(e.path().filename().string()))
+        return e.path().string() +
+               " names no input of the model (inputs are NAME.npy)";
+    out.push_back(std::move(tensors));
+  }
+  return "";
 }

@@ -89,6 +89,9 @@ struct Machine {
   /// that count, else the largest one below it, else the all-core figures.
   Machine forThreads(int threads) const;
 };
+/// Where `opscope-analyze --calibrate` keeps the machine's figures:
+/// $XDG_CACHE_HOME/opscope/machine.json, else ~/.cache/opscope/machine.json.
+std::string defaultMachineFile();
 std::string loadMachine(const std::string &path, Machine &machine);
 std::string saveMachine(const std::string &path, const Machine &machine);
 /// Measures peak FP32 FLOP/s (FMA loops) and memory bandwidth (a streaming

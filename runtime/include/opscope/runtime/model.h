@@ -118,6 +118,12 @@ public:
   /// while it runs (< 0: not recorded by the compiler).
   const std::string &opName(size_t op) const;
   int64_t opLiveBytes(size_t op) const;
+  /// Parameters: elements of the floating-point constants the ops read
+  /// (weights, biases, embedding tables), each tensor once.
+  int64_t parameterCount() const;
+  /// The operand of plan op `op` that is its 2-D floating-point constant
+  /// weight (an inner product's N x K), or -1.
+  int weightOperand(size_t op) const;
   /// Constant weights packed into kernel layouts (oneDNN's blocked ones),
   /// shared by this model's sessions: how many tensors were packed, and how
   /// many times a later session took a packed tensor instead of packing it

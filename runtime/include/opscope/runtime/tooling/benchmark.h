@@ -78,6 +78,13 @@ double runsPerSecond(const BenchmarkResult &r, const BenchmarkConfig &config,
 rt::HostTensor randomTensor(const TensorInfo &info, std::mt19937_64 &rng,
                             int64_t intMax);
 
+/// Input sets in a directory: one per subdirectory of `dir` (sorted), or
+/// `dir` itself when it holds the files directly. Each set has one
+/// NAME.npy per model input ('/' in names as '_'), nothing else. Returns
+/// "" or an error naming the directory, set or file.
+std::string readInputSets(const std::string &dir, const Model &model,
+                          std::vector<std::vector<rt::HostTensor>> &out);
+
 } // namespace opscope::tooling
 
 #endif // OPSCOPE_RUNTIME_TOOLING_BENCHMARK_H

@@ -1,0 +1,538 @@
+//===- opscope-profile.cpp - Sparsify-style profiles of a model -----------===//
+//
+// Part of opscope (docs/sparsify-profiles.md). Neural Magic's Sparsify
+// profiles a model before it is pruned: how fast each layer runs and what
+// pruning could recover (performance profile, or a FLOPs estimate), and how
+// much pruning each layer alone hurts the output (loss profile). This does
+// the same from opscope's own kernels: the model is compiled once (dense,
+// probed), the performance profile is a profiled run projected through the
+// tuning database (opscope-analyze --what-if's projection), and the loss
+// profile prunes one layer at a time in a session's private copy of its
+// weight (Session::overrideWeight), never recompiling. It then recommends
+// per-layer sparsities under a deviation budget and writes them in
+// opscope-prune --per-layer's format.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Profile.h"
+#include "Progress.h"
+#include "ToolCommon.h"
+
+#include "opscope/runtime/analysis.h"
+#include "opscope/runtime/dense.h"
+#include "opscope/runtime/sinks.h"
+#include "opscope/runtime/text.h"
+#include "opscope/runtime/tooling/benchmark.h"
+#include "opscope/runtime/tooling/model_files.h"
+#include "opscope/runtime/whatif.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <random>
+#include <set>
+#include <sstream>
+
+using namespace opscope;
+using namespace opscope::profile;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+int fail(const std::string &message, int code = tools::kFailure) {
+  std::cerr << "opscope-profile: error: " << message << "\n";
+  return code;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+std::string ratioKey(double s) { return fixed(s, 2); }
+
+/// Writes `text` to `path` through a temporary renamed into place.
+bool writeAtomically(const std::string &path, const std::string &text) {
+  std::string tmp = path + ".tmp";
+  std::ofstream out(tmp, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+/// The performance profile: a profiled run of `model`, its per-layer self
+/// time, and per sparsity the projection of the tuning database.
+std::string perfProfile(Model &model, Profile &p, int iterations,
+                        std::string &dbPath) {
+  auto session = model.createSession();
+  tooling::BenchmarkConfig config;
+  config.warmup = 2;
+  config.iterations = iterations;
+  config.profile = true;
+  std::mt19937_64 rng(0);
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    rt::HostTensor t = tooling::randomTensor(model.inputs()[i], rng, 2);
+    if (!t.data.empty())
+      std::memcpy(session->input(i), t.data.data(), t.data.size());
+  }
+  tooling::runBenchmark({session.get()}, config);
+  char tmpl[] = "/tmp/opscope-profile-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0)
+    return "cannot create a temporary trace file";
+  close(fd);
+  std::string trace = tmpl;
+  ProfileData data;
+  data.model = &model;
+  data.sessions = {session.get()};
+  data.threads = 1;
+  data.skipIterations = config.warmup;
+  data.run = {{"iterations", std::to_string(iterations)}};
+  writeTrace(trace, data);
+  analysis::Profile prof;
+  analysis::EventFilter filter;
+  std::string err = analysis::loadProfile(trace, filter, prof);
+  if (err.empty()) {
+    for (double s : p.sparsities) {
+      analysis::WhatIfRequest request;
+      request.sparsity = s;
+      analysis::WhatIf w;
+      err = analysis::projectWithDatabase(prof, trace, dbPath, request, w);
+      if (!err.empty())
+        break;
+      p.modelMs = w.totals.measuredUs / 1e3;
+      for (const analysis::WhatIfOp &op : w.ops)
+        for (Layer &l : p.layers)
+          if (op.probe && op.probe->id == l.probe) {
+            l.denseMs = op.measuredUs / 1e3;
+            if (op.targetRatio)
+              l.projectedMs[s] = op.projectedUs / 1e3;
+            l.basis = op.basis;
+          }
+    }
+  }
+  std::remove(trace.c_str());
+  // The trace path in messages is a temporary: say "the profiled run".
+  for (size_t pos; (pos = err.find(trace)) != std::string::npos;)
+    err.replace(pos, trace.size(), "the profiled run");
+  return err;
+}
+
+/// The FLOPs estimate: each layer at the machine's peak for the thread
+/// count, pruned layers at (1 - sparsity) of their FLOPs.
+std::string flopsEstimate(Profile &p, const std::string &machineFile,
+                          int threads) {
+  analysis::Machine m;
+  std::string err = analysis::loadMachine(machineFile, m);
+  if (!err.empty())
+    return err + " (measure it with opscope-analyze --calibrate)";
+  double gflops = m.forThreads(threads).peakGflops;
+  if (!(gflops > 0))
+    return machineFile + ": no peak GFLOP/s";
+  double total = 0;
+  for (Layer &l : p.layers) {
+    l.estimate = true;
+    l.denseMs = l.flops / (gflops * 1e6);
+    for (double s : p.sparsities)
+      l.projectedMs[s] = *l.denseMs * (1 - s);
+    l.basis = "estimate: FLOPs at the peak " + fixed(gflops, 1) +
+              " GFLOP/s (" + machineFile + ")";
+    total += *l.denseMs;
+  }
+  p.modelMs = p.modelFlops / (gflops * 1e6);
+  (void)total;
+  return "";
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"opscope-profile: Sparsify-style performance, FLOPs and loss "
+               "profiles per prunable layer, and a recommended per-layer "
+               "sparsity"};
+  std::string modelPath, outPath, csvPath, perLayerPath, inputsDir, dbPath,
+      machineFile, layersArg;
+  std::vector<std::string> shapes;
+  std::vector<double> sparsities = {0.7, 0.8, 0.9};
+  bool perf = false, flopsOnly = false, loss = false;
+  int randomSets = 0, iterations = 20, threads = 1;
+  double budget = 0.01;
+  uint64_t seed = 0;
+  int64_t intMax = 2;
+  app.add_option("model", modelPath, "ONNX model (.onnx or .onnxtext)")
+      ->required();
+  app.add_option("--input-shape", shapes, "NAME=DIMS for dynamic inputs");
+  app.add_flag("--perf", perf,
+               "performance profile: measured dense latency per layer and "
+               "the latency projected at each sparsity from the tuning "
+               "database (opscope-tune)");
+  app.add_flag("--flops-only", flopsOnly,
+               "estimate latency from FLOPs and the machine's measured peak "
+               "(opscope-analyze --calibrate) instead of running");
+  app.add_flag("--loss", loss,
+               "loss profile: each layer alone pruned to each sparsity, the "
+               "outputs compared with the dense model's");
+  auto *sp = app.add_option("--sparsity", sparsities,
+                            "sparsities to profile (default 0.7,0.8,0.9)")
+                 ->delimiter(',');
+  (void)sp;
+  app.add_option("--inputs", inputsDir,
+                 "sample inputs for --loss: a directory of input sets (one "
+                 "subdirectory per set, NAME.npy per input)");
+  app.add_option("--random", randomSets,
+                 "sample inputs for --loss: this many random sets (default "
+                 "8 when --inputs is not given)")
+      ->check(tools::positiveInteger());
+  app.add_option("--budget", budget,
+                 "total output deviation (sum of the chosen layers' mean "
+                 "relative L2) the recommendation may spend (default 0.01)");
+  app.add_option("--layers", layersArg,
+                 "only these layers (comma-separated names, as the table "
+                 "prints them)");
+  app.add_option("--db", dbPath,
+                 "with --perf: tuning database (default: this machine's)");
+  app.add_option("--machine", machineFile,
+                 "with --flops-only: machine figures (default: "
+                 "opscope-analyze --calibrate's file)");
+  app.add_option("--iterations", iterations,
+                 "with --perf: profiled runs (default 20)")
+      ->check(tools::positiveInteger());
+  app.add_option("--threads", threads, "kernel threads (default 1)")
+      ->check(tools::positiveInteger());
+  app.add_option("--seed", seed, "seed of the random input sets");
+  app.add_option("--int-max", intMax,
+                 "random integer inputs lie in [0, N) (default 2)")
+      ->check(tools::positiveInteger());
+  app.add_option("-o,--output", outPath, "the profile (JSON)")->required();
+  app.add_option("--csv", csvPath, "the per-layer table as CSV (default: "
+                                   "the output with .csv)");
+  app.add_option("--per-layer-out", perLayerPath,
+                 "the recommendation in opscope-prune --per-layer's format "
+                 "(default: the output with .per-layer.json)");
+  tools::addVersionFlag(app, "opscope-profile");
+  if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
+    return code;
+
+  // Usage, before anything runs or is written.
+  for (double s : sparsities)
+    if (!(s > 0.0 && s < 1.0))
+      return fail("--sparsity: expected ratios in (0, 1), e.g. 0.7,0.8,0.9, "
+                  "got " + fixed(s, 4),
+                  tools::kUsage);
+  std::sort(sparsities.begin(), sparsities.end());
+  sparsities.erase(std::unique(sparsities.begin(), sparsities.end()),
+                   sparsities.end());
+  if (!(budget > 0))
+    return fail("--budget: expected a deviation above 0, e.g. 0.01, got " +
+                    fixed(budget, 6),
+                tools::kUsage);
+  if (perf && flopsOnly)
+    return fail("--perf and --flops-only exclude each other (measured or "
+                "estimated latency)",
+                tools::kUsage);
+  if (!inputsDir.empty() && randomSets > 0)
+    return fail("--inputs and --random exclude each other", tools::kUsage);
+  if (!loss && (!inputsDir.empty() || randomSets > 0))
+    return fail(std::string(inputsDir.empty() ? "--random" : "--inputs") +
+                    " applies to --loss",
+                tools::kUsage);
+  if (!perf && !dbPath.empty())
+    return fail("--db applies to --perf", tools::kUsage);
+  if (!flopsOnly && !machineFile.empty())
+    return fail("--machine applies to --flops-only", tools::kUsage);
+  if (!tooling::needsCompiling(tooling::classifyModelFile(modelPath)))
+    return fail(modelPath + ": opscope-profile compiles the model itself: "
+                            "give the ONNX model (.onnx or .onnxtext)",
+                tools::kUsage);
+  std::string stem = outPath.size() > 5 &&
+                             outPath.compare(outPath.size() - 5, 5, ".json") == 0
+                         ? outPath.substr(0, outPath.size() - 5)
+                         : outPath;
+  if (csvPath.empty())
+    csvPath = stem + ".csv";
+  if (perLayerPath.empty())
+    perLayerPath = stem + ".per-layer.json";
+
+  try {
+    rt::setDenseThreads(threads);
+    // One dense, probed fp32 build: pruned weights run on the dense kernels
+    // (what the loss profile measures is numerical).
+    tooling::CompileRequest request;
+    request.model = modelPath;
+    request.inputShapes = shapes;
+    request.extraFlags = {"--sparse", "never", "--precision", "fp32"};
+    std::string error;
+    tools::Progress compiling("opscope-profile: compiling", 1);
+    std::string so = tooling::compileIntoCache(request,
+                                               tooling::defaultCacheDir(),
+                                               error);
+    compiling.finish();
+    if (so.empty())
+      return fail(error);
+    std::unique_ptr<Model> model = Model::load(so);
+
+    Profile p;
+    p.model = model->name();
+    p.sparsities = sparsities;
+    p.modelParams = model->parameterCount();
+    for (const ProbeInfo &probe : model->probes())
+      p.modelFlops += probe.flops;
+    p.layers = findLayers(*model);
+    if (!layersArg.empty()) {
+      std::set<std::string> wanted;
+      std::stringstream ss(layersArg);
+      for (std::string n; std::getline(ss, n, ',');)
+        if (!n.empty())
+          wanted.insert(n);
+      std::vector<Layer> kept;
+      for (Layer &l : p.layers)
+        if (wanted.erase(l.name))
+          kept.push_back(std::move(l));
+      if (!wanted.empty()) {
+        std::string known;
+        for (const Layer &l : findLayers(*model))
+          known += (known.empty() ? "" : ", ") + l.name;
+        return fail("--layers: no prunable layer named '" + *wanted.begin() +
+                        "' (the layers: " + shortenMiddle(known, 2000) + ")",
+                    tools::kUsage);
+      }
+      p.layers = std::move(kept);
+    }
+    if (p.layers.empty())
+      return fail(modelPath + ": no prunable layer (a MatMul or Gemm with a "
+                              "constant 2-D weight)");
+
+    if (perf) {
+      std::string err = perfProfile(*model, p, iterations, dbPath);
+      if (!err.empty())
+        return fail(err);
+    } else if (flopsOnly) {
+      if (machineFile.empty())
+        machineFile = analysis::defaultMachineFile();
+      std::string err = flopsEstimate(p, machineFile, threads);
+      if (!err.empty())
+        return fail(err);
+    }
+
+    if (loss) {
+      std::vector<std::vector<rt::HostTensor>> sets;
+      if (!inputsDir.empty()) {
+        std::string err = tooling::readInputSets(inputsDir, *model, sets);
+        if (!err.empty())
+          return fail("--inputs: " + err);
+        p.inputSource = inputsDir;
+      } else {
+        int n = randomSets > 0 ? randomSets : 8;
+        std::mt19937_64 rng(seed);
+        for (int s = 0; s < n; ++s) {
+          std::vector<rt::HostTensor> set;
+          for (const TensorInfo &info : model->inputs())
+            set.push_back(tooling::randomTensor(info, rng, intMax));
+          sets.push_back(std::move(set));
+        }
+        p.inputSource = "random, seed " + std::to_string(seed);
+      }
+      p.inputSets = static_cast<int>(sets.size());
+      auto start = std::chrono::steady_clock::now();
+      auto session = model->createSession();
+      Outputs dense = runSets(*session, *model, sets);
+      tools::Progress progress("opscope-profile: loss",
+                               p.layers.size() * p.sparsities.size());
+      std::string err = lossProfile(
+          *session, *model, sets, dense, p, [&](size_t done, size_t) {
+            progress.update(done, "layer x sparsity");
+          });
+      progress.finish();
+      if (!err.empty())
+        return fail(err);
+      p.lossSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    }
+
+    // The table.
+    std::cout << "opscope-profile: " << p.model << ", " << p.layers.size()
+              << " prunable layers, " << p.modelParams << " parameters, "
+              << fixed(p.modelFlops / 1e9, 3) << " GFLOP per run";
+    if (p.modelMs)
+      std::cout << ", " << fixed(*p.modelMs, 3) << " ms of op time"
+                << (flopsOnly ? " (estimate)" : "");
+    std::cout << "\n";
+    if (loss)
+      std::cout << "loss: " << p.inputSets << " input sets ("
+                << p.inputSource << "), " << fixed(p.lossSeconds, 1)
+                << " s for " << p.layers.size() * p.sparsities.size()
+                << " layer x sparsity runs\n";
+    std::ostringstream csv;
+    csv << "layer,type,weight_shape,params,params_percent,flops,"
+           "flops_percent,dense_ms,estimate";
+    for (double s : p.sparsities)
+      csv << ",projected_ms_" << ratioKey(s);
+    for (double s : p.sparsities)
+      csv << ",rel_l2_" << ratioKey(s) << ",cosine_min_" << ratioKey(s)
+          << ",top1_" << ratioKey(s);
+    csv << "\n";
+    size_t nameWidth = 5;
+    for (const Layer &l : p.layers)
+      nameWidth = std::max(nameWidth, std::min<size_t>(l.name.size(), 48));
+    std::cout << std::left << std::setw(nameWidth + 2) << "layer" << std::right
+              << std::setw(12) << "weight" << std::setw(11) << "params %"
+              << std::setw(10) << "flops %";
+    if (perf || flopsOnly) {
+      std::cout << std::setw(10) << "dense ms";
+      for (double s : p.sparsities)
+        std::cout << std::setw(9) << ("ms@" + ratioKey(s));
+    }
+    if (loss)
+      for (double s : p.sparsities)
+        std::cout << std::setw(11) << ("relL2@" + ratioKey(s));
+    std::cout << "\n";
+    for (const Layer &l : p.layers) {
+      std::string shape = std::to_string(l.n) + "x" + std::to_string(l.k);
+      double pp = p.modelParams ? 100.0 * l.params / p.modelParams : 0;
+      double fp = p.modelFlops > 0 ? 100.0 * l.flops / p.modelFlops : 0;
+      std::cout << std::left << std::setw(nameWidth + 2)
+                << shortenMiddle(l.name, 48) << std::right << std::setw(12)
+                << shape << std::setw(11) << fixed(pp, 2) << std::setw(10)
+                << fixed(fp, 2);
+      csv << "\"" << l.name << "\"," << l.type << "," << shape << ","
+          << l.params << "," << fixed(pp, 4) << "," << fixed(l.flops, 0)
+          << "," << fixed(fp, 4) << ","
+          << (l.denseMs ? fixed(*l.denseMs, 5) : "") << ","
+          << (l.estimate ? "true" : "false");
+      if (perf || flopsOnly) {
+        std::cout << std::setw(10)
+                  << (l.denseMs ? fixed(*l.denseMs, 4) : "-");
+        for (double s : p.sparsities)
+          std::cout << std::setw(9)
+                    << (l.projectedMs.count(s) ? fixed(l.projectedMs.at(s), 4)
+                                               : "-");
+      }
+      for (double s : p.sparsities)
+        csv << "," << (l.projectedMs.count(s) ? fixed(l.projectedMs.at(s), 5)
+                                               : "");
+      if (loss)
+        for (double s : p.sparsities)
+          std::cout << std::setw(11)
+                    << (l.loss.count(s) ? fixed(l.loss.at(s).relL2, 5) : "-");
+      for (double s : p.sparsities) {
+        if (l.loss.count(s)) {
+          const Sensitivity &x = l.loss.at(s);
+          csv << "," << fixed(x.relL2, 6) << "," << fixed(x.cosineMin, 7)
+              << "," << fixed(x.top1, 4);
+        } else {
+          csv << ",,,";
+        }
+      }
+      std::cout << "\n";
+      csv << "\n";
+    }
+    if (flopsOnly)
+      std::cout << "(latencies are estimates: FLOPs at the machine's peak, "
+                   "pruned layers at (1 - sparsity) of their FLOPs)\n";
+
+    // The recommendation.
+    json rec = nullptr;
+    json perLayer = {{"layers", json::object()}};
+    if (loss && (perf || flopsOnly)) {
+      Recommendation r = recommend(p, budget);
+      std::cout << "recommendation (budget " << budget
+                << " of summed mean relative L2): " << r.sparsity.size()
+                << " layers pruned; projected " << fixed(r.projectedMs, 3)
+                << " ms against " << fixed(r.denseMs, 3) << " ms dense ("
+                << fixed(r.projectedMs > 0 ? r.denseMs / r.projectedMs : 0, 2)
+                << "x), expected deviation " << fixed(r.deviation, 5)
+                << "\n";
+      json layers = json::object();
+      for (auto &[name, s] : r.sparsity) {
+        double dev = 0;
+        for (const Layer &l : p.layers)
+          if (l.name == name)
+            dev = l.loss.at(s).relL2;
+        layers[name] = {{"sparsity", s}, {"loss_delta", dev}};
+        std::cout << "  " << shortenMiddle(name, 64) << ": " << s << "\n";
+      }
+      perLayer["layers"] = layers;
+      rec = {{"budget", budget},
+             {"layers", layers},
+             {"dense_ms", r.denseMs},
+             {"projected_ms", r.projectedMs},
+             {"expected_deviation", r.deviation},
+             {"per_layer_file", perLayerPath}};
+    }
+
+    // JSON.
+    json layers = json::array();
+    for (const Layer &l : p.layers) {
+      json proj = json::object(), sens = json::object();
+      for (auto &[s, ms] : l.projectedMs)
+        proj[ratioKey(s)] = ms;
+      for (auto &[s, x] : l.loss)
+        sens[ratioKey(s)] = {{"rel_l2", x.relL2},
+                             {"cosine_min", x.cosineMin},
+                             {"top1", x.top1}};
+      layers.push_back(
+          {{"name", l.name},
+           {"type", l.type},
+           {"weight_shape", {l.n, l.k}},
+           {"params", l.params},
+           {"params_fraction", p.modelParams ? double(l.params) / p.modelParams : 0.0},
+           {"flops", l.flops},
+           {"flops_fraction", p.modelFlops > 0 ? l.flops / p.modelFlops : 0.0},
+           {"dense_ms", l.denseMs ? json(*l.denseMs) : json(nullptr)},
+           {"projected_ms", proj},
+           {"estimate", l.estimate},
+           {"basis", l.basis},
+           {"sensitivity", sens}});
+    }
+    json out = {{"schema", "opscope-profile"},
+                {"version", 1},
+                {"model", p.model},
+                {"model_file", modelPath},
+                {"machine", {{"cpu", cpuModelName()}, {"amx", cpuHasAmx()},
+                             {"threads", threads}}},
+                {"sparsities", p.sparsities},
+                {"block", "1x4"},
+                {"params", p.modelParams},
+                {"flops", p.modelFlops},
+                {"op_time_ms", p.modelMs ? json(*p.modelMs) : json(nullptr)},
+                {"loss_inputs", loss ? json({{"sets", p.inputSets},
+                                             {"source", p.inputSource},
+                                             {"seconds", p.lossSeconds}})
+                                     : json(nullptr)},
+                {"layers", layers},
+                {"recommendation", rec}};
+    if (!writeAtomically(outPath, out.dump(1) + "\n"))
+      return fail(outPath + ": cannot write");
+    if (!writeAtomically(csvPath, csv.str())) {
+      std::remove(outPath.c_str());
+      return fail(csvPath + ": cannot write");
+    }
+    std::cout << "wrote " << outPath << ", " << csvPath;
+    if (!rec.is_null()) {
+      if (!writeAtomically(perLayerPath, perLayer.dump(1) + "\n")) {
+        std::remove(outPath.c_str());
+        std::remove(csvPath.c_str());
+        return fail(perLayerPath + ": cannot write");
+      }
+      std::cout << ", " << perLayerPath;
+    }
+    std::cout << "\n";
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
+  return 0;
+}
