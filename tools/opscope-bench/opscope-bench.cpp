@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Progress.h"
+#include "Subprocess.h"
 #include "ToolCommon.h"
 
 #include "opscope/runtime/dense.h"
@@ -85,39 +86,6 @@ std::string parseTemplate(const std::string &text, Template &t) {
     t.dims.push_back(d);
   }
   return "";
-}
-
-/// Runs `args`, capturing stdout; the exit status, or -1 when it could not
-/// start. stderr passes through.
-int runCapture(const std::vector<std::string> &args, std::string &out) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0)
-    return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], STDOUT_FILENO);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    std::vector<char *> argv;
-    for (const std::string &a : args)
-      argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  if (pid < 0) {
-    close(pipefd[0]);
-    return -1;
-  }
-  char buf[4096];
-  for (ssize_t n; (n = read(pipefd[0], buf, sizeof buf)) > 0;)
-    out.append(buf, n);
-  close(pipefd[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-    return -1;
-  return WEXITSTATUS(status);
 }
 
 double median(std::vector<double> v) {
@@ -381,7 +349,7 @@ int main(int argc, char **argv) {
                        std::to_string(warmup), "--threads",
                        std::to_string(threads)});
           std::string out;
-          int rc = runCapture(args, out);
+          int rc = tools::runCapture(args, out);
           if (rc != 0)
             return fail("--compare-ort: ONNX Runtime failed on " + modelPath +
                         " (" + (rc < 0 ? "could not start node" : "exit " + std::to_string(rc)) +
@@ -492,12 +460,9 @@ int main(int argc, char **argv) {
         std::cout << "wrote " << csvPath << "\n";
     }
     if (!htmlPath.empty()) {
-      fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
-      std::string report = (self / "opscope-report").string();
-      if (ec || !fs::exists(report))
-        report = "opscope-report";
+      std::string report = tools::siblingTool("opscope-report");
       std::string out;
-      int rc = runCapture({report, "--bench", csvFile, "-o", htmlPath}, out);
+      int rc = tools::runCapture({report, "--bench", csvFile, "-o", htmlPath}, out);
       if (rc != 0)
         return fail("--html: opscope-report could not write " + htmlPath);
       std::cout << out;

@@ -58,11 +58,15 @@ Outputs profile::runSets(Session &session, const Model &model,
   return out;
 }
 
-namespace {
-/// Sensitivity of `got` against `want` (same sets and outputs); `rows` is
-/// each output's last dimension, for top-1.
-Sensitivity compare(const Outputs &got, const Outputs &want,
-                    const std::vector<int64_t> &rows) {
+std::vector<int64_t> profile::outputRows(const Model &model) {
+  std::vector<int64_t> rows;
+  for (const TensorInfo &o : model.outputs())
+    rows.push_back(o.shape.empty() ? 1 : o.shape.back());
+  return rows;
+}
+
+Sensitivity profile::compareOutputs(const Outputs &got, const Outputs &want,
+                                    const std::vector<int64_t> &rows) {
   Sensitivity s;
   double relSum = 0;
   int64_t agree = 0, total = 0;
@@ -96,15 +100,12 @@ Sensitivity compare(const Outputs &got, const Outputs &want,
   s.top1 = total ? static_cast<double>(agree) / total : 1;
   return s;
 }
-} // namespace
 
 std::string profile::lossProfile(
     Session &session, const Model &model,
     const std::vector<std::vector<rt::HostTensor>> &sets, const Outputs &dense,
     Profile &p, const std::function<void(size_t, size_t)> &onStep) {
-  std::vector<int64_t> rows;
-  for (const TensorInfo &o : model.outputs())
-    rows.push_back(o.shape.empty() ? 1 : o.shape.back());
+  std::vector<int64_t> rows = outputRows(model);
   size_t total = p.layers.size() * p.sparsities.size(), done = 0;
   rt::sparse::BlockShape block; // 1x4, the sparse kernels' block
   for (Layer &l : p.layers) {
@@ -122,7 +123,7 @@ std::string profile::lossProfile(
       rt::sparse::pruneBlocks(view, block, s);
       session.overrideWeight(static_cast<size_t>(l.op), l.weightOperand,
                              copy.data(), copy.size() * sizeof(float));
-      l.loss[s] = compare(runSets(session, model, sets), dense, rows);
+      l.loss[s] = compareOutputs(runSets(session, model, sets), dense, rows);
       if (onStep)
         onStep(++done, total);
     }

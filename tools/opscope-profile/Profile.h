@@ -69,6 +69,13 @@ using Outputs = std::vector<std::vector<std::vector<double>>>;
 Outputs runSets(Session &session, const Model &model,
                 const std::vector<std::vector<rt::HostTensor>> &sets);
 
+/// How far `got` moved from `want` (same sets and outputs); `rows` is each
+/// output's last dimension, for top-1.
+Sensitivity compareOutputs(const Outputs &got, const Outputs &want,
+                           const std::vector<int64_t> &rows);
+/// Each output's last dimension (the rows top-1 compares).
+std::vector<int64_t> outputRows(const Model &model);
+
 /// The loss profile: each layer alone pruned to each sparsity (1x4 blocks,
 /// opscope-prune's magnitude rule) in `session`'s private copy, against
 /// `dense`. `onStep` reports progress (done, total).

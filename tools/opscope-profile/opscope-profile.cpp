@@ -16,6 +16,7 @@
 
 #include "Profile.h"
 #include "Progress.h"
+#include "Subprocess.h"
 #include "ToolCommon.h"
 
 #include "opscope/runtime/analysis.h"
@@ -157,6 +158,90 @@ std::string flopsEstimate(Profile &p, const std::string &machineFile,
   (void)total;
   return "";
 }
+/// --verify: prunes the model with the recommendation, compiles it with
+/// sparse kernels (into a temporary directory), and measures its latency
+/// against the dense model's in alternating rounds and its deviation on the
+/// loss profile's input sets.
+std::string verifyRecommendation(
+    const std::string &modelPath, const std::vector<std::string> &shapes,
+    const json &perLayer, Model &denseModel,
+    const std::vector<std::vector<rt::HostTensor>> &sets, const Outputs &dense,
+    int iterations, const Recommendation &r, json &out) {
+  if (r.sparsity.empty()) {
+    out = {{"skipped", "the recommendation prunes no layer"}};
+    std::cout << "verify: nothing to verify (no layer pruned)\n";
+    return "";
+  }
+  char tmpl[] = "/tmp/opscope-profile-verify-XXXXXX";
+  if (!mkdtemp(tmpl))
+    return "cannot create a temporary directory";
+  fs::path dir = tmpl;
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  std::string layers = (dir / "per-layer.json").string();
+  std::string pruned = (dir / "pruned.onnx").string();
+  if (!writeAtomically(layers, perLayer.dump(1) + "\n"))
+    return layers + ": cannot write";
+  std::string ignored;
+  if (tools::runCapture({tools::siblingTool("opscope-prune"), modelPath,
+                         "--per-layer", layers, "-o", pruned},
+                        ignored) != 0)
+    return "opscope-prune failed (its messages are above)";
+  tooling::CompileRequest request;
+  request.model = pruned;
+  request.inputShapes = shapes;
+  request.noProbes = true;
+  request.extraFlags = {"--sparse", "auto", "--precision", "fp32"};
+  std::string error;
+  std::string so = tooling::compileIntoCache(request, dir.string(), error);
+  if (so.empty())
+    return error;
+  std::unique_ptr<Model> prunedModel = Model::load(so);
+  auto sp = prunedModel->createSession();
+  auto sd = denseModel.createSession();
+  Sensitivity dev =
+      compareOutputs(runSets(*sp, *prunedModel, sets), dense,
+                     outputRows(denseModel));
+  // Latency: both models on the same input, alternating, 3 rounds.
+  for (Session *s : {sp.get(), sd.get()})
+    for (size_t i = 0; i < sets[0].size(); ++i)
+      if (!sets[0][i].data.empty())
+        std::memcpy(s->input(i), sets[0][i].data.data(), sets[0][i].data.size());
+  std::vector<double> prunedMs, denseMs;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  for (int round = 0; round < 3; ++round)
+    for (auto [s, into] : {std::pair{sp.get(), &prunedMs},
+                           std::pair{sd.get(), &denseMs}}) {
+      tooling::BenchmarkConfig c;
+      c.warmup = 2;
+      c.iterations = iterations;
+      into->push_back(median(tooling::runBenchmark({s}, c).allMs()));
+    }
+  double pm = median(prunedMs), dm = median(denseMs);
+  double projectedSpeedup = r.projectedMs > 0 ? r.denseMs / r.projectedMs : 0;
+  std::cout << "verify: pruned model (sparse kernels) " << fixed(pm, 3)
+            << " ms against dense " << fixed(dm, 3) << " ms measured: "
+            << fixed(pm > 0 ? dm / pm : 0, 2) << "x (projected "
+            << fixed(projectedSpeedup, 2) << "x); deviation "
+            << fixed(dev.relL2, 5) << " measured (expected "
+            << fixed(r.deviation, 5) << "), cosine_min "
+            << fixed(dev.cosineMin, 6) << ", top-1 " << fixed(dev.top1, 4)
+            << "\n";
+  out = {{"pruned_ms", pm},          {"dense_ms", dm},
+         {"speedup", pm > 0 ? dm / pm : 0.0},
+         {"projected_speedup", projectedSpeedup},
+         {"deviation", dev.relL2},   {"expected_deviation", r.deviation},
+         {"cosine_min", dev.cosineMin}, {"top1", dev.top1}};
+  return "";
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -167,7 +252,7 @@ int main(int argc, char **argv) {
       machineFile, layersArg;
   std::vector<std::string> shapes;
   std::vector<double> sparsities = {0.7, 0.8, 0.9};
-  bool perf = false, flopsOnly = false, loss = false;
+  bool perf = false, flopsOnly = false, loss = false, verify = false;
   int randomSets = 0, iterations = 20, threads = 1;
   double budget = 0.01;
   uint64_t seed = 0;
@@ -199,6 +284,11 @@ int main(int argc, char **argv) {
   app.add_option("--budget", budget,
                  "total output deviation (sum of the chosen layers' mean "
                  "relative L2) the recommendation may spend (default 0.01)");
+  app.add_flag("--verify", verify,
+               "prune the model with the recommendation (opscope-prune "
+               "--per-layer), compile it with sparse kernels, run it, and "
+               "report its measured latency and deviation next to the "
+               "projected ones (needs --loss and --perf)");
   app.add_option("--layers", layersArg,
                  "only these layers (comma-separated names, as the table "
                  "prints them)");
@@ -248,6 +338,10 @@ int main(int argc, char **argv) {
   if (!loss && (!inputsDir.empty() || randomSets > 0))
     return fail(std::string(inputsDir.empty() ? "--random" : "--inputs") +
                     " applies to --loss",
+                tools::kUsage);
+  if (verify && !(loss && perf))
+    return fail("--verify needs --loss and --perf (a measured "
+                "recommendation to check)",
                 tools::kUsage);
   if (!perf && !dbPath.empty())
     return fail("--db applies to --perf", tools::kUsage);
@@ -327,8 +421,9 @@ int main(int argc, char **argv) {
         return fail(err);
     }
 
+    std::vector<std::vector<rt::HostTensor>> sets;
+    Outputs dense;
     if (loss) {
-      std::vector<std::vector<rt::HostTensor>> sets;
       if (!inputsDir.empty()) {
         std::string err = tooling::readInputSets(inputsDir, *model, sets);
         if (!err.empty())
@@ -348,7 +443,7 @@ int main(int argc, char **argv) {
       p.inputSets = static_cast<int>(sets.size());
       auto start = std::chrono::steady_clock::now();
       auto session = model->createSession();
-      Outputs dense = runSets(*session, *model, sets);
+      dense = runSets(*session, *model, sets);
       tools::Progress progress("opscope-profile: loss",
                                p.layers.size() * p.sparsities.size());
       std::string err = lossProfile(
@@ -466,7 +561,16 @@ int main(int argc, char **argv) {
         std::cout << "  " << shortenMiddle(name, 64) << ": " << s << "\n";
       }
       perLayer["layers"] = layers;
-      rec = {{"budget", budget},
+      json verified = nullptr;
+      if (verify) {
+        std::string err = verifyRecommendation(
+            modelPath, shapes, perLayer, *model, sets, dense, iterations,
+            r, verified);
+        if (!err.empty())
+          return fail("--verify: " + err);
+      }
+      rec = {{"verified", verified},
+             {"budget", budget},
              {"layers", layers},
              {"dense_ms", r.denseMs},
              {"projected_ms", r.projectedMs},
