@@ -88,3 +88,18 @@ echo "== Threads under contention (BERT-mini, another process busy on one core)"
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
   --work "$BUILD_DIR/bench-contention" \
   "$MODELS/bert-mini-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
+echo "== Sparsify-style profiles: DistilBERT-shaped loss + performance profile (36 layers x 3 ratios x 8 inputs), recommendation and its verification"
+"$BUILD_DIR/bin/opscope-compile" "$MODELS/distilbert-opset14.onnx" --input-shape input_ids=1x128 \
+  --input-shape attention_mask=1x128 -o "$BUILD_DIR/bench-profile-db.so" > /dev/null
+# This machine's measurements of the three weight shapes (merged into its
+# tuning database; about 20 s).
+"$BUILD_DIR/bin/opscope-tune" "$BUILD_DIR/bench-profile-db.so" --sparsity 0.7,0.8,0.9 --precision fp32 > /dev/null
+/usr/bin/python3 -c 'import subprocess, sys, time
+t = time.time(); r = subprocess.call(sys.argv[1:])
+print("opscope-profile wall time: %.1f s (target: <= 180 s)" % (time.time() - t), flush=True)
+sys.exit(r)' "$BUILD_DIR/bin/opscope-profile" "$MODELS/distilbert-opset14.onnx" \
+  --input-shape input_ids=1x128 --input-shape attention_mask=1x128 \
+  --perf --loss --verify --sparsity 0.7,0.8,0.9 --random 8 --int-max 1000 --budget 0.5 \
+  -o "$BUILD_DIR/bench-profile.json" | grep -v '^/encoder'
