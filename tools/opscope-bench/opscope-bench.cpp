@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileOutput.h"
 #include "Progress.h"
 #include "Subprocess.h"
 #include "ToolCommon.h"
@@ -18,6 +19,7 @@
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
 #include "opscope/runtime/sinks.h"
+#include "opscope/runtime/text.h"
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/model_files.h"
 
@@ -94,16 +96,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/// A CSV cell, quoted when it holds a comma, quote or newline.
-std::string csvField(const std::string &s) {
-  if (s.find_first_of(",\"\n") == std::string::npos)
-    return s;
-  std::string q = "\"";
-  for (char c : s)
-    q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 std::string fixed(double v, int digits) {
@@ -438,24 +430,13 @@ int main(int argc, char **argv) {
                    "every round; each ratio is opscope's round median over "
                    "ONNX Runtime's, [spread] their range over rounds)\n";
 
-    auto writeAtomically = [&](const std::string &path,
-                               const std::string &text) -> bool {
-      std::string tmp = path + ".tmp";
-      std::ofstream out(tmp, std::ios::trunc);
-      out << text;
-      out.close();
-      if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        return false;
-      }
-      return true;
-    };
     std::string csvFile = csvPath;
     if (csvFile.empty() && !htmlPath.empty())
       csvFile = (fs::path(workDir) / "bench-last.csv").string();
     if (!csvFile.empty()) {
-      if (!writeAtomically(csvFile, csv.str()))
-        return fail(csvFile + ": cannot write");
+      if (std::string err = tools::writeFileAtomically(csvFile, csv.str());
+          !err.empty())
+        return fail(err);
       if (!csvPath.empty())
         std::cout << "wrote " << csvPath << "\n";
     }

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FileOutput.h"
 #include "Profile.h"
 #include "Progress.h"
 #include "Subprocess.h"
@@ -60,19 +61,19 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
-std::string ratioKey(double s) { return fixed(s, 2); }
+/// A sparsity as the table, CSV and JSON name it: two decimals ("0.70"),
+/// or all its digits when two would lose some ("0.0001").
+std::string ratioKey(double s) {
+  if (std::fabs(s * 100 - std::round(s * 100)) < 1e-9)
+    return fixed(s, 2);
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
 
-/// Writes `text` to `path` through a temporary renamed into place.
+/// Writes `text` to `path` whole or not at all (FileOutput.h).
 bool writeAtomically(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".tmp";
-  std::ofstream out(tmp, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return tools::writeFileAtomically(path, text).empty();
 }
 
 /// The performance profile: a profiled run of `model`, its per-layer self

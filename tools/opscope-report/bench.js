@@ -1,39 +1,12 @@
 // opscope-report --bench: draws an opscope-bench grid (the CSV it wrote,
-// embedded as JSON rows). Sets data-status, data-charts and data-drawn on
-// <body> as report.js does, for the browser check.
+// embedded as JSON rows) with page.js's helpers.
 (function () {
   "use strict";
-  const errors = [];
-  window.addEventListener("error", (e) => errors.push(String(e.message)));
-  const body = document.body;
-  const data = JSON.parse(document.getElementById("opscope-data").textContent);
-  const main = document.getElementById("report");
+  const page = opscopePage();
+  const { data, el, section, chart } = page;
   const rows = data.bench.rows;
   const withOrt = rows.some((r) => r.ort_ms !== "");
-  let charts = 0;
 
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function section(id, title) {
-    const s = el("section", { id: id });
-    s.appendChild(el("h2", {}, title));
-    main.appendChild(s);
-    return s;
-  }
-  function chart(parent, config) {
-    const box = el("div", { class: "chart" });
-    const canvas = el("canvas");
-    box.appendChild(canvas);
-    parent.appendChild(box);
-    config.options = Object.assign({ animation: false, responsive: true,
-                                     maintainAspectRatio: false }, config.options || {});
-    new Chart(canvas, config);
-    charts += 1;
-  }
   const label = (r) => r.precision + " b" + r.batch + (r.seq !== "" ? " s" + r.seq : "");
 
   const head = section("header", "Grid");
@@ -84,15 +57,5 @@
   });
   tab.appendChild(table);
 
-  let drawn = 0;
-  document.querySelectorAll(".chart canvas").forEach((c) => {
-    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    for (let i = 3; i < px.length; i += 4) {
-      if (px[i] !== 0) { drawn += 1; break; }
-    }
-  });
-  body.dataset.charts = String(charts);
-  body.dataset.drawn = String(drawn);
-  body.dataset.errors = errors.join("; ");
-  body.dataset.status = errors.length ? "error" : "ok";
+  page.finish();
 })();

@@ -13,6 +13,7 @@
 #include "opscope/runtime/analysis.h"
 #include "opscope/runtime/whatif.h"
 
+#include "FileOutput.h"
 #include "ToolCommon.h"
 
 #include <CLI/CLI.hpp>
@@ -236,7 +237,8 @@ std::string page(const json &data, const unsigned char *script = kReportJs) {
      << "<script type=\"application/json\" id=\"opscope-data\">\n"
      << inlineSafe(data.dump()) << "\n</script>\n"
      << "<script>\n"
-     << inlineSafe(asset(script)) << "</script>\n"
+     << inlineSafe(asset(kPageJs)) << "\n" << inlineSafe(asset(script))
+     << "</script>\n"
      << "</body>\n</html>\n";
   return os.str();
 }
@@ -300,27 +302,6 @@ std::string readBenchCsv(const std::string &path, json &data) {
   return "";
 }
 
-/// Writes through a temporary renamed into place: a failure leaves no file.
-std::string writeAtomically(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return path + ": cannot write: " + std::strerror(errno);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return path + ": write failed";
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string err = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return path + ": cannot rename into place: " + err;
-  }
-  return "";
-}
 
 } // namespace
 
@@ -377,7 +358,7 @@ int main(int argc, char **argv) {
     json data;
     if (std::string err = readBenchCsv(benchPath, data); !err.empty())
       return fail(err);
-    if (std::string err = writeAtomically(outPath, page(data, kBenchJs));
+    if (std::string err = tools::writeFileAtomically(outPath, page(data, kBenchJs));
         !err.empty())
       return fail(err);
     std::cout << "wrote " << outPath << "\n";
@@ -490,7 +471,7 @@ int main(int argc, char **argv) {
     data["what_if"]["markdown"] = md.str();
   }
 
-  if (std::string err = writeAtomically(outPath, page(data)); !err.empty())
+  if (std::string err = tools::writeFileAtomically(outPath, page(data)); !err.empty())
     return fail(err);
   std::cout << "wrote " << outPath << "\n";
   return 0;

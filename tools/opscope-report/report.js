@@ -1,17 +1,11 @@
 // opscope-report: draws the page from the data the tool embedded (figures
 // rendered by opscope-analyze's library: JSON for the charts, its markdown
-// tables for the text). Sets data-status="ok", data-charts (charts made)
-// and data-drawn (charts with pixels painted) on <body> when done, or
-// data-status="error" with data-errors, for the browser check.
+// tables for the text), with page.js's helpers, which also set the status
+// the browser check reads.
 (function () {
   "use strict";
-  const errors = [];
-  window.addEventListener("error", (e) => errors.push(String(e.message)));
-  const body = document.body;
-  const data = JSON.parse(document.getElementById("opscope-data").textContent);
-  const main = document.getElementById("report");
-  let charts = 0;
-
+  const page = opscopePage();
+  const { data, el, section, chart } = page;
   const palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
                    "#1f77b4", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5"];
@@ -19,18 +13,6 @@
   (data.by_type || []).forEach((r, i) => { typeColor[r.name] = palette[i % palette.length]; });
   const colorOf = (type) => typeColor[type] || "#888";
 
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    Object.entries(attrs || {}).forEach(([k, v]) => e.setAttribute(k, v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function section(id, title) {
-    const s = el("section", { id: id });
-    s.appendChild(el("h2", {}, title));
-    main.appendChild(s);
-    return s;
-  }
   // A markdown table of opscope-analyze as an HTML table, cells verbatim.
   function table(markdown, cls) {
     const lines = markdown.split("\n").filter((l) => l.startsWith("|"));
@@ -45,16 +27,6 @@
       t.appendChild(tr);
     });
     return t;
-  }
-  function chart(parent, config, tall) {
-    const box = el("div", { class: tall ? "chart tall" : "chart" });
-    const canvas = el("canvas", { id: "chart-" + charts });
-    box.appendChild(canvas);
-    parent.appendChild(box);
-    config.options = Object.assign({ animation: false, responsive: true,
-                                     maintainAspectRatio: false }, config.options || {});
-    new Chart(canvas, config);
-    charts += 1;
   }
   function legend(parent, types) {
     const d = el("div", { class: "legend" });
@@ -268,16 +240,5 @@
     });
   }
 
-  // Charts whose canvas has any pixel painted: constructed is not drawn.
-  let drawn = 0;
-  document.querySelectorAll(".chart canvas").forEach((c) => {
-    const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    for (let i = 3; i < px.length; i += 4) {
-      if (px[i] !== 0) { drawn += 1; break; }
-    }
-  });
-  body.dataset.charts = String(charts);
-  body.dataset.drawn = String(drawn);
-  body.dataset.errors = errors.join("; ");
-  body.dataset.status = errors.length ? "error" : "ok";
+  page.finish();
 })();

@@ -373,15 +373,6 @@ namespace {
 /// Op names in the run summary are cut to this many characters: they come
 /// from the model (a 10 MB node name must not print 10 MB per row).
 constexpr size_t kSummaryNameWidth = 96;
-std::string csvField(const std::string &s) {
-  if (s.find_first_of(",\"\n") == std::string::npos)
-    return s;
-  std::string q = "\"";
-  for (char c : s)
-    q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 template <typename F>
 std::string joined(const std::vector<TensorInfo> &ts, F &&f) {
   std::string out;

@@ -23,6 +23,17 @@ inline std::string shortenMiddle(const std::string &s, size_t max) {
   return s.substr(0, head) + "..." + s.substr(s.size() - tail);
 }
 
+/// One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a
+/// newline, quotes doubled.
+inline std::string csvField(const std::string &s) {
+  if (s.find_first_of(",\"\n") == std::string::npos)
+    return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 } // namespace opscope
 
 #endif // OPSCOPE_RUNTIME_TEXT_H
