@@ -39,6 +39,19 @@ inline int parseCommandLine(CLI::App &app, int argc, char **argv) {
   }
 }
 
+/// The what-if projection's database options, as opscope-analyze and
+/// opscope-report take them: --precision of the entries and --db FILE.
+inline void addWhatIfDatabaseOptions(CLI::App &app, std::string &precision,
+                                     std::string &db) {
+  app.add_option("--precision", precision,
+                 "with --what-if: the precision of the database entries "
+                 "(fp32, bf16, int8); default each op's own")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+  app.add_option("--db", db,
+                 "with --what-if: tuning database (default: this machine's, "
+                 "written by opscope-tune)");
+}
+
 /// A non-negative integer flag, with a message that says so (CLI11's own
 /// prints the range up to 1.8e308).
 inline CLI::Validator nonNegativeInteger() {

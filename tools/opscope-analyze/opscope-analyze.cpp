@@ -92,13 +92,7 @@ int main(int argc, char **argv) {
   app.add_option("--block", block,
                  "with --what-if: the sparse block (only 1x4, the runtime's "
                  "sparse kernels' block)");
-  app.add_option("--precision", precision,
-                 "with --what-if: the precision of the database entries "
-                 "(fp32, bf16, int8); default each op's own")
-      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
-  app.add_option("--db", dbPath,
-                 "with --what-if: tuning database (default: this machine's, "
-                 "written by opscope-tune)");
+  opscope::tools::addWhatIfDatabaseOptions(app, precision, dbPath);
   app.add_option("--check", checkPath,
                  "with --what-if: compare the projection with a measured "
                  "trace of the pruned model (compiled with --sparse)");

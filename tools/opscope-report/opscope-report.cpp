@@ -339,13 +339,7 @@ int main(int argc, char **argv) {
                  "add the what-if table: every sparse-capable op pruned to "
                  "this block sparsity in (0, 1), or a per-layer FILE.json "
                  "(as opscope-analyze --what-if)");
-  app.add_option("--precision", precision,
-                 "with --what-if: the precision of the database entries "
-                 "(fp32, bf16, int8); default each op's own")
-      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
-  app.add_option("--db", dbPath,
-                 "with --what-if: tuning database (default: this machine's, "
-                 "written by opscope-tune)");
+  tools::addWhatIfDatabaseOptions(app, precision, dbPath);
   tools::addVersionFlag(app, "opscope-report");
   if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
