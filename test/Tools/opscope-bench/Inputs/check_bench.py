@@ -19,7 +19,10 @@ import pandas as pd
 
 
 def fail(message):
+    # stdout goes to FileCheck, which hides it when the checks before
+    # passed: say it on stderr too, where lit shows it.
     print("FAIL: " + message)
+    print("FAIL: " + message, file=sys.stderr)
     sys.exit(1)
 
 
