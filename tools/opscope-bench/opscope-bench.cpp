@@ -110,7 +110,9 @@ struct Cell {
   int64_t batch = 1, seq = 0;
   std::vector<std::string> shapes; // NAME=DIMS
   std::string library, kernel;
+  std::string shapeKey; // the shapes, joined: cells that share inputs
   std::unique_ptr<Model> model;
+  std::unique_ptr<Session> session; // created once, inputs written once
   std::vector<rt::HostTensor> inputs;
   std::vector<std::string> inputFiles; // NAME=FILE.npy, for ONNX Runtime
   std::vector<double> ours;            // round medians, ms
@@ -276,9 +278,9 @@ int main(int argc, char **argv) {
     std::map<std::string, std::vector<rt::HostTensor>> byShape;
     std::map<std::string, std::vector<std::string>> filesByShape;
     for (Cell &c : cells) {
-      std::string key;
       for (const std::string &s : c.shapes)
-        key += s + ";";
+        c.shapeKey += s + ";";
+      const std::string &key = c.shapeKey;
       if (!byShape.count(key)) {
         std::mt19937_64 rng(0);
         std::string dir = (fs::path(workDir) / "bench-inputs" /
@@ -296,6 +298,14 @@ int main(int argc, char **argv) {
       }
       c.inputs = byShape[key];
       c.inputFiles = filesByShape[key];
+      c.session = c.model->createSession();
+      for (size_t i = 0; i < c.inputs.size(); ++i)
+        if (!c.inputs[i].data.empty())
+          std::memcpy(c.session->input(i), c.inputs[i].data.data(),
+                      c.inputs[i].data.size());
+      for (const std::string &k : c.session->kernelNames())
+        if (k.find("amx") != std::string::npos)
+          c.kernel = "amx";
     }
 
     // Rounds: every cell once per round; ONNX Runtime after each cell of
@@ -308,24 +318,12 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; ++r) {
       std::map<std::string, bool> ortDone;
       for (Cell &c : cells) {
-        auto session = c.model->createSession();
-        for (size_t i = 0; i < c.inputs.size(); ++i)
-          if (!c.inputs[i].data.empty())
-            std::memcpy(session->input(i), c.inputs[i].data.data(),
-                        c.inputs[i].data.size());
         BenchmarkConfig config;
         config.warmup = warmup;
         config.iterations = iterations;
-        BenchmarkResult result = runBenchmark({session.get()}, config);
+        BenchmarkResult result = runBenchmark({c.session.get()}, config);
         c.ours.push_back(median(result.allMs()));
-        if (c.kernel.empty()) {
-          for (const std::string &k : session->kernelNames())
-            if (k.find("amx") != std::string::npos)
-              c.kernel = "amx";
-        }
-        std::string key;
-        for (const std::string &s : c.shapes)
-          key += s + ";";
+        const std::string &key = c.shapeKey;
         if (compareOrt && !ortDone[key]) {
           ortDone[key] = true;
           std::vector<std::string> args;
@@ -384,9 +382,7 @@ int main(int argc, char **argv) {
                 << "opscope/ORT [spread]";
     std::cout << "\n";
     for (const Cell &c : cells) {
-      std::string key;
-      for (const std::string &s : c.shapes)
-        key += s + ";";
+      const std::string &key = c.shapeKey;
       double ours = median(c.ours);
       double perSecond = ours > 0 ? 1000.0 * c.batch / ours : 0;
       std::vector<double> ratios;

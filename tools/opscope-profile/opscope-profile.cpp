@@ -145,7 +145,6 @@ std::string flopsEstimate(Profile &p, const std::string &machineFile,
   double gflops = m.forThreads(threads).peakGflops;
   if (!(gflops > 0))
     return machineFile + ": no peak GFLOP/s";
-  double total = 0;
   for (Layer &l : p.layers) {
     l.estimate = true;
     l.denseMs = l.flops / (gflops * 1e6);
@@ -153,10 +152,8 @@ std::string flopsEstimate(Profile &p, const std::string &machineFile,
       l.projectedMs[s] = *l.denseMs * (1 - s);
     l.basis = "estimate: FLOPs at the peak " + fixed(gflops, 1) +
               " GFLOP/s (" + machineFile + ")";
-    total += *l.denseMs;
   }
   p.modelMs = p.modelFlops / (gflops * 1e6);
-  (void)total;
   return "";
 }
 /// --verify: prunes the model with the recommendation, compiles it with

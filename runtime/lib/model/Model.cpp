@@ -182,7 +182,6 @@ struct Model::Impl {
   std::vector<StartupSpan> startup;
   /// Packed constant weights shared by this model's sessions.
   std::unique_ptr<PackedWeightCache> packed;
-  std::mutex packedMu;
   /// Splat constants filled into the arena when a session starts, each
   /// from one element at `valueOffset` in the weights.
   struct Splat {
@@ -379,6 +378,7 @@ void Model::Impl::mapWeights(const std::string &file, uint64_t id,
     throw Error(file + ": cannot map the weights: " + std::strerror(errno));
   weights = static_cast<const uint8_t *>(p);
   weightsMapped = bytes;
+  packed = std::make_unique<PackedWeightCache>(weights, weightsMapped);
   WeightsHeader h;
   std::memcpy(&h, weights, sizeof(h));
   if (std::memcmp(h.magic, kWeightsMagic, 8) != 0)
@@ -510,7 +510,6 @@ int Model::weightOperand(size_t op) const {
 }
 
 Model::PackedWeightStats Model::packedWeightStats() const {
-  std::lock_guard<std::mutex> lock(impl->packedMu);
   PackedWeightStats stats;
   if (impl->packed) {
     stats.tensors = impl->packed->size();
@@ -594,12 +593,6 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
     }
   }
   Buffers buffers{S.arena, impl->weights};
-  {
-    std::lock_guard<std::mutex> lock(impl->packedMu);
-    if (!impl->packed)
-      impl->packed = std::make_unique<PackedWeightCache>(
-          impl->weights, impl->weightsMapped);
-  }
   PackedWeightScope sharing(impl->packed.get());
   S.startup.push_back({"create kernels", createBegin, 0});
   for (const OpDesc &op : impl->ops) {
