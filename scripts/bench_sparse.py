@@ -56,7 +56,10 @@ def main():
     pruned = os.path.join(a.work, "pruned.onnx")
     run([a.prune, a.model, "--sparsity", str(a.sparsity), "-o", pruned])
     libs = {}
-    for variant, flags in (("sparse", ["--sparse=auto"]), ("dense", ["--sparse=never"])):
+    # "rows": the same sparse kernels without osc-sparse-layout's transposed
+    # layout, which shows what keeping activations transposed buys.
+    for variant, flags in (("sparse", ["--sparse=auto"]), ("dense", ["--sparse=never"]),
+                           ("rows", ["--sparse=auto", "--no-sparse-chains"])):
         libs[variant] = os.path.join(a.work, variant + ".so")
         cmd = [a.compile, pruned, "-o", libs[variant], "--no-probes"] + flags
         for s in a.shapes:
@@ -83,13 +86,13 @@ def main():
     agree = run([a.run, libs["sparse"], "--iterations", "1", "--warmup", "0",
                  "--rtol", "1e-3", "--atol", "1e-4"] + input_flags + expects)
 
-    ms = {"ort": [], "dense": [], "sparse": []}
+    ms = {"ort": [], "dense": [], "sparse": [], "rows": []}
     for _ in range(a.rounds):
         out = run(pin + ["node", os.path.join(HERE, "ort_run.js"), a.model,
                          "--iterations", str(a.iterations), "--warmup", "3",
                          "--threads", "1"] + input_flags)
         ms["ort"].append(json.loads(out.strip().splitlines()[-1])["median"])
-        for v in ("dense", "sparse"):
+        for v in ("dense", "sparse", "rows"):
             out = run(pin + [a.run, libs[v], "--threads", "1", "--iterations",
                              str(a.iterations), "--warmup", "3"] + input_flags)
             ms[v].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
@@ -106,7 +109,9 @@ def main():
     print("%-44s %10.2f" % ("ONNX Runtime fp32, unpruned model", statistics.median(ms["ort"])))
     print("%-44s %10.2f" % ("opscope dense fp32 (oneDNN), pruned model", statistics.median(ms["dense"])))
     print("%-44s %10.2f" % ("opscope sparse fp32, pruned model", statistics.median(ms["sparse"])))
+    print("%-44s %10.2f" % ("opscope sparse fp32, no transposed layout", statistics.median(ms["rows"])))
     print("sparse vs dense, same pruned model: %s faster (target >= 1.6x)" % ratio("dense", "sparse"))
+    print("transposed layout vs row-major sparse: %s faster" % ratio("rows", "sparse"))
     print("sparse vs ONNX Runtime fp32 unpruned: %s faster" % ratio("ort", "sparse"))
     for line in agree.splitlines():
         if line.startswith("output "):

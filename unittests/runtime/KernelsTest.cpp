@@ -6,10 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -73,6 +75,34 @@ TEST_P(KernelsTest, LayerNorm) {
         want[r * cols + c] -= b[c];
     expectNear(y, want, 1e-4, 1e-4);
   }
+}
+
+// The transposed layout (cols x rows) gives the transpose of the plain
+// kernel's result, on token counts around the 16-wide vector.
+TEST_P(KernelsTest, LayerNormTransposed) {
+  for (int64_t rows : {1, 15, 16, 33, 128})
+    for (int64_t cols : {1, 7, 768}) {
+      auto x = randomVector(rows * cols, 3.0f, 4);
+      for (float &v : x)
+        v += 10.0f;
+      auto g = randomVector(cols, 1.0f, 5), b = randomVector(cols, 1.0f, 6);
+      std::vector<float> xt(x.size()), want(x.size()), yt(x.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          xt[c * rows + r] = x[r * cols + c];
+      const float *betas[] = {b.data(), nullptr};
+      for (const float *beta : betas) {
+        layerNorm(x.data(), g.data(), beta, want.data(), rows, cols, 1e-5f);
+        layerNormTransposed(xt.data(), g.data(), beta, yt.data(), rows, cols,
+                            1e-5f);
+        std::vector<double> got(x.size()), ref(want.begin(), want.end());
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            got[r * cols + c] = yt[c * rows + r];
+        std::vector<float> gotF(got.begin(), got.end());
+        expectNear(gotF, ref, 1e-4, 1e-4);
+      }
+    }
 }
 
 TEST_P(KernelsTest, SoftmaxWithBroadcastMask) {
@@ -143,6 +173,33 @@ TEST_P(KernelsTest, Gelu) {
       }
       expectNear(y, want, 2e-6, 2e-6);
     }
+  }
+}
+
+// Perms that are matrix transposes are recognised with their batch, rows
+// and cols, and the blocked kernel equals the generic strided transpose on
+// sizes around the 16 x 16 register block.
+TEST_P(KernelsTest, MatrixTranspose) {
+  int64_t batch, rows, cols;
+  EXPECT_TRUE(asMatrixTranspose({128, 768}, {1, 0}, batch, rows, cols));
+  EXPECT_EQ(std::vector<int64_t>({batch, rows, cols}),
+            std::vector<int64_t>({1, 128, 768}));
+  EXPECT_TRUE(asMatrixTranspose({2, 3, 4, 5}, {0, 2, 3, 1}, batch, rows, cols));
+  EXPECT_EQ(std::vector<int64_t>({batch, rows, cols}),
+            std::vector<int64_t>({2, 3, 20}));
+  EXPECT_TRUE(asMatrixTranspose({2, 3, 4}, {2, 0, 1}, batch, rows, cols));
+  EXPECT_EQ(std::vector<int64_t>({batch, rows, cols}),
+            std::vector<int64_t>({1, 6, 4}));
+  EXPECT_FALSE(asMatrixTranspose({1, 2, 3, 4}, {0, 2, 1, 3}, batch, rows, cols));
+  EXPECT_FALSE(asMatrixTranspose({2, 3}, {0, 1}, batch, rows, cols));
+  EXPECT_FALSE(asMatrixTranspose({2, 3, 4}, {1, 0}, batch, rows, cols));
+  for (auto [b, r, c] : std::vector<std::array<int64_t, 3>>{
+           {1, 128, 768}, {3, 17, 33}, {2, 16, 16}, {1, 1, 5}, {2, 31, 1}}) {
+    auto x = randomVector(b * r * c, 1.0f, 7);
+    std::vector<float> want(x.size()), got(x.size(), -1.0f);
+    transpose(x.data(), {b, r, c}, {0, 2, 1}, want.data(), sizeof(float));
+    transposeMatrices32(x.data(), b, r, c, got.data());
+    EXPECT_EQ(got, want) << b << "x" << r << "x" << c;
   }
 }
 

@@ -354,7 +354,7 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
     float epsilon = c.floatAttr("epsilon", 1e-5f);
     out.push_back(c.create<LayerNormOp>(x.getType(), x, *scale, *bias,
                                         c.b.getI64IntegerAttr(*axis),
-                                        c.b.getF32FloatAttr(epsilon)));
+                                        c.b.getF32FloatAttr(epsilon), UnitAttr()));
     if (!c.outputUsed(1) && !c.outputUsed(2))
       return success();
     // The statistics outputs (rarely used outside training) are computed

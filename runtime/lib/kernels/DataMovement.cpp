@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SparseRows.h"
 #include "Walk.h"
+
+#include "opscope/runtime/kernels.h"
 
 #include <cstring>
 
@@ -16,6 +19,50 @@ void opscope::rt::transpose(const void *x, const Shape &xShape,
                             const std::vector<int64_t> &perm, void *y,
                             size_t elemSize) {
   stridedCopy(x, y, transposeWalk(xShape, perm), elemSize);
+}
+
+void opscope::rt::transposeMatrices32(const void *x, int64_t batch,
+                                      int64_t rows, int64_t cols, void *y) {
+  const auto *src = static_cast<const uint32_t *>(x);
+  auto *dst = static_cast<uint32_t *>(y);
+  bool avx512 = kernelIsa() == Isa::Avx512;
+  for (int64_t b = 0; b < batch; ++b) {
+    const uint32_t *s = src + b * rows * cols;
+    uint32_t *d = dst + b * rows * cols;
+    if (avx512)
+      sparse_rows::transpose32(s, cols, rows, cols, d, rows);
+    else
+      sparse_rows::transpose32Portable(s, cols, rows, cols, d, rows);
+  }
+}
+
+bool opscope::rt::asMatrixTranspose(const Shape &shape,
+                                    const std::vector<int64_t> &perm,
+                                    int64_t &batch, int64_t &rows,
+                                    int64_t &cols) {
+  int64_t r = static_cast<int64_t>(perm.size());
+  if (r != static_cast<int64_t>(shape.size()))
+    return false;
+  int64_t p = 0;
+  while (p < r && perm[p] == p)
+    ++p;
+  if (p >= r - 1)
+    return false;
+  // perm[p..] = [p + k, ..., r - 1, p, ..., p + k - 1] for some k.
+  int64_t k = perm[p] - p;
+  if (k <= 0 || k >= r - p)
+    return false;
+  for (int64_t i = p; i < r; ++i)
+    if (perm[i] != (i - p < r - p - k ? i + k : i - (r - p - k)))
+      return false;
+  batch = rows = cols = 1;
+  for (int64_t i = 0; i < p; ++i)
+    batch *= shape[i];
+  for (int64_t i = p; i < p + k; ++i)
+    rows *= shape[i];
+  for (int64_t i = p + k; i < r; ++i)
+    cols *= shape[i];
+  return true;
 }
 
 void opscope::rt::broadcastTo(const void *x, const Shape &xShape, void *y,

@@ -57,6 +57,25 @@ void layerNormPortable(const float *x, const float *gamma, const float *beta,
   }
 }
 
+void layerNormTransposedPortable(const float *x, const float *gamma,
+                                 const float *beta, float *y, int64_t rows,
+                                 int64_t cols, float eps) {
+  // x is cols x rows: token r is column r, read with stride `rows`.
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sum += x[c * rows + r];
+    float mean = static_cast<float>(sum / cols);
+    double sq = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sq += (x[c * rows + r] - mean) * (x[c * rows + r] - mean);
+    float inv = 1.0f / std::sqrt(static_cast<float>(sq / cols) + eps);
+    for (int64_t c = 0; c < cols; ++c)
+      y[c * rows + r] =
+          (x[c * rows + r] - mean) * inv * gamma[c] + (beta ? beta[c] : 0.0f);
+  }
+}
+
 void softmaxPortable(const float *x, const float *mask, int64_t group, float *y,
                      int64_t rows, int64_t cols, bool log) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -181,6 +200,38 @@ AVX512 inline __m512 tanh512(__m512 x) {
 AVX512 inline __mmask16 tailMask(int64_t remaining) {
   return remaining >= 16 ? __mmask16(0xFFFF)
                          : static_cast<__mmask16>((1u << remaining) - 1);
+}
+
+/// Sixteen tokens (columns) at a time: each pass walks the hidden rows with
+/// one vector load per row, so the statistics of 16 tokens are one vector.
+AVX512 void layerNormTransposedAvx512(const float *x, const float *gamma,
+                                      const float *beta, float *y,
+                                      int64_t rows, int64_t cols, float eps) {
+  __m512 invCols = _mm512_set1_ps(1.0f / static_cast<float>(cols));
+  __m512 veps = _mm512_set1_ps(eps);
+  for (int64_t r = 0; r < rows; r += 16) {
+    __mmask16 m = tailMask(rows - r);
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, x + c * rows + r));
+    __m512 mean = _mm512_mul_ps(acc, invCols);
+    __m512 sq = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c) {
+      __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + c * rows + r), mean);
+      sq = _mm512_fmadd_ps(d, d, sq);
+    }
+    __m512 inv = _mm512_div_ps(
+        _mm512_set1_ps(1.0f),
+        _mm512_sqrt_ps(_mm512_fmadd_ps(sq, invCols, veps)));
+    for (int64_t c = 0; c < cols; ++c) {
+      __m512 v = _mm512_mul_ps(
+          _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + c * rows + r), mean), inv);
+      v = _mm512_mul_ps(v, _mm512_set1_ps(gamma[c]));
+      if (beta)
+        v = _mm512_add_ps(v, _mm512_set1_ps(beta[c]));
+      _mm512_mask_storeu_ps(y + c * rows + r, m, v);
+    }
+  }
 }
 
 AVX512 void layerNormAvx512(const float *x, const float *gamma,
@@ -372,6 +423,14 @@ void opscope::rt::layerNorm(const float *x, const float *gamma,
   if (kernelIsa() == Isa::Avx512)
     return layerNormAvx512(x, gamma, beta, y, rows, cols, eps);
   layerNormPortable(x, gamma, beta, y, rows, cols, eps);
+}
+
+void opscope::rt::layerNormTransposed(const float *x, const float *gamma,
+                                      const float *beta, float *y,
+                                      int64_t rows, int64_t cols, float eps) {
+  if (kernelIsa() == Isa::Avx512)
+    return layerNormTransposedAvx512(x, gamma, beta, y, rows, cols, eps);
+  layerNormTransposedPortable(x, gamma, beta, y, rows, cols, eps);
 }
 
 void opscope::rt::softmax(const float *x, const float *mask,

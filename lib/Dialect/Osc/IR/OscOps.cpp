@@ -387,6 +387,13 @@ LogicalResult LayerNormOp::verify() {
   if (getOutput().getType() != getInput().getType())
     return emitOpError("result type must equal the input type");
   ArrayRef<int64_t> normalized = in.drop_front(axis);
+  if (getTransposed()) {
+    if (in.size() != 2 || axis != 1)
+      return emitOpError("a transposed layer norm takes a 2-D hidden x tokens "
+                         "input with axis 1, got rank ")
+             << in.size() << " and axis " << axis;
+    normalized = in.take_front(1);
+  }
   for (auto [value, name] :
        {std::pair<Value, StringRef>{getScale(), "scale"}, {getBias(), "bias"}}) {
     if (!value)

@@ -105,7 +105,7 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
           auto ln = rw.create<LayerNormOp>(
               rw.getFusedLoc(locs), x.getType(), x, g, b,
               rw.getI64IntegerAttr(axis),
-              rw.getF32FloatAttr(static_cast<float>(*eps)));
+              rw.getF32FloatAttr(static_cast<float>(*eps)), UnitAttr());
           rw.replaceOp(op, ln.getResult());
           count();
           return success();

@@ -13,6 +13,8 @@
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
+#include "TransposedLayout.h"
+
 #include "opscope/runtime/sparse_format.h"
 #include "opscope/runtime/tuning.h"
 
@@ -85,11 +87,11 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
         sparseOps.push_back(s);
     numSparse = sparseOps.size();
 
-    unsigned links = 0;
+    TransposedLayoutStats layout;
     if (transposeChains)
-      for (SparseInnerProductOp producer : sparseOps)
-        links += linkTransposed(producer);
-    numLinks = links;
+      layout = transposeSparseChains(getOperation());
+    numLinks = layout.links;
+    numReorders = layout.reorders;
     if (haveDatabase && fellBack > 0)
       llvm::errs() << "osc-sparse-layout: " << fellBack << " of "
                    << candidates.size()
@@ -98,26 +100,18 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                    << llvm::format("%g", double(threshold))
                    << " decided for them\n";
 
-    if (report) {
-      // Every chain starts at a sparse op that is not a transposed link's
-      // consumer; its ends transpose inside the kernels.
-      unsigned chains = 0;
-      getOperation().walk([&](SparseInnerProductOp op) {
-        chains += !op.getTransposedInput();
-      });
+    if (report)
       llvm::outs() << "osc-sparse-layout: " << sparseOps.size() << " of "
                    << candidates.size()
                    << " inner products sparse (mode " << mode
                    << (haveDatabase ? " with tuning database" : "")
                    << ", threshold " << llvm::format("%g", double(threshold))
-                   << (haveDatabase ? " without an entry" : "")
-                   << "), " << chains
-                   << " chains, " << links
-                   << " links kept transposed, 0 reorder ops inserted ("
-                   << 2 * chains
-                   << " chain-boundary transposes run inside the sparse "
-                      "kernels)\n";
-    }
+                   << (haveDatabase ? " without an entry" : "") << "); "
+                   << layout.values << " activations kept transposed ("
+                   << layout.links << " sparse inputs, " << layout.layerNorms
+                   << " layer norms, " << layout.attentionTransposesRemoved
+                   << " attention transposes folded into matmuls), "
+                   << layout.reorders << " reorder ops inserted\n";
   }
 
   /// Measures `op`'s weight and, if the mode picks it, replaces the op by a
@@ -236,23 +230,5 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     return sparse;
   }
 
-  /// Keeps `producer`'s result transposed when its only user reads it as a
-  /// sparse inner product's input. Returns 1 for a link made.
-  unsigned linkTransposed(SparseInnerProductOp producer) {
-    Value out = producer.getOutput();
-    if (!out.hasOneUse() || producer.getSumInput())
-      return 0;
-    auto consumer = dyn_cast<SparseInnerProductOp>(*out.getUsers().begin());
-    if (!consumer || consumer.getInput() != out ||
-        consumer.getSumInput() == out)
-      return 0;
-    int64_t n = producer.getWeightShape()[0];
-    int64_t m = cast<RankedTensorType>(out.getType()).getNumElements() / n;
-    out.setType(RankedTensorType::get(
-        {n, m}, cast<RankedTensorType>(out.getType()).getElementType()));
-    producer.setTransposedOutput(true);
-    consumer.setTransposedInput(true);
-    return 1;
-  }
 };
 } // namespace

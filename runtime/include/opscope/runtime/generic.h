@@ -90,6 +90,14 @@ void reduce(ReduceKind k, DType t, const void *x, const Shape &xShape,
 
 void transpose(const void *x, const Shape &xShape,
                const std::vector<int64_t> &perm, void *y, size_t elemSize);
+/// A transpose that is `batch` matrix transposes of 32-bit elements:
+/// y[b][c][r] = x[b][r][c], in 16 x 16 register blocks (AVX-512) or loops.
+void transposeMatrices32(const void *x, int64_t batch, int64_t rows,
+                         int64_t cols, void *y);
+/// When `perm` on `shape` is such a transpose (an identity prefix, then the
+/// remaining dims rotated), its batch, rows and cols.
+bool asMatrixTranspose(const Shape &shape, const std::vector<int64_t> &perm,
+                       int64_t &batch, int64_t &rows, int64_t &cols);
 void broadcastTo(const void *x, const Shape &xShape, void *y,
                  const Shape &yShape, size_t elemSize);
 /// ONNX Gather: indices (i32 or i64, negative counts from the end) select

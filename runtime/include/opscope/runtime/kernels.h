@@ -47,6 +47,13 @@ void setKernelIsa(Isa isa);
 void layerNorm(const float *x, const float *gamma, const float *beta, float *y,
                int64_t rows, int64_t cols, float eps);
 
+/// The same normalization in the transposed layout the sparse chains keep
+/// (osc-sparse-layout): x and y are `cols x rows` (hidden x tokens), and
+/// every column is normalized over its `cols` elements; gamma and beta have
+/// `cols` elements, one per row of x.
+void layerNormTransposed(const float *x, const float *gamma, const float *beta,
+                         float *y, int64_t rows, int64_t cols, float eps);
+
 /// Row-wise softmax (or log-softmax) of x + mask. When `mask` is non-null,
 /// row r adds mask row `r / maskRowGroup` (of `cols` elements): a
 /// `B x 1 x 1 x S` attention mask over `B x H x S x S` scores has

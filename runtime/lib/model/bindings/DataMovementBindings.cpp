@@ -34,6 +34,18 @@ BoundKernel stridedCopyKernel(const Movement &m, StridedWalk w) {
 
 BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
   Movement m(c);
+  // Matrix transposes of 32-bit elements (the reorders osc-sparse-layout
+  // inserts, attention's head split of a single head) go by register
+  // blocks; other perms walk strided rows.
+  int64_t batch, rows, cols;
+  if (m.es == 4 && asMatrixTranspose(m.xs, c.ints("perm"), batch, rows, cols) &&
+      rows > 1 && cols > 1) {
+    kernel = c.ownKernel();
+    return [=] {
+      transposeMatrices32(m.x, batch, rows, cols, m.y);
+      return std::string();
+    };
+  }
   kernel = c.ownKernel(false);
   return stridedCopyKernel(m, transposeWalk(m.xs, c.ints("perm")));
 }

@@ -19,9 +19,16 @@ BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0), &y = c.out();
   c.requireF32(x, "input");
   int64_t axis = c.intAttr("axis");
+  // transposed: x is hidden x tokens (osc-sparse-layout's chains).
+  bool transposed = c.flag("transposed");
+  if (transposed && x.shape.size() != 2)
+    c.fail("a transposed layer norm needs a 2-D input");
   int64_t cols = 1;
-  for (size_t i = axis; i < x.shape.size(); ++i)
-    cols *= x.shape[i];
+  if (transposed)
+    cols = x.shape[0];
+  else
+    for (size_t i = axis; i < x.shape.size(); ++i)
+      cols *= x.shape[i];
   int64_t rows = x.elements() / std::max<int64_t>(cols, 1);
   float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
   const float *xp = c.ptr<const float>(x);
@@ -30,7 +37,10 @@ BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
   float *yp = c.ptr<float>(y);
   kernel = c.ownKernel();
   return [=] {
-    rt::layerNorm(xp, g, b, yp, rows, cols, eps);
+    if (transposed)
+      rt::layerNormTransposed(xp, g, b, yp, rows, cols, eps);
+    else
+      rt::layerNorm(xp, g, b, yp, rows, cols, eps);
     return std::string();
   };
 }

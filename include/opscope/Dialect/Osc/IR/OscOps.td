@@ -349,6 +349,12 @@ def Osc_LayerNormOp : Osc_ExecOp<"layer_norm", "LayerNorm", [Pure],
     the optional `bias` have exactly the normalized shape `input.shape[axis:]`.
     `axis` is non-negative (the importer normalizes ONNX's negative axes).
 
+    With `transposed` (set by `osc-sparse-layout` inside a chain of sparse
+    inner products) the input is the transpose of a 2-D `tokens x hidden`
+    activation, `hidden x tokens`: each column is normalized over its
+    `hidden` elements, `scale` and `bias` have `hidden` elements, and `axis`
+    is 1 (the hidden axis of the untransposed tensor).
+
     ```mlir
     %y = osc.layer_norm %x, %gamma, %beta {axis = 2 : i64, epsilon = 9.99999996E-13 : f32}
         : (tensor<1x128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> tensor<1x128x768xf32>
@@ -356,7 +362,8 @@ def Osc_LayerNormOp : Osc_ExecOp<"layer_norm", "LayerNorm", [Pure],
   }];
   let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$scale,
                        Optional<Osc_FloatTensor>:$bias, I64Attr:$axis,
-                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon);
+                       DefaultValuedAttr<F32Attr, "1.0e-5f">:$epsilon,
+                       UnitAttr:$transposed);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

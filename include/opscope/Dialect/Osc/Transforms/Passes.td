@@ -150,16 +150,20 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
     * `mode=always`: every inner product with a constant f32 weight.
     * `mode=never`: none (the pass only measures).
 
-    With `transpose-chains` (default), a sparse inner product whose only user
-    reads it as the input of another sparse inner product hands its result
-    over transposed (`N x M`): the chain computes Y^T = W X^T (Intel's
-    "transposed IR"), so the sparse weight is always the streaming operand,
-    and the activations are transposed only where the chain meets a dense
-    consumer. Those boundary transposes happen inside the sparse kernels'
-    tile packing and epilogue, so the pass inserts no reorder ops. A producer
-    with a residual `sum` post-op ends its chain (the residual is row-major).
-    `report` prints one line: ops made sparse, chains, transposed links and
-    reorders inserted.
+    With `transpose-chains` (default), activations around sparse inner
+    products are kept transposed, `hidden x tokens` (Intel's "transposed
+    IR"): the chain computes Y^T = W X^T, so the sparse weight is the
+    streaming operand and no kernel transposes its tiles. Values whose
+    layouts are tied (a layer norm's input and output, a residual `sum` and
+    its product's output) are decided together: they go transposed when the
+    sparse inputs and outputs, and attention head split/merge transposes,
+    this saves outnumber the reorder ops it needs. Layer norms then run
+    `transposed`; attention's `transpose(reshape(q))` becomes a reshape of
+    q^T with the matmul's transpose flag flipped, and the context
+    `reshape(transpose(P x V))` becomes `V^T x P^T` (batch 1). Reorders
+    (`osc.transpose`) are inserted only where a transposed value meets a
+    producer or consumer that works row-major. `report` prints one line:
+    ops made sparse, activations kept transposed, and reorders inserted.
     ```mlir
     %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] : ... -> tensor<1x128x3072xf32>
     %y = osc.inner_product %h, %w2 bias(%b2) : ... -> tensor<1x128x768xf32>
@@ -180,7 +184,8 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
   ];
   let statistics = [
     Statistic<"numSparse", "sparse-ops", "inner products given a sparse kernel">,
-    Statistic<"numLinks", "transposed-links", "producer/consumer pairs kept transposed">
+    Statistic<"numLinks", "transposed-links", "sparse inner products reading a transposed input">,
+    Statistic<"numReorders", "reorders", "transpose ops inserted at transposed-layout boundaries">
   ];
 }
 
