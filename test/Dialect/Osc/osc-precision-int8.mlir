@@ -1,9 +1,9 @@
 // int8 (issue 12): osc-precision with a calibration. Weights are quantized
 // per row, symmetrically (scale = max |w| / 127); the input's u8 scale and
 // zero point come from the calibrated range, widened to hold 0.
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json report}))' -mlir-print-debuginfo=false | FileCheck %s
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json calibration-method=percentile:99 report},osc-sparse-layout))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=PCT
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json keep-fp32=^down report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json report}))' -mlir-print-debuginfo=false | FileCheck %s
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json calibration-method=percentile:99 report},osc-sparse-layout))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=PCT
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json keep-fp32=^down report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8}))' 2>&1 | FileCheck %s --check-prefix=NOCAL
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/missing.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%s}))' 2>&1 | FileCheck %s --check-prefix=NOTCAL

@@ -1,8 +1,8 @@
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' | FileCheck %s
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^down report}))' | FileCheck %s --check-prefix=KEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' | FileCheck %s
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^down report}))' | FileCheck %s --check-prefix=KEEP
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=fp32}))' | FileCheck %s --check-prefix=FP32
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=MM
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^scores report}))' | FileCheck %s --check-prefix=MMKEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=MM
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=^scores report}))' | FileCheck %s --check-prefix=MMKEEP
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16},osc-sparse-layout))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=SPARSE
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=fp16}))' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 keep-fp32=(}))' 2>&1 | FileCheck %s --check-prefix=BADREGEX

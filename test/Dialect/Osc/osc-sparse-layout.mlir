@@ -1,8 +1,8 @@
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{report}))' | FileCheck %s
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=never report}))' | FileCheck %s --check-prefix=NEVER
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=always report}))' | FileCheck %s --check-prefix=ALWAYS
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{report}))' | FileCheck %s
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=never report}))' | FileCheck %s --check-prefix=NEVER
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=always report}))' | FileCheck %s --check-prefix=ALWAYS
 // RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{threshold=0.9}))' | FileCheck %s --check-prefix=NEVER
-// RUN: opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{transpose-chains=false report}))' | FileCheck %s --check-prefix=ROWS
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{transpose-chains=false report}))' | FileCheck %s --check-prefix=ROWS
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=sometimes}))' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{threshold=1.5}))' 2>&1 | FileCheck %s --check-prefix=BADTHRESHOLD
 
@@ -14,11 +14,12 @@
 // non-zero blocks of an 8x8 weight are a 384-byte blob (128 header, row
 // starts and row order 64 each, block columns 64, values 64); the dense
 // weights are gone. Layout: %h feeds only the down projection, so it stays
-// transposed (8 outputs x 4 tokens); the down projection has a residual sum
-// and ends the chain. No reorder op is inserted: the chain's two boundary
-// transposes run inside the kernels.
+// transposed (8 outputs x 4 tokens). The down projection's output and its
+// residual %x share a layout; transposing them would need two reorders (%x
+// arrives row-major, the result feeds the dense layer) to save two tile
+// transposes, so they stay row-major and no reorder op is inserted.
 
-// CHECK: osc-sparse-layout: 2 of 3 inner products sparse (mode auto, threshold 0.7), 1 chains, 1 links kept transposed, 0 reorder ops inserted (2 chain-boundary transposes run inside the sparse kernels)
+// CHECK: osc-sparse-layout: 2 of 3 inner products sparse (mode auto, threshold 0.7); 1 activations kept transposed (1 sparse inputs, 0 layer norms, 0 attention transposes folded into matmuls), 0 reorder ops inserted
 // CHECK-LABEL: func.func @ffn
 // CHECK: %[[W3:.*]] = osc.constant dense<{{.*}}> : tensor<8x8xf32>
 // CHECK-NOT: tensor<8x8xf32>
@@ -38,13 +39,17 @@
 // NEVER-COUNT-3: osc.inner_product
 
 // With mode=always the dense weight goes sparse too (16 blocks: 576
-// bytes); the residual sum still ends the chain, so it stands alone.
-// ALWAYS: 3 of 3 inner products sparse (mode always, threshold 0.7), 2 chains, 1 links kept transposed
-// ALWAYS: osc.sparse_inner_product {{.*}} -> tensor<8x4xf32>
-// ALWAYS: osc.sparse_inner_product {{.*}}transposed_input{{.*}} -> tensor<1x4x8xf32>
-// ALWAYS: osc.sparse_inner_product {{.*}}nonzero_blocks = 16 : i64{{.*}}weight_sparsity = 0.000000e+00 : f64} : (tensor<1x4x8xf32>, tensor<576xi8>) -> tensor<1x4x8xf32>
+// bytes). Now three sparse inputs read %x or its successors: one reorder of
+// %x on entry keeps the whole block transposed, and the last product writes
+// row-major for the return.
+// ALWAYS: 3 of 3 inner products sparse (mode always, threshold 0.7); 3 activations kept transposed (3 sparse inputs, 0 layer norms, 0 attention transposes folded into matmuls), 1 reorder ops inserted
+// ALWAYS: %[[X:.*]] = osc.reshape %arg0 : tensor<1x4x8xf32> -> tensor<4x8xf32>
+// ALWAYS-NEXT: %[[XT:.*]] = osc.transpose %[[X]] {perm = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+// ALWAYS: %[[H:.*]] = osc.sparse_inner_product %[[XT]], {{.*}}transposed_input, transposed_output{{.*}} -> tensor<8x4xf32>
+// ALWAYS: %[[Y:.*]] = osc.sparse_inner_product %[[H]], {{.*}}sum(%[[XT]]) {{.*}}transposed_input, transposed_output{{.*}} : (tensor<8x4xf32>, tensor<384xi8>, tensor<8x4xf32>) -> tensor<8x4xf32>
+// ALWAYS: osc.sparse_inner_product %[[Y]], {{.*}}nonzero_blocks = 16 : i64, transposed_input, weight_shape{{.*}}weight_sparsity = 0.000000e+00 : f64} : (tensor<8x4xf32>, tensor<576xi8>) -> tensor<1x4x8xf32>
 
-// ROWS: 2 of 3 inner products sparse (mode auto, threshold 0.7), 2 chains, 0 links kept transposed
+// ROWS: 2 of 3 inner products sparse (mode auto, threshold 0.7); 0 activations kept transposed (0 sparse inputs, 0 layer norms, 0 attention transposes folded into matmuls), 0 reorder ops inserted
 // ROWS-NOT: transposed_
 // ROWS: osc.sparse_inner_product {{.*}} -> tensor<1x4x8xf32>
 // ROWS-NOT: transposed_
