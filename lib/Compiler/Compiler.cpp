@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Compiler/Compiler.h"
+#include "opscope/Tools/Diagnostics.h"
 
 #include "opscope/Conversion/Passes.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
@@ -220,6 +221,11 @@ bool linkLibrary(const std::string &object, const std::string &library,
 }
 } // namespace
 
+namespace {
+bool compileInContext(const CompileOptions &opts, MLIRContext &context,
+                      std::string &error);
+} // namespace
+
 bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   // Pass names are needed to parse --fuse-options pipelines.
   static std::once_flag passesRegistered;
@@ -230,6 +236,34 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A failing pass names its op; the whole function it sits in would bury
+  // the message.
+  context.printOpOnDiagnostic(false);
+  // Errors from the importer and the passes become the one message the
+  // tool prints (formatted without MLIR's loc(...) prefix); the stage's own
+  // summary ("cannot load ...") is used only when nothing said more.
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error) {
+      llvm::errs() << (diag.getSeverity() == DiagnosticSeverity::Warning
+                           ? "warning: "
+                           : "note: ")
+                   << formatDiagnostic(diag) << "\n";
+      return success();
+    }
+    diagnostics += (diagnostics.empty() ? "" : "\n") + formatDiagnostic(diag);
+    return success();
+  });
+  if (compileInContext(opts, context, error))
+    return true;
+  if (!diagnostics.empty())
+    error = diagnostics;
+  return false;
+}
+
+namespace {
+bool compileInContext(const CompileOptions &opts, MLIRContext &context,
+                      std::string &error) {
   DefaultTimingManager tm;
   tm.setEnabled(opts.timing);
   TimingScope root = tm.getRootScope();
@@ -445,3 +479,4 @@ bool opscope::compileModel(const CompileOptions &opts, std::string &error) {
   stage(kCompileSteps, "done");
   return temps.commit(error);
 }
+} // namespace

@@ -154,20 +154,46 @@ LogicalResult GraphImporter::checkOpset() {
   return success();
 }
 
-LogicalResult GraphImporter::checkSupported() {
-  // Every unsupported op type, with its nodes, in one message: users fix a
-  // model (or file an issue) once, not one op at a time.
-  std::map<std::string, std::vector<std::string>> missing;
-  const auto &table = converters();
-  for (const auto &node : model.graph().node()) {
+namespace {
+using MissingOps = std::map<std::string, std::vector<std::string>>;
+
+/// Unsupported ops of `graph` and of every subgraph its nodes carry (If's
+/// branches, Loop's and Scan's bodies), named by their path:
+/// `node/attribute/node`.
+void collectUnsupported(const onnx::GraphProto &graph, const std::string &path,
+                        const llvm::StringMap<Converter> &table,
+                        MissingOps &missing) {
+  for (const auto &node : graph.node()) {
     std::string type = node.op_type();
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     if (!defaultDomain)
       type = node.domain() + "." + type;
+    std::string name = node.name().empty() && node.output_size()
+                           ? node.output(0)
+                           : node.name();
+    std::string qualified = path.empty() ? name : path + "/" + name;
     if (!defaultDomain || !table.count(node.op_type()))
-      missing[type].push_back(node.name().empty() && node.output_size() ? node.output(0)
-                                                  : node.name());
+      missing[type].push_back(qualified);
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectUnsupported(attr.g(), qualified + "/" + attr.name(), table,
+                           missing);
+      for (int i = 0; i < attr.graphs_size(); ++i)
+        collectUnsupported(attr.graphs(i),
+                           qualified + "/" + attr.name() + "[" +
+                               std::to_string(i) + "]",
+                           table, missing);
+    }
   }
+}
+} // namespace
+
+LogicalResult GraphImporter::checkSupported() {
+  // Every unsupported op type, with its nodes, in one message: users fix a
+  // model (or file an issue) once, not one op at a time. Nodes inside
+  // subgraphs count too, named by their path.
+  MissingOps missing;
+  collectUnsupported(model.graph(), "", converters(), missing);
   if (missing.empty())
     return success();
   auto diag = fileError();
