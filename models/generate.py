@@ -13,6 +13,11 @@ Models (NAME = FAMILY-opsetN[-sparse]):
       Where(Equal(mask, 0) expanded, -inf, scores).
   mlp-opset14    3 Gemm layers with ReLU.
   cnn-opset14    Conv/BatchNorm/ReLU/MaxPool/residual Add/GlobalAveragePool/Gemm.
+  vad-opset16    a voice-activity detector's shape: an If on the sample rate
+      (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
+      samples per frame), project it, run two LSTM layers (hidden 64) from
+      the state inputs h and c (2 x batch x 64) and score the last state; the
+      outputs are the score and the new state (hn, cn) for the next chunk.
 
 Encoders take input_ids and attention_mask, int64 [batch, sequence] (dynamic:
 give --input-shape to opscope). Before opset 17 LayerNorm is decomposed
@@ -306,13 +311,75 @@ def cnn(name, opset):
         b.inits)
 
 
+def vad(name, opset):
+    b = Builder(seed=5)
+    hidden = 64
+
+    def branch(frame, tag):
+        """One sample rate's network, as a subgraph reading the outer inputs."""
+        sub = Builder(seed=0)
+        sub.rng = b.rng
+        p = "/%s" % tag
+        shape = b.init(np.array([0, -1, frame], dtype=np.int64), tag + ".frames")
+        x = sub.node("Reshape", ["input", shape], p + "/Reshape")
+        wf = b.weight((frame, hidden), tag + ".proj.weight", scale=0.1)
+        bf = b.weight((hidden,), tag + ".proj.bias", scale=0.1)
+        x = sub.node("Relu", [sub.node("Add", [sub.node("MatMul", [x, wf], p + "/proj/MatMul"), bf],
+                                       p + "/proj/Add")], p + "/Relu")
+        x = sub.node("Transpose", [x], p + "/Transpose", perm=[1, 0, 2])
+        states = []
+        for layer in range(2):
+            lp = "%s.lstm%d" % (tag, layer)
+            starts = b.init(np.array([layer], dtype=np.int64), lp + ".start")
+            ends = b.init(np.array([layer + 1], dtype=np.int64), lp + ".end")
+            axes = b.init(np.array([0], dtype=np.int64), lp + ".axes")
+            h0 = sub.node("Slice", ["h", starts, ends, axes], "%s/lstm%d/Slice_h" % (p, layer))
+            c0 = sub.node("Slice", ["c", starts, ends, axes], "%s/lstm%d/Slice_c" % (p, layer))
+            w = b.weight((1, 4 * hidden, hidden), lp + ".weight_ih", scale=0.15)
+            r = b.weight((1, 4 * hidden, hidden), lp + ".weight_hh", scale=0.15)
+            bias = b.weight((1, 8 * hidden), lp + ".bias", scale=0.1)
+            y, hn, cn = sub.node("LSTM", [x, w, r, bias, "", h0, c0], "%s/lstm%d/LSTM" % (p, layer),
+                                 outputs=3, hidden_size=hidden)
+            x = sub.node("Squeeze", [y, b.init(np.array([1], dtype=np.int64), lp + ".squeeze")],
+                         "%s/lstm%d/Squeeze" % (p, layer))
+            states.append((hn, cn))
+        last = sub.node("Squeeze", [states[-1][0], b.init(np.array([0], dtype=np.int64), tag + ".last")],
+                        p + "/Squeeze_last")
+        wo = b.weight((1, hidden), tag + ".out.weight", scale=0.3)
+        bo = b.weight((1,), tag + ".out.bias", scale=0.1)
+        score = sub.node("Sigmoid", [sub.node("Gemm", [last, wo, bo], p + "/out/Gemm", transB=1)],
+                         p + "/out/Sigmoid")
+        hn = sub.node("Concat", [states[0][0], states[1][0]], p + "/Concat_h", axis=0)
+        cn = sub.node("Concat", [states[0][1], states[1][1]], p + "/Concat_c", axis=0)
+        outs = [helper.make_tensor_value_info(score, TensorProto.FLOAT, ["batch", 1]),
+                helper.make_tensor_value_info(hn, TensorProto.FLOAT, [2, "batch", hidden]),
+                helper.make_tensor_value_info(cn, TensorProto.FLOAT, [2, "batch", hidden])]
+        return helper.make_graph(sub.nodes, tag, [], outs)
+
+    k = b.const(16000, "/Constant")
+    cond = b.node("Equal", ["sr", k], "/Equal")
+    b.nodes.append(helper.make_node("If", [cond], ["output", "hn", "cn"], name="/If",
+                                    then_branch=branch(128, "sr16k"),
+                                    else_branch=branch(64, "sr8k")))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", "samples"]),
+         helper.make_tensor_value_info("sr", TensorProto.INT64, []),
+         helper.make_tensor_value_info("h", TensorProto.FLOAT, [2, "batch", hidden]),
+         helper.make_tensor_value_info("c", TensorProto.FLOAT, [2, "batch", hidden])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 1]),
+         helper.make_tensor_value_info("hn", TensorProto.FLOAT, [2, "batch", hidden]),
+         helper.make_tensor_value_info("cn", TensorProto.FLOAT, [2, "batch", hidden])],
+        b.inits)
+
+
 def all_models():
     names = []
     for fam in ENCODERS:
         for opset in (14, 17):
             for sparse in (False, True):
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
-    return names + ["mlp-opset14", "cnn-opset14"]
+    return names + ["mlp-opset14", "cnn-opset14", "vad-opset16"]
 
 
 def build(name):
@@ -328,6 +395,8 @@ def build(name):
         graph = mlp(name, opset)
     elif family == "cnn":
         graph = cnn(name, opset)
+    elif family == "vad":
+        graph = vad(name, opset)
     else:
         raise SystemExit("unknown model '%s' (known: %s)" % (name, ", ".join(all_models())))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],

@@ -32,7 +32,10 @@ SHAPE_OPERANDS = {
     "Reshape": [1], "Expand": [1], "Slice": [1, 2, 3, 4], "Squeeze": [1],
     "Unsqueeze": [1], "ReduceSum": [1], "Split": [1], "Resize": [1, 2, 3],
     "Upsample": [1], "Pad": [1, 2], "ConstantOfShape": [0],
-    "Range": [0, 1, 2], "Clip": [1, 2], "Tile": [1],
+    "Range": [0, 1, 2], "Clip": [1, 2], "Tile": [1], "Trilu": [1], "OneHot": [1],
+    # opscope inlines an If whose condition is a compile-time constant; the
+    # test is compiled for its data's condition, like a frozen sample rate.
+    "If": [0],
 }
 
 # Tests of supported ops that opscope rejects on purpose, with the reason.
@@ -76,21 +79,47 @@ def expected_failure(name):
 def frozen_inputs(model, test_dir):
     graph_inputs = [i.name for i in model.graph.input
                     if i.name not in {t.name for t in model.graph.initializer}]
-    names = set()
+    # Graph inputs a shape operand depends on, directly or through other
+    # nodes (a window op's Range bounds computed from its size input).
+    producer = {o: n for n in model.graph.node for o in n.output}
+    names, todo = set(), []
     for node in model.graph.node:
         for pos in SHAPE_OPERANDS.get(node.op_type, []):
-            if pos < len(node.input) and node.input[pos] in graph_inputs:
-                names.add(node.input[pos])
+            if pos < len(node.input) and node.input[pos]:
+                todo.append(node.input[pos])
+    seen = set()
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v in graph_inputs:
+            names.add(v)
+        elif v in producer and producer[v].op_type not in ("Shape", "Size"):
+            # (Shape and Size depend on static shapes only.)
+            todo.extend(i for i in producer[v].input if i)
     data = os.path.join(test_dir, "test_data_set_0")
     return ["%s=%s" % (n, os.path.join(data, "input_%d.pb" % graph_inputs.index(n)))
             for n in sorted(names)]
 
 
+def all_nodes(graph):
+    """The nodes of `graph` and of every subgraph (If branches, Loop bodies)."""
+    for node in graph.node:
+        yield node
+        for attr in node.attribute:
+            if attr.HasField("g"):
+                yield from all_nodes(attr.g)
+            for g in attr.graphs:
+                yield from all_nodes(g)
+
+
 def run_one(args, name, supported):
     test_dir = os.path.join(NODE_TESTS, name)
     model = onnx.load(os.path.join(test_dir, "model.onnx"))
-    ops = {n.op_type for n in model.graph.node}
-    if not ops <= supported or any(n.domain not in ("", "ai.onnx") for n in model.graph.node):
+    nodes = list(all_nodes(model.graph))
+    ops = {n.op_type for n in nodes}
+    if not ops <= supported or any(n.domain not in ("", "ai.onnx") for n in nodes):
         return name, "skipped", ", ".join(sorted(ops - supported))
     cmd = [args.translate, "--import-onnx", os.path.join(test_dir, "model.onnx")]
     for spec in frozen_inputs(model, test_dir):

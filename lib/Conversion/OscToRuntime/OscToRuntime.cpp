@@ -81,8 +81,16 @@ json::Object attributesOf(Operation *op) {
       for (float x : arr.asArrayRef())
         v.push_back(floatJson(x));
       attrs[name] = std::move(v);
-    } else if (auto s = dyn_cast<StringAttr>(a))
+    } else if (auto s = dyn_cast<StringAttr>(a)) {
       attrs[name] = s.str();
+    } else if (auto arr = dyn_cast<ArrayAttr>(a);
+               arr && name != "post_ops" &&
+               llvm::all_of(arr, [](Attribute e) { return isa<StringAttr>(e); })) {
+      json::Array v; // a list of names (osc.rnn's activations)
+      for (Attribute e : arr)
+        v.push_back(cast<StringAttr>(e).str());
+      attrs[name] = std::move(v);
+    }
   }
   // Enumerations by their kinds.def names (the plan carries no numbers).
   SmallVector<std::pair<StringRef, StringRef>> enums;

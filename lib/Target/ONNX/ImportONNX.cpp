@@ -120,6 +120,9 @@ private:
   LogicalResult bindInputs(SmallVectorImpl<Type> &types,
                            SmallVectorImpl<std::string> &names);
   LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult importIf(const onnx::NodeProto &node, NodeContext &c,
+                         const std::string &nodeName,
+                         SmallVectorImpl<Value> &outputs);
   LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
 
   MLIRContext *ctx;
@@ -135,7 +138,35 @@ private:
   std::map<std::string, onnx::TensorProto *> initializers;
   std::map<std::string, ElementsAttr> frozen;
   llvm::StringSet<> used;
+  /// Path of the subgraph being inlined (`if_node/then_branch/`), which
+  /// prefixes the names of its nodes.
+  std::string scope;
 };
+
+/// `name` inside the subgraph at `path` (`if/then_branch/name`); one slash
+/// between them even when torch-style names begin with one.
+std::string subgraphPath(StringRef path, StringRef name) {
+  if (path.empty())
+    return name.str();
+  return path.rtrim('/').str() + "/" + name.ltrim('/').str();
+}
+
+/// Names `graph` and its subgraphs consume: node inputs, and graph outputs
+/// (a subgraph's outputs feed its node's results).
+void collectUsed(const onnx::GraphProto &graph, llvm::StringSet<> &used) {
+  for (const auto &node : graph.node()) {
+    for (const auto &in : node.input())
+      used.insert(in);
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectUsed(attr.g(), used);
+      for (const auto &g : attr.graphs())
+        collectUsed(g, used);
+    }
+  }
+  for (const auto &out : graph.output())
+    used.insert(out.name());
+}
 } // namespace
 
 LogicalResult GraphImporter::checkOpset() {
@@ -171,7 +202,7 @@ void collectUnsupported(const onnx::GraphProto &graph, const std::string &path,
     std::string name = node.name().empty() && node.output_size()
                            ? node.output(0)
                            : node.name();
-    std::string qualified = path.empty() ? name : path + "/" + name;
+    std::string qualified = subgraphPath(path, name);
     if (!defaultDomain || !table.count(node.op_type()))
       missing[type].push_back(qualified);
     for (const auto &attr : node.attribute()) {
@@ -399,9 +430,9 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
 }
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
-  std::string nodeName =
-      node.name().empty() ? (node.output_size() ? node.output(0) : "")
-                          : node.name();
+  std::string nodeName = subgraphPath(
+      scope, node.name().empty() ? (node.output_size() ? node.output(0) : "")
+                                 : node.name());
   Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc);
   NodeContext c(*this, node, opset, loc, builder);
   for (const auto &a : node.attribute()) {
@@ -505,6 +536,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
       return failure();
     }
     outputs.push_back(builder.create<osc::ConstantOp>(loc, attr));
+  } else if (node.op_type() == "If") {
+    if (failed(importIf(node, c, nodeName, outputs)))
+      return failure();
   } else {
     const Converter &convert = converters().find(node.op_type())->second;
     if (failed(convert(c, outputs)))
@@ -529,6 +563,64 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
       return failure();
     }
     values[name] = v;
+  }
+  return success();
+}
+
+/// An If whose condition is a compile-time constant (an initializer, a
+/// --freeze-input value, or a folded expression of them) is inlined: the
+/// taken branch's nodes are imported in place, named under the If's path,
+/// and the branch's outputs become the If's. A condition known only at run
+/// time is an error naming the node.
+LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
+                                      NodeContext &c,
+                                      const std::string &nodeName,
+                                      SmallVectorImpl<Value> &outputs) {
+  std::optional<SmallVector<int64_t>> cond = c.constInts(0);
+  if (!cond) {
+    c.error() << "its condition '" << node.input(0)
+              << "' is known only at run time; opscope inlines an If whose "
+                 "condition is a compile-time constant (freeze the inputs it "
+                 "depends on with --freeze-input NAME=FILE.pb)";
+    return failure();
+  }
+  if (cond->size() != 1) {
+    c.error() << "its condition has " << cond->size()
+              << " elements; If takes a single boolean";
+    return failure();
+  }
+  const char *branchName = (*cond)[0] ? "then_branch" : "else_branch";
+  const onnx::AttributeProto *branchAttr = c.attr(branchName);
+  if (!branchAttr || !branchAttr->has_g()) {
+    c.error() << "has no " << branchName << " graph";
+    return failure();
+  }
+  const onnx::GraphProto &branch = branchAttr->g();
+  if (branch.output_size() != node.output_size()) {
+    c.error() << branchName << " has " << branch.output_size()
+              << " outputs; the If has " << node.output_size();
+    return failure();
+  }
+  // The branch's initializers join the model's; the model is ours to
+  // mutate (weights move into blobs), so the const view is cast away.
+  for (const auto &init : branch.initializer())
+    initializers[init.name()] = const_cast<onnx::TensorProto *>(&init);
+  std::string outer = scope;
+  scope = subgraphPath(nodeName, branchName);
+  for (const auto &inner : branch.node())
+    if (failed(importNode(inner))) {
+      scope = outer;
+      return failure();
+    }
+  scope = outer;
+  for (const auto &out : branch.output()) {
+    Value v = lookup(out.name());
+    if (!v) {
+      c.error() << branchName << " output '" << out.name()
+                << "' is not produced by any node of the branch";
+      return failure();
+    }
+    outputs.push_back(v);
   }
   return success();
 }
@@ -572,11 +664,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   const auto &graph = model.graph();
   for (auto &init : *model.mutable_graph()->mutable_initializer())
     initializers[init.name()] = &init;
-  for (const auto &node : graph.node())
-    for (const auto &in : node.input())
-      used.insert(in);
-  for (const auto &out : graph.output())
-    used.insert(out.name());
+  collectUsed(graph, used);
 
   SmallVector<Type> inputTypes;
   SmallVector<std::string> inputNames;
@@ -640,48 +728,6 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
-
-std::string opscope::parseInputShapeSpec(StringRef spec,
-                                         ImportOptions &options) {
-  auto [name, dims] = spec.rsplit('=');
-  if (name.empty() || !spec.contains('='))
-    return "expected NAME=DIMS (e.g. input_ids=1x128), got '" + spec.str() +
-           "'";
-  std::vector<int64_t> shape;
-  if (!dims.empty() && dims != "scalar") {
-    SmallVector<StringRef> parts;
-    dims.split(parts, 'x');
-    for (StringRef p : parts) {
-      int64_t d;
-      if (p.trim().getAsInteger(10, d) || d < 0)
-        return "bad dimension '" + p.str() + "' in '" + spec.str() +
-               "' (DIMS are non-negative integers joined by 'x', e.g. 1x128)";
-      shape.push_back(d);
-    }
-  }
-  // Even at one byte per element the shape must fit the tensor limit; the
-  // importer checks the bytes again once the element type is known.
-  int64_t elements = 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(elements, d, &elements) ||
-        elements > options.maxTensorBytes)
-      return "'" + spec.str() + "' has more elements than the per-tensor " +
-             "limit allows (" + std::to_string(options.maxTensorBytes) +
-             " bytes; raise it with --max-tensor-bytes)";
-  if (options.inputShapes.count(name.str()))
-    return "--input-shape given twice for '" + name.str() + "'";
-  options.inputShapes[name.str()] = std::move(shape);
-  return "";
-}
-
-std::string opscope::parseFreezeInputSpec(StringRef spec,
-                                          ImportOptions &options) {
-  auto [name, file] = spec.split('=');
-  if (name.empty() || file.empty())
-    return "expected NAME=FILE.pb, got '" + spec.str() + "'";
-  options.frozenInputs[name.str()] = file.str();
-  return "";
-}
 
 static OwningOpRef<ModuleOp> importModel(onnx::ModelProto &model,
                                          StringRef path,

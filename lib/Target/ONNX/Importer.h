@@ -138,6 +138,8 @@ void addReductionConverters(llvm::StringMap<Converter> &m);
 void addDataMovementConverters(llvm::StringMap<Converter> &m);
 void addPadResizeConverters(llvm::StringMap<Converter> &m);
 void addConstantConverters(llvm::StringMap<Converter> &m);
+void addRecurrentConverters(llvm::StringMap<Converter> &m);
+void addLossConverters(llvm::StringMap<Converter> &m);
 void addQuantConverters(llvm::StringMap<Converter> &m);
 
 } // namespace opscope::onnx_import

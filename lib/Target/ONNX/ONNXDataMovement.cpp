@@ -202,6 +202,156 @@ void opscope::onnx_import::addDataMovementConverters(
                                         i64Array(c, perm)));
     return success();
   };
+  // DepthToSpace and SpaceToDepth: a 6-D view, one transpose, and back.
+  auto blockShuffle = [](NodeContext &c, SmallVectorImpl<Value> &out,
+                         bool toSpace) -> LogicalResult {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    int64_t b = c.intAttr("blocksize", 0);
+    if (xt.getRank() != 4 || b < 1) {
+      c.error() << "takes a 4-D NCHW input and a positive blocksize, got "
+                << formatShape(xt.getShape()) << " and " << b;
+      return failure();
+    }
+    auto s = xt.getShape();
+    int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
+    SmallVector<int64_t> view, perm, shape;
+    if (toSpace) {
+      if (ch % (b * b)) {
+        c.error() << "channels (" << ch << ") must be a multiple of blocksize^2 ("
+                  << b * b << ")";
+        return failure();
+      }
+      bool crd = c.stringAttr("mode", "DCR") == "CRD";
+      view = crd ? SmallVector<int64_t>{n, ch / (b * b), b, b, h, w}
+                 : SmallVector<int64_t>{n, b, b, ch / (b * b), h, w};
+      perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                 : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+      shape = {n, ch / (b * b), h * b, w * b};
+    } else {
+      if (h % b || w % b) {
+        c.error() << "height and width (" << h << "x" << w
+                  << ") must be multiples of blocksize " << b;
+        return failure();
+      }
+      view = {n, ch, h / b, b, w / b, b};
+      perm = {0, 3, 5, 1, 2, 4};
+      shape = {n, ch * b * b, h / b, w / b};
+    }
+    Value v = reshape(c, x, view);
+    SmallVector<int64_t> permuted;
+    for (int64_t p : perm)
+      permuted.push_back(view[p]);
+    v = c.create<TransposeOp>(tensorOf(permuted, elemOf(x)), v,
+                              i64Array(c, perm));
+    out.push_back(reshape(c, v, shape));
+    return success();
+  };
+  m["DepthToSpace"] = [blockShuffle](NodeContext &c,
+                                     SmallVectorImpl<Value> &out) {
+    return blockShuffle(c, out, true);
+  };
+  m["SpaceToDepth"] = [blockShuffle](NodeContext &c,
+                                     SmallVectorImpl<Value> &out) {
+    return blockShuffle(c, out, false);
+  };
+  // Trilu: the kept triangle as a constant mask, selected with osc.where.
+  m["Trilu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    if (xt.getRank() < 2) {
+      c.error() << "input must have rank 2 or more, got "
+                << formatShape(xt.getShape());
+      return failure();
+    }
+    int64_t k = 0;
+    if (c.hasInput(1)) {
+      auto v = c.requireConstInts(1, "k");
+      if (failed(v))
+        return failure();
+      if (v->size() != 1) {
+        c.error() << "k must be a scalar";
+        return failure();
+      }
+      k = (*v)[0];
+    }
+    bool upper = c.intAttr("upper", 1) != 0;
+    int64_t rows = xt.getDimSize(xt.getRank() - 2),
+            cols = xt.getDimSize(xt.getRank() - 1);
+    SmallVector<bool> keep;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        keep.push_back(upper ? j - i >= k : j - i <= k);
+    Value mask = c.b.create<ConstantOp>(
+        c.loc, DenseElementsAttr::get(tensorOf({rows, cols}, c.b.getI1Type()),
+                                      ArrayRef<bool>(keep)));
+    out.push_back(c.create<WhereOp>(x.getType(), mask, x,
+                                    splat(c, {}, elemOf(x), 0.0)));
+    return success();
+  };
+  // OneHot: the indices against the class index (negative indices count
+  // from depth), selecting between the two values.
+  m["OneHot"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value idx = c.input(0), values = c.input(2);
+    auto depthV = c.constFloats(1);
+    if (!depthV || depthV->size() != 1 || (*depthV)[0] < 1) {
+      c.error() << "depth must be a positive compile-time scalar";
+      return failure();
+    }
+    int64_t depth = static_cast<int64_t>((*depthV)[0]);
+    if (typeOf(values).getNumElements() != 2) {
+      c.error() << "values must hold two elements (off, on), got "
+                << formatShape(typeOf(values).getShape());
+      return failure();
+    }
+    Type i64 = c.b.getI64Type();
+    if (elemOf(idx) != i64)
+      idx = c.create<CastOp>(tensorOf(typeOf(idx).getShape(), i64), idx);
+    auto it = typeOf(idx);
+    Value neg = c.create<CompareOp>(tensorOf(it.getShape(), c.b.getI1Type()),
+                                    CompareKind::lt, idx, splat(c, {}, i64, 0));
+    auto wrapped = binary(c, BinaryKind::add, idx, splat(c, {}, i64, depth));
+    if (failed(wrapped))
+      return failure();
+    idx = c.create<WhereOp>(it, neg, *wrapped, idx);
+    auto axis = c.normalizeAxis(c.intAttr("axis", -1), it.getRank() + 1);
+    if (failed(axis))
+      return failure();
+    SmallVector<int64_t> unsq(it.getShape()), outShape(it.getShape()),
+        classShape(it.getRank() + 1, 1);
+    unsq.insert(unsq.begin() + *axis, 1);
+    outShape.insert(outShape.begin() + *axis, depth);
+    classShape[*axis] = depth;
+    Value classes = iota(c, classShape, i64);
+    Value hot = c.create<CompareOp>(tensorOf(outShape, c.b.getI1Type()),
+                                    CompareKind::eq, reshape(c, idx, unsq),
+                                    classes);
+    Value flat = reshape(c, values, {2});
+    Type ve = elemOf(values);
+    auto pick = [&](int64_t i) {
+      return c.create<GatherOp>(tensorOf({}, ve), flat, splat(c, {}, i64, i),
+                                c.b.getI64IntegerAttr(0));
+    };
+    out.push_back(c.create<WhereOp>(tensorOf(outShape, ve), hot, pick(1),
+                                    pick(0)));
+    return success();
+  };
+  m["GatherElements"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1);
+    auto xt = typeOf(x), it = typeOf(idx);
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+    if (failed(axis))
+      return failure();
+    if (it.getRank() != xt.getRank()) {
+      c.error() << "indices " << formatShape(it.getShape())
+                << " must have the rank of data " << formatShape(xt.getShape());
+      return failure();
+    }
+    out.push_back(c.create<GatherElementsOp>(tensorOf(it.getShape(), elemOf(x)),
+                                             x, idx,
+                                             c.b.getI64IntegerAttr(*axis)));
+    return success();
+  };
   m["Concat"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     SmallVector<Value> inputs;
     for (unsigned i = 0; i < c.numInputs(); ++i)

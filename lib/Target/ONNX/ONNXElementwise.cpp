@@ -30,7 +30,13 @@ void opscope::onnx_import::addElementwiseConverters(
       {"Floor", UnaryKind::floor},     {"Ceil", UnaryKind::ceil},
       {"Round", UnaryKind::round},
       {"Softplus", UnaryKind::softplus}, {"HardSwish", UnaryKind::hard_swish},
-      {"Not", UnaryKind::not_},        {"Softsign", UnaryKind::softsign}};
+      {"Not", UnaryKind::not_},        {"Softsign", UnaryKind::softsign},
+      {"Sin", UnaryKind::sin},         {"Cos", UnaryKind::cos},
+      {"Tan", UnaryKind::tan},         {"Asin", UnaryKind::asin},
+      {"Acos", UnaryKind::acos},       {"Atan", UnaryKind::atan},
+      {"Sinh", UnaryKind::sinh},       {"Cosh", UnaryKind::cosh},
+      {"Asinh", UnaryKind::asinh},     {"Acosh", UnaryKind::acosh},
+      {"Atanh", UnaryKind::atanh},     {"Sign", UnaryKind::sign}};
   for (auto [name, kind] : unaries)
     m[name] = [kind = kind](NodeContext &c, SmallVectorImpl<Value> &out) {
       out.push_back(unary(c, kind, c.input(0)));
@@ -44,6 +50,28 @@ void opscope::onnx_import::addElementwiseConverters(
   m["Elu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     out.push_back(
         unary(c, UnaryKind::elu, c.input(0), c.floatAttr("alpha", 1.0f)));
+    return success();
+  };
+  // Parameterized functions, with ONNX's attribute defaults.
+  m["Selu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    out.push_back(unary(c, UnaryKind::selu, c.input(0),
+                        c.floatAttr("alpha", 1.67326319217681884765625f),
+                        c.floatAttr("gamma", 1.05070102214813232421875f)));
+    return success();
+  };
+  m["ThresholdedRelu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    out.push_back(unary(c, UnaryKind::thresholded_relu, c.input(0),
+                        c.floatAttr("alpha", 1.0f)));
+    return success();
+  };
+  m["Shrink"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    out.push_back(unary(c, UnaryKind::shrink, c.input(0),
+                        c.floatAttr("lambd", 0.5f), c.floatAttr("bias", 0.0f)));
+    return success();
+  };
+  m["Celu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    out.push_back(
+        unary(c, UnaryKind::celu, c.input(0), c.floatAttr("alpha", 1.0f)));
     return success();
   };
   m["HardSigmoid"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
@@ -121,6 +149,19 @@ void opscope::onnx_import::addElementwiseConverters(
       out.push_back(*r);
       return success();
     };
+  m["Mod"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    bool fmod = c.intAttr("fmod", 0) != 0;
+    if (!fmod && isa<FloatType>(elemOf(c.input(0)))) {
+      c.error() << "floating-point Mod needs fmod = 1 (ONNX)";
+      return failure();
+    }
+    auto r = binary(c, fmod ? BinaryKind::fmod : BinaryKind::mod, c.input(0),
+                    c.input(1));
+    if (failed(r))
+      return failure();
+    out.push_back(*r);
+    return success();
+  };
   m["Pow"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value base = c.input(0), exponent = c.input(1);
     // ONNX allows a differently typed exponent; osc computes in one type.

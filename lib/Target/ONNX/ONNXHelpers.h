@@ -41,6 +41,19 @@ inline Value splat(NodeContext &c, ArrayRef<int64_t> shape, Type elem,
       c.loc, DenseElementsAttr::get(tensorOf(shape, elem), a));
 }
 
+/// A constant of `shape` (one dimension not 1) holding 0, 1, ..., n-1 in
+/// the integer type `type`: the class indices one-hot masks compare with.
+inline Value iota(NodeContext &c, ArrayRef<int64_t> shape, Type type) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  SmallVector<APInt> values;
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back(APInt(type.getIntOrFloatBitWidth(), i, /*isSigned=*/true));
+  return c.b.create<ConstantOp>(
+      c.loc, DenseElementsAttr::get(tensorOf(shape, type), values));
+}
+
 inline Value reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
   return c.create<ReshapeOp>(tensorOf(shape, elemOf(v)), v);
 }

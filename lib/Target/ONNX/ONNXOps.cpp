@@ -23,8 +23,12 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addPadResizeConverters(m);
     addConstantConverters(m);
     addQuantConverters(m);
+    addRecurrentConverters(m);
+    addLossConverters(m);
     // `Constant` is handled by the graph importer, which owns tensor decoding.
     m["Constant"] = nullptr;
+    // `If` too: it inlines the branch a constant condition selects.
+    m["If"] = nullptr;
     return m;
   }();
   return table;

@@ -106,6 +106,41 @@ bool opscope::rt::gather(const void *data, const Shape &dShape,
   return true;
 }
 
+bool opscope::rt::gatherElements(const void *data, const Shape &dShape,
+                                 const void *indices, DType indexType,
+                                 const Shape &iShape, int64_t axis, void *y,
+                                 size_t elemSize) {
+  size_t rank = dShape.size();
+  std::vector<int64_t> dStride(rank, 1), pos(rank, 0);
+  for (size_t d = rank; d-- > 1;)
+    dStride[d - 1] = dStride[d] * dShape[d];
+  int64_t n = 1;
+  for (int64_t v : iShape)
+    n *= v;
+  const char *src = static_cast<const char *>(data);
+  char *dst = static_cast<char *>(y);
+  int64_t len = dShape[axis];
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t idx = indexType == DType::I32
+                      ? static_cast<const int32_t *>(indices)[e]
+                      : static_cast<const int64_t *>(indices)[e];
+    if (idx < 0)
+      idx += len;
+    if (idx < 0 || idx >= len)
+      return false;
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d)
+      off += (static_cast<int64_t>(d) == axis ? idx : pos[d]) * dStride[d];
+    std::memcpy(dst + e * elemSize, src + off * elemSize, elemSize);
+    for (size_t d = rank; d-- > 0;) { // next position in the indices
+      if (++pos[d] < iShape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  return true;
+}
+
 void opscope::rt::concat(const std::vector<const void *> &inputs,
                          const std::vector<Shape> &shapes, int64_t axis,
                          void *y, size_t elemSize) {

@@ -9,6 +9,7 @@
 #include "Walk.h"
 
 #include <cmath>
+#include <type_traits>
 #include <limits>
 
 using namespace opscope::rt;
@@ -133,3 +134,27 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
   });
 }
 
+void opscope::rt::argReduce(bool min, bool last, DType t, const void *x,
+                            const Shape &xShape, int64_t axis, int64_t *y) {
+  int64_t outer = 1, inner = 1, len = xShape[axis];
+  for (int64_t i = 0; i < axis; ++i)
+    outer *= xShape[i];
+  for (size_t i = axis + 1; i < xShape.size(); ++i)
+    inner *= xShape[i];
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *xp = static_cast<const T *>(x);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T *row = xp + o * len * inner + i;
+        int64_t best = 0;
+        for (int64_t j = 1; j < len; ++j) {
+          T v = row[j * inner], b = row[best * inner];
+          bool better = min ? (last ? v <= b : v < b) : (last ? v >= b : v > b);
+          if (better)
+            best = j;
+        }
+        y[o * inner + i] = best;
+      }
+  });
+}

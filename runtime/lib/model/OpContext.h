@@ -93,6 +93,14 @@ struct OpContext {
         v.push_back(x.get<int64_t>());
     return v;
   }
+  std::vector<std::string> strings(const char *name) const {
+    std::vector<std::string> v;
+    auto it = op.attrs.find(name);
+    if (it != op.attrs.end())
+      for (const json &x : *it)
+        v.push_back(x.get<std::string>());
+    return v;
+  }
   std::vector<float> floats(const char *name) const {
     std::vector<float> v;
     auto it = op.attrs.find(name);

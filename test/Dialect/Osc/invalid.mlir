@@ -1201,3 +1201,43 @@ func.func @sparse_blocks(%x: tensor<4x8xf32>, %p: tensor<64xi8>) {
   %0 = osc.sparse_inner_product %x, %p {block_sparsity = 0.5 : f64, weight_sparsity = 0.5 : f64, nonzero_blocks = 5 : i64, weight_shape = array<i64: 2, 8>} : (tensor<4x8xf32>, tensor<64xi8>) -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+func.func @rnn_weight(%x: tensor<5x2x4xf32>, %w: tensor<1x12x4xf32>, %r: tensor<1x12x3xf32>) {
+  // expected-error @+1 {{weight shape 1x12x4 must be 1x16x4}}
+  %y, %h, %c = osc.rnn lstm %x, %w, %r {hidden_size = 4 : i64, activations = ["sigmoid", "tanh", "tanh"], activation_alpha = array<f32: 0.0, 0.0, 0.0>, activation_beta = array<f32: 0.0, 0.0, 0.0>} : (tensor<5x2x4xf32>, tensor<1x12x4xf32>, tensor<1x12x3xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @rnn_gru_cell_state(%x: tensor<5x2x4xf32>, %w: tensor<1x9x4xf32>, %r: tensor<1x9x3xf32>) {
+  // expected-error @+1 {{initial_c, peepholes, output_c and input_forget are LSTM's; this is a gru cell}}
+  %y, %h, %c = osc.rnn gru %x, %w, %r {hidden_size = 3 : i64, activations = ["sigmoid", "tanh"], activation_alpha = array<f32: 0.0, 0.0>, activation_beta = array<f32: 0.0, 0.0>} : (tensor<5x2x4xf32>, tensor<1x9x4xf32>, tensor<1x9x3xf32>) -> (tensor<5x1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>)
+  return
+}
+
+// -----
+
+func.func @rnn_activations(%x: tensor<5x2x4xf32>, %w: tensor<1x3x4xf32>, %r: tensor<1x3x3xf32>) {
+  // expected-error @+1 {{unknown activation 'swish'}}
+  %y, %h = osc.rnn rnn %x, %w, %r {hidden_size = 3 : i64, activations = ["swish"], activation_alpha = array<f32: 0.0>, activation_beta = array<f32: 0.0>} : (tensor<5x2x4xf32>, tensor<1x3x4xf32>, tensor<1x3x3xf32>) -> (tensor<5x1x2x3xf32>, tensor<1x2x3xf32>)
+  return
+}
+
+// -----
+
+func.func @arg_reduce_shape(%x: tensor<2x10xf32>) {
+  // expected-error @+1 {{result shape 2x10 does not match the expected shape 2x1}}
+  %0 = osc.arg_reduce %x {axis = 1 : i64, keep_dims} : tensor<2x10xf32> -> tensor<2x10xi64>
+  return
+}
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<3x3xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{indices 3 must have the rank of data 3x3}}
+  %0 = osc.gather_elements %x[%i] {axis = 0 : i64} : (tensor<3x3xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}

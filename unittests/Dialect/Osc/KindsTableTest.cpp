@@ -85,6 +85,9 @@ TEST(KindsTable, EnumCasesMatchBothWays) {
   expectSameCases<rt::NearestMode, NearestMode>(
       "nearest mode", getMaxEnumValForNearestMode(), symbolizeNearestMode,
       symbolizeNearestMode, stringifyNearestMode);
+  expectSameCases<rt::RnnCell, RnnCell>("rnn cell", getMaxEnumValForRnnCell(),
+                                        symbolizeRnnCell, symbolizeRnnCell,
+                                        stringifyRnnCell);
 }
 
 /// Every executed osc op declares a runtime kind named like the op, each

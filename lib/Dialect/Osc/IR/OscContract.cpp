@@ -260,3 +260,31 @@ std::optional<double> ResizeOp::getFlops() {
                                                     : 16.0;
   return outputElements(*this) * perOut;
 }
+
+//===----------------------------------------------------------------------===//
+// Recurrent layers
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> RnnOp::getRuntimeOperands() {
+  return {getInput(),    getWeight(),   getRecurrence(),
+          getBias(),     getSequenceLens(), getInitialH(),
+          getInitialC(), getPeepholes()};
+}
+void RnnOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"cell", stringifyRnnCell(getCell())});
+}
+StringRef RnnOp::getKindSuffix() { return stringifyRnnCell(getCell()); }
+Value RnnOp::getWeightOperand() { return getWeight(); }
+std::optional<double> RnnOp::getFlops() {
+  // Both products per step and direction, plus about 8 elementwise
+  // operations per gate element.
+  auto w = cast<RankedTensorType>(getWeight().getType()).getShape();
+  auto x = cast<RankedTensorType>(getInput().getType()).getShape();
+  double steps = static_cast<double>(x[0]) * x[1]; // seq * batch
+  double gates = static_cast<double>(w[1]);        // gates * hidden
+  return w[0] * steps * gates * (2.0 * (w[2] + getHiddenSize()) + 8.0);
+}
+
+std::optional<double> ArgReduceOp::getFlops() {
+  return static_cast<double>(elements(getInput()));
+}

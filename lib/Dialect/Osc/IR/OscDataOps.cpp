@@ -25,11 +25,14 @@ using namespace opscope::osc::verify;
 
 static bool takesAlpha(UnaryKind k) {
   return k == UnaryKind::leaky_relu || k == UnaryKind::elu ||
-         k == UnaryKind::hard_sigmoid || k == UnaryKind::clip;
+         k == UnaryKind::hard_sigmoid || k == UnaryKind::clip ||
+         k == UnaryKind::selu || k == UnaryKind::thresholded_relu ||
+         k == UnaryKind::shrink || k == UnaryKind::celu;
 }
 
 static bool takesBeta(UnaryKind k) {
-  return k == UnaryKind::hard_sigmoid || k == UnaryKind::clip;
+  return k == UnaryKind::hard_sigmoid || k == UnaryKind::clip ||
+         k == UnaryKind::selu || k == UnaryKind::shrink;
 }
 
 LogicalResult UnaryOp::verify() {
@@ -44,7 +47,7 @@ LogicalResult UnaryOp::verify() {
   } else if (isBool) {
     return emitOpError("'") << name << "' does not accept boolean tensors";
   } else if (!isFloat && kind != UnaryKind::abs && kind != UnaryKind::neg &&
-             kind != UnaryKind::relu) {
+             kind != UnaryKind::relu && kind != UnaryKind::sign) {
     return emitOpError("'") << name
                             << "' requires a floating-point tensor, got "
                             << elem;
@@ -208,6 +211,45 @@ LogicalResult GatherOp::verify() {
   SmallVector<int64_t> expected(data.take_front(axis));
   llvm::append_range(expected, tensorType(getIndices()).getShape());
   llvm::append_range(expected, data.drop_front(axis + 1));
+  return verifyResultShape(*this, getOutput(), expected);
+}
+
+LogicalResult GatherElementsOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= static_cast<int64_t>(data.size()))
+    return emitOpError("axis ")
+           << axis << " is out of range for data of rank " << data.size();
+  if (idx.size() != data.size())
+    return emitOpError("indices ")
+           << formatShape(idx) << " must have the rank of data "
+           << formatShape(data);
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && idx[d] > data[d])
+      return emitOpError("indices ")
+             << formatShape(idx) << " exceed data " << formatShape(data)
+             << " along axis " << d;
+  if (failed(verifySameElementType(*this, getData(), "data", getOutput(),
+                                   "result")))
+    return failure();
+  return verifyResultShape(*this, getOutput(), idx);
+}
+
+LogicalResult ArgReduceOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
+    return emitOpError("axis ")
+           << axis << " is out of range for input of rank " << in.size();
+  if (in[axis] == 0)
+    return emitOpError("axis ") << axis << " is empty";
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d)
+    if (d != axis)
+      expected.push_back(in[d]);
+    else if (getKeepDims())
+      expected.push_back(1);
   return verifyResultShape(*this, getOutput(), expected);
 }
 

@@ -432,6 +432,85 @@ LogicalResult SoftmaxOp::verify() {
 // ProbeOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult RnnOp::verify() {
+  auto x = tensorType(getInput()).getShape();
+  if (x.size() != 3)
+    return emitOpError("input must be 3-D (seq x batch x input_size, or batch "
+                       "x seq x input_size with batch_first), got ")
+           << shapeOf(getInput());
+  bool bf = getBatchFirst();
+  int64_t seq = bf ? x[1] : x[0], batch = bf ? x[0] : x[1], in = x[2];
+  int64_t hidden = getHiddenSize(), gates = rnnGates(getCell());
+  auto w = tensorType(getWeight()).getShape();
+  if (w.size() != 3 || (w[0] != 1 && w[0] != 2))
+    return emitOpError("weight must be directions x gates*hidden x input_size "
+                       "with 1 or 2 directions, got ")
+           << shapeOf(getWeight());
+  int64_t dirs = w[0];
+  if (hidden <= 0)
+    return emitOpError("hidden_size must be positive, got ") << hidden;
+  if (dirs == 2 && getReverse())
+    return emitOpError("reverse applies to one direction, the weight has two");
+  auto expect = [&](Value v, StringRef name,
+                    ArrayRef<int64_t> shape) -> LogicalResult {
+    if (!v)
+      return success();
+    if (tensorType(v).getShape() != shape)
+      return emitOpError() << name << " shape " << shapeOf(v) << " must be "
+                           << formatShape(shape);
+    return success();
+  };
+  SmallVector<int64_t> state =
+      bf ? SmallVector<int64_t>{batch, dirs, hidden}
+         : SmallVector<int64_t>{dirs, batch, hidden};
+  SmallVector<int64_t> all =
+      bf ? SmallVector<int64_t>{batch, seq, dirs, hidden}
+         : SmallVector<int64_t>{seq, dirs, batch, hidden};
+  if (failed(expect(getWeight(), "weight", {dirs, gates * hidden, in})) ||
+      failed(expect(getRecurrence(), "recurrence",
+                    {dirs, gates * hidden, hidden})) ||
+      failed(expect(getBias(), "bias", {dirs, 2 * gates * hidden})) ||
+      failed(expect(getSequenceLens(), "sequence_lens", {batch})) ||
+      failed(expect(getInitialH(), "initial_h", state)) ||
+      failed(expect(getInitialC(), "initial_c", state)) ||
+      failed(expect(getPeepholes(), "peepholes", {dirs, 3 * hidden})) ||
+      failed(expect(getOutput(), "output", all)) ||
+      failed(expect(getOutputH(), "output_h", state)) ||
+      failed(expect(getOutputC(), "output_c", state)))
+    return failure();
+  bool lstm = getCell() == RnnCell::lstm;
+  if (!lstm && (getInitialC() || getPeepholes() || getOutputC() ||
+                getInputForget()))
+    return emitOpError("initial_c, peepholes, output_c and input_forget are "
+                       "LSTM's; this is a ")
+           << stringifyRnnCell(getCell()) << " cell";
+  if (lstm && !getOutputC())
+    return emitOpError("an LSTM produces output_c");
+  if (getLinearBeforeReset() && getCell() != RnnCell::gru)
+    return emitOpError("linear_before_reset is GRU's");
+  for (Value v : {getWeight(), getRecurrence(), getBias(), getInitialH(),
+                  getInitialC(), getPeepholes()})
+    if (v && failed(verifySameElementType(*this, v, "parameter", getInput(),
+                                          "input")))
+      return failure();
+  size_t acts = static_cast<size_t>(dirs * rnnActivations(getCell()));
+  if (getActivations().size() != acts || getActivationAlpha().size() != acts ||
+      getActivationBeta().size() != acts)
+    return emitOpError("needs ")
+           << acts << " activations with one alpha and beta each ("
+           << rnnActivations(getCell()) << " per direction), got "
+           << getActivations().size();
+  for (Attribute a : getActivations()) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (!rt::parseKind<rt::RnnActivation>(
+            std::string_view(name.data(), name.size())))
+      return emitOpError("unknown activation '") << name << "'";
+  }
+  if (auto clip = getClip(); clip && !(clip->convertToFloat() > 0))
+    return emitOpError("clip must be positive");
+  return success();
+}
+
 LogicalResult ProbeOp::verify() {
   // I64Attr's getter is unsigned; read the signed value users wrote.
   int64_t id = getIdAttr().getInt();

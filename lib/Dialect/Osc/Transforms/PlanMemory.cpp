@@ -83,6 +83,12 @@ std::optional<PlannedBuffer> osc::plannedBuffer(Value v) {
       return std::nullopt;
     return PlannedBuffer{PlannedBuffer::Weight, off.getInt()};
   }
+  if (auto offs = def->getAttrOfType<DenseI64ArrayAttr>(kOffsetsAttr)) {
+    unsigned n = cast<OpResult>(root).getResultNumber();
+    if (n >= offs.size())
+      return std::nullopt;
+    return PlannedBuffer{PlannedBuffer::Arena, offs[n]};
+  }
   auto off = def->getAttrOfType<IntegerAttr>(kOffsetAttr);
   if (!off)
     return std::nullopt;
@@ -323,12 +329,18 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     for (Operation *op : order) {
       if (!isExecuted(op))
         continue;
+      int64_t now = index[op];
       if (op->getNumResults() != 1) {
-        op->emitError("osc-plan-memory: expected one result");
-        return failure();
+        // Several results (osc.rnn's sequence and last states): each its
+        // own buffer, none written in place.
+        SmallVector<int64_t> offsets;
+        for (Value r : op->getResults())
+          offsets.push_back(allocate(alignUp(bytesOf(r.getType())), now,
+                                     lastUse.count(r) ? lastUse[r] : now));
+        op->setAttr(kOffsetsAttr, b.getDenseI64ArrayAttr(offsets));
+        continue;
       }
       Value result = op->getResult(0);
-      int64_t now = index[op];
       int64_t end = lastUse.count(result) ? lastUse[result] : now;
       int inPlace = inPlaceOperand(op);
       if (inPlace >= 0) {
@@ -358,14 +370,15 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     std::string largest;
     int64_t largestBytes = -1;
     for (Operation *op : order)
-      if (isExecuted(op) || isArenaSplat(op)) {
-        int64_t bytes = alignUp(bytesOf(op->getResult(0).getType()));
-        total += bytes;
-        if (bytes > largestBytes) {
-          largestBytes = bytes;
-          largest = tensorName(op->getResult(0));
+      if (isExecuted(op) || isArenaSplat(op))
+        for (Value r : op->getResults()) {
+          int64_t bytes = alignUp(bytesOf(r.getType()));
+          total += bytes;
+          if (bytes > largestBytes) {
+            largestBytes = bytes;
+            largest = tensorName(r);
+          }
         }
-      }
     for (BlockArgument a : fn.getArguments())
       if (alignUp(bytesOf(a.getType())) > largestBytes) {
         largestBytes = alignUp(bytesOf(a.getType()));

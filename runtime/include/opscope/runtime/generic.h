@@ -88,6 +88,12 @@ void where(const uint8_t *cond, const Shape &cShape, const void *a,
 void reduce(ReduceKind k, DType t, const void *x, const Shape &xShape,
             const std::vector<int64_t> &axes, void *y);
 
+/// ONNX ArgMax (or ArgMin with `min`): the index of the first (or with
+/// `last` the last) extreme element along `axis`; y has x's shape without
+/// that dimension.
+void argReduce(bool min, bool last, DType t, const void *x,
+               const Shape &xShape, int64_t axis, int64_t *y);
+
 void transpose(const void *x, const Shape &xShape,
                const std::vector<int64_t> &perm, void *y, size_t elemSize);
 /// A transpose that is `batch` matrix transposes of 32-bit elements:
@@ -106,6 +112,12 @@ void broadcastTo(const void *x, const Shape &xShape, void *y,
 bool gather(const void *data, const Shape &dShape, const void *indices,
             DType indexType, int64_t numIndices, int64_t axis, void *y,
             size_t elemSize);
+/// ONNX GatherElements: y (the indices' shape) takes data at each index's
+/// position with `axis` replaced by the index (negative counts from the
+/// end). Returns false on an index out of range.
+bool gatherElements(const void *data, const Shape &dShape, const void *indices,
+                    DType indexType, const Shape &iShape, int64_t axis,
+                    void *y, size_t elemSize);
 void concat(const std::vector<const void *> &inputs,
             const std::vector<Shape> &shapes, int64_t axis, void *y,
             size_t elemSize);

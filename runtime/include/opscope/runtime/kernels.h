@@ -11,7 +11,10 @@
 #ifndef OPSCOPE_RUNTIME_KERNELS_H
 #define OPSCOPE_RUNTIME_KERNELS_H
 
+#include "opscope/runtime/kinds.h"
+
 #include <cstdint>
+#include <vector>
 
 namespace opscope::rt {
 
@@ -79,6 +82,27 @@ void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
 /// forms of GELU, sigmoid and softmax use them).
 enum class Transcendental { Exp, Erf, Tanh, Sigmoid };
 void transcendental(Transcendental f, const float *x, float *y, int64_t n);
+
+/// One recurrent layer (osc.rnn, ONNX LSTM/GRU/RNN semantics).
+struct RnnDesc {
+  RnnCell cell = RnnCell::Lstm;
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
+  bool reverse = false, batchFirst = false, inputForget = false,
+       linearBeforeReset = false;
+  float clip = 0; ///< 0: no clipping
+  /// Per direction, in ONNX order (LSTM f g h, GRU f g, RNN f).
+  std::vector<RnnActivation> activations;
+  std::vector<float> alpha, beta;
+};
+struct RnnBuffers {
+  const float *x = nullptr, *w = nullptr, *r = nullptr;
+  const float *b = nullptr, *h0 = nullptr, *c0 = nullptr, *p = nullptr;
+  const int64_t *lens = nullptr; ///< per batch element, or null (all seq)
+  float *y = nullptr, *yh = nullptr, *yc = nullptr;
+};
+/// Runs the layer: y gets every hidden state (zero past a sequence's
+/// length), yh and yc (when non-null) the last ones.
+void rnnLayer(const RnnDesc &desc, const RnnBuffers &io);
 
 } // namespace opscope::rt
 

@@ -85,6 +85,14 @@ enum class NearestMode : uint8_t {
 #define OPSCOPE_NEAREST_MODE OPSCOPE_ENUM_CASE
 #include "opscope/runtime/kinds.def"
 };
+enum class RnnCell : uint8_t {
+#define OPSCOPE_RNN_CELL OPSCOPE_ENUM_CASE
+#include "opscope/runtime/kinds.def"
+};
+enum class RnnActivation : uint8_t {
+#define OPSCOPE_RNN_ACTIVATION OPSCOPE_ENUM_CASE
+#include "opscope/runtime/kinds.def"
+};
 
 /// The names of an enum's cases, in order (`KindTraits<UnaryKind>::names`).
 template <typename E> struct KindTraits;
@@ -190,6 +198,20 @@ template <> struct KindTraits<NearestMode> {
   };
   static constexpr size_t size = sizeof(names) / sizeof(names[0]);
 };
+template <> struct KindTraits<RnnCell> {
+  static constexpr const char *names[] = {
+#define OPSCOPE_RNN_CELL OPSCOPE_ENUM_NAME
+#include "opscope/runtime/kinds.def"
+  };
+  static constexpr size_t size = sizeof(names) / sizeof(names[0]);
+};
+template <> struct KindTraits<RnnActivation> {
+  static constexpr const char *names[] = {
+#define OPSCOPE_RNN_ACTIVATION OPSCOPE_ENUM_NAME
+#include "opscope/runtime/kinds.def"
+  };
+  static constexpr size_t size = sizeof(names) / sizeof(names[0]);
+};
 
 #undef OPSCOPE_ENUM_CASE
 #undef OPSCOPE_ENUM_NAME
@@ -236,6 +258,13 @@ inline UnaryParams defaultUnaryParams(UnaryKind k) {
   case UnaryKind::Clip:
     return {-std::numeric_limits<float>::infinity(),
             std::numeric_limits<float>::infinity()};
+  case UnaryKind::Selu:
+    return {1.67326319217681884765625f, 1.05070102214813232421875f};
+  case UnaryKind::ThresholdedRelu:
+  case UnaryKind::Celu:
+    return {1.0f, 0};
+  case UnaryKind::Shrink:
+    return {0.5f, 0};
   default:
     return {};
   }
@@ -373,6 +402,12 @@ template <typename T> T binaryScalar(BinaryKind k, T a, T b) {
       return static_cast<T>(a != 0 || b != 0);
     case BinaryKind::Xor:
       return static_cast<T>((a != 0) != (b != 0));
+    case BinaryKind::Fmod:
+      return std::fmod(a, b);
+    case BinaryKind::Mod: {
+      T r = std::fmod(a, b);
+      return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+    }
     }
   } else {
     switch (k) {
@@ -401,6 +436,19 @@ template <typename T> T binaryScalar(BinaryKind k, T a, T b) {
       return static_cast<T>(a != 0 || b != 0);
     case BinaryKind::Xor:
       return static_cast<T>((a != 0) != (b != 0));
+    case BinaryKind::Fmod:
+    case BinaryKind::Mod: {
+      if (b == 0)
+        return 0;
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1)
+          return 0; // also where lowest % -1 would overflow
+      T r = static_cast<T>(a % b); // the dividend's sign
+      if constexpr (std::is_signed_v<T>)
+        if (k == BinaryKind::Mod && r != 0 && ((r < 0) != (b < 0)))
+          r = static_cast<T>(r + b);
+      return r;
+    }
     }
   }
   return a;

@@ -79,6 +79,24 @@ BoundKernel gatherOp(const OpContext &c, std::string &kernel) {
   };
 }
 
+BoundKernel gatherElementsOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &idx = c.in(1);
+  const void *xp = c.ptr(c.in(0)), *ip = c.ptr(idx);
+  void *yp = c.ptr(c.out());
+  Shape ds = c.in(0).shape, is = idx.shape;
+  DType it = idx.dtype;
+  int64_t axis = c.intAttr("axis");
+  size_t es = dtypeSize(c.in(0).dtype);
+  std::string where =
+      "op '" + c.op.name + "' (gather_elements): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!gatherElements(xp, ds, ip, it, is, axis, yp, es))
+      return where;
+    return std::string();
+  };
+}
+
 BoundKernel concatOp(const OpContext &c, std::string &kernel) {
   std::vector<const void *> ins;
   std::vector<Shape> shapes;
@@ -152,6 +170,7 @@ void opscope::rt::registerDataMovementKernels(KernelRegistry &r) {
   r.add(OpKind::BroadcastTo, {"opscope", {}, broadcastToOp});
   r.add(OpKind::Slice, {"opscope", {}, sliceOp});
   r.add(OpKind::Gather, {"opscope", {}, gatherOp});
+  r.add(OpKind::GatherElements, {"opscope", {}, gatherElementsOp});
   r.add(OpKind::Concat, {"opscope", {}, concatOp});
   r.add(OpKind::Pad, {"opscope", {}, padOp});
   r.add(OpKind::Cast, {"opscope", {}, castOp});

@@ -93,9 +93,28 @@ BoundKernel reduceOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel argReduceOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireComputable(x);
+  if (c.out().dtype != DType::I64)
+    c.fail("the result must be i64");
+  bool min = c.flag("min"), last = c.flag("select_last_index");
+  int64_t axis = c.intAttr("axis");
+  DType t = x.dtype;
+  Shape xs = x.shape;
+  const void *xp = c.ptr(x);
+  int64_t *yp = c.ptr<int64_t>(c.out());
+  kernel = c.ownKernel(false);
+  return [=] {
+    argReduce(min, last, t, xp, xs, axis, yp);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerElementwiseKernels(KernelRegistry &r) {
+  r.add(OpKind::ArgReduce, {"opscope", {}, argReduceOp});
   r.add(OpKind::Unary, {"opscope", {}, unaryOp});
   r.add(OpKind::Binary, {"opscope", {}, binaryOp});
   r.add(OpKind::Compare, {"opscope", {}, compareOp});

@@ -95,7 +95,23 @@ def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
     I32EnumAttrCase<"clip", 17>,
     I32EnumAttrCase<"not_", 18, "not">,
     I32EnumAttrCase<"softsign", 19>,
-    I32EnumAttrCase<"round", 20>
+    I32EnumAttrCase<"round", 20>,
+    I32EnumAttrCase<"sin", 21>,
+    I32EnumAttrCase<"cos", 22>,
+    I32EnumAttrCase<"tan", 23>,
+    I32EnumAttrCase<"asin", 24>,
+    I32EnumAttrCase<"acos", 25>,
+    I32EnumAttrCase<"atan", 26>,
+    I32EnumAttrCase<"sinh", 27>,
+    I32EnumAttrCase<"cosh", 28>,
+    I32EnumAttrCase<"asinh", 29>,
+    I32EnumAttrCase<"acosh", 30>,
+    I32EnumAttrCase<"atanh", 31>,
+    I32EnumAttrCase<"sign", 32>,
+    I32EnumAttrCase<"selu", 33>,
+    I32EnumAttrCase<"thresholded_relu", 34>,
+    I32EnumAttrCase<"shrink", 35>,
+    I32EnumAttrCase<"celu", 36>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
@@ -110,7 +126,9 @@ def Osc_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary function", [
     I32EnumAttrCase<"min", 6>,
     I32EnumAttrCase<"and_", 7, "and">,
     I32EnumAttrCase<"or_", 8, "or">,
-    I32EnumAttrCase<"xor_", 9, "xor">
+    I32EnumAttrCase<"xor_", 9, "xor">,
+    I32EnumAttrCase<"mod", 10>,
+    I32EnumAttrCase<"fmod", 11>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
@@ -184,6 +202,14 @@ def Osc_NearestMode : I32EnumAttr<"NearestMode", "resize nearest rounding", [
     I32EnumAttrCase<"round_prefer_ceil", 1>,
     I32EnumAttrCase<"floor", 2>,
     I32EnumAttrCase<"ceil", 3>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_RnnCell : I32EnumAttr<"RnnCell", "recurrent cell", [
+    I32EnumAttrCase<"lstm", 0>,
+    I32EnumAttrCase<"gru", 1>,
+    I32EnumAttrCase<"rnn", 2>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

@@ -40,4 +40,15 @@ inline constexpr const char kWeightsElidedAttr[] = "osc.weights_elided";
 #define GET_OP_CLASSES
 #include "opscope/Dialect/Osc/IR/OscOps.h.inc"
 
+namespace opscope::osc {
+/// Gates per direction of an osc.rnn cell (LSTM 4, GRU 3, RNN 1).
+inline int64_t rnnGates(RnnCell cell) {
+  return cell == RnnCell::lstm ? 4 : cell == RnnCell::gru ? 3 : 1;
+}
+/// Activation functions per direction (LSTM f g h, GRU f g, RNN f).
+inline int64_t rnnActivations(RnnCell cell) {
+  return cell == RnnCell::lstm ? 3 : cell == RnnCell::gru ? 2 : 1;
+}
+} // namespace opscope::osc
+
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_H

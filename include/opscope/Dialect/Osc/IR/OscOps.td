@@ -515,6 +515,29 @@ def Osc_ReduceOp : Osc_ExecOp<"reduce", "Reduce", [Pure],
   let hasFolder = 1;
 }
 
+def Osc_ArgReduceOp : Osc_ExecOp<"arg_reduce", "ArgReduce", [Pure],
+    ["getFlops"]> {
+  let summary = "index of the largest (or smallest) element along an axis";
+  let description = [{
+    ONNX ArgMax, or ArgMin with `min`: the i64 index of the first extreme
+    element along `axis` (non-negative), or of the last with
+    `select_last_index`. With `keep_dims` the axis stays as size 1.
+
+    ```mlir
+    %i = osc.arg_reduce %x {axis = 1 : i64, keep_dims}
+        : tensor<2x10xf32> -> tensor<2x1xi64>
+    ```
+  }];
+  let arguments = (ins Osc_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$keep_dims, UnitAttr:$min,
+                       UnitAttr:$select_last_index);
+  let results = (outs StaticShapeTensorOf<[I64]>:$output);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
@@ -596,6 +619,29 @@ def Osc_GatherOp : Osc_ExecOp<"gather", "Gather", [Pure],
   let hasFolder = 1;
 }
 
+def Osc_GatherElementsOp : Osc_ExecOp<"gather_elements", "GatherElements",
+    [Pure], []> {
+  let summary = "gather single elements along an axis by index";
+  let description = [{
+    ONNX GatherElements: `output` has the shape of `indices` (same rank as
+    `data`, no larger along any other axis); each element is `data` at the
+    index's own position with `axis` replaced by the index's value (negative
+    counts from the end).
+
+    ```mlir
+    %y = osc.gather_elements %x[%i] {axis = 1 : i64}
+        : (tensor<3x3xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$data, Osc_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
     []> {
   let summary = "concatenate tensors along an axis";
@@ -661,6 +707,7 @@ def Osc_PadOp : Osc_ExecOp<"pad", "Pad", [Pure],
 }
 
 include "opscope/Dialect/Osc/IR/OscQuantOps.td"
+include "opscope/Dialect/Osc/IR/OscRecurrentOps.td"
 
 def Osc_CastOp : Osc_ExecOp<"cast", "Cast", [Pure, SameOperandsAndResultShape],
     [], "1.0"> {

@@ -31,6 +31,8 @@
 namespace opscope::osc {
 
 inline constexpr const char *kOffsetAttr = "osc.offset";
+/// The arena offsets of an executed op with several results, one each.
+inline constexpr const char *kOffsetsAttr = "osc.offsets";
 inline constexpr const char *kArgOffsetsAttr = "osc.arg_offsets";
 /// Arena bytes live while the op runs (the trace's memory counter).
 inline constexpr const char *kLiveBytesAttr = "osc.live_bytes";
