@@ -13,6 +13,12 @@ Models (NAME = FAMILY-opsetN[-sparse]):
       Where(Equal(mask, 0) expanded, -inf, scores).
   mlp-opset14    3 Gemm layers with ReLU.
   cnn-opset14    Conv/BatchNorm/ReLU/MaxPool/residual Add/GlobalAveragePool/Gemm.
+  ocrdet-opset14 a PaddleOCR-like text detector (DB): a MobileNetV3-like
+      backbone of depthwise-separable convolutions (BatchNorm, ReLU/HardSwish)
+      down to /32, an FPN with nearest Resize upsampling and Add, the levels
+      brought to /4 with linear Resize and concatenated, and a head of a 3x3
+      convolution and two stride-2 ConvTransposes to a sigmoid map at full
+      resolution. Input "x" [batch, 3, H, W], H and W multiples of 32.
   vad-opset16    a voice-activity detector's shape: an If on the sample rate
       (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
       samples per frame), project it, run two LSTM layers (hidden 64) from
@@ -311,6 +317,85 @@ def cnn(name, opset):
         b.inits)
 
 
+def ocrdet(name, opset):
+    b = Builder(seed=13)
+
+    def bn(y, c, prefix):
+        g = b.init((1 + 0.1 * b.rng.standard_normal(c)).astype(np.float32), prefix + ".bn.weight")
+        be = b.weight((c,), prefix + ".bn.bias", scale=0.1)
+        mu = b.weight((c,), prefix + ".bn.running_mean", scale=0.1)
+        var = b.init((1 + 0.1 * np.abs(b.rng.standard_normal(c))).astype(np.float32),
+                     prefix + ".bn.running_var")
+        return b.node("BatchNormalization", [y, g, be, mu, var], scope(prefix) + "/bn/BatchNormalization",
+                      epsilon=1e-5)
+
+    def conv(x, cin, cout, k, stride, prefix, groups=1, act="Relu", norm=True):
+        w = b.weight((cout, cin // groups, k, k), prefix + ".conv.weight",
+                     scale=math.sqrt(2.0 / (cin // groups * k * k)))
+        inputs = [x, w] if norm else [x, w, b.weight((cout,), prefix + ".conv.bias", scale=0.1)]
+        y = b.node("Conv", inputs, scope(prefix) + "/conv/Conv", kernel_shape=[k, k],
+                   strides=[stride, stride], pads=[k // 2] * 4, group=groups)
+        if norm:
+            y = bn(y, cout, prefix)
+        return b.node(act, [y], scope(prefix) + "/act/" + act) if act else y
+
+    def resize(x, factor, mode, prefix):
+        scales = b.init(np.array([1, 1, factor, factor], dtype=np.float32), prefix + ".scales")
+        attrs = dict(mode=mode)
+        if mode == "nearest":
+            attrs.update(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        else:
+            attrs.update(coordinate_transformation_mode="half_pixel")
+        return b.node("Resize", [x, "", scales], scope(prefix) + "/Resize", **attrs)
+
+    x = conv("x", 3, 16, 3, 2, "backbone.stem", act="HardSwish")
+    # (out channels, stride) of the depthwise-separable blocks; the last
+    # block of each stride is a pyramid level (/4, /8, /16, /32).
+    blocks = [(16, 1), (24, 2), (24, 1), (40, 2), (40, 1), (96, 2), (96, 1), (160, 2), (160, 1)]
+    cin, levels = 16, []
+    for i, (cout, stride) in enumerate(blocks):
+        p = "backbone.blocks.%d" % i
+        y = conv(x, cin, cin, 3, stride, p + ".dw", groups=cin)
+        y = conv(y, cin, cout, 1, 1, p + ".pw", act="HardSwish" if cout >= 96 else "Relu")
+        if stride == 1 and cin == cout:
+            y = b.node("Add", [y, x], scope(p) + "/Add")
+        x, cin = y, cout
+        if i + 1 == len(blocks) or blocks[i + 1][1] == 2:
+            levels.append((x, cout))
+    levels = levels[1:]  # the /2 block is not a level
+    # FPN: laterals to 96 channels, top-down with nearest x2 upsampling.
+    lat = [conv(f, c, 96, 1, 1, "neck.lateral.%d" % i, act=None, norm=False)
+           for i, (f, c) in enumerate(levels)]
+    top = lat[-1]
+    merged = [top]
+    for i in range(len(lat) - 2, -1, -1):
+        top = b.node("Add", [lat[i], resize(top, 2.0, "nearest", "neck.up.%d" % i)],
+                     "/neck/top_down.%d/Add" % i)
+        merged.insert(0, top)
+    outs = []
+    for i, m in enumerate(merged):
+        y = conv(m, 96, 24, 3, 1, "neck.smooth.%d" % i, act=None, norm=False)
+        if i:
+            y = resize(y, float(2 ** i), "linear", "neck.to4.%d" % i)
+        outs.append(y)
+    y = b.node("Concat", outs, "/neck/Concat", axis=1)
+    # DB head: probability map at full resolution.
+    y = conv(y, 96, 24, 3, 1, "head.conv")
+    for i, cout in enumerate([24, 1]):
+        w = b.weight((24, cout, 2, 2), "head.deconv.%d.weight" % i, scale=math.sqrt(2.0 / 96))
+        bias = b.weight((cout,), "head.deconv.%d.bias" % i, scale=0.1)
+        y = b.node("ConvTranspose", [y, w, bias], "/head/deconv.%d/ConvTranspose" % i,
+                   kernel_shape=[2, 2], strides=[2, 2])
+        if i == 0:
+            y = b.node("Relu", [bn(y, 24, "head.deconv.0")], "/head/deconv.0/Relu")
+    b.nodes.append(helper.make_node("Sigmoid", [y], ["maps"], name="/head/Sigmoid"))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+        [helper.make_tensor_value_info("maps", TensorProto.FLOAT, ["batch", 1, "height", "width"])],
+        b.inits)
+
+
 def vad(name, opset):
     b = Builder(seed=5)
     hidden = 64
@@ -379,7 +464,7 @@ def all_models():
         for opset in (14, 17):
             for sparse in (False, True):
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
-    return names + ["mlp-opset14", "cnn-opset14", "vad-opset16"]
+    return names + ["mlp-opset14", "cnn-opset14", "ocrdet-opset14", "vad-opset16"]
 
 
 def build(name):
@@ -395,6 +480,8 @@ def build(name):
         graph = mlp(name, opset)
     elif family == "cnn":
         graph = cnn(name, opset)
+    elif family == "ocrdet":
+        graph = ocrdet(name, opset)
     elif family == "vad":
         graph = vad(name, opset)
     else:

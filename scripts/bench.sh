@@ -7,7 +7,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODELS="$BUILD_DIR/models"
 
 /usr/bin/python3 "$ROOT/models/generate.py" --out "$MODELS" \
-  distilbert-opset14 distilbert-opset14-sparse distilbert-opset17 bert-mini-opset14
+  distilbert-opset14 distilbert-opset14-sparse distilbert-opset17 bert-mini-opset14 \
+  cnn-opset14 mlp-opset14 ocrdet-opset14
 
 ENC="input_ids=1x128,attention_mask=1x128"
 echo "== ONNX import (parse, check, import, fold, verify; no printing)"
@@ -65,7 +66,7 @@ echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4-pruned) spar
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
-echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128, one thread pinned to CPU 0"
+echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128), BERT-mini, the corpus CNN, MLP and OCR-like detector, one thread pinned to CPU 0"
 /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
   --iterations 10 --warmup 3 --rounds 5 \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
@@ -73,7 +74,8 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node), DistilBERT-shaped, seq 128,
   "distilbert-opset14:input_ids=1x128,attention_mask=1x128" \
   "distilbert-opset14:input_ids=8x128,attention_mask=8x128" \
   "bert-mini-opset14:input_ids=1x128,attention_mask=1x128" \
-  "cnn-opset14:input=8x3x64x64" "mlp-opset14:input=8x784"
+  "cnn-opset14:input=8x3x64x64" "mlp-opset14:input=8x784" \
+  "ocrdet-opset14:x=1x3x640x640"
 
 echo
 echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"

@@ -37,6 +37,7 @@ CHECK_MODELS = [
     "distilbert-opset17:input_ids=2x32,attention_mask=2x32",
     "mlp-opset14:input=8x784",
     "cnn-opset14:input=2x3x64x64",
+    "ocrdet-opset14:x=1x3x160x160",
 ]
 
 

@@ -528,4 +528,60 @@ void opscope::onnx_import::addDataMovementConverters(
     out.push_back(c.create<BroadcastToOp>(tensorOf(*shape, elemOf(x)), x));
     return success();
   };
+  // Tile with constant repeats: each dimension d becomes 1 x d, broadcast
+  // to repeats x d, and the pairs merge back.
+  m["Tile"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xs = typeOf(x).getShape();
+    auto repeats = c.requireConstInts(1, "repeats");
+    if (failed(repeats))
+      return failure();
+    if (repeats->size() != xs.size() ||
+        llvm::any_of(*repeats, [](int64_t r) { return r < 0; })) {
+      c.error() << "repeats must hold " << xs.size()
+                << " non-negative values, one per input dimension";
+      return failure();
+    }
+    SmallVector<int64_t> pairs, wide, shape;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      pairs.append({1, xs[d]});
+      wide.append({(*repeats)[d], xs[d]});
+      shape.push_back((*repeats)[d] * xs[d]);
+    }
+    Value v = c.create<BroadcastToOp>(tensorOf(wide, elemOf(x)),
+                                      reshape(c, x, pairs));
+    out.push_back(reshape(c, v, shape));
+    return success();
+  };
+  // EyeLike: a constant of the input's 2-D shape, ones on diagonal k.
+  m["EyeLike"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    auto xt = typeOf(c.input(0));
+    if (xt.getRank() != 2) {
+      c.error() << "input must be 2-D, got " << formatShape(xt.getShape());
+      return failure();
+    }
+    Type elem = xt.getElementType();
+    if (const auto *dt = c.attr("dtype")) {
+      elem = elementTypeFor(static_cast<int32_t>(dt->i()), c.b.getContext());
+      if (!elem) {
+        c.error() << "dtype " << onnxTypeName(static_cast<int32_t>(dt->i()))
+                  << " is not supported";
+        return failure();
+      }
+    }
+    int64_t k = c.intAttr("k", 0), rows = xt.getDimSize(0),
+            cols = xt.getDimSize(1);
+    SmallVector<Attribute> values;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double v = j - i == k ? 1.0 : 0.0;
+        if (auto ft = dyn_cast<FloatType>(elem))
+          values.push_back(FloatAttr::get(ft, v));
+        else
+          values.push_back(IntegerAttr::get(elem, static_cast<int64_t>(v)));
+      }
+    out.push_back(c.b.create<ConstantOp>(
+        c.loc, DenseElementsAttr::get(tensorOf({rows, cols}, elem), values)));
+    return success();
+  };
 }

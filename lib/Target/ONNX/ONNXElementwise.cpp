@@ -149,6 +149,37 @@ void opscope::onnx_import::addElementwiseConverters(
       out.push_back(*r);
       return success();
     };
+  // IsNaN: x != x. IsInf: x == +inf and/or x == -inf.
+  m["IsNaN"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    if (failed(requireFloat(c, x, "input")))
+      return failure();
+    out.push_back(c.create<CompareOp>(
+        tensorOf(typeOf(x).getShape(), c.b.getI1Type()), CompareKind::ne, x, x));
+    return success();
+  };
+  m["IsInf"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    if (failed(requireFloat(c, x, "input")))
+      return failure();
+    auto bools = tensorOf(typeOf(x).getShape(), c.b.getI1Type());
+    const double inf = std::numeric_limits<double>::infinity();
+    Value result;
+    for (auto [attr, value] : {std::pair{"detect_positive", inf},
+                               std::pair{"detect_negative", -inf}}) {
+      if (!c.intAttr(attr, 1))
+        continue;
+      Value hit = c.create<CompareOp>(bools, CompareKind::eq, x,
+                                      splat(c, {}, elemOf(x), value));
+      result = result ? c.create<BinaryOp>(bools, BinaryKind::or_, result, hit)
+                      : hit;
+    }
+    if (!result) // detects nothing: all false
+      result = c.b.create<ConstantOp>(c.loc,
+                                      DenseElementsAttr::get(bools, false));
+    out.push_back(result);
+    return success();
+  };
   m["Mod"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     bool fmod = c.intAttr("fmod", 0) != 0;
     if (!fmod && isa<FloatType>(elemOf(c.input(0)))) {

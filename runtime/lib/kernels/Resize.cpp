@@ -7,6 +7,7 @@
 
 #include "opscope/runtime/generic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -135,3 +136,87 @@ void opscope::rt::resize(const ResizeParams &p, const float *x,
   std::memcpy(y, cur.data(), cur.size() * sizeof(float));
 }
 
+std::optional<Resize2DPlan>
+opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
+                          const Shape &yShape) {
+  size_t r = xShape.size();
+  if (r < 2 || (p.mode != ResizeMode::Nearest && p.mode != ResizeMode::Linear))
+    return std::nullopt;
+  Resize2DPlan plan;
+  plan.planes = 1;
+  for (size_t d = 0; d + 2 < r; ++d) {
+    bool unit = p.scales.empty() || p.scales[d] == 1.0f;
+    if (xShape[d] != yShape[d] || !unit)
+      return std::nullopt;
+    plan.planes *= xShape[d];
+  }
+  plan.inH = xShape[r - 2], plan.inW = xShape[r - 1];
+  plan.outH = yShape[r - 2], plan.outW = yShape[r - 1];
+  if (plan.inH == 0 || plan.inW == 0)
+    return std::nullopt;
+  auto fill = [&](size_t d, int64_t in, int64_t out, std::vector<int64_t> *src,
+                  std::vector<float> *w) {
+    double scale = p.scales.empty() ? double(out) / in : double(p.scales[d]);
+    auto taps = resizeTaps(p, in, out, scale);
+    for (int k = 0; k < 2; ++k) {
+      src[k].resize(out);
+      w[k].resize(out);
+    }
+    for (int64_t o = 0; o < out; ++o) {
+      const auto &t = taps[o];
+      src[0][o] = t[0].first, w[0][o] = t[0].second;
+      src[1][o] = t.size() > 1 ? t[1].first : t[0].first;
+      w[1][o] = t.size() > 1 ? t[1].second : 0.0f;
+    }
+  };
+  fill(r - 2, plan.inH, plan.outH, plan.rowSrc, plan.rowW);
+  fill(r - 1, plan.inW, plan.outW, plan.colSrc, plan.colW);
+  return plan;
+}
+
+void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
+  const int64_t iw = plan.inW, ow = plan.outW;
+  std::vector<float> rows[2] = {std::vector<float>(ow), std::vector<float>(ow)};
+  const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
+  const float *w0 = plan.colW[0].data(), *w1 = plan.colW[1].data();
+  bool single = std::all_of(plan.colW[1].begin(), plan.colW[1].end(),
+                            [](float w) { return w == 0.0f; }) &&
+                std::all_of(plan.colW[0].begin(), plan.colW[0].end(),
+                            [](float w) { return w == 1.0f; });
+  for (int64_t pl = 0; pl < plan.planes; ++pl) {
+    const float *xp = x + pl * plan.inH * iw;
+    float *yp = y + pl * plan.outH * ow;
+    int64_t cached[2] = {-1, -1};
+    // The horizontally resampled source row `s`, in one of two buffers;
+    // `keep` is a buffer not to overwrite (the other row of a blend).
+    auto row = [&](int64_t s, int keep, int &at) -> const float * {
+      for (int k = 0; k < 2; ++k)
+        if (cached[k] == s)
+          return rows[at = k].data();
+      int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
+      const float *src = xp + s * iw;
+      float *dst = rows[k].data();
+      if (single) // nearest: a copy (no 0 * inf)
+        for (int64_t o = 0; o < ow; ++o)
+          dst[o] = src[c0[o]];
+      else
+        for (int64_t o = 0; o < ow; ++o)
+          dst[o] = w0[o] * src[c0[o]] + w1[o] * src[c1[o]];
+      cached[k] = s;
+      return rows[at = k].data();
+    };
+    for (int64_t oy = 0; oy < plan.outH; ++oy) {
+      float *dst = yp + oy * ow;
+      float a = plan.rowW[0][oy], b = plan.rowW[1][oy];
+      int k0 = -1, k1 = -1;
+      const float *r0 = row(plan.rowSrc[0][oy], -1, k0);
+      if (b == 0.0f && a == 1.0f) {
+        std::memcpy(dst, r0, ow * sizeof(float));
+        continue;
+      }
+      const float *r1 = row(plan.rowSrc[1][oy], k0, k1);
+      for (int64_t o = 0; o < ow; ++o)
+        dst[o] = a * r0[o] + b * r1[o];
+    }
+  }
+}

@@ -1,6 +1,6 @@
 // RUN: opscope-opt %s -split-input-file -osc-fuse | FileCheck %s
 // RUN: opscope-opt %s -split-input-file -osc-fuse -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
-// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false" | FileCheck %s --check-prefix=OFF
+// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
 
 // MatMul with a constant K x N weight and a bias Add (torch order: bias
 // first) becomes one inner_product with the weight transposed to N x K.
@@ -289,4 +289,35 @@ func.func @post_op_other_user(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2
   %ip = osc.inner_product %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
   %r = osc.unary relu %ip : tensor<2x3xf32>
   return %r, %ip : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A conv_transpose whose kernel equals its stride: the batch_norm after it
+// folds into its weights, the relu becomes its post-op, and then it becomes
+// a 1x1 conv to OC*k*k channels (post-op kept) and a depth-to-space shuffle.
+// CHECK-LABEL: func.func @deconv_as_conv
+// CHECK: %[[C:.*]] = osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu] {{.*}} -> tensor<1x8x3x3xf32>
+// CHECK: %[[R:.*]] = osc.reshape %[[C]] : tensor<1x8x3x3xf32> -> tensor<1x2x2x2x3x3xf32>
+// CHECK: %[[T:.*]] = osc.transpose %[[R]] {perm = array<i64: 0, 1, 4, 2, 5, 3>} : tensor<1x2x2x2x3x3xf32> -> tensor<1x2x3x2x3x2xf32>
+// CHECK: osc.reshape %[[T]] : tensor<1x2x3x2x3x2xf32> -> tensor<1x2x6x6xf32>
+// CHECK-NOT: osc.conv_transpose
+// CHECK-NOT: osc.batch_norm
+// OFF-LABEL: func.func @deconv_as_conv
+// OFF: osc.conv_transpose
+// OFF: osc.batch_norm
+// OFF: osc.unary relu
+func.func @deconv_as_conv(%x: tensor<1x3x3x3xf32>) -> tensor<1x2x6x6xf32> {
+  %w = osc.constant dense<0.5> : tensor<3x2x2x2xf32>
+  %b = osc.constant dense<1.0> : tensor<2xf32>
+  %s = osc.constant dense<3.0> : tensor<2xf32>
+  %mu = osc.constant dense<0.5> : tensor<2xf32>
+  %var = osc.constant dense<3.0> : tensor<2xf32>
+  %beta = osc.constant dense<0.25> : tensor<2xf32>
+  %ct = osc.conv_transpose %x, %w bias(%b) {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>}
+      : (tensor<1x3x3x3xf32>, tensor<3x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
+  %n = osc.batch_norm %ct, %s, %beta, %mu, %var {epsilon = 1.0 : f32}
+      : (tensor<1x2x6x6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
+  %r = osc.unary relu %n : tensor<1x2x6x6xf32>
+  return %r : tensor<1x2x6x6xf32>
 }

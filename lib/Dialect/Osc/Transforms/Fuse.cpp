@@ -48,11 +48,21 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
       populateOscPostOpFusionPatterns(patterns, &numPostOps);
     if (fuseAttention)
       populateOscAttentionFusionPatterns(patterns, &numMasks);
-    if (fuseConvBn)
+    if (fuseConvBn) {
       populateOscConvBatchNormFusionPatterns(patterns, &numConvBns);
+      populateOscConvTransposeBatchNormPatterns(patterns, &numConvBns);
+    }
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // Last, once batch norms and activations have fused into them:
+    // non-overlapping transposed convolutions become 1x1 convolutions.
+    if (deconvAsConv) {
+      RewritePatternSet late(ctx);
+      populateOscConvTransposeAsConvPatterns(late, &numDeconvs);
+      if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(late))))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -147,6 +147,22 @@ struct ResizeParams {
 void resize(const ResizeParams &p, const float *x, const Shape &xShape,
             float *y, const Shape &yShape);
 
+/// Nearest or linear resize of the last two dimensions only (every leading
+/// dimension kept): the taps of each output row and column are planned
+/// once, each source row is resampled horizontally once per plane, and
+/// output rows blend (or, for nearest, copy) those.
+struct Resize2DPlan {
+  int64_t planes = 0, inH = 0, inW = 0, outH = 0, outW = 0;
+  /// Two taps per output index (the second with weight 0 for nearest).
+  std::vector<int64_t> rowSrc[2], colSrc[2];
+  std::vector<float> rowW[2], colW[2];
+};
+/// The plan, or nullopt when `p` or the shapes need the general resize.
+std::optional<Resize2DPlan> planResize2D(const ResizeParams &p,
+                                         const Shape &xShape,
+                                         const Shape &yShape);
+void resize2D(const Resize2DPlan &plan, const float *x, float *y);
+
 /// Inference batch norm over N x C x ...: y = (x - mean) / sqrt(var + eps)
 /// * scale + bias.
 void batchNorm(const float *x, const Shape &shape, const float *scale,

@@ -158,6 +158,15 @@ BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(c.out());
   kernel = c.ownKernel(false);
+  // Nearest and linear over the last two dimensions (upsampling in CNNs):
+  // taps planned once, rows resampled once per plane.
+  if (auto plan = planResize2D(p, xs, ys)) {
+    kernel = std::string(kernelFamily(OpKind::Resize)) + ":2d";
+    return [=, plan = std::move(*plan)] {
+      resize2D(plan, xp, yp);
+      return std::string();
+    };
+  }
   return [=] {
     resize(p, xp, xs, yp, ys);
     return std::string();

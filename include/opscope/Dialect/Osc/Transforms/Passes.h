@@ -49,6 +49,13 @@ void populateOscAttentionFusionPatterns(mlir::RewritePatternSet &patterns,
 /// Inference BatchNorm after a conv -> folded into the conv's weights.
 void populateOscConvBatchNormFusionPatterns(mlir::RewritePatternSet &patterns,
                                             llvm::Statistic *counter = nullptr);
+/// Inference BatchNorm after a conv_transpose -> folded into its weights.
+void populateOscConvTransposeBatchNormPatterns(mlir::RewritePatternSet &patterns,
+                                               llvm::Statistic *counter = nullptr);
+/// conv_transpose with kernel == stride -> 1x1 conv + depth-to-space
+/// shuffle (applied after the other fusions, which it would hide).
+void populateOscConvTransposeAsConvPatterns(mlir::RewritePatternSet &patterns,
+                                            llvm::Statistic *counter = nullptr);
 
 /// Import cleanup and fusion: the pipeline every compilation runs before
 /// layout, probes and lowering. Registered as `osc-optimize`.

@@ -57,8 +57,12 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
       users become post-ops (`sum` for the residual).
     * `fuse-attention`: an additive mask Add, or a `where(mask, -inf, x)`,
       before a softmax becomes the softmax's mask operand.
-    * `fuse-conv-bn`: batch_norm after a conv with constant parameters is
-      folded into the conv's weights and bias.
+    * `fuse-conv-bn`: batch_norm after a conv or conv_transpose with
+      constant parameters is folded into its weights and bias.
+    * `deconv-as-conv`: a conv_transpose whose kernel equals its stride (no
+      padding, dilation or groups) becomes a 1x1 conv to `OC*k*k` channels,
+      with its post-ops, and a depth-to-space shuffle; applied after the
+      other fusions.
 
     ```mlir
     %m = osc.matmul %x, %w : (tensor<1x128x768xf32>, tensor<768x3072xf32>) -> tensor<1x128x3072xf32>
@@ -76,7 +80,8 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"fuseLayerNorm", "fuse-layer-norm", "bool", "true", "decomposed LayerNorm to osc.layer_norm">,
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
-    Option<"fuseConvBn", "fuse-conv-bn", "bool", "true", "fold batch_norm into conv weights">
+    Option<"fuseConvBn", "fuse-conv-bn", "bool", "true", "fold batch_norm into conv weights">,
+    Option<"deconvAsConv", "deconv-as-conv", "bool", "true", "conv_transpose with kernel == stride as 1x1 conv + shuffle">
   ];
   let statistics = [
     Statistic<"numInnerProducts", "inner-products", "matmuls turned into inner_product">,
@@ -87,7 +92,8 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Statistic<"numMasks", "masks", "attention masks fused into softmax">,
     Statistic<"numScales", "scales", "scalar multiplies folded">,
     Statistic<"numTransposes", "transposes", "transposes folded into matmul flags">,
-    Statistic<"numConvBns", "conv-bns", "batch_norms folded into conv">
+    Statistic<"numConvBns", "conv-bns", "batch_norms folded into conv">,
+    Statistic<"numDeconvs", "deconvs-as-conv", "conv_transposes rewritten as 1x1 conv + shuffle">
   ];
 }
 
