@@ -151,18 +151,27 @@ std::string subgraphPath(StringRef path, StringRef name) {
   return path.rtrim('/').str() + "/" + name.ltrim('/').str();
 }
 
+/// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
+/// carries (If's branches, Loop's and Scan's bodies).
+template <typename F>
+void forEachSubgraph(const onnx::NodeProto &node, F &&f) {
+  for (const auto &attr : node.attribute()) {
+    if (attr.has_g())
+      f(attr.g(), attr.name());
+    for (int i = 0; i < attr.graphs_size(); ++i)
+      f(attr.graphs(i), attr.name() + "[" + std::to_string(i) + "]");
+  }
+}
+
 /// Names `graph` and its subgraphs consume: node inputs, and graph outputs
 /// (a subgraph's outputs feed its node's results).
 void collectUsed(const onnx::GraphProto &graph, llvm::StringSet<> &used) {
   for (const auto &node : graph.node()) {
     for (const auto &in : node.input())
       used.insert(in);
-    for (const auto &attr : node.attribute()) {
-      if (attr.has_g())
-        collectUsed(attr.g(), used);
-      for (const auto &g : attr.graphs())
-        collectUsed(g, used);
-    }
+    forEachSubgraph(node, [&](const onnx::GraphProto &g, const std::string &) {
+      collectUsed(g, used);
+    });
   }
   for (const auto &out : graph.output())
     used.insert(out.name());
@@ -205,16 +214,10 @@ void collectUnsupported(const onnx::GraphProto &graph, const std::string &path,
     std::string qualified = subgraphPath(path, name);
     if (!defaultDomain || !table.count(node.op_type()))
       missing[type].push_back(qualified);
-    for (const auto &attr : node.attribute()) {
-      if (attr.has_g())
-        collectUnsupported(attr.g(), qualified + "/" + attr.name(), table,
-                           missing);
-      for (int i = 0; i < attr.graphs_size(); ++i)
-        collectUnsupported(attr.graphs(i),
-                           qualified + "/" + attr.name() + "[" +
-                               std::to_string(i) + "]",
-                           table, missing);
-    }
+    forEachSubgraph(node, [&](const onnx::GraphProto &g,
+                              const std::string &attr) {
+      collectUnsupported(g, qualified + "/" + attr, table, missing);
+    });
   }
 }
 } // namespace

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -25,55 +26,60 @@ using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
-float activate(RnnActivation f, float x, float alpha, float beta) {
+/// The unary kind (kinds.def) computing `f`, for the functions the two
+/// tables share; Affine and ScaledTanh are the RNN's own.
+std::optional<UnaryKind> sharedUnary(RnnActivation f) {
   switch (f) {
   case RnnActivation::Sigmoid:
-    return 1.0f / (1.0f + std::exp(-x));
+    return UnaryKind::Sigmoid;
   case RnnActivation::Tanh:
-    return std::tanh(x);
+    return UnaryKind::Tanh;
   case RnnActivation::Relu:
-    return std::max(x, 0.0f);
-  case RnnActivation::Affine:
-    return alpha * x + beta;
+    return UnaryKind::Relu;
   case RnnActivation::LeakyRelu:
-    return x >= 0 ? x : alpha * x;
+    return UnaryKind::LeakyRelu;
   case RnnActivation::ThresholdedRelu:
-    return x > alpha ? x : 0.0f;
-  case RnnActivation::ScaledTanh:
-    return alpha * std::tanh(beta * x);
+    return UnaryKind::ThresholdedRelu;
   case RnnActivation::HardSigmoid:
-    return std::clamp(alpha * x + beta, 0.0f, 1.0f);
+    return UnaryKind::HardSigmoid;
   case RnnActivation::Elu:
-    return x >= 0 ? x : alpha * (std::exp(x) - 1.0f);
+    return UnaryKind::Elu;
   case RnnActivation::Softsign:
-    return x / (1.0f + std::fabs(x));
+    return UnaryKind::Softsign;
   case RnnActivation::Softplus:
-    return x > 20.0f ? x : std::log1p(std::exp(x));
+    return UnaryKind::Softplus;
+  case RnnActivation::Affine:
+  case RnnActivation::ScaledTanh:
+    break;
   }
-  return x;
+  return std::nullopt;
 }
 
-/// Row-major C[m x n] = A[m x k] * B[n x k]^T (+ C when accumulate).
+/// Row-major C[m x n] = A[m x k] * B[n x k]^T.
 void gemmNT(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-            const float *b, int64_t ldb, float *c, int64_t ldc,
-            bool accumulate = false) {
+            const float *b, int64_t ldb, float *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
   if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    for (int64_t i = 0; i < m; ++i)
+      std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  if (dnnl_sgemm('N', 'T', m, n, k, 1.0f, a, lda, b, ldb,
-                 accumulate ? 1.0f : 0.0f, c, ldc) != dnnl_success)
+  if (dnnl_sgemm('N', 'T', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc) !=
+      dnnl_success)
     throw std::runtime_error("rnn: oneDNN sgemm failed");
 }
 
 struct Activation {
   RnnActivation f;
   float alpha, beta;
-  float operator()(float x) const { return activate(f, x, alpha, beta); }
+  float operator()(float x) const {
+    if (f == RnnActivation::Affine)
+      return alpha * x + beta;
+    if (f == RnnActivation::ScaledTanh)
+      return alpha * std::tanh(beta * x);
+    return unaryFloat<float>(*sharedUnary(f), x, alpha, beta);
+  }
 };
 } // namespace
 
@@ -93,11 +99,9 @@ void opscope::rt::rnnLayer(const RnnDesc &d, const RnnBuffers &io) {
     return io.y + (d.batchFirst ? ((b * S + t) * d.dirs + dir) * H
                                 : ((t * d.dirs + dir) * B + b) * H);
   };
-  auto stateAt = [&](float *base, int64_t dir, int64_t b) {
-    return base + (d.batchFirst ? (b * d.dirs + dir) : (dir * B + b)) * H;
-  };
-  auto stateIn = [&](const float *base, int64_t dir, int64_t b) {
-    return base + (d.batchFirst ? (b * d.dirs + dir) : (dir * B + b)) * H;
+  // Offset of (direction, batch) in the initial and last states.
+  auto state = [&](int64_t dir, int64_t b) {
+    return (d.batchFirst ? (b * d.dirs + dir) : (dir * B + b)) * H;
   };
   std::fill(io.y, io.y + S * d.dirs * B * H, 0.0f);
 
@@ -123,11 +127,11 @@ void opscope::rt::rnnLayer(const RnnDesc &d, const RnnBuffers &io) {
     for (int64_t b = 0; b < B; ++b) {
       float *hb = h.data() + b * H, *cb = c.data() + b * H;
       if (io.h0)
-        std::copy_n(stateIn(io.h0, dir, b), H, hb);
+        std::copy_n(io.h0 + state(dir, b), H, hb);
       else
         std::fill_n(hb, H, 0.0f);
       if (io.c0)
-        std::copy_n(stateIn(io.c0, dir, b), H, cb);
+        std::copy_n(io.c0 + state(dir, b), H, cb);
       else
         std::fill_n(cb, H, 0.0f);
     }
@@ -137,7 +141,7 @@ void opscope::rt::rnnLayer(const RnnDesc &d, const RnnBuffers &io) {
     int64_t direct = resetFirst ? 2 * H : G;
     for (int64_t s = 0; s < S; ++s) {
       gemmNT(B, direct, H, h.data(), H, r, H, hr.data(), G);
-      if (d.cell == RnnCell::Gru && d.linearBeforeReset == false) {
+      if (resetFirst) {
         // r = f(x Wr + h Rr + biases), then (r * h) Rh.
         for (int64_t b = 0; b < B; ++b) {
           int64_t len = io.lens ? io.lens[b] : S;
@@ -208,9 +212,9 @@ void opscope::rt::rnnLayer(const RnnDesc &d, const RnnBuffers &io) {
         std::fill_n(c.data() + b * H, H, 0.0f);
       }
       if (io.yh)
-        std::copy_n(h.data() + b * H, H, stateAt(io.yh, dir, b));
+        std::copy_n(h.data() + b * H, H, io.yh + state(dir, b));
       if (io.yc)
-        std::copy_n(c.data() + b * H, H, stateAt(io.yc, dir, b));
+        std::copy_n(c.data() + b * H, H, io.yc + state(dir, b));
     }
   }
 }

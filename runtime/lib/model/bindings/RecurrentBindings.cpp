@@ -65,7 +65,6 @@ BoundKernel rnnOp(const OpContext &c, std::string &kernel) {
   bool lens64 = c.has(4) && c.in(4).dtype == DType::I64;
   if (c.has(4) && !lens64 && c.in(4).dtype != DType::I32)
     c.fail("sequence_lens must be i32 or i64");
-  std::string name = c.op.name;
   kernel = c.ownKernel();
   return [=] {
     RnnBuffers run = io;
