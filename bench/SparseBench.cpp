@@ -10,7 +10,8 @@
 // process median of its calls), the speed-up is computed per round, and the
 // table prints the median over rounds with the min-max spread.
 //
-//   bench-sparse [--rounds N] [--min-ms MS] [--quick]
+//   bench-sparse [--rounds N] [--min-ms MS] [--quick] [--precision fp32|bf16|int8]
+//                [--shape NxK] [--m M] [--block 1x4|4x4]
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +42,7 @@ int rounds = 5;
 double minMs = 150; // time per system per round
 
 struct Row {
-  std::string precision, shape;
+  std::string precision, shape, block;
   int64_t m;
   double sparsity, denseMs, sparseMs, speedup, lo, hi, target;
   double rowsMs, rowsSpeedup; // the same kernel with row-major activations
@@ -50,12 +51,14 @@ struct Row {
 /// One shape, one M, one precision: dense and every ratio, in rounds
 /// (tooling::measureInnerProducts, shared with opscope-tune).
 void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
-             const std::vector<double> &ratios, std::vector<Row> &rows,
-             std::string &denseImpl, std::string &sparseImpl) {
+             int64_t blockRows, const std::vector<double> &ratios,
+             std::vector<Row> &rows, std::string &denseImpl,
+             std::string &sparseImpl) {
   tooling::KernelBenchConfig config;
   config.rounds = rounds;
   config.minMs = minMs;
   config.rowMajor = true;
+  config.blockRows = blockRows;
   auto res = tooling::measureInnerProducts(prec, n, k, m, ratios, config);
   denseImpl = res.denseImpl;
   sparseImpl = res.sparseImpl;
@@ -65,6 +68,7 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     Row row;
     row.precision = tooling::precisionName(prec);
     row.shape = std::to_string(n) + "x" + std::to_string(k);
+    row.block = std::to_string(blockRows) + "x4";
     row.m = m;
     row.sparsity = ratios[i];
     row.denseMs = tooling::median(res.denseMs);
@@ -87,6 +91,14 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
 
 int main(int argc, char **argv) {
   bool quick = false;
+  std::string onlyPrecision, onlyShape, onlyBlock;
+  int64_t onlyM = 0;
+  auto usage = [] {
+    std::fprintf(stderr, "usage: bench-sparse [--rounds N] [--min-ms MS] "
+                         "[--quick] [--precision fp32|bf16|int8] [--shape NxK] "
+                         "[--m M] [--block 1x4|4x4]\n");
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc)
@@ -95,11 +107,32 @@ int main(int argc, char **argv) {
       minMs = std::atof(argv[++i]);
     else if (a == "--quick")
       quick = true;
+    else if (a == "--precision" && i + 1 < argc)
+      onlyPrecision = argv[++i];
+    else if (a == "--shape" && i + 1 < argc)
+      onlyShape = argv[++i];
+    else if (a == "--block" && i + 1 < argc)
+      onlyBlock = argv[++i];
+    else if (a == "--m" && i + 1 < argc)
+      onlyM = std::atoll(argv[++i]);
     else {
-      std::fprintf(stderr,
-                   "usage: bench-sparse [--rounds N] [--min-ms MS] [--quick]\n");
-      return 2;
+      std::fprintf(stderr, "bench-sparse: unknown or incomplete flag '%s'\n",
+                   a.c_str());
+      return usage();
     }
+  }
+  if (!onlyBlock.empty() && onlyBlock != "1x4" && onlyBlock != "4x4") {
+    std::fprintf(stderr, "bench-sparse: --block must be 1x4 or 4x4, not '%s'\n",
+                 onlyBlock.c_str());
+    return usage();
+  }
+  KernelPrecision parsed;
+  if (!onlyPrecision.empty() &&
+      !tooling::parsePrecision(onlyPrecision, parsed)) {
+    std::fprintf(stderr, "bench-sparse: --precision must be fp32, bf16 or "
+                         "int8, not '%s'\n",
+                 onlyPrecision.c_str());
+    return usage();
   }
   setDenseThreads(1); // oneDNN and the sparse kernels share OpenMP's pool
   bool amx = cpuHasAmx();
@@ -122,20 +155,31 @@ int main(int argc, char **argv) {
     shapes = {{768, 768}};
     ms = {128};
   }
+  if (onlyM > 0)
+    ms = {onlyM};
   std::printf("sparse_ms/speedup: activations transposed (K x M in, N x M "
               "out), as inside a chain of the osc-sparse-layout pass;\n"
               "rows_ms/rows_x: row-major activations (the kernel transposes "
               "its tiles), as at a chain boundary.\n\n");
-  std::printf("%-6s %-10s %5s %8s %9s %9s %8s %13s %7s %9s %7s\n", "prec",
-              "NxK", "M", "sparsity", "dense_ms", "sparse_ms", "speedup",
+  std::printf("%-6s %-5s %-10s %5s %8s %9s %9s %8s %13s %7s %9s %7s\n",
+              "prec", "block", "NxK", "M", "sparsity", "dense_ms", "sparse_ms", "speedup",
               "spread", "target", "rows_ms", "rows_x");
   for (KernelPrecision prec :
        {KernelPrecision::F32, KernelPrecision::BF16, KernelPrecision::S8}) {
+    if (!onlyPrecision.empty() && onlyPrecision != tooling::precisionName(prec))
+      continue;
     std::string denseImpl, sparseImpl;
+    for (int64_t br : {1, 4}) {
+      if (!onlyBlock.empty() && onlyBlock != std::to_string(br) + "x4")
+        continue;
     for (const Shape &s : shapes)
       for (int64_t m : ms) {
+        if (!onlyShape.empty() &&
+            onlyShape != std::to_string(s.n) + "x" + std::to_string(s.k))
+          continue;
+
         std::vector<Row> rows;
-        measure(prec, s.n, s.k, m, ratios, rows, denseImpl, sparseImpl);
+        measure(prec, s.n, s.k, m, br, ratios, rows, denseImpl, sparseImpl);
         for (const Row &r : rows) {
           char spread[32], target[16];
           std::snprintf(spread, sizeof spread, "[%.2f-%.2f]", r.lo, r.hi);
@@ -143,14 +187,16 @@ int main(int argc, char **argv) {
             std::snprintf(target, sizeof target, ">= %.1f", r.target);
           else
             std::snprintf(target, sizeof target, "-");
-          std::printf("%-6s %-10s %5ld %7.0f%% %9.3f %9.3f %7.2fx %13s %7s "
-                      "%9.3f %6.2fx\n",
-                      r.precision.c_str(), r.shape.c_str(), (long)r.m,
+          std::printf("%-6s %-5s %-10s %5ld %7.0f%% %9.3f %9.3f %7.2fx %13s "
+                      "%7s %9.3f %6.2fx\n",
+                      r.precision.c_str(), r.block.c_str(), r.shape.c_str(),
+                      (long)r.m,
                       r.sparsity * 100, r.denseMs, r.sparseMs, r.speedup,
                       spread, target, r.rowsMs, r.rowsSpeedup);
           std::fflush(stdout);
         }
       }
+    }
     std::printf("  (%s: dense %s, sparse %s)\n", tooling::precisionName(prec),
                 denseImpl.c_str(), sparseImpl.c_str());
   }

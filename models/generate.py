@@ -4,8 +4,9 @@ node patterns torch.onnx emits, with random (seeded) weights.
 
   generate.py [--out DIR] [MODEL ...]       (default: every model, into models/cache)
 
-Models (NAME = FAMILY-opsetN[-sparse]):
-  bert-mini-opset14, bert-mini-opset17 (+ -sparse)
+Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
+  bert-mini-opset14, bert-mini-opset17 (+ -sparse; bert-mini-opset14 also
+      + -sparse4x4; distilbert-opset14-sparse4x4 is built when named)
       4 layers, hidden 256, 4 heads, ffn 1024, vocab 30522; token type
       embeddings; mask as (1 - cast(mask)) * -10000 via Unsqueeze/Cast/Sub/Mul.
   distilbert-opset14, distilbert-opset17 (+ -sparse)
@@ -31,7 +32,8 @@ give --input-shape to opscope). Before opset 17 LayerNorm is decomposed
 LayerNormalization. GELU is the Erf form. Heads are split with the
 Shape/Gather/Unsqueeze/Concat/Reshape chain. "-sparse" prunes every linear
 weight to 80% zero 1x4 blocks (4 consecutive input features of one output),
-by block magnitude.
+by block magnitude; "-sparse4x4" to 80% zero 4x4 blocks (4 consecutive
+features of 4 consecutive outputs), which opscope runs on its 4x4 kernels.
 
 A model is rewritten only when missing or produced by an older generator
 (the generator's hash is stored in the model's metadata).
@@ -86,7 +88,9 @@ class Builder:
 
     def weight(self, shape, name, scale=0.02, prune=False):
         w = (self.rng.standard_normal(shape) * scale).astype(np.float32)
-        if prune and self.sparse:
+        if prune and self.sparse == "4x4":
+            w = prune_4x4(w)
+        elif prune and self.sparse:
             w = prune_1x4(w)
         return self.init(w, name)
 
@@ -100,6 +104,17 @@ def prune_1x4(w, ratio=0.8):
     cut = np.quantile(blocks, ratio)
     keep = blocks > cut
     return (w.reshape(k // 4, 4, n) * keep[:, None, :]).reshape(k, n)
+
+
+def prune_4x4(w, ratio=0.8):
+    """Zeroes `ratio` of the 4x4 blocks (4 consecutive input features of 4
+    consecutive outputs) with the smallest L1 norm."""
+    k, n = w.shape
+    assert k % 4 == 0 and n % 4 == 0
+    blocks = np.abs(w.reshape(k // 4, 4, n // 4, 4)).sum(axis=(1, 3))
+    cut = np.quantile(blocks, ratio)
+    keep = blocks > cut
+    return (w.reshape(k // 4, 4, n // 4, 4) * keep[:, None, :, None]).reshape(k, n)
 
 
 def scope(prefix):
@@ -464,12 +479,14 @@ def all_models():
         for opset in (14, 17):
             for sparse in (False, True):
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
-    return names + ["mlp-opset14", "cnn-opset14", "ocrdet-opset14", "vad-opset16"]
+    # distilbert-opset14-sparse4x4 only on request (make bench): the corpus
+    # checks the 4x4 path on the smaller encoder.
+    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "vad-opset16"]
 
 
 def build(name):
     parts = name.split("-")
-    sparse = parts[-1] == "sparse"
+    sparse = {"sparse": True, "sparse4x4": "4x4"}.get(parts[-1], False)
     if sparse:
         parts = parts[:-1]
     opset = int(parts[-1][len("opset"):])

@@ -7,7 +7,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODELS="$BUILD_DIR/models"
 
 /usr/bin/python3 "$ROOT/models/generate.py" --out "$MODELS" \
-  distilbert-opset14 distilbert-opset14-sparse distilbert-opset17 bert-mini-opset14 \
+  distilbert-opset14 distilbert-opset14-sparse distilbert-opset14-sparse4x4 \
+  distilbert-opset17 bert-mini-opset14 \
   cnn-opset14 mlp-opset14 ocrdet-opset14
 
 ENC="input_ids=1x128,attention_mask=1x128"
@@ -49,6 +50,14 @@ echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, se
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
+echo "== The same, pruned to 80% in 4x4 blocks (opscope-prune --block 4x4): the 4x4 kernels"
+/usr/bin/python3 "$ROOT/scripts/bench_sparse.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --prune "$BUILD_DIR/bin/opscope-prune" --work "$BUILD_DIR/bench-sparse-4x4" \
+  --cpu 0 --rounds 5 --iterations 10 --block 4x4 \
+  "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+
+echo
 echo "== What-if (issue 14): opscope-analyze --what-if 0.8 against the measured pruned DistilBERT-shaped model; dense fp32 --kernels tuned vs ONNX Runtime; seq 128, batch 1, one thread"
 /usr/bin/python3 "$ROOT/scripts/bench_whatif.py" \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
@@ -58,11 +67,12 @@ echo "== What-if (issue 14): opscope-analyze --what-if 0.8 against the measured 
   input_ids=1x128 attention_mask=1x128
 
 echo
-echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4-pruned) sparse fp32/int8 vs ONNX Runtime fp32, seq 128, batch 1, one thread; accuracy"
+echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4- and 4x4-pruned) sparse fp32/int8 vs ONNX Runtime fp32, seq 128, batch 1, one thread; accuracy"
 /usr/bin/python3 "$ROOT/scripts/bench_precision.py" \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
   --work "$BUILD_DIR/bench-precision" --cpu 0 --rounds 5 --iterations 10 --sets 32 \
   --sparse-model "$MODELS/distilbert-opset14-sparse.onnx" \
+  --sparse-model-4x4 "$MODELS/distilbert-opset14-sparse4x4.onnx" \
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo

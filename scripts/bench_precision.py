@@ -45,6 +45,8 @@ def main():
     p.add_argument("--cpu", type=int, default=0)
     p.add_argument("--sets", type=int, default=32)
     p.add_argument("--sparse-model")
+    p.add_argument("--sparse-model-4x4",
+                   help="the model pruned in 4x4 blocks (runs the 4x4 kernels)")
     p.add_argument("--no-qdq", action="store_true",
                    help="skip the QDQ model (ORT's int8 peer)")
     p.add_argument("model")
@@ -65,6 +67,10 @@ def main():
     if a.sparse_model:
         variants += [("sparse fp32", a.sparse_model, ["--precision", "fp32"]),
                      ("sparse int8", a.sparse_model,
+                      ["--precision", "int8", "--calibration-inputs", calib])]
+    if a.sparse_model_4x4:
+        variants += [("sparse 4x4 fp32", a.sparse_model_4x4, ["--precision", "fp32"]),
+                     ("sparse 4x4 int8", a.sparse_model_4x4,
                       ["--precision", "int8", "--calibration-inputs", calib])]
     qdq = None
     if not a.no_qdq:
@@ -105,6 +111,7 @@ def main():
             ms[name].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
     accuracy = []
     for name, ref in (("bf16", "fp32"), ("int8", "fp32"), ("sparse int8", "sparse fp32"),
+                      ("sparse 4x4 int8", "sparse 4x4 fp32"),
                       ("int8 QDQ (imported)", "fp32")):
         if name in libs:
             accuracy.append((name, ref, run(pin + [

@@ -5,7 +5,8 @@ and ONNX Runtime fp32 on the unpruned model, in alternating rounds on one
 pinned CPU, one thread.
 
   bench_sparse.py --compile BIN --run BIN --prune BIN MODEL.onnx NAME=DIMS ...
-                  [--sparsity 0.8] [--iterations N] [--rounds N] [--cpu N]
+                  [--sparsity 0.8] [--block 1x4|4x4] [--iterations N]
+                  [--rounds N] [--cpu N]
                   [--work DIR]
 
 Prints the CPU, each system's median latency (median over rounds of the
@@ -46,6 +47,8 @@ def main():
     p.add_argument("--prune", required=True)
     p.add_argument("--work", default="/tmp/opscope-bench-sparse")
     p.add_argument("--sparsity", type=float, default=0.8)
+    p.add_argument("--block", default="1x4",
+                   help="opscope-prune's block shape (4x4 runs the 4x4 kernels)")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cpu", type=int, default=0)
@@ -54,7 +57,8 @@ def main():
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
     pruned = os.path.join(a.work, "pruned.onnx")
-    run([a.prune, a.model, "--sparsity", str(a.sparsity), "-o", pruned])
+    run([a.prune, a.model, "--sparsity", str(a.sparsity), "--block", a.block,
+         "-o", pruned])
     libs = {}
     # "rows": the same sparse kernels without osc-sparse-layout's transposed
     # layout, which shows what keeping activations transposed buys.
@@ -103,8 +107,8 @@ def main():
 
     print("CPU: %s; one thread on CPU %d; %d rounds of %d runs" % (
         cpu_model(), a.cpu, a.rounds, a.iterations))
-    print("model %s (%s) pruned to %.0f%% in 1x4 blocks by opscope-prune" % (
-        os.path.basename(a.model), " ".join(a.shapes), 100 * a.sparsity))
+    print("model %s (%s) pruned to %.0f%% in %s blocks by opscope-prune" % (
+        os.path.basename(a.model), " ".join(a.shapes), 100 * a.sparsity, a.block))
     print("%-44s %10s" % ("system", "median ms"))
     print("%-44s %10.2f" % ("ONNX Runtime fp32, unpruned model", statistics.median(ms["ort"])))
     print("%-44s %10.2f" % ("opscope dense fp32 (oneDNN), pruned model", statistics.median(ms["dense"])))

@@ -33,6 +33,7 @@ CHECK_MODELS = [
     "bert-mini-opset14:input_ids=2x64,attention_mask=2x64",
     "bert-mini-opset17-sparse:input_ids=1x128,attention_mask=1x128",
     "distilbert-opset14-sparse:input_ids=1x128,attention_mask=1x128",
+    "bert-mini-opset14-sparse4x4:input_ids=1x128,attention_mask=1x128",
     "distilbert-opset14:input_ids=1x128,attention_mask=1x128",
     "distilbert-opset17:input_ids=2x32,attention_mask=2x32",
     "mlp-opset14:input=8x784",
@@ -71,7 +72,7 @@ def prepare(args, spec):
     outputs = [o.name for o in model.graph.output]
     libs = {}
     variants = [("fused", []), ("unfused", ["--no-fuse"])]
-    if name.endswith("-sparse"):
+    if name.endswith("-sparse") or name.endswith("-sparse4x4"):
         # Pruned models: "fused" runs the block-sparse kernels (--sparse
         # auto) with transposed chains; "dense" the same fusion on oneDNN,
         # "rows" the sparse kernels without transposed chains.

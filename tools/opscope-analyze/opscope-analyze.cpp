@@ -90,8 +90,9 @@ int main(int argc, char **argv) {
                  "this block sparsity in (0, 1), or to the ratios of a "
                  "per-layer FILE.json (opscope-prune --per-layer's format)");
   app.add_option("--block", block,
-                 "with --what-if: the sparse block (only 1x4, the runtime's "
-                 "sparse kernels' block)");
+                 "with --what-if: the sparse block the pruning would use, "
+                 "1x4 (default) or 4x4 (opscope-prune --block 4x4; the "
+                 "runtime's 4x4 kernels)");
   opscope::tools::addWhatIfDatabaseOptions(app, precision, dbPath);
   app.add_option("--check", checkPath,
                  "with --what-if: compare the projection with a measured "
@@ -138,14 +139,15 @@ int main(int argc, char **argv) {
                         " does not combine with --what-if (the projection "
                         "covers every op)",
                     kUsage);
-    if (block != "1x4")
+    if (block != "1x4" && block != "4x4")
       return fail("--block " + block +
                       ": the runtime's sparse kernels and the tuning "
-                      "database support only 1x4 blocks",
+                      "database support 1x4 and 4x4 blocks",
                   kUsage);
   }
   WhatIfRequest request;
   request.precision = precision;
+  request.block = block;
   if (projecting) {
     std::string err = parseWhatIf(whatIf, "--what-if", request);
     if (!err.empty())

@@ -146,7 +146,9 @@ int main(int argc, char **argv) {
                                        "0.7,0.8,0.9")
       ->delimiter(',')
       ->check(openUnitRatio());
-  app.add_option("--block", block, "sparse block shape (only 1x4)");
+  app.add_option("--block", block,
+                 "sparse block shape: 1x4 (default) or 4x4 (weights pruned "
+                 "with opscope-prune --block 4x4)");
   app.add_option("--precision", precisionArgs,
                  "fp32, bf16, int8; default fp32")
       ->delimiter(',')
@@ -168,9 +170,8 @@ int main(int argc, char **argv) {
   if (int rc = tools::parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
 
-  if (block != "1x4")
-    return fail("--block: only 1x4 is supported (the runtime's sparse "
-                "kernels), got '" +
+  if (block != "1x4" && block != "4x4")
+    return fail("--block: 1x4 or 4x4 (the runtime's sparse kernels), got '" +
                     block + "'",
                 kUsage);
   if (modelPath.empty() && shapeArgs.empty())
@@ -260,6 +261,7 @@ int main(int argc, char **argv) {
   tooling::KernelBenchConfig config;
   config.rounds = rounds;
   config.minMs = minMs;
+  config.blockRows = block == "4x4" ? 4 : 1;
   size_t total = problems.size() * precisions.size(), done = 0;
   tools::Progress progress("opscope-tune", total);
 
@@ -310,10 +312,10 @@ int main(int argc, char **argv) {
               : amxUsed ? "present, used by oneDNN's dense kernels"
                         : "present, not used",
               impls.c_str());
-  std::printf("perf ratio = dense ms / sparse ms (1x4 blocks, transposed "
+  std::printf("perf ratio = dense ms / sparse ms (%s blocks, transposed "
               "activations), median over %d alternating rounds [min-max of "
               "the per-round ratios]\n\n",
-              rounds);
+              block.c_str(), rounds);
 
   // Neural Engine's layout: weight shape rows, target sparsity columns.
   std::ostringstream head, rule;

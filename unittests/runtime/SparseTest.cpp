@@ -2,7 +2,7 @@
 //
 // Part of opscope. The packed format (measure, pack, validate) and the
 // sparse inner products (f32, bf16, s8), AVX-512 and portable, in both
-// activation layouts,
+// activation layouts, with 1x4 and 4x4 blocks,
 // on odd sizes (M, N, K not multiples of the tile or vector widths) and
 // block ratios of 0, 50, 80, 90 and 100% (all zero), with every post-op and
 // a residual sum that aliases the output.
@@ -34,28 +34,34 @@ std::vector<float> randomVector(size_t n, unsigned seed) {
   return v;
 }
 
-/// N x K weights with round(ratio * blocks) of the 1x4 blocks zeroed.
+/// N x K weights with round(ratio * blocks) of the br x 4 blocks zeroed (br
+/// 1 or 4; with 4, N a multiple of 4).
 std::vector<float> prunedWeights(int64_t n, int64_t k, double ratio,
-                                 unsigned seed) {
+                                 unsigned seed, int64_t br = 1) {
   auto w = randomVector(n * k, seed);
-  int64_t perRow = (k + 3) / 4, blocks = n * perRow;
+  int64_t perRow = (k + 3) / 4, blocks = n / br * perRow;
   std::vector<int64_t> order(blocks);
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937(seed + 7));
   int64_t zero = std::llround(ratio * blocks);
   for (int64_t i = 0; i < zero; ++i) {
-    int64_t r = order[i] / perRow, c0 = order[i] % perRow * 4;
-    for (int64_t c = c0; c < std::min(k, c0 + 4); ++c)
-      w[r * k + c] = 0.0f;
+    int64_t r0 = order[i] / perRow * br, c0 = order[i] % perRow * 4;
+    for (int64_t r = r0; r < r0 + br; ++r)
+      for (int64_t c = c0; c < std::min(k, c0 + 4); ++c)
+        w[r * k + c] = 0.0f;
   }
   return w;
 }
 
+/// Packs in the block rows the compiler would pick (chooseBlockRows), which
+/// must be `br` for weights pruned in br x 4 blocks.
 std::vector<uint8_t> packed(const std::vector<float> &w, int64_t n, int64_t k,
-                            sp::ValueType t) {
-  int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k);
-  std::vector<uint8_t> out(sp::layout(t, n, k, nnz).totalBytes);
-  sp::pack(w.data(), n, k, t, out.data());
+                            sp::ValueType t, int64_t br = 1) {
+  int64_t chosen = sp::chooseBlockRows(w.data(), n, k);
+  EXPECT_EQ(chosen, br);
+  int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k, chosen);
+  std::vector<uint8_t> out(sp::layout(t, n, k, nnz, chosen).totalBytes);
+  sp::pack(w.data(), n, k, t, out.data(), chosen);
   EXPECT_EQ(sp::validate(out.data(), out.size()), "");
   return out;
 }
@@ -133,9 +139,31 @@ const Case kCases[] = {
     {64, 64, 64, 0.9},  {65, 40, 130, 0.8}, {130, 68, 33, 1.0},
     {128, 768, 96, 0.8}, {33, 1028, 70, 0.8}, // several K-slabs
     {5, 10, 7, 0.5}, // K not a multiple of 4
+    {80, 36, 68, 0.5}, // two token tiles of whole vectors (64 + 16)
+    {48, 4104, 12, 0.8}, // two K-slabs of 4x4 blocks
 };
 
-class SparseF32 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+/// Param: portable kernels?, layout bits (1 transposed input, 2 transposed
+/// output), block rows (1: 1x4 blocks; 4: 4x4).
+using KernelParam = std::tuple<bool, int, int>;
+
+/// The block rows a case runs with: 4x4 needs N to be a multiple of 4;
+/// Ratio 0 with N a multiple of 4 packs as 4x4 either way (a dense weight
+/// lines up in 4x4 blocks).
+int64_t caseBlockRows(const Case &tc, int br) {
+  if (tc.n % 4)
+    return 1;
+  return tc.ratio == 0.0 || tc.ratio == 1.0 ? 4 : br;
+}
+
+std::string paramName(const ::testing::TestParamInfo<KernelParam> &info) {
+  return std::string(std::get<0>(info.param) ? "Portable" : "Best") + "_in" +
+         (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
+         (std::get<1>(info.param) & 2 ? "T" : "N") + "_" +
+         std::to_string(std::get<2>(info.param)) + "x4";
+}
+
+class SparseF32 : public ::testing::TestWithParam<KernelParam> {
 protected:
   void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
   void TearDown() override { setSparsePortable(false); }
@@ -157,27 +185,35 @@ TEST_P(SparseF32, MatchesDense) {
                    << "m=" << tc.m << " k=" << tc.k << " n=" << tc.n
                    << " ratio=" << tc.ratio << " postops=" << postOps.size());
       ++seed;
-      auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
+      int64_t br = caseBlockRows(tc, std::get<2>(GetParam()));
+      auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed, br);
       auto x = randomVector(tc.m * tc.k, seed + 1);
       auto b = randomVector(tc.n, seed + 2);
       bool hasSum = std::count(postOps.begin(), postOps.end(), PostOp::Sum);
       std::vector<float> sum = hasSum ? randomVector(tc.m * tc.n, seed + 3)
                                       : std::vector<float>();
       auto want = reference(x, w, b, sum, postOps, tc.m, tc.k, tc.n);
-      Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::F32));
+      Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::F32, br));
       SparseInnerProduct ip(tc.m, blob.ptr, b.data(), postOps, layout);
       EXPECT_EQ(ip.implementation(),
-                "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::F32) + ":f32");
+                "opscope:sparse_" + std::to_string(br) + "x4:" + sparseIsa(sp::ValueType::F32) + ":f32");
       EXPECT_EQ(sparseIsa(sp::ValueType::F32) == "portable",
                 std::get<0>(GetParam()) ||
                     !__builtin_cpu_supports("avx512f"));
       std::vector<float> xin =
           layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
-      // The sum aliases the output, in the output's layout.
-      std::vector<float> y =
+      // The sum, in the output's layout, aliases the output (an in-place
+      // residual: the kernel must read it before it writes the tile) except
+      // when it is the only post-op (a separate buffer: a transposed output
+      // is then accumulated in place).
+      std::vector<float> sumIn =
           hasSum ? (layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum)
-                 : std::vector<float>(tc.m * tc.n, 0.0f);
-      ip.run(xin.data(), y.data(), hasSum ? y.data() : nullptr);
+                 : std::vector<float>();
+      bool alias = hasSum && postOps.size() > 1;
+      std::vector<float> y =
+          alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
+      ip.run(xin.data(), y.data(),
+             !hasSum ? nullptr : alias ? y.data() : sumIn.data());
       if (layout.transposedOutput)
         y = transpose(y, tc.n, tc.m);
       double worst = 0;
@@ -190,14 +226,11 @@ TEST_P(SparseF32, MatchesDense) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseF32,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
-             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
-             (std::get<1>(info.param) & 2 ? "T" : "N");
-    });
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
+                       ::testing::Values(1, 4)),
+    paramName);
 
-class SparseBf16 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+class SparseBf16 : public ::testing::TestWithParam<KernelParam> {
 protected:
   void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
   void TearDown() override { setSparsePortable(false); }
@@ -215,7 +248,8 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     SCOPED_TRACE(::testing::Message() << "m=" << tc.m << " k=" << tc.k
                                       << " n=" << tc.n << " r=" << tc.ratio);
     ++seed;
-    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
+    int64_t br = caseBlockRows(tc, std::get<2>(GetParam()));
+    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed, br);
     auto x = randomVector(tc.m * tc.k, seed + 1);
     auto b = randomVector(tc.n, seed + 2);
     auto sum = randomVector(tc.m * tc.n, seed + 3);
@@ -224,17 +258,20 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     std::transform(x.begin(), x.end(), xr.begin(), roundBf16);
     std::vector<PostOp> postOps = {PostOp::GeluErf, PostOp::Sum};
     auto want = reference(xr, wr, b, sum, postOps, tc.m, tc.k, tc.n);
-    Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::BF16));
+    Aligned blob(packed(w, tc.n, tc.k, sp::ValueType::BF16, br));
     SparseInnerProduct ip(tc.m, blob.ptr, b.data(), postOps, layout);
     EXPECT_EQ(ip.implementation(),
-              "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::BF16) + ":bf16");
+              "opscope:sparse_" + std::to_string(br) + "x4:" + sparseIsa(sp::ValueType::BF16) + ":bf16");
     EXPECT_EQ(sparseIsa(sp::ValueType::BF16) == "portable",
               std::get<0>(GetParam()) ||
                   !__builtin_cpu_supports("avx512bf16"));
     std::vector<float> xin = layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
-    std::vector<float> y =
+    std::vector<float> sumIn =
         layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
-    ip.run(xin.data(), y.data(), y.data());
+    bool alias = seed % 2;
+    std::vector<float> y =
+        alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
+    ip.run(xin.data(), y.data(), alias ? y.data() : sumIn.data());
     if (layout.transposedOutput)
       y = transpose(y, tc.n, tc.m);
     double worst = 0;
@@ -247,14 +284,11 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseBf16,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
-             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
-             (std::get<1>(info.param) & 2 ? "T" : "N");
-    });
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
+                       ::testing::Values(1, 4)),
+    paramName);
 
-class SparseS8 : public ::testing::TestWithParam<std::tuple<bool, int>> {
+class SparseS8 : public ::testing::TestWithParam<KernelParam> {
 protected:
   void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
   void TearDown() override { setSparsePortable(false); }
@@ -272,8 +306,9 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     SCOPED_TRACE(::testing::Message() << "m=" << tc.m << " k=" << tc.k
                                       << " n=" << tc.n << " r=" << tc.ratio);
     ++seed;
-    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed);
-    auto raw = packed(w, tc.n, tc.k, sp::ValueType::S8);
+    int64_t br = caseBlockRows(tc, std::get<2>(GetParam()));
+    auto w = prunedWeights(tc.n, tc.k, tc.ratio, seed, br);
+    auto raw = packed(w, tc.n, tc.k, sp::ValueType::S8, br);
     Aligned blob(raw);
     sp::Header h;
     std::memcpy(&h, raw.data(), sizeof(h));
@@ -285,11 +320,14 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     auto *scale = reinterpret_cast<const float *>(raw.data() + h.scaleOffset);
     auto *rowIndex =
         reinterpret_cast<const int32_t *>(raw.data() + h.rowIndexOffset);
-    for (int64_t i = 0; i < h.slabs() * tc.n; ++i) {
-      int64_t r = rowIndex[i];
+    ASSERT_EQ(h.blockRows, br);
+    for (int64_t i = 0; i < h.slabs() * tc.n / br; ++i) {
+      int64_t r0 = rowIndex[i];
       for (int32_t bl = rowStart[i]; bl < rowStart[i + 1]; ++bl)
-        for (int j = 0; j < 4; ++j)
-          wq[r * tc.k + cols[bl] + j] = vals[4 * bl + j] * scale[r];
+        for (int64_t q = 0; q < br; ++q)
+          for (int j = 0; j < 4; ++j)
+            wq[(r0 + q) * tc.k + cols[bl] + j] =
+                vals[4 * (bl * br + q) + j] * scale[r0 + q];
     }
     // The quantized weights stay within half a step of the originals.
     for (int64_t r = 0; r < tc.n; ++r)
@@ -312,7 +350,7 @@ TEST_P(SparseS8, MatchesIntegerReference) {
 
     SparseInnerProductS8 ip(tc.m, blob.ptr, b.data(), postOps, layout);
     EXPECT_EQ(ip.implementation(),
-              "opscope:sparse_1x4:" + sparseIsa(sp::ValueType::S8) + ":s8");
+              "opscope:sparse_" + std::to_string(br) + "x4:" + sparseIsa(sp::ValueType::S8) + ":s8");
     EXPECT_EQ(sparseIsa(sp::ValueType::S8) == "portable",
               std::get<0>(GetParam()) ||
                   !__builtin_cpu_supports("avx512vnni"));
@@ -324,9 +362,15 @@ TEST_P(SparseS8, MatchesIntegerReference) {
       d = transpose(d, tc.m, tc.k / 4);
       std::memcpy(xin.data(), d.data(), xin.size());
     }
-    std::vector<float> y =
+    // The sum aliases the output on every other case, a separate buffer
+    // (a transposed output accumulated in place) on the others.
+    std::vector<float> sumIn =
         layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
-    ip.run(xin.data(), xScale, xZero, y.data(), y.data());
+    bool alias = seed % 2;
+    std::vector<float> y =
+        alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
+    ip.run(xin.data(), xScale, xZero, y.data(),
+           alias ? y.data() : sumIn.data());
     if (layout.transposedOutput)
       y = transpose(y, tc.n, tc.m);
     double worst = 0;
@@ -339,12 +383,9 @@ TEST_P(SparseS8, MatchesIntegerReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseS8,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3)),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param) ? "Portable" : "Best") +
-             "_in" + (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
-             (std::get<1>(info.param) & 2 ? "T" : "N");
-    });
+    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
+                       ::testing::Values(1, 4)),
+    paramName);
 
 TEST(SparseFormat, MeasureAndBlockShapes) {
   // 2 x 8: row 0 has blocks [nz, 0], row 1 [0, 0] -> 3 of 4 1x4 blocks zero.

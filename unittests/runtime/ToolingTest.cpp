@@ -201,7 +201,7 @@ TEST(KernelBench, PruneZeroesTheSmallestBlocks) {
     for (int j = 0; j < 4; ++j)
       w[(b / 2) * k + (b % 2) * 4 + j] = (j % 2 ? -1 : 1) * norms[b] / 4;
   auto pruned = w;
-  opscope::tooling::pruneBlocks1x4(pruned, n, k, 0.5);
+  opscope::tooling::pruneBlocks(pruned, n, k, 0.5);
   for (int b = 0; b < 6; ++b)
     for (int j = 0; j < 4; ++j) {
       float v = pruned[(b / 2) * k + (b % 2) * 4 + j];

@@ -130,12 +130,13 @@ std::string opList(const std::vector<std::string> &ops) {
 }
 
 std::string missingMessage(const Missing &missing, const std::string &dbName,
-                           const std::string &dbFlag, int threads) {
+                           const std::string &dbFlag, int threads,
+                           const std::string &block) {
   std::ostringstream os;
   os << "no usable measurement in " << dbName << " for " << missing.ops
      << (missing.ops == 1 ? " op" : " ops")
-     << " (weight shape, M, precision, threads " << threads
-     << "); nothing is projected without one:";
+     << " (weight shape, M, precision, threads " << threads << ", "
+     << block << " blocks); nothing is projected without one:";
   // One opscope-tune command per (M, precision): its shapes, and every
   // sparsity the entries must hold (opscope-tune replaces an entry, so the
   // ratios it already has are measured again).
@@ -166,6 +167,8 @@ std::string missingMessage(const Missing &missing, const std::string &dbName,
       os << (i ? "," : "") << c.first[i];
     os << " --m " << key.first << " --precision " << key.second
        << " --sparsity " << ratioList(c.second) << " --threads " << threads;
+    if (block != "1x4")
+      os << " --block " << block;
     if (!dbFlag.empty())
       os << " --db " << dbFlag;
   }
@@ -280,7 +283,7 @@ std::string analysis::projectWhatIf(const Profile &profile,
       continue;
     }
     const tuning::Entry *e =
-        db.find(op.n, op.k, op.m, op.precision, out.threads, "1x4");
+        db.find(op.n, op.k, op.m, op.precision, out.threads, request.block);
     std::set<double> needed{*op.targetRatio};
     if (op.ranSparse && op.currentRatio)
       needed.insert(*op.currentRatio);
@@ -343,7 +346,7 @@ std::string analysis::projectWhatIf(const Profile &profile,
                           request.dbFlag.empty() ? "this machine's tuning "
                                                    "database"
                                                  : request.dbFlag,
-                          request.dbFlag, out.threads);
+                          request.dbFlag, out.threads, request.block);
   for (const auto *e : usedEntries)
     out.entries.push_back(*e);
   for (const WhatIfOp &op : out.ops) {

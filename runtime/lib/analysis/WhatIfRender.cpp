@@ -308,7 +308,7 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
          request.sparsity ? json(*request.sparsity) : json()},
         {"per_layer_file",
          request.sparsity ? json() : json(request.perLayerFile)},
-        {"block", "1x4"},
+        {"block", request.block},
         {"database", dbPath},
         {"threads", w.threads},
         {"perf_ratios", asJson(perfCols, w.entries)},
@@ -335,7 +335,8 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
                                    "%"
                              : "the ratios of " + request.perLayerFile;
     os << (md ? "" : "what-if: ") << w.model << ", " << target
-       << " in 1x4 blocks on the sparse kernel; tuning database " << dbPath
+       << " in " << request.block
+       << " blocks on the sparse kernel; tuning database " << dbPath
        << ", threads " << w.threads << "\n"
        << "perf ratio = dense ms / sparse ms measured for the op's weight "
           "shape, M and precision; linear between measured ratios, never "

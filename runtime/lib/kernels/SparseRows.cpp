@@ -28,91 +28,108 @@ using namespace opscope::rt::sparse_rows;
 // Portable kernels
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The CSR rows (one per block row of R = blockRows outputs) of slab `s`
+/// and the row group starting at output n0.
+struct SlabRows {
+  const int32_t *start, *index;
+  int64_t count, br;
+  SlabRows(const Packed &p, int64_t s, int64_t n0, int64_t nc)
+      : br(p.h.blockRows) {
+    int64_t q = p.h.n / br;
+    start = p.rowStart + s * q + n0 / br;
+    index = p.rowIndex + s * q + n0 / br;
+    count = nc / br;
+  }
+};
+} // namespace
+
 /// Y^T tile rows [n0, n0+nc) over tokens [0, mc) of the packed activations
 /// `xt` (K4 x kTile f32).
 void sparse_rows::rowsF32Portable(const Packed &p, int64_t s, bool first, int64_t n0,
                      int64_t nc, const float *xt, int64_t ldx, int64_t mc,
-                     float *yt, const float *bias) {
+                     float *yt, int64_t ldy, const float *bias) {
   const auto *vals = static_cast<const float *>(p.values);
-  const int32_t *rs = p.rowStart + s * p.h.n + n0;
-  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
-  for (int64_t j = 0; j < nc; ++j) {
-    int64_t r = ri[j] - n0;
-    float *out = yt + r * kTile;
-    float b = bias ? bias[n0 + r] : 0.0f;
-    for (int64_t i = 0; first && i < mc; ++i)
-      out[i] = b;
-    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
-      const float *x = xt + p.cols[blk] * ldx;
-      const float *v = vals + 4 * blk;
-      for (int64_t j = 0; j < 4; ++j)
-        for (int64_t i = 0; i < mc; ++i)
-          out[i] += v[j] * x[j * ldx + i];
+  SlabRows rows(p, s, n0, nc);
+  for (int64_t j = 0; j < rows.count; ++j)
+    for (int64_t q = 0; q < rows.br; ++q) {
+      int64_t r = rows.index[j] + q - n0;
+      float *out = yt + r * ldy;
+      float b = bias ? bias[n0 + r] : 0.0f;
+      for (int64_t i = 0; first && i < mc; ++i)
+        out[i] = b;
+      for (int32_t blk = rows.start[j]; blk < rows.start[j + 1]; ++blk) {
+        const float *x = xt + p.cols[blk] * ldx;
+        const float *v = vals + 4 * (blk * rows.br + q);
+        for (int64_t c = 0; c < 4; ++c)
+          for (int64_t i = 0; i < mc; ++i)
+            out[i] += v[c] * x[c * ldx + i];
+      }
     }
-  }
 }
 
 /// Accumulates in int32 in `yt` across slabs; the last slab dequantizes in
 /// place.
 void sparse_rows::rowsS8Portable(const Packed &p, int64_t s, bool first, bool last,
                     int64_t n0, int64_t nc, const uint8_t *xt,
-                    int64_t ldxDwords, int64_t mc, float *yt,
+                    int64_t ldxDwords, int64_t mc, float *yt, int64_t ldy,
                     const float *bias, float xScale, int32_t xZero) {
   const auto *vals = static_cast<const int8_t *>(p.values);
-  const int32_t *rs = p.rowStart + s * p.h.n + n0;
-  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
-  for (int64_t j = 0; j < nc; ++j) {
-    int64_t row = ri[j], r = row - n0;
-    auto *acc = reinterpret_cast<int32_t *>(yt + r * kTile);
-    if (first)
-      std::fill(acc, acc + mc, 0);
-    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
-      const uint8_t *x = xt + (p.cols[blk] / 4) * ldxDwords * 4;
-      const int8_t *v = vals + 4 * blk;
+  SlabRows rows(p, s, n0, nc);
+  for (int64_t j = 0; j < rows.count; ++j)
+    for (int64_t q = 0; q < rows.br; ++q) {
+      int64_t row = rows.index[j] + q, r = row - n0;
+      auto *acc = reinterpret_cast<int32_t *>(yt + r * ldy);
+      if (first)
+        std::fill(acc, acc + mc, 0);
+      for (int32_t blk = rows.start[j]; blk < rows.start[j + 1]; ++blk) {
+        const uint8_t *x = xt + (p.cols[blk] / 4) * ldxDwords * 4;
+        const int8_t *v = vals + 4 * (blk * rows.br + q);
+        for (int64_t i = 0; i < mc; ++i)
+          for (int64_t c = 0; c < 4; ++c)
+            acc[i] += int32_t(x[4 * i + c]) * v[c];
+      }
+      if (!last)
+        continue;
+      float sc = xScale * p.scale[row];
+      float b = bias ? bias[row] : 0.0f;
+      int32_t comp = xZero * p.rowSum[row];
       for (int64_t i = 0; i < mc; ++i)
-        for (int64_t j = 0; j < 4; ++j)
-          acc[i] += int32_t(x[4 * i + j]) * v[j];
+        yt[r * ldy + i] = sc * float(acc[i] - comp) + b;
     }
-    if (!last)
-      continue;
-    float sc = xScale * p.scale[row];
-    float b = bias ? bias[row] : 0.0f;
-    int32_t comp = xZero * p.rowSum[row];
-    for (int64_t i = 0; i < mc; ++i)
-      yt[r * kTile + i] = sc * float(acc[i] - comp) + b;
-  }
 }
 
 /// bf16: activations as K/2 rows of kTile dwords (two consecutive features
-/// of a token per dword), each block two dwords of weights; products of
-/// bf16 values are exact in f32, as in vdpbf16ps.
+/// of a token per dword), each block two dwords of weights per output;
+/// products of bf16 values are exact in f32, as in vdpbf16ps.
 void sparse_rows::rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
                       int64_t nc, const uint32_t *xt, int64_t ldx, int64_t mc,
-                      float *yt, const float *bias) {
+                      float *yt, int64_t ldy, const float *bias) {
   const auto *vals = static_cast<const uint16_t *>(p.values);
-  const int32_t *rs = p.rowStart + s * p.h.n + n0;
-  const int32_t *ri = p.rowIndex + s * p.h.n + n0;
-  for (int64_t j = 0; j < nc; ++j) {
-    int64_t r = ri[j] - n0;
-    float *out = yt + r * kTile;
-    float b = bias ? bias[n0 + r] : 0.0f;
-    for (int64_t i = 0; first && i < mc; ++i)
-      out[i] = b;
-    for (int32_t blk = rs[j]; blk < rs[j + 1]; ++blk) {
-      const uint32_t *x = xt + (p.cols[blk] / 2) * ldx;
-      const uint16_t *v = vals + 4 * blk;
-      for (int64_t i = 0; i < mc; ++i) {
-        float acc = 0.0f;
-        for (int64_t q = 0; q < 2; ++q) {
-          uint32_t pair = x[q * ldx + i];
-          acc += sparse::fromBf16(uint16_t(pair)) * sparse::fromBf16(v[2 * q]) +
-                 sparse::fromBf16(uint16_t(pair >> 16)) *
-                     sparse::fromBf16(v[2 * q + 1]);
+  SlabRows rows(p, s, n0, nc);
+  for (int64_t j = 0; j < rows.count; ++j)
+    for (int64_t q = 0; q < rows.br; ++q) {
+      int64_t r = rows.index[j] + q - n0;
+      float *out = yt + r * ldy;
+      float b = bias ? bias[n0 + r] : 0.0f;
+      for (int64_t i = 0; first && i < mc; ++i)
+        out[i] = b;
+      for (int32_t blk = rows.start[j]; blk < rows.start[j + 1]; ++blk) {
+        const uint32_t *x = xt + (p.cols[blk] / 2) * ldx;
+        const uint16_t *v = vals + 4 * (blk * rows.br + q);
+        for (int64_t i = 0; i < mc; ++i) {
+          float acc = 0.0f;
+          for (int64_t c = 0; c < 2; ++c) {
+            uint32_t pair = x[c * ldx + i];
+            acc += sparse::fromBf16(uint16_t(pair)) *
+                       sparse::fromBf16(v[2 * c]) +
+                   sparse::fromBf16(uint16_t(pair >> 16)) *
+                       sparse::fromBf16(v[2 * c + 1]);
+          }
+          out[i] += acc;
         }
-        out[i] += acc;
       }
     }
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +243,7 @@ namespace {
 /// that 4T independent FMA chains hide the FMA latency.
 template <int T>
 AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
-                    int64_t nc, const float *xt, int64_t ldx, float *yt,
+                    int64_t nc, const float *xt, int64_t ldx, float *yt, int64_t ldy,
                     const float *bias) {
   struct Acc {
     __m512 even[T], odd[T];
@@ -238,7 +255,7 @@ AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
       [&](int64_t r, Acc &a) AVX512 {
         for (int t = 0; t < T; ++t) {
           a.even[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
-                            : _mm512_load_ps(yt + r * kTile + 16 * t);
+                            : _mm512_loadu_ps(yt + r * ldy + 16 * t);
           a.odd[t] = _mm512_setzero_ps();
         }
       },
@@ -262,7 +279,7 @@ AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
       },
       [&](int64_t r, Acc &a) AVX512 {
         for (int t = 0; t < T; ++t)
-          _mm512_store_ps(yt + r * kTile + 16 * t,
+          _mm512_storeu_ps(yt + r * ldy + 16 * t,
                           _mm512_add_ps(a.even[t], a.odd[t]));
       });
 }
@@ -272,7 +289,7 @@ AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
 template <int T>
 AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
                        int64_t n0, int64_t nc, const uint8_t *xt,
-                       int64_t ldxDwords, float *yt, const float *bias,
+                       int64_t ldxDwords, float *yt, int64_t ldy, const float *bias,
                        float xScale, int32_t xZero) {
   struct Acc {
     __m512i v[T];
@@ -285,7 +302,7 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
       [&](int64_t r, Acc &a) AVX512VNNI {
         for (int t = 0; t < T; ++t)
           a.v[t] = first ? _mm512_setzero_si512()
-                         : _mm512_load_si512(yt + r * kTile + 16 * t);
+                         : _mm512_loadu_si512(yt + r * ldy + 16 * t);
       },
       [&](int32_t i, Acc &a) AVX512VNNI {
         const int32_t *x = x32 + (cols[i] >> 2) * ldxDwords;
@@ -296,7 +313,7 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
       [&](int64_t r, Acc &a) AVX512VNNI {
         if (!last) {
           for (int t = 0; t < T; ++t)
-            _mm512_store_si512(yt + r * kTile + 16 * t, a.v[t]);
+            _mm512_storeu_si512(yt + r * ldy + 16 * t, a.v[t]);
           return;
         }
         int64_t row = n0 + r;
@@ -305,7 +322,7 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
         __m512i comp = _mm512_set1_epi32(xZero * p.rowSum[row]);
         for (int t = 0; t < T; ++t) {
           __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a.v[t], comp));
-          _mm512_store_ps(yt + r * kTile + 16 * t, _mm512_fmadd_ps(v, sc, b));
+          _mm512_storeu_ps(yt + r * ldy + 16 * t, _mm512_fmadd_ps(v, sc, b));
         }
       });
 }
@@ -314,7 +331,7 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
 template <int T>
 AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
                          int64_t nc, const uint32_t *xt, int64_t ldx,
-                         float *yt, const float *bias) {
+                         float *yt, int64_t ldy, const float *bias) {
   struct Acc {
     __m512 v[T];
   };
@@ -325,7 +342,7 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
       [&](int64_t r, Acc &a) AVX512BF16 {
         for (int t = 0; t < T; ++t)
           a.v[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
-                         : _mm512_load_ps(yt + r * kTile + 16 * t);
+                         : _mm512_loadu_ps(yt + r * ldy + 16 * t);
       },
       [&](int32_t i, Acc &a) AVX512BF16 {
         const uint32_t *x = xt + (cols[i] >> 1) * ldx;
@@ -340,7 +357,157 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
       },
       [&](int64_t r, Acc &a) AVX512BF16 {
         for (int t = 0; t < T; ++t)
-          _mm512_store_ps(yt + r * kTile + 16 * t, a.v[t]);
+          _mm512_storeu_ps(yt + r * ldy + 16 * t, a.v[t]);
+      });
+}
+
+/// The 4x4-block loop: one block row (four outputs) at a time, the four
+/// outputs' accumulators in flight together, so that each activation vector
+/// loaded serves four outputs (Intel's "4x1" VNNI pattern, concatenated
+/// along K: kernel_vnni.md in intel-extension-for-transformers).
+template <typename Acc, typename Init, typename Block, typename Store>
+__attribute__((always_inline)) inline void
+quadRows(const Packed &p, int64_t s, int64_t n0, int64_t nc, Init init,
+         Block block, Store store) {
+  SlabRows rows(p, s, n0, nc);
+  for (int64_t j = 0; j < rows.count; ++j) {
+    int64_t r = rows.index[j] - n0;
+    Acc a;
+    init(r, a);
+    for (int32_t i = rows.start[j], e = rows.start[j + 1]; i < e; ++i)
+      block(i, a);
+    store(r, a);
+  }
+}
+
+template <int T>
+AVX512 void quadF32(const Packed &p, int64_t s, bool first, int64_t n0,
+                    int64_t nc, const float *xt, int64_t ldx, float *yt, int64_t ldy,
+                    const float *bias) {
+  struct Acc {
+    __m512 v[4][T];
+  };
+  const auto *vals = static_cast<const float *>(p.values);
+  const int32_t *cols = p.cols;
+  quadRows<Acc>(
+      p, s, n0, nc,
+      [&](int64_t r, Acc &a) AVX512 {
+        for (int q = 0; q < 4; ++q)
+          for (int t = 0; t < T; ++t)
+            a.v[q][t] = first
+                            ? _mm512_set1_ps(bias ? bias[n0 + r + q] : 0.0f)
+                            : _mm512_loadu_ps(yt + (r + q) * ldy + 16 * t);
+      },
+      [&](int32_t i, Acc &a) AVX512 {
+        const float *x = xt + cols[i] * ldx;
+        const float *v = vals + 16 * i;
+        for (int c = 0; c < 4; ++c) {
+          __m512 xv[T];
+          for (int t = 0; t < T; ++t)
+            xv[t] = _mm512_load_ps(x + c * ldx + 16 * t);
+          for (int q = 0; q < 4; ++q) {
+            __m512 w = _mm512_set1_ps(v[4 * q + c]);
+            for (int t = 0; t < T; ++t)
+              a.v[q][t] = _mm512_fmadd_ps(w, xv[t], a.v[q][t]);
+          }
+        }
+      },
+      [&](int64_t r, Acc &a) AVX512 {
+        for (int q = 0; q < 4; ++q)
+          for (int t = 0; t < T; ++t)
+            _mm512_storeu_ps(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
+      });
+}
+
+/// s8 in 4x4 blocks: four broadcast weight dwords per block, and per zmm of
+/// activations four vpdpbusd, one per output.
+template <int T>
+AVX512VNNI void quadS8(const Packed &p, int64_t s, bool first, bool last,
+                       int64_t n0, int64_t nc, const uint8_t *xt,
+                       int64_t ldxDwords, float *yt, int64_t ldy, const float *bias,
+                       float xScale, int32_t xZero) {
+  struct Acc {
+    __m512i v[4][T];
+  };
+  const auto *vals = static_cast<const int32_t *>(p.values);
+  const auto *x32 = reinterpret_cast<const int32_t *>(xt);
+  const int32_t *cols = p.cols;
+  quadRows<Acc>(
+      p, s, n0, nc,
+      [&](int64_t r, Acc &a) AVX512VNNI {
+        for (int q = 0; q < 4; ++q)
+          for (int t = 0; t < T; ++t)
+            a.v[q][t] = first ? _mm512_setzero_si512()
+                              : _mm512_loadu_si512(yt + (r + q) * ldy + 16 * t);
+      },
+      [&](int32_t i, Acc &a) AVX512VNNI {
+        const int32_t *x = x32 + (cols[i] >> 2) * ldxDwords;
+        const int32_t *v = vals + 4 * i;
+        __m512i w[4];
+        for (int q = 0; q < 4; ++q)
+          w[q] = _mm512_set1_epi32(v[q]);
+        for (int t = 0; t < T; ++t) {
+          __m512i xv = _mm512_load_si512(x + 16 * t);
+          for (int q = 0; q < 4; ++q)
+            a.v[q][t] = _mm512_dpbusd_epi32(a.v[q][t], xv, w[q]);
+        }
+      },
+      [&](int64_t r, Acc &a) AVX512VNNI {
+        for (int q = 0; q < 4; ++q) {
+          float *out = yt + (r + q) * ldy;
+          if (!last) {
+            for (int t = 0; t < T; ++t)
+              _mm512_storeu_si512(out + 16 * t, a.v[q][t]);
+            continue;
+          }
+          int64_t row = n0 + r + q;
+          __m512 sc = _mm512_set1_ps(xScale * p.scale[row]);
+          __m512 b = _mm512_set1_ps(bias ? bias[row] : 0.0f);
+          __m512i comp = _mm512_set1_epi32(xZero * p.rowSum[row]);
+          for (int t = 0; t < T; ++t) {
+            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a.v[q][t], comp));
+            _mm512_storeu_ps(out + 16 * t, _mm512_fmadd_ps(v, sc, b));
+          }
+        }
+      });
+}
+
+template <int T>
+AVX512BF16 void quadBf16(const Packed &p, int64_t s, bool first, int64_t n0,
+                         int64_t nc, const uint32_t *xt, int64_t ldx,
+                         float *yt, int64_t ldy, const float *bias) {
+  struct Acc {
+    __m512 v[4][T];
+  };
+  const auto *vals = static_cast<const int32_t *>(p.values);
+  const int32_t *cols = p.cols;
+  quadRows<Acc>(
+      p, s, n0, nc,
+      [&](int64_t r, Acc &a) AVX512BF16 {
+        for (int q = 0; q < 4; ++q)
+          for (int t = 0; t < T; ++t)
+            a.v[q][t] = first
+                            ? _mm512_set1_ps(bias ? bias[n0 + r + q] : 0.0f)
+                            : _mm512_loadu_ps(yt + (r + q) * ldy + 16 * t);
+      },
+      [&](int32_t i, Acc &a) AVX512BF16 {
+        const uint32_t *x = xt + (cols[i] >> 1) * ldx;
+        const int32_t *v = vals + 8 * i;
+        for (int c = 0; c < 2; ++c) {
+          __m512bh xv[T];
+          for (int t = 0; t < T; ++t)
+            xv[t] = (__m512bh)_mm512_load_si512(x + c * ldx + 16 * t);
+          for (int q = 0; q < 4; ++q) {
+            __m512bh w = (__m512bh)_mm512_set1_epi32(v[2 * q + c]);
+            for (int t = 0; t < T; ++t)
+              a.v[q][t] = _mm512_dpbf16_ps(a.v[q][t], xv[t], w);
+          }
+        }
+      },
+      [&](int64_t r, Acc &a) AVX512BF16 {
+        for (int q = 0; q < 4; ++q)
+          for (int t = 0; t < T; ++t)
+            _mm512_storeu_ps(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
       });
 }
 } // namespace
@@ -348,31 +515,41 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
 AVX512 void sparse_rows::rowsF32Avx512(int tiles, const Packed &p, int64_t s,
                                        bool first, int64_t n0, int64_t nc,
                                        const float *xt, int64_t ldx,
-                                       float *yt, const float *bias) {
+                                       float *yt, int64_t ldy, const float *bias) {
   withTiles(tiles, [&](auto t) AVX512 {
-    rowsF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, bias);
+    if (p.h.blockRows == 4)
+      quadF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+    else
+      rowsF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
   });
 }
 
 AVX512VNNI void sparse_rows::rowsS8Vnni(int tiles, const Packed &p, int64_t s,
                                         bool first, bool last, int64_t n0,
                                         int64_t nc, const uint8_t *xt,
-                                        int64_t ldxDwords, float *yt,
+                                        int64_t ldxDwords, float *yt, int64_t ldy,
                                         const float *bias, float xScale,
                                         int32_t xZero) {
   withTiles(tiles, [&](auto t) AVX512VNNI {
-    rowsS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords, yt,
-                               bias, xScale, xZero);
+    if (p.h.blockRows == 4)
+      quadS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords, yt, ldy,
+                                 bias, xScale, xZero);
+    else
+      rowsS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords,
+                                 yt, ldy, bias, xScale, xZero);
   });
 }
 
 AVX512BF16 void sparse_rows::rowsBf16Avx512(int tiles, const Packed &p,
                                             int64_t s, bool first, int64_t n0,
                                             int64_t nc, const uint32_t *xt,
-                                            int64_t ldx, float *yt,
+                                            int64_t ldx, float *yt, int64_t ldy,
                                             const float *bias) {
   withTiles(tiles, [&](auto t) AVX512BF16 {
-    rowsBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, bias);
+    if (p.h.blockRows == 4)
+      quadBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+    else
+      rowsBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
   });
 }
 

@@ -58,28 +58,28 @@ struct Packed {
 // forms take `tiles` = zmm per row (ceil(mc / 16)).
 void rowsF32Portable(const Packed &p, int64_t s, bool first, int64_t n0,
                      int64_t nc, const float *xt, int64_t ldx, int64_t mc,
-                     float *yt, const float *bias);
+                     float *yt, int64_t ldy, const float *bias);
 void rowsS8Portable(const Packed &p, int64_t s, bool first, bool last,
                     int64_t n0, int64_t nc, const uint8_t *xt,
-                    int64_t ldxDwords, int64_t mc, float *yt,
+                    int64_t ldxDwords, int64_t mc, float *yt, int64_t ldy,
                     const float *bias, float xScale, int32_t xZero);
 void rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
                       int64_t nc, const uint32_t *xt, int64_t ldx, int64_t mc,
-                      float *yt, const float *bias);
+                      float *yt, int64_t ldy, const float *bias);
 OPSCOPE_AVX512 void rowsF32Avx512(int tiles, const Packed &p, int64_t s,
                                   bool first, int64_t n0, int64_t nc,
-                                  const float *xt, int64_t ldx, float *yt,
+                                  const float *xt, int64_t ldx, float *yt, int64_t ldy,
                                   const float *bias);
 OPSCOPE_AVX512_VNNI void rowsS8Vnni(int tiles, const Packed &p, int64_t s,
                                     bool first, bool last, int64_t n0,
                                     int64_t nc, const uint8_t *xt,
-                                    int64_t ldxDwords, float *yt,
+                                    int64_t ldxDwords, float *yt, int64_t ldy,
                                     const float *bias, float xScale,
                                     int32_t xZero);
 OPSCOPE_AVX512_BF16 void rowsBf16Avx512(int tiles, const Packed &p, int64_t s,
                                         bool first, int64_t n0, int64_t nc,
                                         const uint32_t *xt, int64_t ldx,
-                                        float *yt, const float *bias);
+                                        float *yt, int64_t ldy, const float *bias);
 
 /// dst[c * ldd + i] = src[i * lds + c] for i < rows, c < cols, on 32-bit
 /// elements: 16 x 16 blocks in registers (AVX-512) or plain loops.

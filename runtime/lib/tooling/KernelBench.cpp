@@ -60,26 +60,30 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void pruneBlocks1x4(std::vector<float> &w, int64_t n, int64_t k,
-                    double ratio) {
+void pruneBlocks(std::vector<float> &w, int64_t n, int64_t k, double ratio,
+                 int64_t blockRows) {
   // A trailing partial block (K not a multiple of 4) is never pruned.
-  int64_t perRow = k / 4, blocks = n * perRow;
+  int64_t perRow = k / 4, blocks = n / blockRows * perRow;
   if (blocks == 0)
     return;
-  std::vector<float> norm(blocks);
-  for (int64_t b = 0; b < blocks; ++b) {
-    const float *p = &w[(b / perRow) * k + (b % perRow) * 4];
-    norm[b] =
-        std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2]) + std::fabs(p[3]);
-  }
+  auto at = [&](int64_t b, int64_t q) {
+    return &w[((b / perRow) * blockRows + q) * k + (b % perRow) * 4];
+  };
+  std::vector<float> norm(blocks, 0.0f);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t q = 0; q < blockRows; ++q) {
+      const float *p = at(b, q);
+      norm[b] += std::fabs(p[0]) + std::fabs(p[1]) + std::fabs(p[2]) +
+                 std::fabs(p[3]);
+    }
   std::vector<int64_t> order(blocks);
   std::iota(order.begin(), order.end(), 0);
   int64_t cut = std::clamp<int64_t>(std::llround(ratio * blocks), 0, blocks);
   std::nth_element(order.begin(), order.begin() + cut, order.end(),
                    [&](int64_t a, int64_t b) { return norm[a] < norm[b]; });
   for (int64_t i = 0; i < cut; ++i)
-    std::fill_n(&w[(order[i] / perRow) * k + (order[i] % perRow) * 4], 4,
-                0.0f);
+    for (int64_t q = 0; q < blockRows; ++q)
+      std::fill_n(at(order[i], q), 4, 0.0f);
 }
 
 std::vector<double> KernelBenchResult::perRoundRatios(size_t i,
@@ -106,12 +110,13 @@ struct AlignedBlob {
   uint8_t *ptr;
   AlignedBlob(const std::vector<float> &w, int64_t n, int64_t k,
               sp::ValueType t) {
-    int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k);
-    size_t bytes = sp::layout(t, n, k, nnz).totalBytes;
+    int64_t br = sp::chooseBlockRows(w.data(), n, k);
+    int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k, br);
+    size_t bytes = sp::layout(t, n, k, nnz, br).totalBytes;
     storage.reset(new uint8_t[bytes + 64]);
     ptr = storage.get() +
           (64 - reinterpret_cast<uintptr_t>(storage.get()) % 64) % 64;
-    sp::pack(w.data(), n, k, t, ptr);
+    sp::pack(w.data(), n, k, t, ptr, br);
   }
 };
 } // namespace
@@ -163,7 +168,7 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     layouts.push_back(false);
   for (double r : ratios) {
     auto w = dense;
-    pruneBlocks1x4(w, n, k, r);
+    pruneBlocks(w, n, k, r, config.blockRows);
     blobs.push_back(std::make_unique<AlignedBlob>(
         w, n, k,
         int8   ? sp::ValueType::S8

@@ -214,6 +214,10 @@ LogicalResult SparseInnerProductOp::verify() {
   if (getNonzeroBlocks() < 0 || getNonzeroBlocks() > n * ((k + 3) / 4))
     return emitOpError("nonzero_blocks ")
            << getNonzeroBlocks() << " out of range for " << formatShape(w);
+  if (getBlockRows() != 1 && (getBlockRows() != 4 || n % 4))
+    return emitOpError("block_rows must be 1, or 4 with N a multiple of 4; "
+                       "got ")
+           << getBlockRows() << " with N=" << n;
   if (getInputScale().has_value() != getInputZeroPoint().has_value())
     return emitOpError("input_scale and input_zero_point go together");
   if (getInputScale() && failed(verifyInt8Quantization(*this, getInputScale()->convertToFloat(),

@@ -158,6 +158,10 @@ OpCost osc::estimateCost(Operation *op) {
 }
 
 std::string osc::kernelFor(Operation *op) {
+  // The kinds table names the 1x4 family; a weight packed in 4x4 blocks
+  // runs the same op's 4x4 kernels.
+  if (auto s = dyn_cast<SparseInnerProductOp>(op); s && s.getBlockRows() == 4)
+    return "opscope:sparse_4x4";
   if (auto exec = dyn_cast<ExecutableOpInterface>(op))
     return exec.getKernelFamily();
   if (isa<ReshapeOp>(op))
@@ -304,7 +308,9 @@ llvm::json::Object osc::opFacts(Operation *op) {
   llvm::json::Array weightShape =
       weight ? shapeJson(weight.getType()) : llvm::json::Array();
   bool sparseSupport = false, sparseKernel = false;
+  std::string sparseBlock = "1x4";
   if (auto s = dyn_cast<SparseInnerProductOp>(op)) {
+    sparseBlock = std::to_string(s.getBlockRows()) + "x4";
     sparsity = s.getWeightSparsity().convertToDouble();
     blockSparsity = s.getBlockSparsity().convertToDouble();
     weightShape = llvm::json::Array(s.getWeightShape());
@@ -364,7 +370,7 @@ llvm::json::Object osc::opFacts(Operation *op) {
       {"weight_shape", std::move(weightShape)},
       {"weight_sparsity", optional(sparsity)},
       {"block_sparsity", optional(blockSparsity)},
-      {"sparse_block", sparseSupport ? llvm::json::Value("1x4")
+      {"sparse_block", sparseSupport ? llvm::json::Value(sparseBlock)
                                      : llvm::json::Value(nullptr)},
       {"sparse_support", sparseSupport},
       {"sparse_kernel", sparseKernel},

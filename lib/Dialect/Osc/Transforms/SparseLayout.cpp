@@ -136,13 +136,23 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       return {};
     sp::BlockSparsity bs = sp::measure(values->data(), n, k, {1, sp::kBlockCols});
     double ratio = bs.ratio();
+    // 4x4 blocks where the weight's 1x4 blocks line up in them (a model
+    // pruned with --block 4x4): four outputs per activation load.
+    int64_t blockRows = sp::chooseBlockRows(values->data(), n, k);
     bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
     std::string why = mode == "auto" ? "threshold" : "mode " + mode.getValue();
     if (mode == "auto" && haveDatabase) {
       auto outType = cast<RankedTensorType>(op.getResult().getType());
       int64_t m = outType.getNumElements() / n;
-      const tuning::Entry *e =
-          database.find(n, k, m, s8 ? "int8" : bf16 ? "bf16" : "fp32");
+      const char *precision = s8 ? "int8" : bf16 ? "bf16" : "fp32";
+      // A 4x4 weight without a 4x4 entry uses the 1x4 one: the 1x4 kernel
+      // at the same sparsity is the slower of the two, so its latency is an
+      // upper bound.
+      const tuning::Entry *e = nullptr;
+      if (blockRows == 4)
+        e = database.find(n, k, m, precision, /*threads=*/1, "4x4");
+      if (!e)
+        e = database.find(n, k, m, precision, /*threads=*/1, "1x4");
       if (!e) {
         ++fellBack;
       } else {
@@ -198,15 +208,18 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     sp::ValueType vt = s8     ? sp::ValueType::S8
                        : bf16 ? sp::ValueType::BF16
                               : sp::ValueType::F32;
-    sp::Header h = sp::layout(vt, n, k, nnz);
+    sp::Header h = sp::layout(
+        vt, n, k, sp::countNonZeroBlocks(values->data(), n, k, blockRows),
+        blockRows);
     std::vector<char> blob(h.totalBytes);
-    sp::pack(values->data(), n, k, vt, blob.data());
+    sp::pack(values->data(), n, k, vt, blob.data(), blockRows);
 
     OpBuilder b(op);
     auto blobType = RankedTensorType::get({static_cast<int64_t>(blob.size())},
                                           b.getIntegerType(8));
     auto attr = DenseResourceElementsAttr::get(
-        blobType, derivedWeightName(op.getWeight(), ".sparse1x4"),
+        blobType, derivedWeightName(op.getWeight(),
+                                    blockRows == 4 ? ".sparse4x4" : ".sparse1x4"),
         HeapAsmResourceBlob::allocateAndCopyWithAlign(blob, 64));
     auto packed = b.create<ConstantOp>(op.getWeight().getLoc(), attr);
     auto sparse = b.create<SparseInnerProductOp>(
@@ -216,7 +229,7 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
         b.getF64FloatAttr(static_cast<double>(zeros) / values->size()),
         b.getI64IntegerAttr(nnz), /*transposed_input=*/UnitAttr(),
         /*transposed_output=*/UnitAttr(), op.getInputScaleAttr(),
-        op.getInputZeroPointAttr());
+        op.getInputZeroPointAttr(), b.getI64IntegerAttr(blockRows));
     // Keep whatever else the op carried (e.g. names for reports).
     for (NamedAttribute a : op->getDiscardableAttrs())
       sparse->setAttr(a.getName(), a.getValue());

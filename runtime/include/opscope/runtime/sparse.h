@@ -59,7 +59,8 @@ public:
   /// is added, and may alias y.
   void run(const float *x, float *y, const float *sum = nullptr);
 
-  /// `opscope:sparse_1x4:<isa>:<type>`, for probe tables and traces.
+  /// `opscope:sparse_<R>x4:<isa>:<type>` (R: the blob's block rows), for
+  /// probe tables and traces.
   std::string implementation() const;
 
 private:

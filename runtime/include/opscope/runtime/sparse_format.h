@@ -6,7 +6,11 @@
 // A weight W is N x K, row-major, as osc.inner_product holds it (N outputs,
 // K the reduction). A block shape R x C groups R consecutive outputs and C
 // consecutive reduction elements; opscope's kernels run 1 x 4 blocks (four
-// consecutive input features of one output, Intel's "1x4" sparse models).
+// consecutive input features of one output, Intel's "1x4" sparse models)
+// and 4 x 4 blocks (four such blocks of four consecutive outputs at the same
+// k), which a weight pruned in 4x4 blocks packs into (chooseBlockRows): the
+// kernels then load each activation vector once for four outputs instead of
+// once per output, which is what lets VNNI's int8 run at its peak.
 //
 // The packed form is one self-describing blob, stored in `.weights` as the
 // op's weight buffer and read in place from the mapped file:
@@ -14,15 +18,18 @@
 //   header (128 bytes)   magic "OSCSPRS1", version, element type, block
 //                        shape, N, K, slab width, row group, number of
 //                        non-zero blocks, offsets
-//   row_start[S * N + 1] int32: first block of the j-th row of K-slab s at
-//                        [s * N + j] (a CSR per slab, slabs in order)
-//   row_index[S * N]     int32: which output row the j-th row of slab s is
+//   With R = block rows (1 or 4) and Q = N / R block rows ("rows" below):
+//   row_start[S * Q + 1] int32: first block of the j-th row of K-slab s at
+//                        [s * Q + j] (a CSR per slab, slabs in order)
+//   row_index[S * Q]     int32: the first output row of the j-th row of
+//                        slab s
 //   cols[nnz]            int32: the k of each block's first element
-//   values[nnz * 4]      the block's four weights, in the element type:
+//   values[nnz * R * 4]  the block's weights, output by output (four per
+//                        output), in the element type:
 //                          f32   as is;
-//                          s8    one dword per block, the operand of one
+//                          s8    one dword per output, the operand of one
 //                                `vpdpbusd` lane (VNNI);
-//                          bf16  two dwords per block, pairs for
+//                          bf16  two dwords per output, pairs for
 //                                `vdpbf16ps`.
 //   row_scale[N]         f32, s8 only: the per-output dequantization scale
 //   row_sum[N]           int32, s8 only: sum of the row's weights (the
@@ -30,8 +37,9 @@
 //
 // The reduction is cut into S slabs of `slab` consecutive k (the last one
 // shorter) so that the kernels keep one slab of the packed activations in
-// L1 while they run every output row's blocks in it: 128 k for f32 (64
-// tokens x 128 x 4 bytes = 32 KiB), 256 for s8 (16 KiB), 256 for bf16.
+// L1 while they run every output row's blocks in it (defaultSlab): for 1x4
+// blocks 128 k for f32 (64 tokens x 128 x 4 bytes = 32 KiB), 1024 for s8
+// (64 KiB), 256 for bf16; 4x4 blocks take up to 4096 k in one slab.
 //
 // Within a slab, rows are ordered by group of `group` (64) consecutive
 // outputs, the kernels' output tile, and inside a group by their number of
@@ -158,34 +166,45 @@ inline uint64_t valueBytes(ValueType t) {
   return t == ValueType::F32 ? 4 : t == ValueType::S8 ? 1 : 2;
 }
 
-/// The K-slab width the kernels of a value type are tuned for.
-inline int64_t defaultSlab(ValueType t) {
-  return t == ValueType::F32 ? 128 : t == ValueType::S8 ? 256 : 256;
+/// The K-slab width the kernels of a value type and block shape are tuned
+/// for (bench-sparse, AMD EPYC Zen 5, docs/sparsity.md). 4x4 blocks load
+/// each activation vector once per four outputs, so L2 feeds them well
+/// enough: one slab up to K = 4096 (a 768x3072 int8 weight at 90%: 7.8x
+/// with one slab, 6.8x with 1024-wide ones). 1x4 blocks load one per
+/// output and want the slab in L1 (f32, 64 tokens x 128 x 4 bytes) or
+/// close to it (s8: 1024 k is 64 KiB; 2.2x against 1.9x with 256 at 80%).
+inline int64_t defaultSlab(ValueType t, int64_t blockRows = 1) {
+  if (blockRows == 4)
+    return 4096;
+  return t == ValueType::F32 ? 128 : t == ValueType::S8 ? 1024 : 256;
 }
 
-/// The layout of a packed blob with `nnz` non-zero 1x4 blocks.
-inline Header layout(ValueType t, int64_t n, int64_t k, int64_t nnz) {
+/// The layout of a packed blob with `nnz` non-zero blocks of `blockRows`
+/// x 4 (blockRows 1 or 4; 4 needs N to be a multiple of 4).
+inline Header layout(ValueType t, int64_t n, int64_t k, int64_t nnz,
+                     int64_t blockRows = 1) {
   Header h;
   std::memset(&h, 0, sizeof(h));
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.version = kVersion;
   h.valueType = static_cast<uint8_t>(t);
-  h.blockRows = 1;
+  h.blockRows = static_cast<uint8_t>(blockRows);
   h.blockCols = kBlockCols;
   h.n = n;
   h.k = k;
   h.nnz = nnz;
-  h.slab = defaultSlab(t);
+  h.slab = defaultSlab(t, blockRows);
   h.group = kRowGroup;
   uint64_t off = sizeof(Header);
   h.rowStartOffset = off;
-  off = alignUp(off + 4 * uint64_t(h.slabs() * n + 1));
+  int64_t q = n / blockRows;
+  off = alignUp(off + 4 * uint64_t(h.slabs() * q + 1));
   h.rowIndexOffset = off;
-  off = alignUp(off + 4 * uint64_t(h.slabs() * n));
+  off = alignUp(off + 4 * uint64_t(h.slabs() * q));
   h.colsOffset = off;
   off = alignUp(off + 4 * uint64_t(nnz));
   h.valuesOffset = off;
-  off = alignUp(off + kBlockCols * valueBytes(t) * uint64_t(nnz));
+  off = alignUp(off + blockRows * kBlockCols * valueBytes(t) * uint64_t(nnz));
   if (t == ValueType::S8) {
     h.scaleOffset = off;
     off = alignUp(off + 4 * uint64_t(n));
@@ -196,10 +215,24 @@ inline Header layout(ValueType t, int64_t n, int64_t k, int64_t nnz) {
   return h;
 }
 
-/// Number of non-zero 1x4 blocks (k padded to a multiple of 4 with zeros).
-inline int64_t countNonZeroBlocks(const float *w, int64_t n, int64_t k) {
-  BlockSparsity s = measure(w, n, k, {1, kBlockCols});
+/// Number of non-zero blockRows x 4 blocks (k padded to a multiple of 4
+/// with zeros).
+inline int64_t countNonZeroBlocks(const float *w, int64_t n, int64_t k,
+                                  int64_t blockRows = 1) {
+  BlockSparsity s = measure(w, n, k, {blockRows, kBlockCols});
   return s.blocks - s.zeroBlocks;
+}
+
+/// The block rows a weight packs best in: 4 when N is a multiple of 4 and
+/// its non-zero 1x4 blocks line up in 4x4 blocks (a weight pruned with
+/// `--block 4x4`, or a dense one), so that packing 4x4 adds at most 1/8
+/// zero blocks to the work; otherwise 1.
+inline int64_t chooseBlockRows(const float *w, int64_t n, int64_t k) {
+  if (n % 4)
+    return 1;
+  int64_t nz1 = countNonZeroBlocks(w, n, k, 1);
+  int64_t nz4 = countNonZeroBlocks(w, n, k, 4);
+  return 8 * 4 * nz4 <= 9 * nz1 ? 4 : 1;
 }
 
 /// Rounds to bfloat16, nearest even (NaN stays NaN).
@@ -232,14 +265,16 @@ inline int8_t quantizeS8(float v, float scale) {
   return static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, q)));
 }
 
-/// Packs W (N x K, f32) into `out`, which has `layout(...).totalBytes` bytes
-/// (zeroed by the caller is not required). For S8 the weights are quantized
-/// per output row, symmetric, to [-127, 127]; `rowScale` receives nothing
+/// Packs W (N x K, f32) in blocks of `blockRows` x 4 into `out`, which has
+/// `layout(t, n, k, countNonZeroBlocks(w, n, k, blockRows),
+/// blockRows).totalBytes` bytes (zeroed by the caller is not required). For
+/// S8 the weights are quantized per output row, symmetric, to [-127, 127]
 /// (the scales are in the blob). Returns the header written.
 inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
-                   void *out) {
-  int64_t nnz = countNonZeroBlocks(w, n, k);
-  Header h = layout(t, n, k, nnz);
+                   void *out, int64_t blockRows = 1) {
+  const int64_t br = blockRows;
+  int64_t nnz = countNonZeroBlocks(w, n, k, br);
+  Header h = layout(t, n, k, nnz, br);
   auto *base = static_cast<uint8_t *>(out);
   std::memset(base, 0, h.totalBytes);
   std::memcpy(base, &h, sizeof(h));
@@ -258,19 +293,22 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
     rowSum[r] = 0;
   }
   auto *rowIndex = reinterpret_cast<int32_t *>(base + h.rowIndexOffset);
-  auto isZero = [&](int64_t r, int64_t c0) {
-    for (int64_t j = 0; j < kBlockCols && c0 + j < k; ++j)
-      if (w[r * k + c0 + j] != 0.0f)
-        return false;
+  // Is the block of rows [r0, r0 + br) at c0 all zero?
+  auto isZero = [&](int64_t r0, int64_t c0) {
+    for (int64_t r = r0; r < r0 + br; ++r)
+      for (int64_t j = 0; j < kBlockCols && c0 + j < k; ++j)
+        if (w[r * k + c0 + j] != 0.0f)
+          return false;
     return true;
   };
+  const int64_t q = n / br, perBlock = br * kBlockCols;
   int64_t b = 0;
-  std::vector<std::pair<int64_t, int64_t>> order; // (blocks, row)
+  std::vector<std::pair<int64_t, int64_t>> order; // (blocks, first row)
   for (int64_t s = 0; s < h.slabs(); ++s) {
     int64_t c1 = std::min(k, (s + 1) * h.slab);
     for (int64_t g0 = 0; g0 < n; g0 += h.group) {
       order.clear();
-      for (int64_t r = g0; r < std::min(n, g0 + h.group); ++r) {
+      for (int64_t r = g0; r < std::min(n, g0 + h.group); r += br) {
         int64_t count = 0;
         for (int64_t c0 = s * h.slab; c0 < c1; c0 += kBlockCols)
           count += !isZero(r, c0);
@@ -278,25 +316,28 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
       }
       std::stable_sort(order.begin(), order.end());
       for (size_t j = 0; j < order.size(); ++j) {
-        int64_t r = order[j].second, pos = s * n + g0 + j;
+        int64_t r0 = order[j].second, pos = s * q + g0 / br + j;
         rowStart[pos] = static_cast<int32_t>(b);
-        rowIndex[pos] = static_cast<int32_t>(r);
-        const float *row = w + r * k;
+        rowIndex[pos] = static_cast<int32_t>(r0);
         for (int64_t c0 = s * h.slab; c0 < c1; c0 += kBlockCols) {
-          if (isZero(r, c0))
+          if (isZero(r0, c0))
             continue;
           cols[b] = static_cast<int32_t>(c0);
-          for (int64_t j2 = 0; j2 < kBlockCols; ++j2) {
-            float v = c0 + j2 < k ? row[c0 + j2] : 0.0f;
-            if (t == ValueType::F32) {
-              std::memcpy(values + (b * kBlockCols + j2) * 4, &v, 4);
-            } else if (t == ValueType::BF16) {
-              uint16_t h16 = toBf16(v);
-              std::memcpy(values + (b * kBlockCols + j2) * 2, &h16, 2);
-            } else {
-              int8_t q8 = quantizeS8(v, scale[r]);
-              values[b * kBlockCols + j2] = static_cast<uint8_t>(q8);
-              rowSum[r] += q8;
+          for (int64_t i = 0; i < br; ++i) {
+            int64_t r = r0 + i;
+            for (int64_t j2 = 0; j2 < kBlockCols; ++j2) {
+              float v = c0 + j2 < k ? w[r * k + c0 + j2] : 0.0f;
+              int64_t at = b * perBlock + i * kBlockCols + j2;
+              if (t == ValueType::F32) {
+                std::memcpy(values + at * 4, &v, 4);
+              } else if (t == ValueType::BF16) {
+                uint16_t h16 = toBf16(v);
+                std::memcpy(values + at * 2, &h16, 2);
+              } else {
+                int8_t q8 = quantizeS8(v, scale[r]);
+                values[at] = static_cast<uint8_t>(q8);
+                rowSum[r] += q8;
+              }
             }
           }
           ++b;
@@ -304,7 +345,7 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
       }
     }
   }
-  rowStart[h.slabs() * n] = static_cast<int32_t>(b);
+  rowStart[h.slabs() * q] = static_cast<int32_t>(b);
   return h;
 }
 
@@ -320,26 +361,30 @@ inline std::string validate(const void *blob, uint64_t bytes) {
   if (h.version != kVersion)
     return "packed sparse weight version " + std::to_string(h.version) +
            ", this runtime reads " + std::to_string(kVersion);
-  if (h.valueType > 2 || h.blockRows != 1 || h.blockCols != kBlockCols)
+  if (h.valueType > 2 || (h.blockRows != 1 && h.blockRows != 4) ||
+      h.blockCols != kBlockCols)
     return "unsupported element type or block shape";
+  const int64_t br = h.blockRows;
   if (h.n <= 0 || h.k <= 0 || h.nnz < 0 || h.n > (int64_t(1) << 31) ||
-      h.k > (int64_t(1) << 31) || h.nnz > h.n * ((h.k + 3) / 4))
+      h.k > (int64_t(1) << 31) || h.n % br ||
+      h.nnz > h.n / br * ((h.k + 3) / 4))
     return "bad dimensions";
-  Header want = layout(static_cast<ValueType>(h.valueType), h.n, h.k, h.nnz);
+  Header want =
+      layout(static_cast<ValueType>(h.valueType), h.n, h.k, h.nnz, br);
   if (std::memcmp(&want, &h, sizeof(h)) != 0 || h.totalBytes != bytes)
     return "inconsistent section offsets or size";
   auto *base = static_cast<const uint8_t *>(blob);
   auto *rowStart = reinterpret_cast<const int32_t *>(base + h.rowStartOffset);
   auto *cols = reinterpret_cast<const int32_t *>(base + h.colsOffset);
   auto *rowIndex = reinterpret_cast<const int32_t *>(base + h.rowIndexOffset);
-  int64_t rows = h.slabs() * h.n;
+  const int64_t q = h.n / br, rows = h.slabs() * q;
   if (rowStart[0] != 0 || rowStart[rows] != h.nnz)
     return "bad row starts";
   std::vector<int64_t> seen(h.n, -1);
   for (int64_t i = 0; i < rows; ++i) {
-    int64_t s = i / h.n, j = i % h.n, g0 = j / h.group * h.group;
+    int64_t s = i / q, j = i % q * br, g0 = j / h.group * h.group;
     int64_t r = rowIndex[i];
-    if (r < g0 || r >= std::min(h.n, g0 + h.group) || seen[r] == s)
+    if (r < g0 || r >= std::min(h.n, g0 + h.group) || r % br || seen[r] == s)
       return "row index " + std::to_string(r) + " out of its group or repeated";
     seen[r] = s;
     if (rowStart[i + 1] < rowStart[i])

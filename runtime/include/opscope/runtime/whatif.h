@@ -34,6 +34,9 @@ struct WhatIfRequest {
   /// The precision of the database entries; ops of another precision in
   /// the trace are an error. Empty: each op's own (from its kernel name).
   std::string precision;
+  /// The block shape of the database entries: "1x4" or "4x4" (the weights
+  /// pruned with opscope-prune --block 4x4, which run the 4x4 kernels).
+  std::string block = "1x4";
   /// Names the database in messages and in the opscope-tune commands
   /// printed for missing measurements ("" when it is the default file).
   std::string dbFlag;

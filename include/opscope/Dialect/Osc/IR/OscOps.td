@@ -161,12 +161,15 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
   let summary = "inner product with a block-sparse packed weight";
   let description = [{
     `osc.inner_product` whose `N x K` weight (`weight_shape`) is packed in
-    1x4 blocks (runtime/include/opscope/runtime/sparse_format.h): `packed`
-    is the blob, a constant 1-D `i8` tensor written to `.weights` as is.
-    `osc-sparse-layout` creates it from inner products whose weight is
-    sparse enough, recording the weight's `block_sparsity` (fraction of
-    all-zero 1x4 blocks), `weight_sparsity` (fraction of zero elements) and
-    `nonzero_blocks`.
+    blocks of `block_rows` x 4 (runtime/include/opscope/runtime/
+    sparse_format.h): `packed` is the blob, a constant 1-D `i8` tensor
+    written to `.weights` as is. `osc-sparse-layout` creates it from inner
+    products whose weight is sparse enough, recording the weight's
+    `block_sparsity` (fraction of all-zero 1x4 blocks), `weight_sparsity`
+    (fraction of zero elements) and `nonzero_blocks` (non-zero 1x4 blocks).
+    `block_rows` is 4 when the weight's non-zero 1x4 blocks line up in 4x4
+    blocks (pruned with `opscope-prune --block 4x4`): the kernels then load
+    each activation vector once for four outputs.
 
     The activations may be transposed: with `transposed_input` the input is
     `K x M` instead of `[..., K]`; with `transposed_output` the result (and
@@ -196,7 +199,8 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
                        I64Attr:$nonzero_blocks,
                        UnitAttr:$transposed_input, UnitAttr:$transposed_output,
                        OptionalAttr<F32Attr>:$input_scale,
-                       OptionalAttr<I32Attr>:$input_zero_point);
+                       OptionalAttr<I32Attr>:$input_zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$block_rows);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $packed (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?

@@ -1,7 +1,7 @@
 //===- kernel_bench.h - dense vs sparse inner-product timing ----*- C++ -*-===//
 //
 // Part of opscope's runtime tooling (no MLIR). What bench-sparse and
-// opscope-tune share: synthetic weights pruned by 1x4 block magnitude, the
+// opscope-tune share: synthetic weights pruned by 1x4 or 4x4 block magnitude, the
 // oneDNN dense inner product and the block-sparse kernel of one precision,
 // timed in alternating rounds (the host is shared and noisy: every round
 // times each candidate in turn, ratios are taken per round).
@@ -31,10 +31,11 @@ double medianCallMs(const std::function<void()> &f, double minMs);
 /// Median of `v` (upper median for even sizes); 0 for an empty vector.
 double median(std::vector<double> v);
 
-/// Zeroes round(ratio x blocks) 1x4 blocks of the row-major N x K weight
-/// with the smallest L1 norm (as opscope-prune does).
-void pruneBlocks1x4(std::vector<float> &w, int64_t n, int64_t k,
-                    double ratio);
+/// Zeroes round(ratio x blocks) blockRows x 4 blocks of the row-major N x K
+/// weight with the smallest L1 norm (as opscope-prune does); blockRows 1 or
+/// 4 (N a multiple of it).
+void pruneBlocks(std::vector<float> &w, int64_t n, int64_t k, double ratio,
+                 int64_t blockRows = 1);
 
 struct KernelBenchConfig {
   int rounds = 5;
@@ -42,6 +43,8 @@ struct KernelBenchConfig {
   /// Also time the sparse kernel with row-major activations (a chain
   /// boundary); by default only the transposed layout (inside a chain).
   bool rowMajor = false;
+  /// Prune (and pack) in blockRows x 4 blocks: 1 (Intel's 1x4) or 4 (4x4).
+  int64_t blockRows = 1;
 };
 
 /// Per-round ms of every candidate of one shape, M and precision.
