@@ -18,15 +18,10 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
-namespace {
-/// Window attributes shared by Conv, ConvTranspose and the pools.
-struct Window {
-  SmallVector<int64_t> kernel, strides, dilations, pads;
-};
-
-FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
-                             ArrayRef<int64_t> inSpatial,
-                             bool transposed = false) {
+FailureOr<Window> opscope::onnx_import::readWindow(NodeContext &c,
+                                                   ArrayRef<int64_t> kernel,
+                                                   ArrayRef<int64_t> inSpatial,
+                                                   bool transposed) {
   size_t n = kernel.size();
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
@@ -79,6 +74,7 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
   return w;
 }
 
+namespace {
 /// Conv and ConvTranspose: a float N x C x spatial... input (1 to 3 spatial
 /// dimensions) and a weight of the same rank.
 LogicalResult checkConvOperands(NodeContext &c, Value x, Value w) {

@@ -94,6 +94,18 @@ inline DenseI64ArrayAttr i64Array(NodeContext &c, ArrayRef<int64_t> values) {
   return c.b.getDenseI64ArrayAttr(values);
 }
 
+/// Window attributes shared by Conv, ConvTranspose, ConvInteger and the
+/// pools (ONNXCompute.cpp): kernel_shape from the weight or the attribute,
+/// strides, dilations, pads (begin pads then end pads) with auto_pad
+/// resolved against the input's spatial sizes (except for transposed
+/// convolutions, which derive their pads from the output shape).
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
+                             ArrayRef<int64_t> inSpatial,
+                             bool transposed = false);
+
 } // namespace opscope::onnx_import
 
 #endif // OPSCOPE_LIB_TARGET_ONNX_ONNXHELPERS_H

@@ -3,14 +3,17 @@
 // Part of opscope's ONNX importer. The quantization ops of int8 models that
 // other tools export: QuantizeLinear, DequantizeLinear (folded into an f32
 // constant when it dequantizes a constant: quantized weights become f32
-// weights the fusion passes see), DynamicQuantizeLinear, MatMulInteger, and
-// QLinearMatMul as matmul_integer -> dequantize_linear -> quantize_linear.
+// weights the fusion passes see), DynamicQuantizeLinear, MatMulInteger,
+// ConvInteger, QLinearMatMul as matmul_integer -> dequantize_linear ->
+// quantize_linear, and QLinearConv as conv_integer -> dequantize_linear
+// (+ the dequantized bias) -> quantize_linear.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
 #include "ONNXHelpers.h"
 
+#include "opscope/Dialect/Osc/IR/OscShapes.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -221,6 +224,81 @@ FailureOr<Value> matmulInteger(NodeContext &c, Value a, Value b, Value az,
                                az, bz)
       .getOutput();
 }
+
+/// ConvInteger's checks, shared with QLinearConv: u8/i8 N x C x spatial...
+/// input (1 to 3 spatial dims), a weight of the same rank, zero points per
+/// tensor (input) or per tensor or output channel (weight).
+FailureOr<Value> convInteger(NodeContext &c, Value x, Value w, Value xz,
+                             Value wz) {
+  auto xt = typeOf(x), wt = typeOf(w);
+  if (!xt.getElementType().isInteger(8) || !wt.getElementType().isInteger(8)) {
+    c.error() << "input and weight must be uint8 or int8, got " << xt
+              << " and " << wt;
+    return failure();
+  }
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank()) {
+    c.error() << "expects N x C x spatial... input (1 to 3 spatial dims) and "
+                 "a weight of the same rank, got "
+              << formatShape(xt.getShape()) << " and "
+              << formatShape(wt.getShape());
+    return failure();
+  }
+  auto win =
+      readWindow(c, wt.getShape().drop_front(2), xt.getShape().drop_front(2));
+  if (failed(win))
+    return failure();
+  int64_t groups = c.intAttr("group", 1);
+  if (groups < 1 || xt.getDimSize(1) % groups || wt.getDimSize(0) % groups ||
+      wt.getDimSize(1) * groups != xt.getDimSize(1)) {
+    c.error() << "weight " << formatShape(wt.getShape()) << " and input "
+              << formatShape(xt.getShape()) << " do not agree with group="
+              << groups;
+    return failure();
+  }
+  for (auto [zp, t, perChannel, what] :
+       {std::tuple{xz, xt, int64_t(0), "x"},
+        std::tuple{wz, wt, wt.getDimSize(0), "w"}}) {
+    if (!zp)
+      continue;
+    if (elemOf(zp) != t.getElementType()) {
+      c.error() << what << "_zero_point type " << elemOf(zp) << " differs from "
+                << what << "'s";
+      return failure();
+    }
+    if (typeOf(zp).getNumElements() != 1 &&
+        !(perChannel && typeOf(zp).getRank() == 1 &&
+          typeOf(zp).getDimSize(0) == perChannel)) {
+      c.error() << what << "_zero_point must be a scalar"
+                << (perChannel ? " or have one element per output channel"
+                               : "")
+                << ", got " << typeOf(zp);
+      return failure();
+    }
+  }
+  SmallVector<int64_t> shape = {xt.getDimSize(0), wt.getDimSize(0)};
+  size_t n = win->kernel.size();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t out = windowOutputSize(xt.getDimSize(2 + i), win->kernel[i],
+                                   win->strides[i], win->pads[i],
+                                   win->pads[n + i], win->dilations[i]);
+    if (out < 1) {
+      c.error() << "the kernel window does not fit spatial dimension " << i;
+      return failure();
+    }
+    shape.push_back(out);
+  }
+  if (xz && typeOf(xz).getRank() != 0)
+    xz = reshape(c, xz, {});
+  if (wz && typeOf(wz).getNumElements() == 1 && typeOf(wz).getRank() != 0)
+    wz = reshape(c, wz, {});
+  return c.b
+      .create<ConvIntegerOp>(c.loc, tensorOf(shape, c.b.getI32Type()), x, w,
+                             xz, wz, i64Array(c, win->strides),
+                             i64Array(c, win->pads),
+                             i64Array(c, win->dilations),
+                             c.b.getI64IntegerAttr(groups))
+      .getOutput();
+}
 } // namespace
 
 void opscope::onnx_import::addQuantConverters(llvm::StringMap<Converter> &m) {
@@ -249,6 +327,70 @@ void opscope::onnx_import::addQuantConverters(llvm::StringMap<Converter> &m) {
     if (failed(y))
       return failure();
     out.push_back(*y);
+    return success();
+  };
+  m["ConvInteger"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    auto y = convInteger(c, c.input(0), c.input(1), c.input(2), c.input(3));
+    if (failed(y))
+      return failure();
+    out.push_back(*y);
+    return success();
+  };
+  m["QLinearConv"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    // x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+    // y_zero_point, B (i32, quantized with x_scale * w_scale).
+    Value xs = c.input(1), ws = c.input(4), ys = c.input(6), yz = c.input(7);
+    for (auto [v, what] : {std::pair{xs, "x_scale"}, std::pair{ys, "y_scale"}})
+      if (typeOf(v).getNumElements() != 1 || !elemOf(v).isF32()) {
+        c.error() << what << " must be a float scalar (per tensor), got "
+                  << typeOf(v);
+        return failure();
+      }
+    auto acc = convInteger(c, c.input(0), c.input(3), c.input(2), c.input(5));
+    if (failed(acc))
+      return failure();
+    int64_t oc = typeOf(*acc).getDimSize(1), rank = typeOf(*acc).getRank();
+    if (!elemOf(ws).isF32() ||
+        (typeOf(ws).getNumElements() != 1 &&
+         !(typeOf(ws).getRank() == 1 && typeOf(ws).getDimSize(0) == oc))) {
+      c.error() << "w_scale must be a float scalar or have one element per "
+                   "output channel ("
+                << oc << "), got " << typeOf(ws);
+      return failure();
+    }
+    // acc x (x_scale x w_scale), per output channel (axis 1).
+    auto scale = binary(c, BinaryKind::mul, reshape(c, xs, {}),
+                        reshape(c, ws, typeOf(ws).getNumElements() == 1
+                                           ? SmallVector<int64_t>{}
+                                           : SmallVector<int64_t>{oc}));
+    if (failed(scale))
+      return failure();
+    Type f32 = c.b.getF32Type();
+    Value y = c.b.create<DequantizeLinearOp>(
+        c.loc, tensorOf(typeOf(*acc).getShape(), f32), *acc, *scale, Value(),
+        c.b.getI64IntegerAttr(1));
+    if (Value bias = c.input(8)) {
+      if (!elemOf(bias).isSignlessInteger(32) || typeOf(bias).getRank() != 1 ||
+          typeOf(bias).getDimSize(0) != oc) {
+        c.error() << "B must be int32 with one element per output channel ("
+                  << oc << "), got " << typeOf(bias);
+        return failure();
+      }
+      Value b = c.b.create<DequantizeLinearOp>(c.loc, tensorOf({oc}, f32), bias,
+                                               *scale, Value(),
+                                               c.b.getI64IntegerAttr(0));
+      SmallVector<int64_t> bshape(rank - 1, 1);
+      bshape[0] = oc;
+      auto sum = binary(c, BinaryKind::add, y, reshape(c, b, bshape));
+      if (failed(sum))
+        return failure();
+      y = *sum;
+    }
+    Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
+    Type e = yz ? elemOf(yz) : u8;
+    out.push_back(c.b.create<QuantizeLinearOp>(
+        c.loc, tensorOf(typeOf(y).getShape(), e), y, reshape(c, ys, {}),
+        yz ? reshape(c, yz, {}) : Value(), c.b.getI64IntegerAttr(1)));
     return success();
   };
   m["QLinearMatMul"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {

@@ -143,3 +143,75 @@ void opscope::rt::matmulInteger(const void *a, DType aType, const Shape &aShape,
     }
   }
 }
+
+void opscope::rt::convInteger(const void *x, DType xType, const Shape &xShape,
+                              const void *w, DType wType, const Shape &wShape,
+                              const void *xZero, const void *wZero,
+                              int64_t wZeroCount,
+                              const ConvIntegerWindow &win, int32_t *y,
+                              const Shape &yShape) {
+  // Spatial dimensions padded to three (size 1, stride 1, no padding).
+  size_t sp = xShape.size() - 2;
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0, 0, 0};
+  for (size_t i = 0; i < sp; ++i) {
+    size_t d = 3 - sp + i;
+    in[d] = xShape[2 + i];
+    k[d] = wShape[2 + i];
+    out[d] = yShape[2 + i];
+    st[d] = win.strides[i];
+    dl[d] = win.dilations[i];
+    pb[d] = win.pads[i];
+  }
+  int64_t n = xShape[0], c = xShape[1], oc = wShape[0], g = win.groups;
+  int64_t cg = c / g, ocg = oc / g;
+  int64_t inPlane = in[0] * in[1] * in[2], kVol = k[0] * k[1] * k[2];
+  int64_t outPlane = out[0] * out[1] * out[2];
+  // Zero points subtracted once: the input as i32 (x - xZero), the weight
+  // as i32 (w - wZero[oc]).
+  int32_t xz = xZero ? load(xZero, xType, 0) : 0;
+  std::vector<int32_t> xs(static_cast<size_t>(n * c * inPlane));
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = load(x, xType, static_cast<int64_t>(i)) - xz;
+  std::vector<int32_t> ws(static_cast<size_t>(oc * cg * kVol));
+  for (int64_t o = 0; o < oc; ++o) {
+    int32_t wz = wZero ? load(wZero, wType, wZeroCount == 1 ? 0 : o) : 0;
+    for (int64_t i = 0; i < cg * kVol; ++i)
+      ws[o * cg * kVol + i] = load(w, wType, o * cg * kVol + i) - wz;
+  }
+#pragma omp parallel for collapse(2)
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < oc; ++o) {
+      int64_t grp = o / ocg;
+      const int32_t *wo = ws.data() + o * cg * kVol;
+      int32_t *yo = y + (b * oc + o) * outPlane;
+      for (int64_t od = 0; od < out[0]; ++od)
+        for (int64_t oh = 0; oh < out[1]; ++oh)
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            int32_t acc = 0;
+            for (int64_t ic = 0; ic < cg; ++ic) {
+              const int32_t *xc =
+                  xs.data() + (b * c + grp * cg + ic) * inPlane;
+              const int32_t *wc = wo + ic * kVol;
+              for (int64_t kd = 0; kd < k[0]; ++kd) {
+                int64_t id = od * st[0] - pb[0] + kd * dl[0];
+                if (id < 0 || id >= in[0])
+                  continue;
+                for (int64_t kh = 0; kh < k[1]; ++kh) {
+                  int64_t ih = oh * st[1] - pb[1] + kh * dl[1];
+                  if (ih < 0 || ih >= in[1])
+                    continue;
+                  const int32_t *xrow = xc + (id * in[1] + ih) * in[2];
+                  const int32_t *wrow = wc + (kd * k[1] + kh) * k[2];
+                  for (int64_t kw = 0; kw < k[2]; ++kw) {
+                    int64_t iw = ow * st[2] - pb[2] + kw * dl[2];
+                    if (iw >= 0 && iw < in[2])
+                      acc += xrow[iw] * wrow[kw];
+                  }
+                }
+              }
+            }
+            yo[(od * out[1] + oh) * out[2] + ow] = acc;
+          }
+    }
+}

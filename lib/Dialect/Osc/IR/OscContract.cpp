@@ -82,6 +82,14 @@ SmallVector<Value> QuantizeLinearOp::getRuntimeOperands() {
 SmallVector<Value> DequantizeLinearOp::getRuntimeOperands() {
   return {getInput(), getScale(), getZeroPoint()};
 }
+SmallVector<Value> ConvIntegerOp::getRuntimeOperands() {
+  return {getInput(), getWeight(), getInputZeroPoint(), getWeightZeroPoint()};
+}
+std::optional<double> ConvIntegerOp::getFlops() {
+  // 2 x outputs x (C/groups x kernel...): the weight's elements per OC.
+  auto w = cast<RankedTensorType>(getWeight().getType());
+  return 2.0 * outputElements(*this) * (w.getNumElements() / w.getDimSize(0));
+}
 SmallVector<Value> MatMulIntegerOp::getRuntimeOperands() {
   return {getLhs(), getRhs(), getLhsZeroPoint(), getRhsZeroPoint()};
 }

@@ -90,6 +90,54 @@ LogicalResult DynamicQuantizeLinearOp::verify() {
   }
 }
 
+LogicalResult ConvIntegerOp::verify() {
+  if (failed(verify::verifyConvLike(*this, "OC x C/groups x kernel...")))
+    return failure();
+  auto x = tensorType(getInput()), w = tensorType(getWeight());
+  if (!isInt8(x.getElementType()) || !isInt8(w.getElementType()))
+    return emitOpError("input and weight must be ui8 or i8, got ")
+           << x << " and " << w;
+  auto in = x.getShape(), ws = w.getShape();
+  unsigned spatial = in.size() - 2;
+  int64_t groups = getGroups();
+  if (groups <= 0 || in[1] % groups || ws[0] % groups || ws[1] * groups != in[1])
+    return emitOpError("weight ")
+           << formatShape(ws) << " and input " << formatShape(in)
+           << " do not agree with groups=" << groups
+           << " (weight is OC x C/groups x kernel...)";
+  auto check = [&](Value zp, Type elem, int64_t perChannel,
+                   const char *what) -> LogicalResult {
+    if (!zp)
+      return success();
+    auto z = tensorType(zp);
+    if (z.getElementType() != elem)
+      return emitOpError(what) << " zero point must be " << elem;
+    if (z.getNumElements() != 1 &&
+        !(perChannel && z.getRank() == 1 && z.getDimSize(0) == perChannel))
+      return emitOpError(what)
+             << " zero point must be a scalar"
+             << (perChannel ? " or have one element per output channel" : "")
+             << ", got " << z;
+    return success();
+  };
+  if (failed(check(getInputZeroPoint(), x.getElementType(), 0, "input")) ||
+      failed(check(getWeightZeroPoint(), w.getElementType(), ws[0], "weight")))
+    return failure();
+  SmallVector<int64_t> expected = {in[0], ws[0]};
+  for (unsigned i = 0; i < spatial; ++i) {
+    int64_t out = windowOutputSize(in[2 + i], ws[2 + i], getStrides()[i],
+                                   getPads()[i], getPads()[spatial + i],
+                                   getDilations()[i]);
+    if (out < 1)
+      return emitOpError("kernel window does not fit spatial dimension ") << i;
+    expected.push_back(out);
+  }
+  auto out = tensorType(getOutput());
+  if (!out.getElementType().isSignlessInteger(32))
+    return emitOpError("result must be i32, got ") << out;
+  return verifyResultShape(*this, getOutput(), expected);
+}
+
 LogicalResult MatMulIntegerOp::verify() {
   auto a = tensorType(getLhs()), b = tensorType(getRhs());
   if (!isInt8(a.getElementType()) || !isInt8(b.getElementType()))

@@ -79,6 +79,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       database = std::move(db);
       haveDatabase = true;
     }
+    // Per function: the pass instance runs on every function in turn.
+    fellBack = 0;
     SmallVector<InnerProductOp> candidates;
     getOperation().walk([&](InnerProductOp op) { candidates.push_back(op); });
     SmallVector<SparseInnerProductOp> sparseOps;

@@ -43,6 +43,22 @@ void matmulInteger(const void *a, DType aType, const Shape &aShape,
                    const void *aZero, int64_t aZeroCount, const void *bZero,
                    int64_t bZeroCount, int32_t *y, const Shape &yShape);
 
+/// The window of conv_integer: per spatial dimension (1 to 3) the stride,
+/// dilation and begin/end pads (pads: begin pads, then end pads).
+struct ConvIntegerWindow {
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t groups = 1;
+};
+
+/// i32 y = conv(x - xZero, w - wZero): x [N, C, spatial...] u8/i8, w [OC,
+/// C/groups, kernel...] u8/i8, xZero per tensor, wZero one value or one per
+/// OC (null: 0). Padding contributes nothing (it reads the zero point).
+void convInteger(const void *x, DType xType, const Shape &xShape,
+                 const void *w, DType wType, const Shape &wShape,
+                 const void *xZero, const void *wZero, int64_t wZeroCount,
+                 const ConvIntegerWindow &window, int32_t *y,
+                 const Shape &yShape);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_QUANTIZE_H

@@ -130,9 +130,40 @@ BoundKernel matmulIntegerOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
+  auto is8 = [](DType t) { return t == DType::U8 || t == DType::I8; };
+  if (!is8(x.dtype) || !is8(w.dtype) || y.dtype != DType::I32)
+    c.fail("input and weight must be u8/i8 and the result i32");
+  size_t rank = x.shape.size();
+  if (rank < 3 || rank > 5 || w.shape.size() != rank || y.shape.size() != rank)
+    c.fail("input, weight and result must be N x C x spatial... (1 to 3 "
+           "spatial dims)");
+  ConvIntegerWindow win;
+  win.strides = c.ints("strides");
+  win.dilations = c.ints("dilations");
+  win.pads = c.ints("pads");
+  win.groups = c.intAttr("groups", 1);
+  if (win.strides.size() != rank - 2 || win.dilations.size() != rank - 2 ||
+      win.pads.size() != 2 * (rank - 2) || win.groups < 1)
+    c.fail("strides, dilations, pads or groups do not match the input rank");
+  const void *xp = c.ptr<const void>(x), *wp = c.ptr<const void>(w);
+  const void *xzp = c.has(2) ? c.ptr<const void>(c.in(2)) : nullptr;
+  const void *wzp = c.has(3) ? c.ptr<const void>(c.in(3)) : nullptr;
+  int64_t wzn = c.has(3) ? c.in(3).elements() : 0;
+  int32_t *yp = c.ptr<int32_t>(y);
+  DType xt = x.dtype, wt = w.dtype;
+  Shape xs = x.shape, ws = w.shape, ys = y.shape;
+  kernel = c.ownKernel(false);
+  return [=] {
+    convInteger(xp, xt, xs, wp, wt, ws, xzp, wzp, wzn, win, yp, ys);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerQuantKernels(KernelRegistry &r) {
+  r.add(OpKind::ConvInteger, {"opscope", {}, convIntegerOp});
   r.add(OpKind::QuantizeLinear, {"opscope", {}, quantizeLinearOp});
   r.add(OpKind::DequantizeLinear, {"opscope", {}, dequantizeLinearOp});
   r.add(OpKind::DynamicQuantizeLinear, {"opscope", {}, dynamicQuantizeLinearOp});

@@ -7,7 +7,8 @@
 
 //===----------------------------------------------------------------------===//
 // Quantization (ONNX QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-// MatMulInteger; QLinearMatMul is imported as their composition)
+// MatMulInteger, ConvInteger; QLinearMatMul and QLinearConv are imported as
+// their compositions)
 //===----------------------------------------------------------------------===//
 
 def Osc_QuantizeLinearOp : Osc_ExecOp<"quantize_linear", "QuantizeLinear",
@@ -76,6 +77,43 @@ def Osc_DynamicQuantizeLinearOp : Osc_ExecOp<"dynamic_quantize_linear",
   let arguments = (ins Osc_FloatTensor:$input, I64Attr:$part);
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Osc_ConvIntegerOp : Osc_ExecOp<"conv_integer", "ConvInteger",
+    [Pure, AttrSizedOperandSegments], ["getRuntimeOperands", "getFlops"]> {
+  let summary = "u8/i8 N-d convolution (NCHW) with zero points, i32 result";
+  let description = [{
+    ONNX ConvInteger: `(input - input_zero_point) * (weight -
+    weight_zero_point)` convolved and accumulated in i32, in `N x C x
+    spatial...` layout with an `OC x C/groups x kernel...` weight (1 to 3
+    spatial dimensions). The input zero point is per tensor; the weight's
+    per tensor or per output channel (OC). Padding reads the input zero
+    point (a padded element contributes nothing). `pads`, `strides`,
+    `dilations` and `groups` are those of `osc.conv`; auto-padding is
+    resolved by the importer. QLinearConv is imported as conv_integer,
+    dequantize_linear (scale input_scale x weight_scale per output channel),
+    the bias and quantize_linear.
+
+    ```mlir
+    %y = osc.conv_integer %x, %w input_zero_point(%xz)
+        {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+         dilations = array<i64: 1, 1>}
+        : (tensor<1x8x16x16xui8>, tensor<16x8x3x3xi8>, tensor<ui8>)
+        -> tensor<1x16x16x16xi32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_Tensor:$weight,
+                       Optional<Osc_Tensor>:$input_zero_point,
+                       Optional<Osc_Tensor>:$weight_zero_point,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`input_zero_point` `(` $input_zero_point^ `)`)?
+    (`weight_zero_point` `(` $weight_zero_point^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 
