@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/dense.h"
 #include "opscope/runtime/quantize.h"
 
 #include <gtest/gtest.h>
@@ -115,5 +116,62 @@ TEST(ConvInteger, MatchesReference) {
           ASSERT_EQ(got[(b * oc + o) * outPlane + p], want)
               << "batch " << b << " channel " << o << " position " << p;
         }
+  }
+}
+
+// oneDNN's int8 convolution (what conv_integer runs on for a constant
+// weight that fits s8 once its zero point is subtracted) against the
+// portable kernel: exact i32 sums, the input zero point applied at run time
+// (two different ones on the same primitive) and padding contributing
+// nothing.
+TEST(ConvInteger, OneDnnMatchesPortable) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> strides, dilations, pads;
+    int64_t groups;
+    DType xType;
+  };
+  const Case cases[] = {
+      {{1, 8, 9, 9}, {16, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, DType::U8},
+      {{2, 6, 7, 6}, {6, 2, 3, 2}, {2, 1}, {1, 2}, {2, 0, 1, 1}, 3, DType::I8},
+      {{1, 4, 11}, {8, 4, 3}, {2}, {1}, {1, 1}, 1, DType::U8},
+  };
+  std::mt19937 rng(7);
+  for (const Case &tc : cases) {
+    SCOPED_TRACE(::testing::Message() << "rank " << tc.x.size());
+    size_t sp = tc.x.size() - 2;
+    Shape y = {tc.x[0], tc.w[0]};
+    for (size_t i = 0; i < sp; ++i) {
+      int64_t span = (tc.w[2 + i] - 1) * tc.dilations[i] + 1;
+      y.push_back((tc.x[2 + i] + tc.pads[i] + tc.pads[sp + i] - span) /
+                      tc.strides[i] +
+                  1);
+    }
+    std::vector<uint8_t> x(product(tc.x));
+    std::vector<int8_t> w(product(tc.w));
+    for (auto &v : x)
+      v = uint8_t(rng());
+    for (auto &v : w)
+      v = int8_t(rng());
+    ConvParams p;
+    p.input = tc.x;
+    p.weight = tc.w;
+    p.output = y;
+    p.strides = tc.strides;
+    p.pads = tc.pads;
+    p.dilations = tc.dilations;
+    p.groups = tc.groups;
+    IntegerConv conv(p, tc.xType == DType::I8, w);
+    EXPECT_NE(conv.implementation(), "");
+    ConvIntegerWindow win{tc.strides, tc.dilations, tc.pads, tc.groups};
+    for (int zero : {tc.xType == DType::U8 ? 128 : -3, 0}) {
+      std::vector<int32_t> want(product(y)), got(product(y), -1);
+      uint8_t z = uint8_t(zero);
+      convInteger(x.data(), tc.xType, tc.x, w.data(), DType::I8, tc.w, &z,
+                  nullptr, 0, win, want.data(), y);
+      conv.run(x.data(), zero, got.data());
+      ASSERT_EQ(got, want) << "zero point " << zero << ", "
+                           << conv.implementation();
+    }
   }
 }

@@ -215,3 +215,7 @@ void opscope::rt::convInteger(const void *x, DType xType, const Shape &xShape,
           }
     }
 }
+
+int32_t opscope::rt::quantizedValue(const void *p, DType t, int64_t i) {
+  return load(p, t, i);
+}

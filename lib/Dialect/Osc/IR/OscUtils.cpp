@@ -354,6 +354,8 @@ llvm::json::Object osc::opFacts(Operation *op) {
     precision = "int8";
     inScale = scaleAttr.getValueAsDouble();
     inZero = static_cast<double>(zeroAttr.getInt());
+  } else if (isa<ConvIntegerOp, MatMulIntegerOp>(op)) {
+    precision = "int8"; // u8/i8 operands, i32 sums
   } else if ((weight && cast<RankedTensorType>(weight.getType())
                             .getElementType()
                             .isBF16()) ||

@@ -183,6 +183,25 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// u8/i8 x s8 convolution, i32 result, with a per-tensor input zero point
+/// given at run time (padding contributes nothing): conv_integer on
+/// oneDNN's int8 kernels. `weights` is the constant weight (OC x C/groups x
+/// kernel...) with its zero point already subtracted; `p` as for Conv
+/// (not transposed, no post-ops). Throws when oneDNN has no such primitive.
+class IntegerConv {
+public:
+  IntegerConv(const ConvParams &p, bool srcSigned, std::vector<int8_t> weights);
+  ~IntegerConv();
+  IntegerConv(const IntegerConv &) = delete;
+  IntegerConv &operator=(const IntegerConv &) = delete;
+  void run(const void *x, int32_t xZero, int32_t *y);
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Max or average pooling over N x C x spatial. `pads` is [begin..., end...];
 /// the end padding is widened as needed to produce `output` (ceil mode).
 struct PoolParams {

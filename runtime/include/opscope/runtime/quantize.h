@@ -43,6 +43,9 @@ void matmulInteger(const void *a, DType aType, const Shape &aShape,
                    const void *aZero, int64_t aZeroCount, const void *bZero,
                    int64_t bZeroCount, int32_t *y, const Shape &yShape);
 
+/// Element i of u8, i8 or i32 data as i32 (throws on any other type).
+int32_t quantizedValue(const void *p, DType t, int64_t i);
+
 /// The window of conv_integer: per spatial dimension (1 to 3) the stride,
 /// dilation and begin/end pads (pads: begin pads, then end pads).
 struct ConvIntegerWindow {

@@ -9,6 +9,7 @@
 
 #include "../KernelRegistry.h"
 
+#include "opscope/runtime/dense.h"
 #include "opscope/runtime/quantize.h"
 
 
@@ -154,6 +155,47 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
   int32_t *yp = c.ptr<int32_t>(y);
   DType xt = x.dtype, wt = w.dtype;
   Shape xs = x.shape, ws = w.shape, ys = y.shape;
+  // oneDNN's int8 convolution: a constant weight (and weight zero point)
+  // whose w - w_zero_point fits s8 (an i8 weight with zero point 0, or a u8
+  // one with zero point 128, as exporters write them).
+  bool constW = w.kind == BufferRef::Weight &&
+                (!c.has(3) || c.in(3).kind == BufferRef::Weight);
+  if (constW) {
+    int64_t oc = ws[0], per = w.elements() / oc;
+    std::vector<int8_t> w8(static_cast<size_t>(w.elements()));
+    bool fits = true;
+    for (int64_t o = 0; o < oc && fits; ++o) {
+      int32_t z = wzp ? quantizedValue(wzp, wt, wzn == 1 ? 0 : o) : 0;
+      for (int64_t i = 0; i < per && fits; ++i) {
+        int32_t v = quantizedValue(wp, wt, o * per + i) - z;
+        fits = v >= -128 && v <= 127;
+        w8[o * per + i] = static_cast<int8_t>(v);
+      }
+    }
+    if (fits) {
+      ConvParams p;
+      p.input = xs;
+      p.weight = ws;
+      p.output = ys;
+      p.strides = win.strides;
+      p.pads = win.pads;
+      p.dilations = win.dilations;
+      p.groups = win.groups;
+      std::shared_ptr<IntegerConv> ic;
+      try {
+        ic = std::make_shared<IntegerConv>(p, xt == DType::I8, std::move(w8));
+      } catch (const std::exception &) {
+        // No oneDNN primitive for this shape: the portable kernel below.
+      }
+      if (ic) {
+        kernel = "onednn:" + ic->implementation();
+        return [=] {
+          ic->run(xp, xzp ? quantizedValue(xzp, xt, 0) : 0, yp);
+          return std::string();
+        };
+      }
+    }
+  }
   kernel = c.ownKernel(false);
   return [=] {
     convInteger(xp, xt, xs, wp, wt, ws, xzp, wzp, wzn, win, yp, ys);

@@ -1,0 +1,108 @@
+//===- IntegerConv.cpp - u8/i8 x s8 convolution on oneDNN -----------------===//
+//
+// Part of opscope's runtime: conv_integer (ONNX ConvInteger, QLinearConv's
+// integer part) on oneDNN's int8 convolution when the weight is constant
+// and fits s8 once its zero point is subtracted; the input zero point is a
+// run-time oneDNN zero point (padding contributes nothing, as in ONNX).
+// Anything else runs on quantize.h's portable convInteger.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DnnlCommon.h"
+
+#include "opscope/runtime/dense.h"
+
+#include <unordered_map>
+
+using namespace opscope::rt;
+using namespace opscope::rt::dnnlx;
+
+struct IntegerConv::Impl {
+  dnnl::primitive prim;
+  std::string implInfo;
+  dnnl::memory src, weights, dst, zero;
+  dnnl::memory srcBlocked, dstBlocked;
+  dnnl::reorder srcIn, dstOut;
+  std::unordered_map<int, dnnl::memory> args;
+  std::vector<int8_t> w; // the s8 weights the packed memory came from
+  int32_t zeroValue = 0;
+};
+
+IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
+                         std::vector<int8_t> weights)
+    : impl(std::make_unique<Impl>()) {
+  Context &ctx = context();
+  size_t spatial = p.input.size() - 2;
+  int64_t g = p.groups, inC = p.input[1], outC = p.output[1];
+  Dims w;
+  if (g > 1)
+    w.push_back(g);
+  w.push_back(outC / g);
+  w.push_back(inC / g);
+  for (size_t i = 0; i < spatial; ++i)
+    w.push_back(p.weight[2 + i]);
+  static const tag convTags[2][3] = {{tag::oiw, tag::oihw, tag::oidhw},
+                                     {tag::goiw, tag::goihw, tag::goidhw}};
+  dnnl::memory::desc wPlain(toDims(w), dt::s8, convTags[g > 1][spatial - 1]);
+  dnnl::memory::desc wAny(toDims(w), dt::s8, tag::any);
+  dt srcType = srcSigned ? dt::s8 : dt::u8;
+  dnnl::memory::desc srcMd(toDims(p.input), srcType, plainTag(p.input.size()));
+  dnnl::memory::desc dstMd(toDims(p.output), dt::s32,
+                           plainTag(p.output.size()));
+  dnnl::memory::desc srcAny(toDims(p.input), srcType, tag::any);
+  dnnl::memory::desc dstAny(toDims(p.output), dt::s32, tag::any);
+  Dims strides = p.strides, dil(spatial), padL(spatial), padR(spatial);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t k = (p.weight[2 + i] - 1) * p.dilations[i] + 1;
+    dil[i] = p.dilations[i] - 1;
+    padL[i] = p.pads[i];
+    padR[i] = (p.output[2 + i] - 1) * strides[i] + k - padL[i] - p.input[2 + i];
+  }
+  dnnl::primitive_attr attr;
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      srcAny, wAny, dstAny, toDims(strides), toDims(dil), toDims(padL),
+      toDims(padR));
+  dnnl::convolution_forward::primitive_desc pd(d, attr, ctx.engine);
+  impl->prim = dnnl::convolution_forward(pd);
+  impl->implInfo = pd.impl_info_str();
+  impl->w = std::move(weights);
+  impl->weights = packed(wPlain, pd.weights_desc(), impl->w.data());
+  impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  impl->zero = dnnl::memory({{1}, dt::s32, tag::a}, ctx.engine,
+                            &impl->zeroValue);
+  dnnl::memory srcArg = impl->src, dstArg = impl->dst;
+  if (pd.src_desc() != srcMd) {
+    impl->srcBlocked = dnnl::memory(pd.src_desc(), ctx.engine);
+    impl->srcIn = dnnl::reorder(impl->src, impl->srcBlocked);
+    srcArg = impl->srcBlocked;
+  }
+  if (pd.dst_desc() != dstMd) {
+    impl->dstBlocked = dnnl::memory(pd.dst_desc(), ctx.engine);
+    impl->dstOut = dnnl::reorder(impl->dstBlocked, impl->dst);
+    dstArg = impl->dstBlocked;
+  }
+  impl->args = {{DNNL_ARG_SRC, srcArg},
+                {DNNL_ARG_WEIGHTS, impl->weights},
+                {DNNL_ARG_DST, dstArg},
+                {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, impl->zero}};
+}
+
+IntegerConv::~IntegerConv() = default;
+
+void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
+  Context &ctx = context();
+  impl->zeroValue = xZero;
+  impl->src.set_data_handle(const_cast<void *>(x));
+  impl->dst.set_data_handle(y);
+  if (impl->srcIn)
+    impl->srcIn.execute(ctx.stream, impl->src, impl->srcBlocked);
+  impl->prim.execute(ctx.stream, impl->args);
+  if (impl->dstOut)
+    impl->dstOut.execute(ctx.stream, impl->dstBlocked, impl->dst);
+  ctx.stream.wait();
+}
+
+std::string IntegerConv::implementation() const { return impl->implInfo; }
