@@ -77,12 +77,6 @@ std::string ms(double v) {
   return os.str();
 }
 
-std::string fileName(const std::string &tensor) {
-  std::string name = tensor;
-  std::replace(name.begin(), name.end(), '/', '_');
-  return name + ".npy";
-}
-
 /// Input sets for --compare-to and --calibrate --inputs DIR (tooling's
 /// readInputSets); a bad directory ends the run naming the flag.
 std::vector<std::vector<HostTensor>> readInputSets(const std::string &dir,

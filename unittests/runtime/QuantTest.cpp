@@ -38,6 +38,20 @@ int64_t product(const Shape &s) {
     p *= d;
   return p;
 }
+
+/// N x OC x the output spatial sizes of a convolution window.
+Shape convOutput(const Shape &x, const Shape &w,
+                 const std::vector<int64_t> &strides,
+                 const std::vector<int64_t> &dilations,
+                 const std::vector<int64_t> &pads) {
+  size_t sp = x.size() - 2;
+  Shape y = {x[0], w[0]};
+  for (size_t i = 0; i < sp; ++i) {
+    int64_t span = (w[2 + i] - 1) * dilations[i] + 1;
+    y.push_back((x[2 + i] + pads[i] + pads[sp + i] - span) / strides[i] + 1);
+  }
+  return y;
+}
 } // namespace
 
 TEST(ConvInteger, MatchesReference) {
@@ -55,13 +69,7 @@ TEST(ConvInteger, MatchesReference) {
     SCOPED_TRACE(::testing::Message() << "rank " << tc.x.size() << " groups "
                                       << tc.groups << " wZeros " << tc.wZeros);
     size_t sp = tc.x.size() - 2;
-    Shape y = {tc.x[0], tc.w[0]};
-    for (size_t i = 0; i < sp; ++i) {
-      int64_t span = (tc.w[2 + i] - 1) * tc.dilations[i] + 1;
-      y.push_back((tc.x[2 + i] + tc.pads[i] + tc.pads[sp + i] - span) /
-                      tc.strides[i] +
-                  1);
-    }
+    Shape y = convOutput(tc.x, tc.w, tc.strides, tc.dilations, tc.pads);
     std::vector<uint8_t> x(product(tc.x)), w(product(tc.w));
     for (auto &v : x)
       v = uint8_t(rng());
@@ -139,14 +147,7 @@ TEST(ConvInteger, OneDnnMatchesPortable) {
   std::mt19937 rng(7);
   for (const Case &tc : cases) {
     SCOPED_TRACE(::testing::Message() << "rank " << tc.x.size());
-    size_t sp = tc.x.size() - 2;
-    Shape y = {tc.x[0], tc.w[0]};
-    for (size_t i = 0; i < sp; ++i) {
-      int64_t span = (tc.w[2 + i] - 1) * tc.dilations[i] + 1;
-      y.push_back((tc.x[2 + i] + tc.pads[i] + tc.pads[sp + i] - span) /
-                      tc.strides[i] +
-                  1);
-    }
+    Shape y = convOutput(tc.x, tc.w, tc.strides, tc.dilations, tc.pads);
     std::vector<uint8_t> x(product(tc.x));
     std::vector<int8_t> w(product(tc.w));
     for (auto &v : x)

@@ -22,6 +22,41 @@ using namespace opscope::rt::dnnlx;
 // Conv / ConvTranspose
 //===----------------------------------------------------------------------===//
 
+ConvGeometry opscope::rt::dnnlx::convGeometry(const ConvParams &p) {
+  ConvGeometry geo;
+  size_t spatial = p.input.size() - 2;
+  // oneDNN weights: [g,] O/g, I/g, k... ; osc stores conv weights as
+  // O x I/g x k... and transposed-conv weights as I x O/g x k...
+  int64_t g = p.groups, inC = p.input[1], outC = p.output[1];
+  if (g > 1)
+    geo.weight.push_back(g);
+  geo.weight.push_back(outC / g);
+  geo.weight.push_back(inC / g);
+  for (size_t i = 0; i < spatial; ++i)
+    geo.weight.push_back(p.weight[2 + i]);
+  static const tag convTags[2][3] = {{tag::oiw, tag::oihw, tag::oidhw},
+                                     {tag::goiw, tag::goihw, tag::goidhw}};
+  static const tag deconvTags[2][3] = {{tag::bac, tag::bacd, tag::bacde},
+                                       {tag::acbd, tag::acbde, tag::acbdef}};
+  geo.plainWeightTag =
+      (p.transposed ? deconvTags : convTags)[g > 1][spatial - 1];
+  geo.dilations.resize(spatial);
+  geo.padL.resize(spatial);
+  geo.padR.resize(spatial);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t k = (p.weight[2 + i] - 1) * p.dilations[i] + 1;
+    geo.dilations[i] = p.dilations[i] - 1;
+    geo.padL[i] = p.pads[i];
+    // The end padding that yields the planned output (covers conv_transpose
+    // output_padding and any rounding).
+    geo.padR[i] = p.transposed ? (p.input[2 + i] - 1) * p.strides[i] + k -
+                                     geo.padL[i] - p.output[2 + i]
+                               : (p.output[2 + i] - 1) * p.strides[i] + k -
+                                     geo.padL[i] - p.input[2 + i];
+  }
+  return geo;
+}
+
 struct Conv::Impl {
   bool transposed = false;
   bool hasSum = false, constWeights = false, hasBias = false;
@@ -42,46 +77,20 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
            const float *constBias, bool hasBias)
     : impl(std::make_unique<Impl>()) {
   Context &ctx = context();
-  size_t spatial = p.input.size() - 2;
   impl->transposed = p.transposed;
   impl->hasBias = hasBias;
   impl->outElems = product(p.output);
-  // oneDNN weights: [g,] O/g, I/g, k... ; osc stores conv weights as
-  // O x I/g x k... and transposed-conv weights as I x O/g x k...
-  int64_t g = p.groups;
-  int64_t inC = p.input[1], outC = p.output[1];
-  Dims w;
-  if (g > 1)
-    w.push_back(g);
-  w.push_back(outC / g);
-  w.push_back(inC / g);
-  for (size_t i = 0; i < spatial; ++i)
-    w.push_back(p.weight[2 + i]);
-  static const tag convTags[2][3] = {{tag::oiw, tag::oihw, tag::oidhw},
-                                     {tag::goiw, tag::goihw, tag::goidhw}};
-  static const tag deconvTags[2][3] = {{tag::bac, tag::bacd, tag::bacde},
-                                       {tag::acbd, tag::acbde, tag::acbdef}};
-  tag plainW = (p.transposed ? deconvTags : convTags)[g > 1][spatial - 1];
-  dnnl::memory::desc wPlain(toDims(w), dt::f32, plainW);
+  ConvGeometry geo = convGeometry(p);
+  const Dims &w = geo.weight, &strides = p.strides, &dil = geo.dilations,
+             &padL = geo.padL, &padR = geo.padR;
+  int64_t outC = p.output[1];
+  dnnl::memory::desc wPlain(toDims(w), dt::f32, geo.plainWeightTag);
   dnnl::memory::desc wMd =
       constWeights ? dnnl::memory::desc(toDims(w), dt::f32, tag::any) : wPlain;
   dnnl::memory::desc srcMd(toDims(p.input), dt::f32, plainTag(p.input.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
                            plainTag(p.output.size()));
   dnnl::memory::desc biasMd({outC}, dt::f32, tag::a);
-  Dims strides = p.strides, dil(spatial), padL(spatial), padR(spatial);
-  for (size_t i = 0; i < spatial; ++i) {
-    int64_t k = (p.weight[2 + i] - 1) * p.dilations[i] + 1;
-    dil[i] = p.dilations[i] - 1;
-    padL[i] = p.pads[i];
-    // The end padding that yields the planned output (covers conv_transpose
-    // output_padding and any rounding).
-    padR[i] = p.transposed
-                  ? (p.input[2 + i] - 1) * strides[i] + k - padL[i] -
-                        p.output[2 + i]
-                  : (p.output[2 + i] - 1) * strides[i] + k - padL[i] -
-                        p.input[2 + i];
-  }
   dnnl::primitive_attr attr = attrWithPostOps(p.postOps, impl->hasSum);
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to

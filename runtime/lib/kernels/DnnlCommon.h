@@ -39,6 +39,16 @@ dnnl::memory::dims toDims(const Dims &d);
 tag plainTag(size_t rank);
 int64_t product(const Dims &d);
 
+/// oneDNN's view of a convolution (conv, conv_transpose, conv_integer):
+/// the weight dims ([g,] O/g, I/g, k...) and the plain tag of osc's weight
+/// layout, dilations as oneDNN counts them (minus one), begin pads and the
+/// end pads that yield the planned output.
+struct ConvGeometry {
+  Dims weight, dilations, padL, padR;
+  tag plainWeightTag = tag::undef;
+};
+ConvGeometry convGeometry(const ConvParams &p);
+
 /// Reorders constant `data` (described by `plainMd`) into a new memory of
 /// `md`. When `data` lies in the weights of the model whose session is
 /// being created (packed_weights.h), the packed memory is shared with that

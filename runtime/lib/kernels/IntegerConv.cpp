@@ -32,18 +32,9 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
                          std::vector<int8_t> weights)
     : impl(std::make_unique<Impl>()) {
   Context &ctx = context();
-  size_t spatial = p.input.size() - 2;
-  int64_t g = p.groups, inC = p.input[1], outC = p.output[1];
-  Dims w;
-  if (g > 1)
-    w.push_back(g);
-  w.push_back(outC / g);
-  w.push_back(inC / g);
-  for (size_t i = 0; i < spatial; ++i)
-    w.push_back(p.weight[2 + i]);
-  static const tag convTags[2][3] = {{tag::oiw, tag::oihw, tag::oidhw},
-                                     {tag::goiw, tag::goihw, tag::goidhw}};
-  dnnl::memory::desc wPlain(toDims(w), dt::s8, convTags[g > 1][spatial - 1]);
+  ConvGeometry geo = convGeometry(p);
+  const Dims &w = geo.weight;
+  dnnl::memory::desc wPlain(toDims(w), dt::s8, geo.plainWeightTag);
   dnnl::memory::desc wAny(toDims(w), dt::s8, tag::any);
   dt srcType = srcSigned ? dt::s8 : dt::u8;
   dnnl::memory::desc srcMd(toDims(p.input), srcType, plainTag(p.input.size()));
@@ -51,19 +42,12 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
                            plainTag(p.output.size()));
   dnnl::memory::desc srcAny(toDims(p.input), srcType, tag::any);
   dnnl::memory::desc dstAny(toDims(p.output), dt::s32, tag::any);
-  Dims strides = p.strides, dil(spatial), padL(spatial), padR(spatial);
-  for (size_t i = 0; i < spatial; ++i) {
-    int64_t k = (p.weight[2 + i] - 1) * p.dilations[i] + 1;
-    dil[i] = p.dilations[i] - 1;
-    padL[i] = p.pads[i];
-    padR[i] = (p.output[2 + i] - 1) * strides[i] + k - padL[i] - p.input[2 + i];
-  }
   dnnl::primitive_attr attr;
   attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   dnnl::convolution_forward::desc d(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-      srcAny, wAny, dstAny, toDims(strides), toDims(dil), toDims(padL),
-      toDims(padR));
+      srcAny, wAny, dstAny, toDims(p.strides), toDims(geo.dilations),
+      toDims(geo.padL), toDims(geo.padR));
   dnnl::convolution_forward::primitive_desc pd(d, attr, ctx.engine);
   impl->prim = dnnl::convolution_forward(pd);
   impl->implInfo = pd.impl_info_str();

@@ -90,6 +90,25 @@ LogicalResult DynamicQuantizeLinearOp::verify() {
   }
 }
 
+/// A zero point operand of an integer product: `elem` typed, and a scalar
+/// or (`count` > 0) one element per row/column/channel.
+static LogicalResult verifyZeroPoint(Operation *op, Value zp, Type elem,
+                                     int64_t count, StringRef what,
+                                     StringRef per) {
+  if (!zp)
+    return success();
+  auto z = tensorType(zp);
+  if (z.getElementType() != elem)
+    return op->emitOpError(what) << " zero point must be " << elem;
+  if (z.getNumElements() != 1 &&
+      !(count && z.getRank() == 1 && z.getDimSize(0) == count))
+    return op->emitOpError(what)
+           << " zero point must be a scalar"
+           << (count ? (" or have one element per " + per).str() : "")
+           << ", got " << z;
+  return success();
+}
+
 LogicalResult ConvIntegerOp::verify() {
   if (failed(verify::verifyConvLike(*this, "OC x C/groups x kernel...")))
     return failure();
@@ -105,23 +124,10 @@ LogicalResult ConvIntegerOp::verify() {
            << formatShape(ws) << " and input " << formatShape(in)
            << " do not agree with groups=" << groups
            << " (weight is OC x C/groups x kernel...)";
-  auto check = [&](Value zp, Type elem, int64_t perChannel,
-                   const char *what) -> LogicalResult {
-    if (!zp)
-      return success();
-    auto z = tensorType(zp);
-    if (z.getElementType() != elem)
-      return emitOpError(what) << " zero point must be " << elem;
-    if (z.getNumElements() != 1 &&
-        !(perChannel && z.getRank() == 1 && z.getDimSize(0) == perChannel))
-      return emitOpError(what)
-             << " zero point must be a scalar"
-             << (perChannel ? " or have one element per output channel" : "")
-             << ", got " << z;
-    return success();
-  };
-  if (failed(check(getInputZeroPoint(), x.getElementType(), 0, "input")) ||
-      failed(check(getWeightZeroPoint(), w.getElementType(), ws[0], "weight")))
+  if (failed(verifyZeroPoint(*this, getInputZeroPoint(), x.getElementType(),
+                             0, "input", "")) ||
+      failed(verifyZeroPoint(*this, getWeightZeroPoint(), w.getElementType(),
+                             ws[0], "weight", "output channel")))
     return failure();
   SmallVector<int64_t> expected = {in[0], ws[0]};
   for (unsigned i = 0; i < spatial; ++i) {
@@ -149,20 +155,10 @@ LogicalResult MatMulIntegerOp::verify() {
   if (b.getDimSize(b.getRank() - 2) != k)
     return emitOpError("contraction sizes differ: ")
            << k << " and " << b.getDimSize(b.getRank() - 2);
-  auto check = [&](Value zp, Type elem, int64_t perRow,
-                   const char *what) -> LogicalResult {
-    if (!zp)
-      return success();
-    auto z = tensorType(zp);
-    if (z.getElementType() != elem)
-      return emitOpError(what) << " zero point must be " << elem;
-    if (z.getNumElements() != 1 && !(z.getRank() == 1 && z.getDimSize(0) == perRow))
-      return emitOpError(what) << " zero point must be a scalar or have "
-                               << perRow << " elements, got " << z;
-    return success();
-  };
-  if (failed(check(getLhsZeroPoint(), a.getElementType(), m, "lhs")) ||
-      failed(check(getRhsZeroPoint(), b.getElementType(), n, "rhs")))
+  if (failed(verifyZeroPoint(*this, getLhsZeroPoint(), a.getElementType(), m,
+                             "lhs", "row (M)")) ||
+      failed(verifyZeroPoint(*this, getRhsZeroPoint(), b.getElementType(), n,
+                             "rhs", "column (N)")))
     return failure();
   auto batch = broadcastShapes(a.getShape().drop_back(2), b.getShape().drop_back(2));
   if (!batch)
