@@ -81,8 +81,10 @@ TEST(ConvInteger, MatchesReference) {
       v = uint8_t(rng());
     ConvIntegerWindow win{tc.strides, tc.dilations, tc.pads, tc.groups};
     std::vector<int32_t> got(product(y), -1);
-    convInteger(x.data(), tc.xType, tc.x, w.data(), tc.wType, tc.w, &xz,
-                tc.wZeros ? wz.data() : nullptr, int64_t(wz.size()), win,
+    auto centered = centerWeights(w.data(), tc.wType, tc.w,
+                                  tc.wZeros ? wz.data() : nullptr,
+                                  int64_t(wz.size()));
+    convInteger(x.data(), tc.xType, tc.x, centered.data(), tc.w, &xz, win,
                 got.data(), y);
 
     // Reference: every output by its full index, padding read as xz.
@@ -162,14 +164,15 @@ TEST(ConvInteger, OneDnnMatchesPortable) {
     p.pads = tc.pads;
     p.dilations = tc.dilations;
     p.groups = tc.groups;
-    IntegerConv conv(p, tc.xType == DType::I8, w);
+    IntegerConv conv(p, tc.xType == DType::I8, w.data());
+    auto centered = centerWeights(w.data(), DType::I8, tc.w, nullptr, 0);
     EXPECT_NE(conv.implementation(), "");
     ConvIntegerWindow win{tc.strides, tc.dilations, tc.pads, tc.groups};
     for (int zero : {tc.xType == DType::U8 ? 128 : -3, 0}) {
       std::vector<int32_t> want(product(y)), got(product(y), -1);
       uint8_t z = uint8_t(zero);
-      convInteger(x.data(), tc.xType, tc.x, w.data(), DType::I8, tc.w, &z,
-                  nullptr, 0, win, want.data(), y);
+      convInteger(x.data(), tc.xType, tc.x, centered.data(), tc.w, &z, win,
+                  want.data(), y);
       conv.run(x.data(), zero, got.data());
       ASSERT_EQ(got, want) << "zero point " << zero << ", "
                            << conv.implementation();

@@ -24,12 +24,11 @@ struct IntegerConv::Impl {
   dnnl::memory srcBlocked, dstBlocked;
   dnnl::reorder srcIn, dstOut;
   std::unordered_map<int, dnnl::memory> args;
-  std::vector<int8_t> w; // the s8 weights the packed memory came from
   int32_t zeroValue = 0;
 };
 
 IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
-                         std::vector<int8_t> weights)
+                         const int8_t *weights)
     : impl(std::make_unique<Impl>()) {
   Context &ctx = context();
   ConvGeometry geo = convGeometry(p);
@@ -51,8 +50,7 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   dnnl::convolution_forward::primitive_desc pd(d, attr, ctx.engine);
   impl->prim = dnnl::convolution_forward(pd);
   impl->implInfo = pd.impl_info_str();
-  impl->w = std::move(weights);
-  impl->weights = packed(wPlain, pd.weights_desc(), impl->w.data());
+  impl->weights = packed(wPlain, pd.weights_desc(), weights);
   impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->zero = dnnl::memory({{1}, dt::s32, tag::a}, ctx.engine,

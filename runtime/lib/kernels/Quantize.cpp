@@ -144,12 +144,27 @@ void opscope::rt::matmulInteger(const void *a, DType aType, const Shape &aShape,
   }
 }
 
+std::vector<int32_t> opscope::rt::centerWeights(const void *w, DType wType,
+                                                const Shape &wShape,
+                                                const void *wZero,
+                                                int64_t wZeroCount) {
+  int64_t oc = wShape[0], n = 1;
+  for (int64_t d : wShape)
+    n *= d;
+  int64_t per = n / oc;
+  std::vector<int32_t> ws(static_cast<size_t>(n));
+  for (int64_t o = 0; o < oc; ++o) {
+    int32_t wz = wZero ? load(wZero, wType, wZeroCount == 1 ? 0 : o) : 0;
+    for (int64_t i = 0; i < per; ++i)
+      ws[o * per + i] = load(w, wType, o * per + i) - wz;
+  }
+  return ws;
+}
+
 void opscope::rt::convInteger(const void *x, DType xType, const Shape &xShape,
-                              const void *w, DType wType, const Shape &wShape,
-                              const void *xZero, const void *wZero,
-                              int64_t wZeroCount,
-                              const ConvIntegerWindow &win, int32_t *y,
-                              const Shape &yShape) {
+                              const int32_t *wCentered, const Shape &wShape,
+                              const void *xZero, const ConvIntegerWindow &win,
+                              int32_t *y, const Shape &yShape) {
   // Spatial dimensions padded to three (size 1, stride 1, no padding).
   size_t sp = xShape.size() - 2;
   int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1};
@@ -167,23 +182,16 @@ void opscope::rt::convInteger(const void *x, DType xType, const Shape &xShape,
   int64_t cg = c / g, ocg = oc / g;
   int64_t inPlane = in[0] * in[1] * in[2], kVol = k[0] * k[1] * k[2];
   int64_t outPlane = out[0] * out[1] * out[2];
-  // Zero points subtracted once: the input as i32 (x - xZero), the weight
-  // as i32 (w - wZero[oc]).
+  // The input's zero point subtracted once: x - xZero as i32.
   int32_t xz = xZero ? load(xZero, xType, 0) : 0;
   std::vector<int32_t> xs(static_cast<size_t>(n * c * inPlane));
   for (size_t i = 0; i < xs.size(); ++i)
     xs[i] = load(x, xType, static_cast<int64_t>(i)) - xz;
-  std::vector<int32_t> ws(static_cast<size_t>(oc * cg * kVol));
-  for (int64_t o = 0; o < oc; ++o) {
-    int32_t wz = wZero ? load(wZero, wType, wZeroCount == 1 ? 0 : o) : 0;
-    for (int64_t i = 0; i < cg * kVol; ++i)
-      ws[o * cg * kVol + i] = load(w, wType, o * cg * kVol + i) - wz;
-  }
 #pragma omp parallel for collapse(2)
   for (int64_t b = 0; b < n; ++b)
     for (int64_t o = 0; o < oc; ++o) {
       int64_t grp = o / ocg;
-      const int32_t *wo = ws.data() + o * cg * kVol;
+      const int32_t *wo = wCentered + o * cg * kVol;
       int32_t *yo = y + (b * oc + o) * outPlane;
       for (int64_t od = 0; od < out[0]; ++od)
         for (int64_t oh = 0; oh < out[1]; ++oh)

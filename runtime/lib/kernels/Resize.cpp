@@ -171,6 +171,10 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
   };
   fill(r - 2, plan.inH, plan.outH, plan.rowSrc, plan.rowW);
   fill(r - 1, plan.inW, plan.outW, plan.colSrc, plan.colW);
+  plan.colCopy = std::all_of(plan.colW[1].begin(), plan.colW[1].end(),
+                             [](float w) { return w == 0.0f; }) &&
+                 std::all_of(plan.colW[0].begin(), plan.colW[0].end(),
+                             [](float w) { return w == 1.0f; });
   return plan;
 }
 
@@ -179,10 +183,6 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
   std::vector<float> rows[2] = {std::vector<float>(ow), std::vector<float>(ow)};
   const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
   const float *w0 = plan.colW[0].data(), *w1 = plan.colW[1].data();
-  bool single = std::all_of(plan.colW[1].begin(), plan.colW[1].end(),
-                            [](float w) { return w == 0.0f; }) &&
-                std::all_of(plan.colW[0].begin(), plan.colW[0].end(),
-                            [](float w) { return w == 1.0f; });
   for (int64_t pl = 0; pl < plan.planes; ++pl) {
     const float *xp = x + pl * plan.inH * iw;
     float *yp = y + pl * plan.outH * ow;
@@ -196,7 +196,7 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
       int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
       const float *src = xp + s * iw;
       float *dst = rows[k].data();
-      if (single) // nearest: a copy (no 0 * inf)
+      if (plan.colCopy) // nearest: a copy (no 0 * inf)
         for (int64_t o = 0; o < ow; ++o)
           dst[o] = src[c0[o]];
       else

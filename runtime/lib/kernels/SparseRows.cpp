@@ -146,8 +146,10 @@ namespace {
 /// the caller's target context.
 template <typename Acc, typename Init, typename Block, typename Store>
 __attribute__((always_inline)) inline void
-pairRows(const int32_t *rs, const int32_t *ri, int64_t n0, int64_t nc,
-         Init init, Block block, Store store) {
+pairRows(const SlabRows &rows, int64_t n0, Init init, Block block,
+         Store store) {
+  const int32_t *rs = rows.start, *ri = rows.index;
+  const int64_t nc = rows.count;
   int64_t j = 0;
   for (; j + 2 <= nc; j += 2) {
     int64_t ra = ri[j] - n0, rb = ri[j + 1] - n0;
@@ -251,7 +253,7 @@ AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
   const auto *vals = static_cast<const float *>(p.values);
   const int32_t *cols = p.cols;
   pairRows<Acc>(
-      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      SlabRows(p, s, n0, nc), n0,
       [&](int64_t r, Acc &a) AVX512 {
         for (int t = 0; t < T; ++t) {
           a.even[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)
@@ -298,7 +300,7 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
   const auto *x32 = reinterpret_cast<const int32_t *>(xt);
   const int32_t *cols = p.cols;
   pairRows<Acc>(
-      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      SlabRows(p, s, n0, nc), n0,
       [&](int64_t r, Acc &a) AVX512VNNI {
         for (int t = 0; t < T; ++t)
           a.v[t] = first ? _mm512_setzero_si512()
@@ -338,7 +340,7 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
   const auto *vals = static_cast<const int32_t *>(p.values);
   const int32_t *cols = p.cols;
   pairRows<Acc>(
-      p.rowStart + s * p.h.n + n0, p.rowIndex + s * p.h.n + n0, n0, nc,
+      SlabRows(p, s, n0, nc), n0,
       [&](int64_t r, Acc &a) AVX512BF16 {
         for (int t = 0; t < T; ++t)
           a.v[t] = first ? _mm512_set1_ps(bias ? bias[n0 + r] : 0.0f)

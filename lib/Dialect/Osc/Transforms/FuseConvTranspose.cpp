@@ -38,36 +38,10 @@ struct ConvTransposeBatchNorm : CountedPattern<BatchNormOp> {
     if (!ct || !ct->hasOneUse() || !ct.getPostOps().empty() ||
         ct.getGroups() != 1)
       return failure();
-    auto w = readF32Constant(ct.getWeight());
-    auto scale = readF32Constant(bn.getScale()),
-         beta = readF32Constant(bn.getBias()),
-         mean = readF32Constant(bn.getMean()),
-         var = readF32Constant(bn.getVariance());
-    std::optional<std::vector<float>> bias;
-    if (ct.getBias() && !(bias = readF32Constant(ct.getBias())))
+    auto folded = foldBatchNorm(rw, bn, ct.getWeight(), ct.getBias(), 1);
+    if (!folded)
       return failure();
-    if (!w || !scale || !beta || !mean || !var)
-      return failure();
-    auto wType = typeOf(ct.getWeight());
-    int64_t ic = wType.getDimSize(0), oc = wType.getDimSize(1);
-    int64_t per = wType.getNumElements() / (ic * oc);
-    float eps = bn.getEpsilon().convertToFloat();
-    std::vector<float> newW(*w), newB(oc), a(oc);
-    for (int64_t c = 0; c < oc; ++c) {
-      a[c] = (*scale)[c] / std::sqrt((*var)[c] + eps);
-      newB[c] = ((bias ? (*bias)[c] : 0.0f) - (*mean)[c]) * a[c] + (*beta)[c];
-    }
-    for (int64_t i = 0; i < ic; ++i)
-      for (int64_t c = 0; c < oc; ++c)
-        for (int64_t k = 0; k < per; ++k)
-          newW[(i * oc + c) * per + k] *= a[c];
-    Value wv = rw.create<ConstantOp>(
-        ct.getWeight().getLoc(),
-        makeF32Weight(wType, newW, weightName(ct.getWeight(), ".bn")));
-    Value bv = rw.create<ConstantOp>(
-        bn.getLoc(),
-        makeF32Weight(RankedTensorType::get({oc}, wType.getElementType()), newB,
-                      weightName(ct.getWeight(), ".bn_bias")));
+    auto [wv, bv] = *folded;
     auto fused = rw.create<ConvTransposeOp>(
         rw.getFusedLoc({ct.getLoc(), bn.getLoc()}), ct.getType(), ct.getInput(),
         wv, bv, ct.getStridesAttr(), ct.getPadsAttr(), ct.getDilationsAttr(),

@@ -123,6 +123,47 @@ struct FuseLayerNorm : CountedPattern<BinaryOp> {
 
 /// batch_norm(conv(x, W, b)) -> conv(x, W * a, (b - mean) * a + beta) with
 /// a = scale / sqrt(var + eps), per output channel.
+} // namespace
+
+std::optional<std::pair<Value, Value>>
+fusion::foldBatchNorm(PatternRewriter &rw, BatchNormOp bn, Value weight,
+                      Value bias, int64_t channelDim) {
+  auto w = readF32Constant(weight);
+  auto scale = readF32Constant(bn.getScale()),
+       beta = readF32Constant(bn.getBias()), mean = readF32Constant(bn.getMean()),
+       var = readF32Constant(bn.getVariance());
+  std::optional<std::vector<float>> b;
+  if (bias && !(b = readF32Constant(bias)))
+    return std::nullopt;
+  if (!w || !scale || !beta || !mean || !var)
+    return std::nullopt;
+  auto wType = typeOf(weight);
+  // The weight as outer x channels x inner, channels along channelDim.
+  int64_t oc = wType.getDimSize(channelDim);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < channelDim; ++d)
+    outer *= wType.getDimSize(d);
+  int64_t inner = wType.getNumElements() / (outer * oc);
+  float eps = bn.getEpsilon().convertToFloat();
+  std::vector<float> newW(*w), newB(oc), a(oc);
+  for (int64_t c = 0; c < oc; ++c) {
+    a[c] = (*scale)[c] / std::sqrt((*var)[c] + eps);
+    newB[c] = ((b ? (*b)[c] : 0.0f) - (*mean)[c]) * a[c] + (*beta)[c];
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < oc; ++c)
+      for (int64_t i = 0; i < inner; ++i)
+        newW[(o * oc + c) * inner + i] *= a[c];
+  Value wv = rw.create<ConstantOp>(
+      weight.getLoc(), makeF32Weight(wType, newW, weightName(weight, ".bn")));
+  Value bv = rw.create<ConstantOp>(
+      bn.getLoc(),
+      makeF32Weight(RankedTensorType::get({oc}, wType.getElementType()), newB,
+                    weightName(weight, ".bn_bias")));
+  return std::make_pair(wv, bv);
+}
+
+namespace {
 struct ConvBatchNorm : CountedPattern<BatchNormOp> {
   using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BatchNormOp bn,
@@ -131,36 +172,10 @@ struct ConvBatchNorm : CountedPattern<BatchNormOp> {
     if (!conv || !conv->hasOneUse() || !conv.getPostOps().empty() ||
         conv.getSumInput())
       return failure();
-    auto w = readF32Constant(conv.getWeight());
-    auto scale = readF32Constant(bn.getScale()),
-         beta = readF32Constant(bn.getBias()),
-         mean = readF32Constant(bn.getMean()),
-         var = readF32Constant(bn.getVariance());
-    std::optional<std::vector<float>> bias;
-    if (conv.getBias()) {
-      bias = readF32Constant(conv.getBias());
-      if (!bias)
-        return failure();
-    }
-    if (!w || !scale || !beta || !mean || !var)
+    auto folded = foldBatchNorm(rw, bn, conv.getWeight(), conv.getBias(), 0);
+    if (!folded)
       return failure();
-    auto wType = typeOf(conv.getWeight());
-    int64_t oc = wType.getDimSize(0), per = wType.getNumElements() / oc;
-    float eps = bn.getEpsilon().convertToFloat();
-    std::vector<float> newW(*w), newB(oc);
-    for (int64_t c = 0; c < oc; ++c) {
-      float a = (*scale)[c] / std::sqrt((*var)[c] + eps);
-      for (int64_t i = 0; i < per; ++i)
-        newW[c * per + i] *= a;
-      newB[c] = ((bias ? (*bias)[c] : 0.0f) - (*mean)[c]) * a + (*beta)[c];
-    }
-    Value wv = rw.create<ConstantOp>(
-        conv.getWeight().getLoc(),
-        makeF32Weight(wType, newW, weightName(conv.getWeight(), ".bn")));
-    Value bv = rw.create<ConstantOp>(
-        bn.getLoc(),
-        makeF32Weight(RankedTensorType::get({oc}, wType.getElementType()), newB,
-                      weightName(conv.getWeight(), ".bn_bias")));
+    auto [wv, bv] = *folded;
     auto fused = rw.create<ConvOp>(rw.getFusedLoc({conv.getLoc(), bn.getLoc()}),
                                    conv.getType(), conv.getInput(), wv, bv,
                                    Value(), conv.getStridesAttr(),

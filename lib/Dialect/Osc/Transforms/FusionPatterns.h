@@ -74,6 +74,16 @@ inline std::string weightName(Value v, StringRef suffix) {
   return (names.empty() ? std::string("weight") : names.front()) + suffix.str();
 }
 
+/// An inference batch norm folded into a convolution's constant weight and
+/// bias: per output channel c (dimension `channelDim` of the weight: 0 for
+/// conv's OC x C/g x k..., 1 for conv_transpose's C x OC/g x k...), the
+/// weight times a = scale / sqrt(var + eps) and the bias (b - mean) * a +
+/// beta. The new weight and bias constants, or nullopt when an operand is
+/// not a constant.
+std::optional<std::pair<Value, Value>>
+foldBatchNorm(PatternRewriter &rw, BatchNormOp bn, Value weight, Value bias,
+              int64_t channelDim);
+
 } // namespace opscope::osc::fusion
 
 #endif // OPSCOPE_LIB_DIALECT_OSC_TRANSFORMS_FUSIONPATTERNS_H

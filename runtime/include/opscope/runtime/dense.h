@@ -186,11 +186,12 @@ private:
 /// u8/i8 x s8 convolution, i32 result, with a per-tensor input zero point
 /// given at run time (padding contributes nothing): conv_integer on
 /// oneDNN's int8 kernels. `weights` is the constant weight (OC x C/groups x
-/// kernel...) with its zero point already subtracted; `p` as for Conv
-/// (not transposed, no post-ops). Throws when oneDNN has no such primitive.
+/// kernel...) with its zero point already subtracted, packed at
+/// construction (not kept); `p` as for Conv (not transposed, no post-ops).
+/// Throws when oneDNN has no such primitive.
 class IntegerConv {
 public:
-  IntegerConv(const ConvParams &p, bool srcSigned, std::vector<int8_t> weights);
+  IntegerConv(const ConvParams &p, bool srcSigned, const int8_t *weights);
   ~IntegerConv();
   IntegerConv(const IntegerConv &) = delete;
   IntegerConv &operator=(const IntegerConv &) = delete;

@@ -156,6 +156,9 @@ struct Resize2DPlan {
   /// Two taps per output index (the second with weight 0 for nearest).
   std::vector<int64_t> rowSrc[2], colSrc[2];
   std::vector<float> rowW[2], colW[2];
+  /// Every column takes one source column whole (nearest, or an integer
+  /// scale): rows are resampled by copying.
+  bool colCopy = false;
 };
 /// The plan, or nullopt when `p` or the shapes need the general resize.
 std::optional<Resize2DPlan> planResize2D(const ResizeParams &p,

@@ -53,14 +53,20 @@ struct ConvIntegerWindow {
   int64_t groups = 1;
 };
 
-/// i32 y = conv(x - xZero, w - wZero): x [N, C, spatial...] u8/i8, w [OC,
-/// C/groups, kernel...] u8/i8, xZero per tensor, wZero one value or one per
-/// OC (null: 0). Padding contributes nothing (it reads the zero point).
+/// w - wZero as i32: w [OC, ...] u8/i8, wZero one value or one per OC
+/// (null: 0). What convInteger takes; constant weights are centered once.
+std::vector<int32_t> centerWeights(const void *w, DType wType,
+                                   const Shape &wShape, const void *wZero,
+                                   int64_t wZeroCount);
+
+/// i32 y = conv(x - xZero, wCentered): x [N, C, spatial...] u8/i8, the
+/// weight [OC, C/groups, kernel...] already centered (centerWeights), xZero
+/// per tensor (null: 0). Padding contributes nothing (it reads the zero
+/// point).
 void convInteger(const void *x, DType xType, const Shape &xShape,
-                 const void *w, DType wType, const Shape &wShape,
-                 const void *xZero, const void *wZero, int64_t wZeroCount,
-                 const ConvIntegerWindow &window, int32_t *y,
-                 const Shape &yShape);
+                 const int32_t *wCentered, const Shape &wShape,
+                 const void *xZero, const ConvIntegerWindow &window,
+                 int32_t *y, const Shape &yShape);
 
 } // namespace opscope::rt
 

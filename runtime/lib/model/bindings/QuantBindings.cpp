@@ -12,6 +12,9 @@
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/quantize.h"
 
+#include <algorithm>
+#include <memory>
+
 
 using namespace opscope;
 using namespace opscope::rt;
@@ -155,24 +158,19 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
   int32_t *yp = c.ptr<int32_t>(y);
   DType xt = x.dtype, wt = w.dtype;
   Shape xs = x.shape, ws = w.shape, ys = y.shape;
-  // oneDNN's int8 convolution: a constant weight (and weight zero point)
-  // whose w - w_zero_point fits s8 (an i8 weight with zero point 0, or a u8
-  // one with zero point 128, as exporters write them).
+  // A constant weight (and weight zero point) is centered once, here. If
+  // w - w_zero_point fits s8 (an i8 weight with zero point 0, or a u8 one
+  // with zero point 128, as exporters write them) it runs on oneDNN's int8
+  // convolution; otherwise on the portable kernel.
   bool constW = w.kind == BufferRef::Weight &&
                 (!c.has(3) || c.in(3).kind == BufferRef::Weight);
   if (constW) {
-    int64_t oc = ws[0], per = w.elements() / oc;
-    std::vector<int8_t> w8(static_cast<size_t>(w.elements()));
-    bool fits = true;
-    for (int64_t o = 0; o < oc && fits; ++o) {
-      int32_t z = wzp ? quantizedValue(wzp, wt, wzn == 1 ? 0 : o) : 0;
-      for (int64_t i = 0; i < per && fits; ++i) {
-        int32_t v = quantizedValue(wp, wt, o * per + i) - z;
-        fits = v >= -128 && v <= 127;
-        w8[o * per + i] = static_cast<int8_t>(v);
-      }
-    }
+    auto centered = std::make_shared<const std::vector<int32_t>>(
+        centerWeights(wp, wt, ws, wzp, wzn));
+    bool fits = std::all_of(centered->begin(), centered->end(),
+                            [](int32_t v) { return v >= -128 && v <= 127; });
     if (fits) {
+      std::vector<int8_t> w8(centered->begin(), centered->end());
       ConvParams p;
       p.input = xs;
       p.weight = ws;
@@ -183,7 +181,7 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
       p.groups = win.groups;
       std::shared_ptr<IntegerConv> ic;
       try {
-        ic = std::make_shared<IntegerConv>(p, xt == DType::I8, std::move(w8));
+        ic = std::make_shared<IntegerConv>(p, xt == DType::I8, w8.data());
       } catch (const std::exception &) {
         // No oneDNN primitive for this shape: the portable kernel below.
       }
@@ -195,10 +193,16 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
         };
       }
     }
+    kernel = c.ownKernel(false);
+    return [=] {
+      convInteger(xp, xt, xs, centered->data(), ws, xzp, win, yp, ys);
+      return std::string();
+    };
   }
   kernel = c.ownKernel(false);
   return [=] {
-    convInteger(xp, xt, xs, wp, wt, ws, xzp, wzp, wzn, win, yp, ys);
+    std::vector<int32_t> centered = centerWeights(wp, wt, ws, wzp, wzn);
+    convInteger(xp, xt, xs, centered.data(), ws, xzp, win, yp, ys);
     return std::string();
   };
 }
