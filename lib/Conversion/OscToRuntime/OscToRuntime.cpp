@@ -168,6 +168,56 @@ struct ConvertOscToRuntimePass
     if (unplanned)
       return signalPassFailure();
 
+    // Control flow decided at run time, in schedule order.
+    json::Array controls;
+    llvm::DenseMap<Operation *, int64_t> controlIndex;
+    auto bufferList = [&](ValueRange values) {
+      json::Array list;
+      for (Value v : values)
+        list.push_back(bufferRef(v));
+      return list;
+    };
+    auto yielded = [](Region &r) {
+      return cast<YieldOp>(r.front().getTerminator()).getValues();
+    };
+    WalkResult controlsPlanned = fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isa<IfOp, LoopOp>(op))
+        return WalkResult::advance();
+      SmallVector<Value> values(op->getOperands());
+      values.append(op->result_begin(), op->result_end());
+      for (Region &r : op->getRegions()) {
+        llvm::append_range(values, r.getArguments());
+        llvm::append_range(values, yielded(r));
+      }
+      for (Value v : values)
+        if (!plannedBuffer(v)) {
+          op->emitError("convert-osc-to-runtime: value has no planned buffer");
+          return WalkResult::interrupt();
+        }
+      std::vector<std::string> src = sourceNodes(op->getLoc());
+      json::Object entry{{"name", src.empty() ? kindOf(op) : src.front()},
+                         {"results", bufferList(op->getResults())}};
+      if (auto i = dyn_cast<IfOp>(op)) {
+        entry["kind"] = "if";
+        entry["cond"] = bufferRef(i.getCond());
+        entry["then_yields"] = bufferList(yielded(i.getThenRegion()));
+        entry["else_yields"] = bufferList(yielded(i.getElseRegion()));
+      } else {
+        auto l = cast<LoopOp>(op);
+        entry["kind"] = "loop";
+        entry["cond"] = bufferRef(l.getCond());
+        entry["max_trip_count"] = bufferRef(l.getMaxTripCount());
+        entry["inits"] = bufferList(l.getInits());
+        entry["args"] = bufferList(l.getBody().getArguments());
+        entry["yields"] = bufferList(yielded(l.getBody()));
+      }
+      controlIndex[op] = static_cast<int64_t>(controls.size());
+      controls.push_back(std::move(entry));
+      return WalkResult::advance();
+    });
+    if (controlsPlanned.wasInterrupted())
+      return signalPassFailure();
+
     json::Array opList, probeList, inputs, outputs, splats;
     // Arena splats: the runtime fills each from its one element in the
     // .weights file when a session is created.
@@ -233,6 +283,7 @@ struct ConvertOscToRuntimePass
                       {"outputs", std::move(outputs)},
                       {"ops", std::move(opList)},
                       {"splats", std::move(splats)},
+                      {"controls", std::move(controls)},
                       {"probes", std::move(probeList)}};
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -240,12 +291,14 @@ struct ConvertOscToRuntimePass
     os.flush();
     text.push_back('\0');
 
-    emitModule(module, fn, text);
+    emitModule(module, fn, text, opIndex, controlIndex);
     numOps = ops.size();
   }
 
   /// Replaces `fn` with the ABI globals and the schedule.
-  void emitModule(ModuleOp module, func::FuncOp fn, StringRef planText) {
+  void emitModule(ModuleOp module, func::FuncOp fn, StringRef planText,
+                  const llvm::DenseMap<Operation *, int64_t> &opIndex,
+                  const llvm::DenseMap<Operation *, int64_t> &controlIndex) {
     MLIRContext *ctx = &getContext();
     OpBuilder b(ctx);
     Location loc = fn.getLoc();
@@ -268,6 +321,9 @@ struct ConvertOscToRuntimePass
     declare(OPSCOPE_SYM_EXEC);
     declare(OPSCOPE_SYM_PROBE_BEGIN);
     declare(OPSCOPE_SYM_PROBE_END);
+    b.create<func::FuncOp>(loc, OPSCOPE_SYM_CONTROL,
+                           b.getFunctionType({ptr, i32, i32}, {i32}))
+        .setPrivate();
 
     auto run = b.create<func::FuncOp>(loc, OPSCOPE_SYM_RUN,
                                       b.getFunctionType({ptr, i32}, {}));
@@ -286,7 +342,21 @@ struct ConvertOscToRuntimePass
       Value v = b.create<arith::ConstantIntOp>(loc, arg, 32);
       b.create<func::CallOp>(loc, callee, TypeRange{}, ValueRange{ctxArg, v});
     };
-    int64_t next = 0;
+    // One step of a control op; returns its i32 answer.
+    auto step = [&](int64_t control, int32_t what) {
+      Value c = b.create<arith::ConstantIntOp>(loc, control, 32);
+      Value s = b.create<arith::ConstantIntOp>(loc, what, 32);
+      return b.create<func::CallOp>(loc, OPSCOPE_SYM_CONTROL, TypeRange{i32},
+                                    ValueRange{ctxArg, c, s})
+          .getResult(0);
+    };
+    auto nonZero = [&](Value v) {
+      return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero);
+    };
+    Region &code = run.getBody();
+    // Straight-line calls; an osc.if becomes a diamond of blocks, an
+    // osc.loop a header that asks whether to iterate, a body and an exit.
+    // Scheduling leaves the insertion point where the next op goes.
     std::function<void(Block &, bool)> schedule = [&](Block &block,
                                                       bool withProbes) {
       for (Operation &op : block) {
@@ -296,15 +366,50 @@ struct ConvertOscToRuntimePass
           schedule(p.getBody().front(), withProbes);
           if (withProbes)
             call(OPSCOPE_SYM_PROBE_END, p.getIdAttr().getInt());
+        } else if (auto i = dyn_cast<IfOp>(op)) {
+          int64_t c = controlIndex.lookup(&op);
+          Value taken = nonZero(step(c, OPSCOPE_CONTROL_IF_COND));
+          Block *from = b.getInsertionBlock();
+          Block *thenB = b.createBlock(&code), *elseB = b.createBlock(&code),
+                *join = b.createBlock(&code);
+          b.setInsertionPointToEnd(from);
+          b.create<cf::CondBranchOp>(loc, taken, thenB, ValueRange{}, elseB,
+                                     ValueRange{});
+          b.setInsertionPointToEnd(thenB);
+          schedule(i.getThenRegion().front(), withProbes);
+          step(c, OPSCOPE_CONTROL_IF_THEN_END);
+          b.create<cf::BranchOp>(loc, join);
+          b.setInsertionPointToEnd(elseB);
+          schedule(i.getElseRegion().front(), withProbes);
+          step(c, OPSCOPE_CONTROL_IF_ELSE_END);
+          b.create<cf::BranchOp>(loc, join);
+          b.setInsertionPointToEnd(join);
+        } else if (auto l = dyn_cast<LoopOp>(op)) {
+          int64_t c = controlIndex.lookup(&op);
+          step(c, OPSCOPE_CONTROL_LOOP_BEGIN);
+          Block *from = b.getInsertionBlock();
+          Block *header = b.createBlock(&code), *body = b.createBlock(&code),
+                *exit = b.createBlock(&code);
+          b.setInsertionPointToEnd(from);
+          b.create<cf::BranchOp>(loc, header);
+          b.setInsertionPointToEnd(header);
+          Value again = nonZero(step(c, OPSCOPE_CONTROL_LOOP_TEST));
+          b.create<cf::CondBranchOp>(loc, again, body, ValueRange{}, exit,
+                                     ValueRange{});
+          b.setInsertionPointToEnd(body);
+          schedule(l.getBody().front(), withProbes);
+          step(c, OPSCOPE_CONTROL_LOOP_NEXT);
+          b.create<cf::BranchOp>(loc, header);
+          b.setInsertionPointToEnd(exit);
+          step(c, OPSCOPE_CONTROL_LOOP_END);
         } else if (isExecuted(&op)) {
-          call(OPSCOPE_SYM_EXEC, next++);
+          call(OPSCOPE_SYM_EXEC, opIndex.lookup(&op));
         }
       }
     };
     b.setInsertionPointToEnd(plain);
     schedule(fn.getBody().front(), false);
     b.create<func::ReturnOp>(loc);
-    next = 0;
     b.setInsertionPointToEnd(profiled);
     schedule(fn.getBody().front(), true);
     b.create<func::ReturnOp>(loc);

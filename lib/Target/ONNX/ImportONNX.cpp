@@ -22,10 +22,12 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -52,7 +54,7 @@ static constexpr int64_t kMaxOpset = 17;
 //===----------------------------------------------------------------------===//
 
 namespace {
-class GraphImporter : public ValueSource {
+class GraphImporter : public ValueSource, public SubgraphImporter {
 public:
   GraphImporter(MLIRContext *ctx, onnx::ModelProto &model,
                 StringRef path, const ImportOptions &options)
@@ -94,6 +96,11 @@ public:
   }
   StringRef modelDirectory() const override { return modelDir; }
 
+  LogicalResult importSubgraph(const onnx::GraphProto &graph,
+                               const std::string &path, Block *block,
+                               ValueRange args, SmallVectorImpl<Value> &outputs,
+                               NodeContext &c, StringRef what) override;
+
   /// Whether a value of `type` fits --max-tensor-bytes; otherwise the
   /// message naming `what` (the tensor) that the caller emits.
   std::optional<std::string> checkSize(Type type, StringRef what) const {
@@ -120,9 +127,6 @@ private:
   LogicalResult bindInputs(SmallVectorImpl<Type> &types,
                            SmallVectorImpl<std::string> &names);
   LogicalResult importNode(const onnx::NodeProto &node);
-  LogicalResult importIf(const onnx::NodeProto &node, NodeContext &c,
-                         const std::string &nodeName,
-                         SmallVectorImpl<Value> &outputs);
   LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
 
   MLIRContext *ctx;
@@ -142,14 +146,6 @@ private:
   /// prefixes the names of its nodes.
   std::string scope;
 };
-
-/// `name` inside the subgraph at `path` (`if/then_branch/name`); one slash
-/// between them even when torch-style names begin with one.
-std::string subgraphPath(StringRef path, StringRef name) {
-  if (path.empty())
-    return name.str();
-  return path.rtrim('/').str() + "/" + name.ltrim('/').str();
-}
 
 /// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
 /// carries (If's branches, Loop's and Scan's bodies).
@@ -177,6 +173,12 @@ void collectUsed(const onnx::GraphProto &graph, llvm::StringSet<> &used) {
     used.insert(out.name());
 }
 } // namespace
+
+std::string onnx_import::subgraphPath(StringRef path, StringRef name) {
+  if (path.empty())
+    return name.str();
+  return path.rtrim('/').str() + "/" + name.ltrim('/').str();
+}
 
 LogicalResult GraphImporter::checkOpset() {
   for (const auto &imp : model.opset_import())
@@ -540,7 +542,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
     }
     outputs.push_back(builder.create<osc::ConstantOp>(loc, attr));
   } else if (node.op_type() == "If") {
-    if (failed(importIf(node, c, nodeName, outputs)))
+    if (failed(importIf(c, *this, nodeName, outputs)))
+      return failure();
+  } else if (node.op_type() == "Loop") {
+    if (failed(importLoop(c, *this, nodeName, outputs)))
       return failure();
   } else {
     const Converter &convert = converters().find(node.op_type())->second;
@@ -570,57 +575,40 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   return success();
 }
 
-/// An If whose condition is a compile-time constant (an initializer, a
-/// --freeze-input value, or a folded expression of them) is inlined: the
-/// taken branch's nodes are imported in place, named under the If's path,
-/// and the branch's outputs become the If's. A condition known only at run
-/// time is an error naming the node.
-LogicalResult GraphImporter::importIf(const onnx::NodeProto &node,
-                                      NodeContext &c,
-                                      const std::string &nodeName,
-                                      SmallVectorImpl<Value> &outputs) {
-  std::optional<SmallVector<int64_t>> cond = c.constInts(0);
-  if (!cond) {
-    c.error() << "its condition '" << node.input(0)
-              << "' is known only at run time; opscope inlines an If whose "
-                 "condition is a compile-time constant (freeze the inputs it "
-                 "depends on with --freeze-input NAME=FILE.pb)";
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
+                                            const std::string &path,
+                                            Block *block, ValueRange args,
+                                            SmallVectorImpl<Value> &outputs,
+                                            NodeContext &c, StringRef what) {
+  if (graph.input_size() != static_cast<int>(args.size())) {
+    c.error() << what << " has " << graph.input_size() << " inputs; "
+              << args.size() << " expected";
     return failure();
   }
-  if (cond->size() != 1) {
-    c.error() << "its condition has " << cond->size()
-              << " elements; If takes a single boolean";
-    return failure();
-  }
-  const char *branchName = (*cond)[0] ? "then_branch" : "else_branch";
-  const onnx::AttributeProto *branchAttr = c.attr(branchName);
-  if (!branchAttr || !branchAttr->has_g()) {
-    c.error() << "has no " << branchName << " graph";
-    return failure();
-  }
-  const onnx::GraphProto &branch = branchAttr->g();
-  if (branch.output_size() != node.output_size()) {
-    c.error() << branchName << " has " << branch.output_size()
-              << " outputs; the If has " << node.output_size();
-    return failure();
-  }
-  // The branch's initializers join the model's; the model is ours to
-  // mutate (weights move into blobs), so the const view is cast away.
-  for (const auto &init : branch.initializer())
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  // Values defined in the subgraph (initializers materialized there
+  // included) stay in it: restore the outer names afterwards.
+  std::map<std::string, Value> outer = values;
+  std::string outerScope = scope;
+  auto restore = llvm::make_scope_exit([&] {
+    values = std::move(outer);
+    scope = outerScope;
+  });
+  for (auto [in, v] : llvm::zip(graph.input(), args))
+    if (!in.name().empty())
+      values[in.name()] = v;
+  for (const auto &init : graph.initializer())
     initializers[init.name()] = const_cast<onnx::TensorProto *>(&init);
-  std::string outer = scope;
-  scope = subgraphPath(nodeName, branchName);
-  for (const auto &inner : branch.node())
-    if (failed(importNode(inner))) {
-      scope = outer;
+  scope = path;
+  for (const auto &inner : graph.node())
+    if (failed(importNode(inner)))
       return failure();
-    }
-  scope = outer;
-  for (const auto &out : branch.output()) {
+  for (const auto &out : graph.output()) {
     Value v = lookup(out.name());
     if (!v) {
-      c.error() << branchName << " output '" << out.name()
-                << "' is not produced by any node of the branch";
+      c.error() << what << " output '" << out.name()
+                << "' is not produced by any node of the " << what;
       return failure();
     }
     outputs.push_back(v);
@@ -718,10 +706,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "osc.name", b.getStringAttr(out.name()));
 
-  // Shape sub-graphs folded during import leave their constants behind.
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
-    if (isOpTriviallyDead(&op))
-      op.erase();
+  // Shape sub-graphs folded during import leave their constants behind
+  // (and a Loop's dropped scan outputs their ops), in regions too.
+  func.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+    if (op != func.getOperation() && isOpTriviallyDead(op))
+      op->erase();
+  });
 
   if (failed(verify(*module)))
     return {};

@@ -125,6 +125,37 @@ private:
 
 /// Converts one node; pushes one value per ONNX output (null for outputs it
 /// does not produce, which must then be unused).
+/// `name` inside the subgraph at `path` (`if/then_branch/name`); one slash
+/// between them even when torch-style names begin with one.
+std::string subgraphPath(llvm::StringRef path, llvm::StringRef name);
+
+/// Imports subgraphs (If's branches, Loop's body); the graph importer
+/// implements it.
+class SubgraphImporter {
+public:
+  virtual ~SubgraphImporter() = default;
+  /// Imports `graph` into `block`: its nodes named under `path`, `args`
+  /// bound to the graph's inputs in order; `outputs` receives the values of
+  /// its outputs. Names the subgraph defines do not leak out of it. Errors
+  /// go to `c` (the node that owns the subgraph), naming `what`.
+  virtual mlir::LogicalResult
+  importSubgraph(const onnx::GraphProto &graph, const std::string &path,
+                 mlir::Block *block, mlir::ValueRange args,
+                 llvm::SmallVectorImpl<mlir::Value> &outputs, NodeContext &c,
+                 llvm::StringRef what) = 0;
+};
+
+/// ONNX `If` (ImportControlFlow.cpp): a compile-time constant condition
+/// inlines the taken branch; one known only at run time makes an osc.if.
+mlir::LogicalResult importIf(NodeContext &c, SubgraphImporter &sub,
+                             const std::string &nodeName,
+                             llvm::SmallVectorImpl<mlir::Value> &outputs);
+/// ONNX `Loop` -> osc.loop (loop-carried values; scan outputs that nothing
+/// uses are dropped, used ones are refused).
+mlir::LogicalResult importLoop(NodeContext &c, SubgraphImporter &sub,
+                               const std::string &nodeName,
+                               llvm::SmallVectorImpl<mlir::Value> &outputs);
+
 using Converter = std::function<mlir::LogicalResult(
     NodeContext &, llvm::SmallVectorImpl<mlir::Value> &)>;
 

@@ -29,6 +29,8 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     m["Constant"] = nullptr;
     // `If` too: it inlines the branch a constant condition selects.
     m["If"] = nullptr;
+    // `Loop` too: its body is imported by the graph importer.
+    m["Loop"] = nullptr;
     return m;
   }();
   return table;

@@ -70,6 +70,7 @@ void opscope::removeSessionObserver(SessionObserver *observer) {
 /// The per-session state compiled code receives as its context.
 struct opscope_rt_context {
   std::vector<BoundKernel> kernels;
+  std::vector<BoundControl> controls;
   Profiler *profiler = nullptr;
   /// First error a kernel reported during the current run.
   std::string error;
@@ -85,6 +86,14 @@ extern "C" void opscope_rt_exec(opscope_rt_context *ctx, int32_t op) {
   std::string err = ctx->kernels[op]();
   if (!err.empty())
     ctx->error = std::move(err);
+}
+
+extern "C" int32_t opscope_rt_control(opscope_rt_context *ctx,
+                                      int32_t control, int32_t step) {
+  // After a kernel failed, loops stop (the remaining calls do nothing).
+  if (!ctx->error.empty() && step == OPSCOPE_CONTROL_LOOP_TEST)
+    return 0;
+  return ctx->controls[control](step);
 }
 
 extern "C" void opscope_rt_probe_begin(opscope_rt_context *ctx,
@@ -179,6 +188,8 @@ struct Model::Impl {
   std::vector<OpDesc> ops;
   std::vector<int64_t> opLiveBytes;
   std::vector<ProbeInfo> probes;
+  std::vector<ControlDesc> controlOps;
+  std::vector<Model::ControlInfo> controls;
   std::vector<StartupSpan> startup;
   /// Packed constant weights shared by this model's sessions.
   std::unique_ptr<PackedWeightCache> packed;
@@ -244,6 +255,10 @@ void Model::Impl::parsePlan(const char *text) {
     op.attrs = o.value("attrs", json::object());
     opLiveBytes.push_back(o.value("live_bytes", int64_t(-1)));
     ops.push_back(std::move(op));
+  }
+  for (const json &c : plan.value("controls", json::array())) {
+    controlOps.push_back(parseControl(c));
+    controls.push_back({c.at("kind").get<std::string>(), controlOps.back().name});
   }
   for (const json &s : plan.value("splats", json::array())) {
     Splat splat;
@@ -337,6 +352,9 @@ void Model::Impl::checkBuffers() const {
     for (const BufferRef &r : op.results)
       check(r, what + " result");
   }
+  for (const ControlDesc &c : controlOps)
+    for (const BufferRef *r : c.all())
+      check(*r, "control '" + c.name + "'");
   for (size_t i = 0; i < splats.size(); ++i) {
     std::string what = "splat #" + std::to_string(i);
     const Splat &s = splats[i];
@@ -476,6 +494,9 @@ const std::string &Model::weightsPath() const { return impl->weightsPath; }
 const std::vector<TensorInfo> &Model::inputs() const { return impl->inputs; }
 const std::vector<TensorInfo> &Model::outputs() const { return impl->outputs; }
 const std::vector<ProbeInfo> &Model::probes() const { return impl->probes; }
+const std::vector<Model::ControlInfo> &Model::controls() const {
+  return impl->controls;
+}
 int64_t Model::arenaBytes() const { return impl->arenaBytes; }
 int64_t Model::weightBytes() const { return impl->weightBytes; }
 size_t Model::numOps() const { return impl->ops.size(); }
@@ -602,6 +623,10 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
     S.startup.push_back({op.name, t0, Profiler::now(), op.index});
     S.kernelNames.push_back(kernel);
   }
+  for (size_t c = 0; c < impl->controlOps.size(); ++c)
+    S.ctx.controls.push_back(makeControl(impl->controlOps[c],
+                                         static_cast<int32_t>(c), buffers,
+                                         S.profiler));
   S.startup.front().end = Profiler::now();
   S.ctx.profiler = &S.profiler;
   S.profiler.reset(impl->probes.size(),

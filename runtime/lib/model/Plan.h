@@ -9,6 +9,7 @@
 #define OPSCOPE_RUNTIME_LIB_MODEL_PLAN_H
 
 #include "opscope/runtime/generic.h"
+#include "opscope/runtime/model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,34 @@ BoundKernel makeKernel(const OpDesc &op, const Buffers &buffers,
                        std::string &kernelName);
 
 BufferRef parseBufferRef(const nlohmann::json &j);
+
+/// A control-flow op of the plan ("controls"; docs/runtime.md, "Control
+/// flow"): buffers its steps read and write.
+struct ControlDesc {
+  enum Kind { If, Loop } kind = If;
+  std::string name;
+  /// If: cond. Loop: max_trip_count and cond (either may be None).
+  BufferRef cond, maxTrip;
+  std::vector<BufferRef> results;
+  /// If: the then and else regions' yields. Loop: body yields (condition,
+  /// carried values) in `yields[0]`.
+  std::vector<BufferRef> yields[2];
+  /// Loop: the initial carried values, and the body's arguments
+  /// (iteration, condition, carried values).
+  std::vector<BufferRef> inits, args;
+  /// Every buffer, for the plan's bounds check.
+  std::vector<const BufferRef *> all() const;
+};
+ControlDesc parseControl(const nlohmann::json &j);
+
+/// Runs one step (abi.h OPSCOPE_CONTROL_*) of a control op; returns what
+/// the step returns (the branch, or whether to iterate), 0 otherwise.
+using BoundControl = std::function<int32_t(int32_t step)>;
+
+/// Binds control op `index` to the session's buffers; `profiler` records
+/// branches and iterations when enabled.
+BoundControl makeControl(const ControlDesc &desc, int32_t index,
+                         const Buffers &buffers, Profiler &profiler);
 
 } // namespace opscope::rt
 

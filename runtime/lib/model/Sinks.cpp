@@ -291,8 +291,17 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
             e.label >= 0 ? ",\"label\":" + jsonString(labels[labelMap[si][e.label]])
                          : "";
         os << ",\n{\"ph\":\"X\",";
+        const auto &controls = m.controls();
+        bool isControl = e.probe == ProbeEvent::kControl && e.control >= 0 &&
+                         e.control < static_cast<int32_t>(controls.size());
         if (e.probe >= 0) {
           os << "\"cat\":\"op\",\"name\":" << names[e.probe];
+        } else if (isControl) {
+          const Model::ControlInfo &c = controls[e.control];
+          os << "\"cat\":\"control\",\"name\":"
+             << jsonString(c.kind == "if"
+                               ? c.name + (e.step ? " then_branch" : " else_branch")
+                               : c.name + " iteration " + std::to_string(e.step));
         } else if (e.probe == ProbeEvent::kIteration) {
           os << "\"cat\":\"iteration\",\"name\":\"iteration\"";
         } else {
@@ -301,10 +310,22 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
         }
         os << ",\"pid\":1,\"tid\":" << e.thread << ",\"ts\":" << us(e.begin)
            << ",\"dur\":" << us(e.end - e.begin) << ",\"args\":{";
-        if (e.probe >= 0)
+        if (e.probe >= 0) {
           os << "\"probe\":" << e.probe << ",\"iteration\":" << e.iteration
              << label;
-        else if (e.probe == ProbeEvent::kIteration)
+          if (e.control >= 0 && e.control < static_cast<int32_t>(controls.size()))
+            os << ",\"loop\":" << jsonString(controls[e.control].name)
+               << ",\"loop_iteration\":" << e.step;
+        } else if (isControl) {
+          const Model::ControlInfo &c = controls[e.control];
+          os << "\"control\":" << jsonString(c.name) << ",\"iteration\":"
+             << e.iteration;
+          if (c.kind == "if")
+            os << ",\"branch\":\"" << (e.step ? "then" : "else") << "\"";
+          else
+            os << ",\"loop_iteration\":" << e.step;
+          os << label;
+        } else if (e.probe == ProbeEvent::kIteration)
           os << "\"iteration\":" << e.iteration << label;
         os << "}}";
         counter(si, e);

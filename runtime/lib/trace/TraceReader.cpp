@@ -217,10 +217,12 @@ ReadResult opscope::trace::readTrace(const std::string &path,
     const std::string *label =
         &*labels.insert(args.value("label", std::string())).first;
     if (cat == "op") {
-      requireKnownKeys(args, {"probe", "iteration", "label"}, where + ".args");
+      requireKnownKeys(args, {"probe", "iteration", "label", "loop", "loop_iteration"},
+                       where + ".args");
       OpEvent op;
       op.probe = get<int64_t>(args, "probe", where + ".args");
       op.iteration = args.value("iteration", int64_t(-1));
+      op.loopIteration = args.value("loop_iteration", int64_t(-1));
       op.tid = e.value("tid", int64_t(0));
       op.tsUs = ts;
       op.durUs = dur;

@@ -5,8 +5,8 @@
 // and, when profiling is requested, one with probes around each op.
 // CHECK-LABEL: module
 // CHECK-NOT: = osc.
-// CHECK: llvm.mlir.global external constant @opscope_abi_version(2 : i32)
-// CHECK: llvm.mlir.global external constant @opscope_model_plan("{\22abi\22:2,\22arena_bytes\22:128,
+// CHECK: llvm.mlir.global external constant @opscope_abi_version(3 : i32)
+// CHECK: llvm.mlir.global external constant @opscope_model_plan("{\22abi\22:3,\22arena_bytes\22:128,
 // CHECK-SAME: \22inputs\22:[{\22dtype\22:\22f32\22,\22name\22:\22x\22,\22offset\22:0,\22shape\22:[4,4]}]
 // CHECK-SAME: \22model\22:\22tiny\22
 // CHECK-SAME: {\22attrs\22:{\22kind\22:\22relu\22},\22kind\22:\22unary\22,\22live_bytes\22:128,\22name\22:\22relu\22

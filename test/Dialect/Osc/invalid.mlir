@@ -965,7 +965,7 @@ func.func @case117(%x: tensor<4xf32>) {
 // -----
 
 func.func @case118() {
-  // expected-error @+1 {{expects parent op 'osc.probe'}}
+  // expected-error @+1 {{expects parent op to be one of 'osc.probe, osc.if, osc.loop'}}
   osc.yield
   return
 }
@@ -1240,4 +1240,51 @@ func.func @gather_elements_rank(%x: tensor<3x3xf32>, %i: tensor<3xi64>) {
   // expected-error @+1 {{indices 3 must have the rank of data 3x3}}
   %0 = osc.gather_elements %x[%i] {axis = 0 : i64} : (tensor<3x3xf32>, tensor<3xi64>) -> tensor<3xf32>
   return
+}
+
+// -----
+
+func.func @if_branch_types(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<2xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'osc.if' op the else region yields 1 value(s) whose types differ from 1 expected}}
+  %r = osc.if %c : tensor<i1> -> tensor<4xf32> {
+    osc.yield %x : tensor<4xf32>
+  } else {
+    osc.yield %y : tensor<2xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @if_condition(%c: tensor<2xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'osc.if' op condition must have one element, got 'tensor<2xi1>'}}
+  %r = osc.if %c : tensor<2xi1> -> tensor<4xf32> {
+    osc.yield %x : tensor<4xf32>
+  } else {
+    osc.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @loop_carried_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'osc.loop' op the body yields 2 value(s) whose types differ from 2 expected}}
+  %r = osc.loop iter_args(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
+    %w = osc.reshape %v : tensor<4xf32> -> tensor<2x2xf32>
+    osc.yield %c, %w : tensor<i1>, tensor<2x2xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @loop_arguments(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'osc.loop' op body arguments must be (tensor<i64> iteration, tensor<i1> condition, the carried values' types)}}
+  %r = osc.loop iter_args(%x : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%i: tensor<i32>, %c: tensor<i1>, %v: tensor<4xf32>):
+    osc.yield %c, %v : tensor<i1>, tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
+#include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -26,8 +27,10 @@ struct FoldConstantsPass
     func::FuncOp func = getOperation();
     int64_t before = 0, after = 0;
     func.walk([&](Operation *) { ++before; });
-    // No patterns: the greedy driver folds every op and erases dead ones.
+    // The greedy driver folds every op and erases dead ones; an osc.if on
+    // a constant condition is replaced by the region it takes.
     RewritePatternSet patterns(&getContext());
+    opscope::osc::IfOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
       return signalPassFailure();
     func.walk([&](Operation *) { ++after; });

@@ -62,7 +62,8 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
     // osc-sparse-layout{tuning-db} records why each inner product got its
     // kernel; the column appears when a compile used a tuning database.
     bool anyChoice = false;
-    getOperation().walk([&](Operation *op) {
+    // Pre-order: an osc.if or osc.loop row comes before its regions' ops.
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op->getDialect() == nullptr ||
           op->getDialect()->getNamespace() != "osc" || isa<ConstantOp, ProbeOp, YieldOp>(op))
         return;

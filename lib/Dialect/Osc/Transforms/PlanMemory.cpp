@@ -8,7 +8,10 @@
 // Elementwise ops (and inner_product's `sum` post-op) write in place into an
 // operand of the same size whose last reader they are. Function arguments
 // and results are never overwritten (a benchmark writes inputs once and
-// runs many times). Constants are laid out 64-byte aligned in the
+// runs many times). Control flow (osc.if, osc.loop): ops in regions are
+// planned in place, in the order the schedule runs them (then before else);
+// a value read inside a loop body but defined outside lives until the loop
+// ends. Constants are laid out 64-byte aligned in the
 // `.weights` file, whose id is a hash of their contents.
 //
 //===----------------------------------------------------------------------===//
@@ -69,9 +72,11 @@ static Value aliasRoot(Value v) {
 std::optional<PlannedBuffer> osc::plannedBuffer(Value v) {
   Value root = aliasRoot(v);
   if (auto arg = dyn_cast<BlockArgument>(root)) {
-    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    auto offsets = fn ? fn->getAttrOfType<DenseI64ArrayAttr>(kArgOffsetsAttr)
-                      : DenseI64ArrayAttr();
+    // Function arguments, and an osc.loop body's (iteration, condition and
+    // carried values): the owner records their offsets.
+    Operation *owner = arg.getOwner()->getParentOp();
+    auto offsets = owner ? owner->getAttrOfType<DenseI64ArrayAttr>(kArgOffsetsAttr)
+                         : DenseI64ArrayAttr();
     if (!offsets || arg.getArgNumber() >= offsets.size())
       return std::nullopt;
     return PlannedBuffer{PlannedBuffer::Arena, offsets[arg.getArgNumber()]};
@@ -265,13 +270,29 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
       index[op] = static_cast<int64_t>(i);
     constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
 
-    // Last use of each root buffer (over all its aliases).
+    // The last op nested in each control-flow op (itself when empty).
+    llvm::DenseMap<Operation *, int64_t> lastNested;
+    for (Operation *op : llvm::reverse(order))
+      if (isa<IfOp, LoopOp>(op)) {
+        int64_t last = index[op];
+        op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
+        lastNested[op] = last;
+      }
+
+    // Last use of each root buffer (over all its aliases). A value defined
+    // outside a loop and read in its body is read again by every iteration:
+    // it lives until the loop's last nested op.
     llvm::DenseMap<Value, int64_t> lastUse;
     for (Operation *op : order)
       for (Value v : op->getOperands()) {
         Value root = aliasRoot(v);
+        int64_t use = index[op];
+        for (Operation *p = op->getParentOp(); p && p != fn.getOperation();
+             p = p->getParentOp())
+          if (isa<LoopOp>(p) && !p->getRegion(0).isAncestor(root.getParentRegion()))
+            use = std::max(use, lastNested[p]);
         int64_t &e = lastUse[root];
-        e = std::max(e, index[op]);
+        e = std::max(e, use);
       }
     for (BlockArgument a : fn.getArguments())
       lastUse[a] = kForever;
@@ -327,9 +348,26 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
       ++numSplats;
     });
     for (Operation *op : order) {
+      int64_t now = index[op];
+      if (isa<IfOp, LoopOp>(op)) {
+        // Results: written when a branch or the loop ends, live from the
+        // start (the regions' buffers must not overlap them). A loop's body
+        // arguments: live through every iteration.
+        SmallVector<int64_t> offsets, argOffsets;
+        for (Value r : op->getResults())
+          offsets.push_back(allocate(alignUp(bytesOf(r.getType())), now,
+                                     std::max(lastUse.lookup(r), lastNested[op])));
+        op->setAttr(kOffsetsAttr, b.getDenseI64ArrayAttr(offsets));
+        if (auto loop = dyn_cast<LoopOp>(op)) {
+          for (BlockArgument a : loop.getBody().getArguments())
+            argOffsets.push_back(allocate(alignUp(bytesOf(a.getType())), now,
+                                          lastNested[op]));
+          op->setAttr(kArgOffsetsAttr, b.getDenseI64ArrayAttr(argOffsets));
+        }
+        continue;
+      }
       if (!isExecuted(op))
         continue;
-      int64_t now = index[op];
       if (op->getNumResults() != 1) {
         // Several results (osc.rnn's sequence and last states): each its
         // own buffer, none written in place.
@@ -370,7 +408,7 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     std::string largest;
     int64_t largestBytes = -1;
     for (Operation *op : order)
-      if (isExecuted(op) || isArenaSplat(op))
+      if (isExecuted(op) || isArenaSplat(op) || isa<IfOp, LoopOp>(op))
         for (Value r : op->getResults()) {
           int64_t bytes = alignUp(bytesOf(r.getType()));
           total += bytes;

@@ -17,6 +17,9 @@
  *     takes a second copy of the schedule in which every probe compiled in
  *     brackets its op with `opscope_rt_probe_begin/end(ctx, probe)`. Without
  *     profiling, a probed model therefore costs one branch per run.
+ *     Control flow decided at run time (the plan's "controls": osc.if and
+ *     osc.loop) is compiled into branches and loops around the calls, each
+ *     step asking the runtime through `opscope_rt_control(ctx, c, step)`.
  *
  * Bump OPSCOPE_ABI_VERSION whenever anything here or in the plan schema
  * changes incompatibly.
@@ -28,7 +31,7 @@
 
 #include <stdint.h>
 
-#define OPSCOPE_ABI_VERSION 2
+#define OPSCOPE_ABI_VERSION 3
 
 /* Symbol names, for dlsym and for the compiler. */
 #define OPSCOPE_SYM_ABI_VERSION "opscope_abi_version"
@@ -37,6 +40,7 @@
 #define OPSCOPE_SYM_EXEC "opscope_rt_exec"
 #define OPSCOPE_SYM_PROBE_BEGIN "opscope_rt_probe_begin"
 #define OPSCOPE_SYM_PROBE_END "opscope_rt_probe_end"
+#define OPSCOPE_SYM_CONTROL "opscope_rt_control"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +59,19 @@ void opscope_rt_exec(opscope_rt_context *ctx, int32_t op);
 /* Timestamps the start / end of probe `probe` (index into the probe table). */
 void opscope_rt_probe_begin(opscope_rt_context *ctx, int32_t probe);
 void opscope_rt_probe_end(opscope_rt_context *ctx, int32_t probe);
+
+/* Steps of control op `control` (index into the plan's "controls"). */
+enum {
+  OPSCOPE_CONTROL_IF_COND = 0,     /* returns 1: run then, 0: run else */
+  OPSCOPE_CONTROL_IF_THEN_END = 1, /* then's yields -> the If's results */
+  OPSCOPE_CONTROL_IF_ELSE_END = 2, /* else's yields -> the If's results */
+  OPSCOPE_CONTROL_LOOP_BEGIN = 3,  /* inits -> body arguments, iteration 0 */
+  OPSCOPE_CONTROL_LOOP_TEST = 4,   /* returns 1: run the body once more */
+  OPSCOPE_CONTROL_LOOP_NEXT = 5,   /* yields -> body arguments, iteration+1 */
+  OPSCOPE_CONTROL_LOOP_END = 6     /* body arguments -> the Loop's results */
+};
+int32_t opscope_rt_control(opscope_rt_context *ctx, int32_t control,
+                           int32_t step);
 
 #ifdef __cplusplus
 }

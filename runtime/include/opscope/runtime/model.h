@@ -109,6 +109,13 @@ public:
   int inputIndex(const std::string &name) const;
   int outputIndex(const std::string &name) const;
   const std::vector<ProbeInfo> &probes() const;
+  /// Control flow decided at run time (osc.if, osc.loop), by the index
+  /// ProbeEvent::control carries.
+  struct ControlInfo {
+    std::string kind; ///< "if" or "loop"
+    std::string name; ///< the ONNX node (`/If`, `vad/Loop`)
+  };
+  const std::vector<ControlInfo> &controls() const;
   int64_t arenaBytes() const;
   int64_t weightBytes() const;
   size_t numOps() const;
@@ -153,12 +160,16 @@ private:
 /// session's profiler epoch.
 struct ProbeEvent {
   /// `probe` values of events that are not op executions.
-  static constexpr int32_t kLabelSpan = -1, kIteration = -2;
+  static constexpr int32_t kLabelSpan = -1, kIteration = -2, kControl = -3;
   int64_t begin = 0, end = 0;
-  int32_t probe = 0;   ///< probe id, kLabelSpan or kIteration
+  int32_t probe = 0;   ///< probe id, kLabelSpan, kIteration or kControl
   int32_t label = -1;  ///< index into Profiler::labels(), -1 for none
   int32_t thread = 0;  ///< small dense id of the recording thread
   int32_t iteration = 0;
+  /// Op events: the innermost loop running (its index in Model::controls())
+  /// and its iteration, -1 outside loops. kControl events: the control op,
+  /// and the branch an If took (1 then, 0 else) or a loop's iteration.
+  int32_t control = -1, step = -1;
 };
 
 /// The probe sink of one session: a preallocated buffer, no locks.
@@ -205,7 +216,30 @@ public:
       ++droppedCount;
       return;
     }
-    buffer.push_back({b, e, probe, label, thread, iteration});
+    buffer.push_back({b, e, probe, label, thread, iteration, loopControl,
+                      loopIteration});
+  }
+
+  // Control flow, called by the runtime's control steps.
+  void enterLoop(int32_t control) {
+    loops.push_back({loopControl, loopIteration});
+    loopControl = control;
+    loopIteration = -1;
+  }
+  void setLoopIteration(int32_t i) { loopIteration = i; }
+  void exitLoop() {
+    loopControl = loops.back().first;
+    loopIteration = loops.back().second;
+    loops.pop_back();
+  }
+  /// A kControl event: an If's branch or one loop iteration.
+  void pushControl(int64_t b, int64_t e, int32_t control, int32_t value) {
+    if (buffer.size() == buffer.capacity()) {
+      ++droppedCount;
+      return;
+    }
+    buffer.push_back({b, e, ProbeEvent::kControl, label, thread, iteration,
+                      control, value});
   }
 
   /// The timestamp source: TSC scaled to ns when the TSC is invariant,
@@ -222,6 +256,8 @@ private:
   void reset(size_t numProbes, size_t capacity);
   bool on = false;
   int32_t iteration = 0, label = -1, thread = 0;
+  int32_t loopControl = -1, loopIteration = -1;
+  std::vector<std::pair<int32_t, int32_t>> loops; // enclosing loops' state
   std::vector<int64_t> starts;
   std::vector<ProbeEvent> buffer;
   std::vector<std::string> labelNames;

@@ -90,6 +90,8 @@ inline constexpr const char *kWarmUpLabel = "warm up";
 struct OpEvent {
   int64_t probe = -1;
   int64_t iteration = -1;
+  /// Inside a loop decided at run time: the loop's iteration (else -1).
+  int64_t loopIteration = -1;
   int64_t tid = 0;
   double tsUs = 0.0, durUs = 0.0;
   const std::string *label = nullptr; // interned; never null for op events

@@ -543,6 +543,7 @@ def Osc_ArgReduceOp : Osc_ExecOp<"arg_reduce", "ArgReduce", [Pure],
 }
 
 include "opscope/Dialect/Osc/IR/OscDataMovementOps.td"
+include "opscope/Dialect/Osc/IR/OscControlFlowOps.td"
 
 //===----------------------------------------------------------------------===//
 // Profiling
@@ -582,8 +583,8 @@ def Osc_ProbeOp : Osc_Op<"probe", [
 }
 
 def Osc_YieldOp : Osc_Op<"yield", [Pure, ReturnLike, Terminator,
-                                     HasParent<"ProbeOp">]> {
-  let summary = "returns values from an osc.probe body";
+                                     ParentOneOf<["ProbeOp", "IfOp", "LoopOp"]>]> {
+  let summary = "returns values from an osc.probe, osc.if or osc.loop body";
   let description = [{
     ```mlir
     osc.yield %0 : tensor<1x128x3072xf32>
