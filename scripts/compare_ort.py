@@ -77,6 +77,10 @@ def prepare(args, spec):
         # auto) with transposed chains; "dense" the same fusion on oneDNN,
         # "rows" the sparse kernels without transposed chains.
         variants += [("dense", ["--sparse=never"]), ("rows", ["--no-sparse-chains"])]
+    if name.startswith(("cnn-", "ocrdet-")):
+        # Convolution networks: "fused" keeps activations channels-last along
+        # chains of convolutions (osc-conv-layout); "nchw" does not.
+        variants += [("nchw", ["--no-conv-layout"])]
     for variant, flags in variants:
         lib = os.path.join(work, variant + ".so")
         cmd = [args.compile, onnx_path, "-o", lib] + flags
@@ -120,6 +124,8 @@ def check(args, specs):
                        ("unfused", "fused", fused_out)]
         if "dense" in libs:
             comparisons += [("dense", "fused", fused_out), ("rows", "fused", fused_out)]
+        if "nchw" in libs:
+            comparisons += [("nchw", "fused", fused_out)]
         for variant, against, ref_dir in comparisons:
             extra = ["-q", "--rtol", str(args.rtol), "--atol", str(args.atol)]
             if variant == "fused":
@@ -149,9 +155,10 @@ def bench(args, specs):
     """Rounds of ORT, fused and unfused in turn (slow drifts of a shared
     machine hit all three alike); reports the median of the per-round
     medians."""
-    print("%-34s %4s %9s %9s %10s %9s %9s %11s %11s" % (
+    print("%-34s %4s %9s %9s %10s %9s %9s %11s %11s  %s" % (
         "model (one thread)" if args.threads == 1 else "model", "thr", "ORT ms",
-        "fused ms", "unfused ms", "fused/ORT", "unfus/ORT", "best fus/O", "best unf/O"))
+        "fused ms", "unfused ms", "fused/ORT", "unfus/ORT", "best fus/O", "best unf/O",
+        "fused/ORT per round"))
     for spec in specs:
         tag, onnx_path, inputs, outputs, libs, work = prepare(args, spec)
         rounds = {"ort": [], "fused": [], "unfused": []}
@@ -162,8 +169,10 @@ def bench(args, specs):
                                                    args.warmup).stdout))
         o, f, u = (statistics.median(rounds[k]) for k in ("ort", "fused", "unfused"))
         bo, bf, bu = (min(rounds[k]) for k in ("ort", "fused", "unfused"))
-        print("%-34s %4d %9.2f %9.2f %10.2f %9.3f %9.3f %11.3f %11.3f" % (
-            tag, args.threads, o, f, u, f / o, u / o, bf / bo, bu / bo))
+        per_round = [fr / orr for fr, orr in zip(rounds["fused"], rounds["ort"])]
+        print("%-34s %4d %9.2f %9.2f %10.2f %9.3f %9.3f %11.3f %11.3f  %.3f-%.3f" % (
+            tag, args.threads, o, f, u, f / o, u / o, bf / bo, bu / bo,
+            min(per_round), max(per_round)))
     return 0
 
 

@@ -346,6 +346,11 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
     so.tuningDb = opts.tuningDb;
     so.report = !opts.printFusion.empty() && opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscSparseLayout(so));
+    if (!opts.noConvLayout) {
+      osc::OscConvLayoutOptions lo;
+      lo.report = so.report;
+      pm.nest<func::FuncOp>().addPass(osc::createOscConvLayout(lo));
+    }
     if (failed(pm.run(*module))) {
       error = "optimisation failed";
       return false;

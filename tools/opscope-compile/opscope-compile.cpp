@@ -109,6 +109,9 @@ int main(int argc, char **argv) {
   app.add_flag("--no-sparse-chains", opts.noSparseChains,
                "do not keep activations transposed between chained sparse "
                "ops (for A/B comparisons)");
+  app.add_flag("--no-conv-layout", opts.noConvLayout,
+               "convolutions read and write NCHW buffers, reordering around "
+               "each one (osc-conv-layout off; for A/B comparisons)");
   std::string kernels;
   app.add_option("--kernels", kernels,
                  "how --sparse=auto chooses: tuned (this machine's "

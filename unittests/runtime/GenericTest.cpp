@@ -186,6 +186,31 @@ TEST(GenericDataMovement, TransposeSliceBroadcast) {
   EXPECT_EQ(b, (std::vector<float>{5, 6, 5, 6, 5, 6, 5, 6}));
 }
 
+TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
+  // Depth-to-space as the deconv-as-conv fusion emits it: 1x3x2x2x5x7 ->
+  // 1x3x5x2x7x2 (perm 0 1 4 2 5 3), and a 3-lane variant; every element
+  // lands where the plain strided copy puts it.
+  const std::pair<Shape, std::vector<int64_t>> cases[] = {
+      {{1, 3, 2, 2, 5, 7}, {0, 1, 4, 2, 5, 3}},
+      {{2, 3, 3, 4, 6}, {0, 1, 3, 4, 2}},
+  };
+  for (const auto &[shape, perm] : cases) {
+    std::vector<float> x(numElements(shape));
+    std::iota(x.begin(), x.end(), 0.0f);
+    StridedWalk w = transposeWalk(shape, perm);
+    auto shuffle = shortInnerWalk(w);
+    ASSERT_TRUE(shuffle.has_value());
+    std::vector<float> want(x.size()), got(x.size(), -1.0f);
+    stridedCopy(x.data(), want.data(), w, sizeof(float));
+    stridedCopyShortInner(x.data(), got.data(), *shuffle, sizeof(float));
+    EXPECT_EQ(got, want);
+  }
+  // A long innermost dimension, or an input not contiguous along the next
+  // one, is not a shuffle.
+  EXPECT_FALSE(shortInnerWalk(transposeWalk({16, 16}, {1, 0})).has_value());
+  EXPECT_FALSE(shortInnerWalk(transposeWalk({4, 3, 2}, {2, 1, 0})).has_value());
+}
+
 TEST(GenericDataMovement, GatherConcatPad) {
   std::vector<float> table = {0, 1, 2, 3, 4, 5}; // 3 x 2
   std::vector<int64_t> idx = {2, -3};
@@ -449,6 +474,25 @@ TEST(GenericResize, Planned2DMatchesGeneral) {
         continue;
       }
       ASSERT_NEAR(got[i], want[i], 1e-5f) << "element " << i;
+    }
+    if (cfg.in.size() != 4)
+      continue;
+    // The channels-last form (osc-conv-layout): the same values, each
+    // buffer in NHWC order.
+    auto toNhwc = [](const std::vector<float> &v, const Shape &s) {
+      std::vector<float> t(v.size());
+      transpose(v.data(), s, {0, 2, 3, 1}, t.data(), sizeof(float));
+      return t;
+    };
+    std::vector<float> xh = toNhwc(x, cfg.in), gotH(want.size(), -1.0f);
+    resize2DNhwc(*plan, cfg.in[1], xh.data(), gotH.data());
+    std::vector<float> wantH = toNhwc(want, cfg.out);
+    for (size_t i = 0; i < wantH.size(); ++i) {
+      if (std::isinf(wantH[i])) {
+        EXPECT_EQ(gotH[i], wantH[i]) << i;
+        continue;
+      }
+      ASSERT_NEAR(gotH[i], wantH[i], 1e-5f) << "nhwc element " << i;
     }
   }
   // Cubic, or a resized leading dimension, need the general resize.

@@ -42,6 +42,7 @@ struct CompileOptions {
   std::string sparse = "auto"; ///< osc-sparse-layout mode: auto|always|never
   double sparseThreshold = 0.7; ///< block sparsity from which auto goes sparse
   bool noSparseChains = false; ///< keep every sparse op row-major
+  bool noConvLayout = false;   ///< no NHWC chains of convolutions
   /// osc-sparse-layout's tuning database ("": the threshold decides).
   std::string tuningDb;
   bool timing = false;        ///< per-phase timing to stderr

@@ -284,7 +284,7 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
           x, i64Array(c, win->kernel), i64Array(c, win->strides),
           i64Array(c, win->pads), i64Array(c, win->dilations),
           ceil ? c.b.getUnitAttr() : UnitAttr(),
-          countPad ? c.b.getUnitAttr() : UnitAttr()));
+          countPad ? c.b.getUnitAttr() : UnitAttr(), /*nhwc=*/UnitAttr()));
       out.push_back(Value());
       return success();
     };

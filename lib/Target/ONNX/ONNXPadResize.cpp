@@ -159,7 +159,8 @@ void opscope::onnx_import::addPadResizeConverters(
           c.b.getF32FloatAttr(c.floatAttr("cubic_coeff_a", -0.75f)),
           c.intAttr("exclude_outside", 0) ? c.b.getUnitAttr() : UnitAttr(),
           scaleAttr.empty() ? DenseF32ArrayAttr()
-                            : c.b.getDenseF32ArrayAttr(scaleAttr)));
+                            : c.b.getDenseF32ArrayAttr(scaleAttr),
+          /*nhwc=*/UnitAttr()));
       return success();
     };
   };

@@ -87,19 +87,25 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
   dnnl::memory::desc wPlain(toDims(w), dt::f32, geo.plainWeightTag);
   dnnl::memory::desc wMd =
       constWeights ? dnnl::memory::desc(toDims(w), dt::f32, tag::any) : wPlain;
-  dnnl::memory::desc srcMd(toDims(p.input), dt::f32, plainTag(p.input.size()));
+  bool inNhwc = p.inputNhwc && p.input.size() == 4;
+  bool outNhwc = p.outputNhwc && p.output.size() == 4;
+  dnnl::memory::desc srcMd(toDims(p.input), dt::f32,
+                           inNhwc ? tag::nhwc : plainTag(p.input.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
-                           plainTag(p.output.size()));
+                           outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({outC}, dt::f32, tag::a);
   dnnl::primitive_attr attr = attrWithPostOps(p.postOps, impl->hasSum);
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to
   // im2col + GEMM, whose post-ops are slow (measured 7x slower on the CNN
   // corpus model); blocked layouts get the direct JIT kernels. The reorders
-  // at the op's boundary cost far less (layout propagation across ops is
-  // future work).
-  dnnl::memory::desc srcAny(toDims(p.input), dt::f32, tag::any);
-  dnnl::memory::desc dstAny(toDims(p.output), dt::f32, tag::any);
+  // at the op's boundary cost less; along a chain of convolutions
+  // (osc-conv-layout) the buffers are NHWC, the layout oneDNN's brgemm
+  // kernels compute in, and are bound as they are.
+  dnnl::memory::desc srcAny =
+      inNhwc ? srcMd : dnnl::memory::desc(toDims(p.input), dt::f32, tag::any);
+  dnnl::memory::desc dstAny =
+      outNhwc ? dstMd : dnnl::memory::desc(toDims(p.output), dt::f32, tag::any);
   dnnl::memory::desc chosenW, chosenSrc, chosenDst;
   // Convolution and deconvolution take the same descriptor arguments.
   auto build = [&](auto tag, dnnl::algorithm alg) {
@@ -235,9 +241,11 @@ Pool::Pool(const PoolParams &p) : impl(std::make_unique<Impl>()) {
              : p.countIncludePad && !excludeOverhang
                  ? dnnl::algorithm::pooling_avg_include_padding
                  : dnnl::algorithm::pooling_avg_exclude_padding;
-  dnnl::memory::desc srcMd(toDims(src), dt::f32, plainTag(src.size()));
+  bool nhwc = p.nhwc && src.size() == 4 && !impl->prepad;
+  dnnl::memory::desc srcMd(toDims(src), dt::f32,
+                           nhwc ? tag::nhwc : plainTag(src.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
-                           plainTag(p.output.size()));
+                           nhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::pooling_v2_forward::desc d(
       dnnl::prop_kind::forward_inference, alg, srcMd, dstMd, toDims(p.strides),
       toDims(p.kernel), toDims(dil), toDims(padL), toDims(padR));

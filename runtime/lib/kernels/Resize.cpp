@@ -220,3 +220,41 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
     }
   }
 }
+
+void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
+                               const float *x, float *y) {
+  const int64_t c = channels, iw = plan.inW, ow = plan.outW;
+  const int64_t batches = channels ? plan.planes / channels : 0;
+  for (int64_t n = 0; n < batches; ++n) {
+    const float *xb = x + n * plan.inH * iw * c;
+    float *yb = y + n * plan.outH * ow * c;
+    for (int64_t oy = 0; oy < plan.outH; ++oy) {
+      // The plain kernel's arithmetic, per channel: rows resampled
+      // horizontally, then blended (or, with weights 1 and 0, taken).
+      float a = plan.rowW[0][oy], b = plan.rowW[1][oy];
+      bool oneRow = b == 0.0f && a == 1.0f;
+      const float *r0 = xb + plan.rowSrc[0][oy] * iw * c;
+      const float *r1 = xb + plan.rowSrc[1][oy] * iw * c;
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        float *dst = yb + (oy * ow + ox) * c;
+        int64_t c0 = plan.colSrc[0][ox] * c, c1 = plan.colSrc[1][ox] * c;
+        float w0 = plan.colW[0][ox], w1 = plan.colW[1][ox];
+        if (plan.colCopy && oneRow) { // nearest: a copy (no 0 * inf)
+          std::memcpy(dst, r0 + c0, c * sizeof(float));
+          continue;
+        }
+        for (int64_t k = 0; k < c; ++k) {
+          float h0 = plan.colCopy ? r0[c0 + k]
+                                  : w0 * r0[c0 + k] + w1 * r0[c1 + k];
+          if (oneRow) {
+            dst[k] = h0;
+            continue;
+          }
+          float h1 = plan.colCopy ? r1[c0 + k]
+                                  : w0 * r1[c0 + k] + w1 * r1[c1 + k];
+          dst[k] = a * h0 + b * h1;
+        }
+      }
+    }
+  }
+}

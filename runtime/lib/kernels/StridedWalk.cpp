@@ -133,3 +133,43 @@ void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
   });
 }
 
+
+std::optional<ShortInnerWalk>
+opscope::rt::shortInnerWalk(const StridedWalk &w) {
+  size_t r = w.dims.size();
+  if (r < 2 || w.strides.size() != 2 || w.dims[r - 1] < 2 ||
+      w.dims[r - 1] > 8 || w.strides[0][r - 1] != 1 ||
+      w.strides[0][r - 2] != w.dims[r - 1] || w.strides[1][r - 2] != 1)
+    return std::nullopt;
+  ShortInnerWalk s;
+  s.inner = w.dims[r - 1];
+  s.innerStride = w.strides[1][r - 1];
+  s.outer = w;
+  s.outer.dims.pop_back();
+  for (Shape &st : s.outer.strides)
+    st.pop_back();
+  return s;
+}
+
+void opscope::rt::stridedCopyShortInner(const void *x, void *y,
+                                        const ShortInnerWalk &w,
+                                        size_t elemSize) {
+  for (int64_t d : w.outer.dims)
+    if (d == 0)
+      return;
+  const int64_t inner = w.inner, lane = w.innerStride;
+  dispatchSize<2>(elemSize, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *src = static_cast<const T *>(x);
+    T *dst = static_cast<T *>(y);
+    walkRows<2>(w.outer, [&](std::array<int64_t, 2> off, int64_t n,
+                             std::array<int64_t, 2>) {
+      for (int64_t j = 0; j < inner; ++j) {
+        T *d = dst + off[0] + j;
+        const T *s = src + off[1] + j * lane;
+        for (int64_t i = 0; i < n; ++i)
+          d[i * inner] = s[i];
+      }
+    });
+  });
+}

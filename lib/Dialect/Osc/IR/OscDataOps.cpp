@@ -351,6 +351,21 @@ LogicalResult ResizeOp::verify() {
   }
   if (llvm::any_of(out.getShape(), [](int64_t d) { return d <= 0; }))
     return emitOpError("result dimensions must be positive");
+  if (getNhwc() && !isSpatialResize2D(*this))
+    return emitOpError("nhwc needs a nearest or linear resize of the last two "
+                       "dimensions of a 4-D tensor");
   return success();
+}
+
+bool osc::isSpatialResize2D(ResizeOp op) {
+  auto in = tensorType(op.getInput()), out = tensorType(op.getOutput());
+  if (in.getRank() != 4 || (op.getMode() != ResizeMode::nearest &&
+                            op.getMode() != ResizeMode::linear))
+    return false;
+  for (int d = 0; d < 2; ++d)
+    if (in.getDimSize(d) != out.getDimSize(d) ||
+        (op.getScales() && (*op.getScales())[d] != 1.0f))
+      return false;
+  return true;
 }
 

@@ -240,6 +240,9 @@ LogicalResult ConvOp::verify() {
   auto in = tensorType(getInput()).getShape();
   auto w = tensorType(getWeight()).getShape();
   unsigned spatial = in.size() - 2;
+  if ((getInputNhwc() || getOutputNhwc()) && spatial != 2)
+    return emitOpError("input_nhwc and output_nhwc need 2 spatial dimensions, "
+                       "got ") << spatial;
   int64_t groups = getGroups();
   if (groups <= 0)
     return emitOpError("groups must be positive, got ") << groups;
@@ -316,6 +319,9 @@ LogicalResult ConvTransposeOp::verify() {
 LogicalResult PoolOp::verify() {
   if (failed(verifySpatialRank(*this, getInput())))
     return failure();
+  if (getNhwc() && (getKind() != PoolKind::max ||
+                    tensorType(getInput()).getRank() != 4))
+    return emitOpError("nhwc needs a 2-D max pooling");
   auto in = tensorType(getInput()).getShape();
   unsigned spatial = in.size() - 2;
   if (getKernel().size() != spatial)

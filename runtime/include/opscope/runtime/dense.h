@@ -165,6 +165,10 @@ struct ConvParams {
   int64_t groups = 1;
   bool transposed = false;
   std::vector<PostOp> postOps;
+  /// The input / output buffers hold 2-D activations channels-last (NHWC
+  /// in memory; `input`/`output` stay NCHW), as osc-conv-layout decided; a
+  /// sum input is in the output's layout.
+  bool inputNhwc = false, outputNhwc = false;
 };
 class Conv {
 public:
@@ -209,6 +213,8 @@ struct PoolParams {
   Dims input, output, kernel, strides, pads, dilations;
   bool isMax = true;
   bool countIncludePad = false;
+  /// 2-D max pooling of buffers held channels-last (osc-conv-layout).
+  bool nhwc = false;
 };
 class Pool {
 public:

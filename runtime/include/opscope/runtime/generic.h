@@ -52,6 +52,19 @@ StridedWalk transposeWalk(const Shape &x, const std::vector<int64_t> &perm);
 /// A contiguous output and the input read from `starts` by `steps`.
 StridedWalk sliceWalk(const Shape &x, const std::vector<int64_t> &starts,
                       const Shape &y, const std::vector<int64_t> &steps);
+/// A copy whose contiguous output's innermost dimension is short (2 to 8)
+/// while the input is contiguous along the output's next dimension: a
+/// depth-to-space shuffle (ConvTranspose as 1x1 convolution plus
+/// transpose). Row by row it would copy 2 elements at a time; this walks
+/// `outer` (the walk without its innermost dimension) and copies each of
+/// the `inner` interleaved lanes with contiguous reads.
+struct ShortInnerWalk {
+  StridedWalk outer;
+  int64_t inner = 0, innerStride = 0; ///< extent, input stride (elements)
+};
+std::optional<ShortInnerWalk> shortInnerWalk(const StridedWalk &w);
+void stridedCopyShortInner(const void *x, void *y, const ShortInnerWalk &w,
+                           size_t elemSize);
 
 /// The kernels below over a prebuilt walk (broadcastWalk of the operands;
 /// stridedCopy takes any walk of one input).
@@ -165,6 +178,10 @@ std::optional<Resize2DPlan> planResize2D(const ResizeParams &p,
                                          const Shape &xShape,
                                          const Shape &yShape);
 void resize2D(const Resize2DPlan &plan, const float *x, float *y);
+/// The same resize of `N x C x H x W` tensors held channels-last (NHWC in
+/// memory) in both `x` and `y`; `plan.planes` is N * C.
+void resize2DNhwc(const Resize2DPlan &plan, int64_t channels, const float *x,
+                  float *y);
 
 /// Inference batch norm over N x C x ...: y = (x - mean) / sqrt(var + eps)
 /// * scale + bias.

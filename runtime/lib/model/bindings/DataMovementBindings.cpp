@@ -47,7 +47,13 @@ BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
     };
   }
   kernel = c.ownKernel(false);
-  return stridedCopyKernel(m, transposeWalk(m.xs, c.ints("perm")));
+  StridedWalk walk = transposeWalk(m.xs, c.ints("perm"));
+  if (auto shuffle = shortInnerWalk(walk))
+    return [=, w = std::move(*shuffle)] {
+      stridedCopyShortInner(m.x, m.y, w, m.es);
+      return std::string();
+    };
+  return stridedCopyKernel(m, std::move(walk));
 }
 
 BoundKernel broadcastToOp(const OpContext &c, std::string &kernel) {
@@ -160,13 +166,22 @@ BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
   kernel = c.ownKernel(false);
   // Nearest and linear over the last two dimensions (upsampling in CNNs):
   // taps planned once, rows resampled once per plane.
+  bool nhwc = c.flag("nhwc");
   if (auto plan = planResize2D(p, xs, ys)) {
-    kernel = std::string(kernelFamily(OpKind::Resize)) + ":2d";
+    kernel = std::string(kernelFamily(OpKind::Resize)) + (nhwc ? ":2d_nhwc" : ":2d");
+    if (nhwc && xs.size() == 4)
+      return [=, plan = std::move(*plan), channels = xs[1]] {
+        resize2DNhwc(plan, channels, xp, yp);
+        return std::string();
+      };
     return [=, plan = std::move(*plan)] {
       resize2D(plan, xp, yp);
       return std::string();
     };
   }
+  if (nhwc)
+    c.fail("a channels-last (nhwc) resize must be a nearest or linear resize "
+           "of H and W");
   return [=] {
     resize(p, xp, xs, yp, ys);
     return std::string();

@@ -131,6 +131,8 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   p.groups = c.intAttr("groups", 1);
   p.transposed = transposed;
   p.postOps = c.postOps();
+  p.inputNhwc = c.flag("input_nhwc");
+  p.outputNhwc = c.flag("output_nhwc");
   bool hasBias = c.has(2);
   const float *bias = hasBias ? c.constF32(c.in(2)) : nullptr;
   auto cv = std::shared_ptr<Conv>(dnnlCreate(
@@ -159,6 +161,9 @@ BoundKernel pool(const OpContext &c, std::string &kernel) {
   p.dilations = c.ints("dilations");
   p.isMax = c.enumAttr<PoolKind>("kind") == PoolKind::Max;
   p.countIncludePad = c.flag("count_include_pad");
+  p.nhwc = c.flag("nhwc");
+  if (p.nhwc && (!p.isMax || p.input.size() != 4))
+    c.fail("a channels-last (nhwc) pooling must be a 2-D max pooling");
   auto pl = std::shared_ptr<Pool>(dnnlCreate(c, [&] { return new Pool(p); }));
   kernel = "onednn:" + pl->implementation();
   const float *xp = c.ptr<const float>(x);

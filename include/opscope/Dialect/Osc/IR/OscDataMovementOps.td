@@ -204,6 +204,10 @@ def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
     cubic coefficient follow ONNX Resize; the format spells them in that order
     (`mode coordinate_transformation_mode nearest_mode`).
 
+    `nhwc` (set by `osc-conv-layout`): a nearest or linear resize of the two
+    spatial dimensions of an `N x C x H x W` tensor whose input and output
+    buffers hold it channels-last, inside a chain of convolutions.
+
     ```mlir
     %y = osc.resize nearest asymmetric floor %x
         : tensor<1x64x28x28xf32> -> tensor<1x64x56x56xf32>
@@ -214,7 +218,7 @@ def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
       Osc_NearestMode:$nearest_mode, Osc_FloatTensor:$input,
       DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
       UnitAttr:$exclude_outside,
-      OptionalAttr<DenseF32ArrayAttr>:$scales);
+      OptionalAttr<DenseF32ArrayAttr>:$scales, UnitAttr:$nhwc);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $mode $coordinate_transformation_mode $nearest_mode $input attr-dict

@@ -49,6 +49,9 @@ inline int64_t rnnGates(RnnCell cell) {
 inline int64_t rnnActivations(RnnCell cell) {
   return cell == RnnCell::lstm ? 3 : cell == RnnCell::gru ? 2 : 1;
 }
+/// A nearest or linear resize of H and W of a 4-D tensor, N and C kept: the
+/// runtime's planned 2-D kernel, which also runs channels-last (`nhwc`).
+bool isSpatialResize2D(ResizeOp op);
 } // namespace opscope::osc
 
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_H

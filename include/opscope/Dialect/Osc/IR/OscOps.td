@@ -219,6 +219,13 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     is resolved by the importer. Each output spatial size is
     `floor((in + pad_begin + pad_end - dilation * (k - 1) - 1) / stride) + 1`.
 
+    `input_nhwc` / `output_nhwc` (set by `osc-conv-layout`, 2 spatial
+    dimensions only): the input / output buffer holds the tensor
+    channels-last (`N x H x W x C` in memory) although its type stays
+    `N x C x H x W`, so that chained convolutions pass activations in the
+    layout oneDNN computes in instead of reordering at every op. A `sum`
+    input is in the output's layout.
+
     ```mlir
     %y = osc.conv %x, %w bias(%b) post_ops [relu]
         {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
@@ -233,7 +240,8 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
-                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
+                       UnitAttr:$input_nhwc, UnitAttr:$output_nhwc);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
@@ -281,6 +289,8 @@ def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure],
     down, or up when `ceil_mode` is set (a last window that would start in the
     end padding is dropped, as in ONNX and PyTorch). For `avg`,
     `count_include_pad` decides whether padded cells count in the divisor.
+    `nhwc` (set by `osc-conv-layout` on 2-D max pooling): the input and
+    output buffers hold the tensor channels-last.
 
     ```mlir
     %y = osc.pool max %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
@@ -291,7 +301,8 @@ def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure],
   let arguments = (ins Osc_PoolKind:$kind, Osc_FloatTensor:$input,
                        DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad);
+                       UnitAttr:$ceil_mode, UnitAttr:$count_include_pad,
+                       UnitAttr:$nhwc);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $kind $input attr-dict `:` type($input) `->` type($output)

@@ -195,6 +195,42 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscConvLayout : Pass<"osc-conv-layout", "::mlir::func::FuncOp"> {
+  let summary = "Keep activations channels-last (NHWC) along chains of convolutions";
+  let description = [{
+    oneDNN computes convolutions in its own activation layouts (channels-last
+    `acdb` for the brgemm kernels on AVX-512), so a convolution reading and
+    writing plain NCHW buffers reorders its input in and its output out on
+    every run: two reorders per convolution. This pass finds the values that
+    can stay channels-last: produced by a 2-D convolution, or by an
+    element-wise op (`osc.unary`, or `osc.binary` without broadcasting) or a
+    nearest/linear resize of H and W whose operands all stay channels-last,
+    and read only by convolutions (as input or residual `sum`) and by such
+    ops. Element-wise ops do not care about the order of elements when all
+    their operands share it; the runtime's 2-D resize kernel has a
+    channels-last form (`osc.resize {nhwc}`). It marks each convolution
+    `input_nhwc` / `output_nhwc` accordingly; the runtime then binds those
+    buffers in NHWC and reorders only at the chain's boundaries (a graph
+    input, a ConvTranspose, a reshape or transpose, a function result, a
+    broadcasting op). `report` prints how many
+    of the convolutions' activation reorders it removed.
+
+    ```mlir
+    %a = osc.conv %x, %w1 ... {output_nhwc}     // x: NCHW, reordered in
+    %b = osc.unary relu %a                      // element-wise, NHWC
+    %c = osc.conv %b, %w2 ... {input_nhwc}      // output NCHW, reordered out
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
+  ];
+  let statistics = [
+    Statistic<"numRemoved", "reorders-removed", "convolution activation reorders removed">,
+    Statistic<"numKept", "reorders-kept", "convolution activation reorders left at chain boundaries">
+  ];
+}
+
 def OscFusionReport : Pass<"osc-fusion-report", "::mlir::func::FuncOp"> {
   let summary = "Print the ops after fusion: type, post-ops, sources, shapes, cost, kernel";
   let description = [{

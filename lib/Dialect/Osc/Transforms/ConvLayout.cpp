@@ -1,0 +1,144 @@
+//===- ConvLayout.cpp - osc-conv-layout -----------------------------------===//
+//
+// Part of opscope. Channels-last activations along chains of convolutions:
+// the values that only convolutions, layout-agnostic element-wise ops and
+// spatial resizes produce and read keep oneDNN's NHWC layout, so reorders happen at the
+// chain's boundaries instead of around every convolution. The decision is a
+// fixed point: start from every candidate value and drop those with a
+// producer or reader that needs NCHW until nothing changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/Dialect/Osc/IR/OscOps.h"
+#include "opscope/Dialect/Osc/Transforms/Passes.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace opscope::osc {
+#define GEN_PASS_DEF_OSCCONVLAYOUT
+#include "opscope/Dialect/Osc/Transforms/Passes.h.inc"
+} // namespace opscope::osc
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+
+namespace {
+bool isActivation4d(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() == 4 && t.getElementType().isF32();
+}
+
+bool is2dConv(Operation *op) {
+  auto c = dyn_cast<ConvOp>(op);
+  return c && isActivation4d(c.getInput()) && isActivation4d(c.getOutput());
+}
+
+/// A nearest or linear upsampling of H and W (an FPN's): the runtime's 2-D
+/// resize kernel also runs channels-last.
+bool isSpatialResize(Operation *op) {
+  auto r = dyn_cast<ResizeOp>(op);
+  return r && r.getOutput().getType().getElementType().isF32() &&
+         isSpatialResize2D(r);
+}
+
+/// An op that computes element by element with every operand shaped like
+/// its result: the order of elements in memory does not matter to it, as
+/// long as all of them share it. Or a resize of H and W, which has a
+/// channels-last kernel, or a 2-D max pooling.
+bool isLayoutAgnostic(Operation *op) {
+  if (isSpatialResize(op))
+    return true;
+  // 2-D max pooling: oneDNN pools channels-last as it is.
+  if (auto pool = dyn_cast<PoolOp>(op))
+    return pool.getKind() == PoolKind::max && isActivation4d(pool.getInput()) &&
+           isActivation4d(pool.getOutput());
+  if (!isa<UnaryOp, BinaryOp>(op) || op->getNumResults() != 1 ||
+      !isActivation4d(op->getResult(0)))
+    return false;
+  return llvm::all_of(op->getOperandTypes(), [&](Type t) {
+    return t == op->getResult(0).getType();
+  });
+}
+
+struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
+  using OscConvLayoutBase::OscConvLayoutBase;
+
+  /// Whether `v` (in `nhwc`) can stay channels-last given the others.
+  static bool keeps(Value v, const llvm::SetVector<Value> &nhwc) {
+    Operation *def = v.getDefiningOp();
+    if (auto conv = dyn_cast<ConvOp>(def)) {
+      // The residual is accumulated into the output buffer in place.
+      if (conv.getSumInput() && !nhwc.contains(conv.getSumInput()))
+        return false;
+    } else if (!llvm::all_of(def->getOperands(),
+                             [&](Value o) { return nhwc.contains(o); })) {
+      return false;
+    }
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto conv = dyn_cast<ConvOp>(user); conv && is2dConv(user)) {
+        if (use.get() == conv.getInput())
+          continue;
+        if (use.get() == conv.getSumInput() && nhwc.contains(conv.getOutput()))
+          continue;
+        return false;
+      }
+      if (isLayoutAgnostic(user) && nhwc.contains(user->getResult(0)))
+        continue;
+      return false;
+    }
+    return true;
+  }
+
+  void runOnOperation() override {
+    llvm::SetVector<Value> nhwc;
+    int64_t convs = 0;
+    getOperation().walk([&](Operation *op) {
+      if (is2dConv(op)) {
+        ++convs;
+        nhwc.insert(op->getResult(0));
+      } else if (isLayoutAgnostic(op)) {
+        nhwc.insert(op->getResult(0));
+      }
+    });
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Value v : SmallVector<Value>(nhwc.begin(), nhwc.end()))
+        if (!keeps(v, nhwc)) {
+          nhwc.remove(v);
+          changed = true;
+        }
+    }
+    int64_t removed = 0;
+    getOperation().walk([&](ResizeOp r) {
+      if (nhwc.contains(r.getOutput()))
+        r.setNhwc(true);
+    });
+    getOperation().walk([&](PoolOp p) {
+      if (nhwc.contains(p.getOutput()))
+        p.setNhwc(true);
+    });
+    getOperation().walk([&](ConvOp conv) {
+      if (!is2dConv(conv))
+        return;
+      if (nhwc.contains(conv.getInput())) {
+        conv.setInputNhwc(true);
+        ++removed;
+      }
+      if (nhwc.contains(conv.getOutput())) {
+        conv.setOutputNhwc(true);
+        ++removed;
+      }
+    });
+    numRemoved += removed;
+    numKept += 2 * convs - removed;
+    if (report && convs)
+      llvm::outs() << "osc-conv-layout: " << removed << " of " << 2 * convs
+                   << " convolution activation reorders removed (" << convs
+                   << " convolutions; NHWC kept across " << nhwc.size()
+                   << " values)\n";
+  }
+};
+} // namespace

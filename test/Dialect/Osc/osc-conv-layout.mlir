@@ -1,0 +1,80 @@
+// RUN: opscope-opt %s -split-input-file -osc-conv-layout=report | FileCheck %s
+
+// A chain conv -> relu -> conv -> conv (+ residual) -> add -> conv ->
+// resize -> conv: the values between the convolutions stay NHWC (the relu
+// and the add are element-wise on same-shaped operands, the nearest resize
+// of H and W has a channels-last kernel); the graph input is reordered in by
+// the first convolution and the last one writes NCHW for the function
+// result. Five convolutions, ten reorders before; the boundaries keep two.
+// CHECK: osc-conv-layout: 8 of 10 convolution activation reorders removed (5 convolutions; NHWC kept across 7 values)
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} {{{.*}}output_nhwc{{.*}}}
+// CHECK-NOT: input_nhwc
+// CHECK: %[[R:.*]] = osc.unary relu %[[A]]
+// CHECK: %[[B:.*]] = osc.conv %[[R]], %{{.*}} {{{.*}}input_nhwc, output_nhwc{{.*}}}
+// CHECK: %[[C:.*]] = osc.conv %[[B]], %{{.*}} sum(%[[R]]) post_ops [sum] {{{.*}}input_nhwc, output_nhwc{{.*}}}
+// CHECK: %[[S:.*]] = osc.binary add %[[C]], %[[B]]
+// CHECK: %[[D:.*]] = osc.conv %[[S]], %{{.*}} {{{.*}}input_nhwc, output_nhwc{{.*}}}
+// CHECK: %[[U:.*]] = osc.resize nearest asymmetric floor %[[D]] {nhwc}
+// CHECK: osc.conv %[[U]], %{{.*}} {{{.*}}input_nhwc, pads{{.*}}}
+// CHECK-NOT: output_nhwc
+// CHECK: return
+func.func @chain(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x32x32xf32> {
+  %w2 = osc.constant dense<0.2> : tensor<8x8x1x1xf32>
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %r = osc.unary relu %a : tensor<1x8x16x16xf32>
+  %b = osc.conv %r, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %c = osc.conv %b, %w sum(%r) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %s = osc.binary add %c, %b : (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %d = osc.conv %s, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %u = osc.resize nearest asymmetric floor %d : tensor<1x8x16x16xf32> -> tensor<1x8x32x32xf32>
+  %e = osc.conv %u, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x32x32xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x32x32xf32>
+  return %e : tensor<1x8x32x32xf32>
+}
+
+// -----
+
+// What breaks a chain: a broadcasting add (a per-channel bias: not
+// element-wise on same shapes), a value that is also a function result, a
+// resize that scales the channels, and
+// a residual sum whose input comes from outside the chain (the output must
+// then stay NCHW too, the sum being accumulated in place).
+// CHECK: osc-conv-layout: 0 of 8 convolution activation reorders removed (4 convolutions; NHWC kept across 0 values)
+// CHECK-LABEL: func.func @boundaries
+// CHECK-NOT: nhwc
+// CHECK: return
+func.func @boundaries(%x: tensor<1x8x16x16xf32>, %bias: tensor<1x8x1x1xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) {
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %ab = osc.binary add %a, %bias : (tensor<1x8x16x16xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x16x16xf32>
+  %b = osc.conv %ab, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %c = osc.conv %b, %w sum(%x) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  %w16 = osc.constant dense<0.1> : tensor<8x16x3x3xf32>
+  %u = osc.resize nearest asymmetric floor %c : tensor<1x8x16x16xf32> -> tensor<1x16x16x16xf32>
+  %d = osc.conv %u, %w16 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x16x16x16xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %b, %d : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// A 2-D max pooling between convolutions keeps the chain (oneDNN pools
+// channels-last as it is); an average pooling ends it.
+// CHECK: osc-conv-layout: 2 of 6 convolution activation reorders removed (3 convolutions; NHWC kept across 2 values)
+// CHECK-LABEL: func.func @pooling
+// CHECK: osc.conv %arg0, {{.*}}output_nhwc
+// CHECK: %[[P:.*]] = osc.pool max %{{.*}} {{{.*}}nhwc{{.*}}}
+// CHECK: osc.conv %[[P]], {{.*}}input_nhwc
+// CHECK-NOT: output_nhwc
+// CHECK: osc.pool avg
+// CHECK-NOT: nhwc
+// CHECK: return
+func.func @pooling(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x4x4xf32> {
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %p = osc.pool max %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x8x16x16xf32> -> tensor<1x8x8x8xf32>
+  %b = osc.conv %p, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %q = osc.pool avg %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x8x8x8xf32> -> tensor<1x8x4x4xf32>
+  %c = osc.conv %q, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  return %c : tensor<1x8x4x4xf32>
+}
