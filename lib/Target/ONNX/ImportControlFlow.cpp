@@ -2,15 +2,20 @@
 //
 // Part of opscope. An `If` whose condition is known only at run time becomes
 // osc.if with both branches as regions; a `Loop` becomes osc.loop with its
-// body as a region. Shapes stay static: branches must yield the same types,
+// body as a region, and so does a `Scan` (its static length the trip count,
+// its scan inputs gathered row by row, its scan outputs stacked). Shapes
+// stay static: branches must yield the same types,
 // and a loop-carried value must keep its type across iterations. Errors
 // name the node.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+#include "ONNXHelpers.h"
 
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
+
+#include "mlir/IR/Matchers.h"
 
 #include <memory>
 
@@ -28,6 +33,25 @@ static LogicalResult checkScalar(NodeContext &c, Value v, Type element,
             << " tensor, got " << osc::formatShape(t.getShape()) << "x"
             << t.getElementType();
   return failure();
+}
+
+/// `row`'s type with a new leading dimension of `length`.
+static RankedTensorType stacked(Type row, int64_t length) {
+  auto t = cast<RankedTensorType>(row);
+  SmallVector<int64_t> shape{length};
+  llvm::append_range(shape, t.getShape());
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+/// A constant whose elements are all true (nonzero).
+static bool isConstantTrue(Value v) {
+  DenseElementsAttr a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  for (APInt x : a.getValues<APInt>())
+    if (x.isZero())
+      return false;
+  return true;
 }
 
 static std::string typeText(Type type) {
@@ -150,15 +174,35 @@ LogicalResult onnx_import::importLoop(NodeContext &c, SubgraphImporter &sub,
               << carried << " carried values needs at least " << carried + 1;
     return failure();
   }
+  // Scan outputs stack one row per iteration: opscope plans static shapes,
+  // so a used one needs a constant trip count the condition cannot cut.
+  bool scansUsed = false;
   for (int64_t j = 0; j < scans; ++j)
-    if (c.outputUsed(carried + j)) {
-      c.error() << "scan output " << j << " ('" << c.node.output(carried + j)
-                << "') is used; opscope runs Loop with loop-carried values "
-                   "only: a scan output grows with the number of "
-                   "iterations, known only at run time, and plans have "
-                   "static shapes";
+    scansUsed |= c.outputUsed(carried + j);
+  std::optional<int64_t> length;
+  if (scansUsed) {
+    std::optional<SmallVector<int64_t>> trip = c.constInts(0);
+    std::optional<SmallVector<int64_t>> initialCond = c.constInts(1);
+    const char *why = nullptr;
+    if (!trip || trip->size() != 1)
+      why = "its trip count M is not a compile-time constant";
+    else if (cond && !(initialCond && initialCond->size() == 1 &&
+                       (*initialCond)[0]))
+      why = "its condition is not constant true";
+    if (why) {
+      for (int64_t j = 0; j < scans; ++j)
+        if (c.outputUsed(carried + j)) {
+          c.error() << "scan output " << j << " ('"
+                    << c.node.output(carried + j) << "') is used but " << why
+                    << "; a scan output grows with the number of iterations, "
+                       "and plans have static shapes (freeze the inputs it "
+                       "depends on with --freeze-input)";
+          break;
+        }
       return failure();
     }
+    length = std::max<int64_t>((*trip)[0], 0);
+  }
 
   auto block = std::make_unique<Block>();
   auto scalar = [](Type e) { return RankedTensorType::get({}, e); };
@@ -181,7 +225,15 @@ LogicalResult onnx_import::importLoop(NodeContext &c, SubgraphImporter &sub,
                                 block.get(), block->getArguments(), yields, c,
                                 "body")))
     return failure();
-  yields.resize(carried + 1); // unused scan outputs are dropped
+  if (!length)
+    yields.resize(carried + 1); // unused scan outputs are dropped
+  else if (yields[0] != block->getArgument(1) && !isConstantTrue(yields[0])) {
+    c.error() << "its body computes the condition ('" << body.output(0).name()
+              << "'), which may end the loop early while scan output(s) are "
+                 "used; opscope plans static shapes, so a Loop with used "
+                 "scan outputs must run its whole constant trip count";
+    return failure();
+  }
 
   // The body's outputs must keep the carried types; a reshape to the same
   // element count (a [1] condition for a scalar one) is fine.
@@ -212,9 +264,216 @@ LogicalResult onnx_import::importLoop(NodeContext &c, SubgraphImporter &sub,
   SmallVector<Type> types;
   for (Value v : inits)
     types.push_back(v.getType());
+  if (length)
+    for (int64_t j = 0; j < scans; ++j)
+      types.push_back(stacked(yields[carried + 1 + j].getType(), *length));
   auto op = c.b.create<osc::LoopOp>(c.loc, types, maxTrip, cond, inits);
   op.getBody().push_back(block.release());
   outputs.append(op.getResults().begin(), op.getResults().end());
-  outputs.resize(carried + scans); // scan outputs: none (unused)
+  outputs.resize(carried + scans); // unused scan outputs: none
+  return success();
+}
+
+/// An attribute of `n` integers (`scan_input_axes` and the like), zeros when
+/// absent.
+static FailureOr<SmallVector<int64_t>> scanInts(NodeContext &c, StringRef name,
+                                                int64_t n) {
+  std::optional<SmallVector<int64_t>> v = c.intsAttr(name);
+  if (!v)
+    return SmallVector<int64_t>(n, 0);
+  if (static_cast<int64_t>(v->size()) != n) {
+    c.error() << name << " has " << v->size() << " entries; expected " << n;
+    return failure();
+  }
+  return *v;
+}
+
+LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
+                                      const std::string &nodeName,
+                                      SmallVectorImpl<Value> &outputs) {
+  if (c.opset < 9) {
+    c.error() << "Scan of opset " << c.opset
+              << " (a batch dimension and sequence_lens) is not supported; "
+                 "export the model at opset 9 or later";
+    return failure();
+  }
+  const onnx::AttributeProto *attr = c.attr("body");
+  if (!attr || !attr->has_g()) {
+    c.error() << "has no body graph";
+    return failure();
+  }
+  const onnx::GraphProto &body = attr->g();
+  int64_t numScans = c.intAttr("num_scan_inputs", 0);
+  int64_t numInputs = c.numInputs();
+  if (numScans < 1 || numScans > numInputs) {
+    c.error() << "num_scan_inputs is " << numScans << " with " << numInputs
+              << " inputs; it must be between 1 and the number of inputs";
+    return failure();
+  }
+  int64_t states = numInputs - numScans;
+  int64_t scanOuts = body.output_size() - states;
+  if (scanOuts < 0 || c.node.output_size() > body.output_size()) {
+    c.error() << "body has " << body.output_size() << " outputs for "
+              << states << " state variables and the node's "
+              << c.node.output_size() << " outputs";
+    return failure();
+  }
+  FailureOr<SmallVector<int64_t>> inAxes =
+      scanInts(c, "scan_input_axes", numScans);
+  FailureOr<SmallVector<int64_t>> inDirs =
+      scanInts(c, "scan_input_directions", numScans);
+  FailureOr<SmallVector<int64_t>> outAxes =
+      scanInts(c, "scan_output_axes", scanOuts);
+  FailureOr<SmallVector<int64_t>> outDirs =
+      scanInts(c, "scan_output_directions", scanOuts);
+  if (failed(inAxes) || failed(inDirs) || failed(outAxes) || failed(outDirs))
+    return failure();
+  for (auto [name, dirs] : {std::pair{"scan_input_directions", &*inDirs},
+                            std::pair{"scan_output_directions", &*outDirs}})
+    for (int64_t d : *dirs)
+      if (d != 0 && d != 1) {
+        c.error() << name << " has " << d << "; a direction is 0 or 1";
+        return failure();
+      }
+
+  SmallVector<Value> inits, scanned;
+  for (int64_t i = 0; i < numInputs; ++i) {
+    if (!c.hasInput(i)) {
+      c.error() << (i < states ? "state variable " : "scan input ")
+                << (i < states ? i : i - states) << " is empty";
+      return failure();
+    }
+    (i < states ? inits : scanned).push_back(c.input(i));
+  }
+  // The scan length: the scan axis of every scan input, the same for all.
+  int64_t length = -1;
+  for (auto [k, x] : llvm::enumerate(scanned)) {
+    auto t = cast<RankedTensorType>(x.getType());
+    FailureOr<int64_t> axis =
+        c.normalizeAxis((*inAxes)[k], t.getRank(), "scan_input_axes");
+    if (failed(axis))
+      return failure();
+    (*inAxes)[k] = *axis;
+    int64_t n = t.getDimSize(*axis);
+    if (length >= 0 && n != length) {
+      c.error() << "scan input " << k << " ('" << c.node.input(states + k)
+                << "') has " << n << " steps along its scan axis; scan input "
+                << "0 has " << length;
+      return failure();
+    }
+    length = n;
+  }
+  if (length == 0) {
+    c.error() << "its scan inputs have no steps (a scan axis of length 0)";
+    return failure();
+  }
+
+  // The body: iteration and condition arguments (osc.loop's), the state
+  // variables, and each scan input's row for this iteration, gathered at
+  // the iteration (or, reversed, at length - 1 - iteration).
+  auto block = std::make_unique<Block>();
+  Type i64 = c.b.getI64Type(), i1 = c.b.getI1Type();
+  SmallVector<Type> argTypes{RankedTensorType::get({}, i64),
+                             RankedTensorType::get({}, i1)};
+  for (Value v : inits)
+    argTypes.push_back(v.getType());
+  for (auto [i, t] : llvm::enumerate(argTypes)) {
+    std::string name = i >= 2 ? body.input(i - 2).name() : std::string();
+    block->addArgument(
+        t, name.empty() ? c.loc
+                        : NameLoc::get(c.b.getStringAttr(subgraphPath(
+                                           nodeName + "/body", name)),
+                                       c.loc));
+  }
+  SmallVector<Value> args(block->getArguments().drop_front(2));
+  {
+    OpBuilder::InsertionGuard guard(c.b);
+    c.b.setInsertionPointToEnd(block.get());
+    Value iteration = block->getArgument(0), reversed;
+    for (auto [k, x] : llvm::enumerate(scanned)) {
+      Value index = iteration;
+      if ((*inDirs)[k]) {
+        if (!reversed)
+          reversed = c.b.create<osc::BinaryOp>(
+              c.loc, iteration.getType(), osc::BinaryKind::sub,
+              splat(c, {}, i64, static_cast<double>(length - 1)), iteration);
+        index = reversed;
+      }
+      auto t = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape.erase(shape.begin() + (*inAxes)[k]);
+      args.push_back(c.b.create<osc::GatherOp>(
+          c.loc, tensorOf(shape, t.getElementType()), x, index,
+          c.b.getI64IntegerAttr((*inAxes)[k])));
+    }
+  }
+  SmallVector<Value> yields;
+  if (failed(sub.importSubgraph(body, subgraphPath(nodeName, "body"),
+                                block.get(), args, yields, c, "body")))
+    return failure();
+  OpBuilder at(c.b.getContext());
+  at.setInsertionPointToEnd(block.get());
+  for (int64_t i = 0; i < states; ++i) {
+    Type want = inits[i].getType();
+    if (yields[i].getType() == want)
+      continue;
+    auto have = cast<RankedTensorType>(yields[i].getType());
+    auto wantT = cast<RankedTensorType>(want);
+    if (have.getElementType() == wantT.getElementType() &&
+        have.getNumElements() == wantT.getNumElements()) {
+      yields[i] = at.create<osc::ReshapeOp>(c.loc, want, yields[i]);
+      continue;
+    }
+    c.error() << "state variable " << i << " ('" << body.output(i).name()
+              << "') is " << typeText(yields[i].getType())
+              << " after a step but " << typeText(want)
+              << " before it; opscope plans static shapes, so a state "
+                 "variable must keep its shape and type";
+    return failure();
+  }
+  SmallVector<Value> yielded{block->getArgument(1)};
+  llvm::append_range(yielded, yields);
+  at.create<osc::YieldOp>(c.loc, yielded);
+
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  for (int64_t j = 0; j < scanOuts; ++j)
+    types.push_back(stacked(yields[states + j].getType(), length));
+  Value trip = splat(c, {}, i64, static_cast<double>(length));
+  auto op = c.b.create<osc::LoopOp>(c.loc, types, trip, Value(), inits);
+  op.getBody().push_back(block.release());
+  outputs.append(op.getResults().begin(),
+                 op.getResults().begin() + states);
+  // Each scan output: rows in iteration order along a new leading axis;
+  // reversed and moved to scan_output_axes as asked.
+  for (int64_t j = 0; j < scanOuts; ++j) {
+    Value r = op.getResult(states + j);
+    auto t = cast<RankedTensorType>(r.getType());
+    int64_t rank = t.getRank();
+    if ((*outDirs)[j]) {
+      SmallVector<int64_t> starts(rank, 0), steps(rank, 1);
+      starts[0] = length - 1;
+      steps[0] = -1;
+      r = c.create<osc::SliceOp>(t, r, i64Array(c, starts),
+                                 i64Array(c, t.getShape()), i64Array(c, steps));
+    }
+    FailureOr<int64_t> axis =
+        c.normalizeAxis((*outAxes)[j], rank, "scan_output_axes");
+    if (failed(axis))
+      return failure();
+    if (*axis != 0) {
+      SmallVector<int64_t> perm, shape;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t from = d < *axis ? d + 1 : d == *axis ? 0 : d;
+        perm.push_back(from);
+        shape.push_back(t.getDimSize(from));
+      }
+      r = c.create<osc::TransposeOp>(tensorOf(shape, t.getElementType()), r,
+                                     i64Array(c, perm));
+    }
+    outputs.push_back(r);
+  }
+  outputs.resize(c.node.output_size());
   return success();
 }

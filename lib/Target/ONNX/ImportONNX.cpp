@@ -547,6 +547,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
   } else if (node.op_type() == "Loop") {
     if (failed(importLoop(c, *this, nodeName, outputs)))
       return failure();
+  } else if (node.op_type() == "Scan") {
+    if (failed(importScan(c, *this, nodeName, outputs)))
+      return failure();
   } else {
     const Converter &convert = converters().find(node.op_type())->second;
     if (failed(convert(c, outputs)))

@@ -150,9 +150,17 @@ public:
 mlir::LogicalResult importIf(NodeContext &c, SubgraphImporter &sub,
                              const std::string &nodeName,
                              llvm::SmallVectorImpl<mlir::Value> &outputs);
-/// ONNX `Loop` -> osc.loop (loop-carried values; scan outputs that nothing
-/// uses are dropped, used ones are refused).
+/// ONNX `Loop` -> osc.loop (loop-carried values; scan outputs when the trip
+/// count is constant and the condition cannot end the loop early, dropped
+/// when unused, refused otherwise).
 mlir::LogicalResult importLoop(NodeContext &c, SubgraphImporter &sub,
+                               const std::string &nodeName,
+                               llvm::SmallVectorImpl<mlir::Value> &outputs);
+
+/// ONNX `Scan` (opset 9 and later) -> osc.loop over the scan length: scan
+/// inputs gathered a row per iteration, scan outputs stacked, reversed and
+/// transposed to their axes as the attributes ask.
+mlir::LogicalResult importScan(NodeContext &c, SubgraphImporter &sub,
                                const std::string &nodeName,
                                llvm::SmallVectorImpl<mlir::Value> &outputs);
 

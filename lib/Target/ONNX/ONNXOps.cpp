@@ -31,6 +31,8 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     m["If"] = nullptr;
     // `Loop` too: its body is imported by the graph importer.
     m["Loop"] = nullptr;
+    // `Scan` too: an osc.loop over its static length.
+    m["Scan"] = nullptr;
     return m;
   }();
   return table;

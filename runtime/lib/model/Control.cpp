@@ -54,16 +54,30 @@ ControlDesc opscope::rt::parseControl(const json &j) {
     c.args = list("args");
     c.yields[0] = list("yields");
     size_t n = c.inits.size();
-    if (c.results.size() != n || c.args.size() != n + 2 ||
-        c.yields[0].size() != n + 1)
-      throw Error("control '" + c.name + "': a loop needs as many results as "
-                  "carried values, and body arguments and yields for each");
+    if (c.results.size() < n || c.args.size() != n + 2 ||
+        c.yields[0].size() != c.results.size() + 1)
+      throw Error("control '" + c.name + "': a loop needs a result, a body "
+                  "argument and a yield for each carried value, and a yield "
+                  "for each scan output");
+    for (size_t j = n; j < c.results.size(); ++j) {
+      size_t row = c.yields[0][j + 1].bytes(), all = c.results[j].bytes();
+      int64_t rows = row ? static_cast<int64_t>(all / row) : 0;
+      if (row == 0 || all % row != 0 ||
+          (j > n && rows != c.scanLength))
+        throw Error("control '" + c.name + "': scan output " +
+                    std::to_string(j - n) +
+                    " is not a whole number of yielded rows, the same for "
+                    "every scan output");
+      c.scanLength = rows;
+    }
   }
   for (const BufferRef *r : {&c.cond, &c.maxTrip})
     if (r->kind != BufferRef::None && r->elements() != 1)
       throw Error("control '" + c.name + "': a condition or trip count has "
                   "one element");
-  for (size_t i = 0; i < c.results.size(); ++i)
+  size_t matched =
+      c.kind == ControlDesc::If ? c.results.size() : c.inits.size();
+  for (size_t i = 0; i < matched; ++i)
     for (const auto &y : {c.kind == ControlDesc::If ? c.yields[0] : c.inits})
       if (y[i].bytes() != c.results[i].bytes())
         throw Error("control '" + c.name + "': result " + std::to_string(i) +
@@ -128,6 +142,11 @@ struct LoopState {
   uint8_t *condArg;
   int64_t *iterArg;
   Moves enter, next, leave;
+  /// Scan outputs: row `iteration` of `rows[j]` takes `row[j]`.
+  std::vector<uint8_t *> rows;
+  std::vector<const uint8_t *> row;
+  std::vector<size_t> rowBytes;
+  int64_t scanLength = 0;
   int64_t iteration = 0, begin = 0;
 };
 } // namespace
@@ -167,8 +186,14 @@ BoundControl opscope::rt::makeControl(const ControlDesc &d, int32_t index,
     s->enter.add(b, d.args[i + 2], d.inits[i]);
     s->leave.add(b, d.results[i], d.args[i + 2]);
   }
-  for (size_t i = 0; i < d.yields[0].size(); ++i)
+  for (size_t i = 0; i <= d.inits.size(); ++i)
     s->next.add(b, d.args[i + 1], d.yields[0][i]);
+  for (size_t j = d.inits.size(); j < d.results.size(); ++j) {
+    s->rows.push_back(static_cast<uint8_t *>(b.ptr(d.results[j])));
+    s->row.push_back(static_cast<const uint8_t *>(b.ptr(d.yields[0][j + 1])));
+    s->rowBytes.push_back(d.yields[0][j + 1].bytes());
+  }
+  s->scanLength = d.scanLength;
   s->enter.finish();
   s->next.finish();
   s->leave.finish();
@@ -181,7 +206,8 @@ BoundControl opscope::rt::makeControl(const ControlDesc &d, int32_t index,
       p->enterLoop(index);
       return 0;
     case OPSCOPE_CONTROL_LOOP_TEST:
-      if ((s->maxTrip && s->iteration >= *s->maxTrip) || !*s->condArg)
+      if ((s->maxTrip && s->iteration >= *s->maxTrip) || !*s->condArg ||
+          (!s->rows.empty() && s->iteration >= s->scanLength))
         return 0;
       *s->iterArg = s->iteration;
       p->setLoopIteration(static_cast<int32_t>(s->iteration));
@@ -189,6 +215,10 @@ BoundControl opscope::rt::makeControl(const ControlDesc &d, int32_t index,
         s->begin = Profiler::now();
       return 1;
     case OPSCOPE_CONTROL_LOOP_NEXT:
+      // Scan rows first: a row may be a body argument `next` overwrites.
+      for (size_t j = 0; j < s->rows.size(); ++j)
+        std::memcpy(s->rows[j] + s->iteration * s->rowBytes[j], s->row[j],
+                    s->rowBytes[j]);
       s->next.run();
       if (p->enabled())
         p->pushControl(s->begin, Profiler::now(), index,
@@ -197,6 +227,9 @@ BoundControl opscope::rt::makeControl(const ControlDesc &d, int32_t index,
       return 0;
     case OPSCOPE_CONTROL_LOOP_END:
       s->leave.run();
+      for (size_t j = 0; j < s->rows.size(); ++j) // rows never run: zero
+        std::memset(s->rows[j] + s->iteration * s->rowBytes[j], 0,
+                    (s->scanLength - s->iteration) * s->rowBytes[j]);
       p->exitLoop();
       return 0;
     default:

@@ -79,11 +79,14 @@ struct ControlDesc {
   BufferRef cond, maxTrip;
   std::vector<BufferRef> results;
   /// If: the then and else regions' yields. Loop: body yields (condition,
-  /// carried values) in `yields[0]`.
+  /// carried values, scan outputs) in `yields[0]`. A loop's results are
+  /// its carried values, then its scan outputs (one row per iteration).
   std::vector<BufferRef> yields[2];
   /// Loop: the initial carried values, and the body's arguments
   /// (iteration, condition, carried values).
   std::vector<BufferRef> inits, args;
+  /// Loop: rows of each scan output (0: none); the loop stops there.
+  int64_t scanLength = 0;
   /// Every buffer, for the plan's bounds check.
   std::vector<const BufferRef *> all() const;
 };

@@ -1269,7 +1269,7 @@ func.func @if_condition(%c: tensor<2xi1>, %x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @loop_carried_type(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'osc.loop' op the body yields 2 value(s) whose types differ from 2 expected}}
+  // expected-error @+1 {{'osc.loop' op the body yields a condition or carried value whose type differs from the loop's (tensor<i1>, then the carried values' types)}}
   %r = osc.loop iter_args(%x : tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
     %w = osc.reshape %v : tensor<4xf32> -> tensor<2x2xf32>
@@ -1311,4 +1311,40 @@ func.func @resize_nhwc_channels(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> 
   // expected-error @+1 {{'osc.resize' op nhwc needs a nearest or linear resize of the last two dimensions of a 4-D tensor}}
   %y = osc.resize nearest asymmetric floor %x {nhwc} : tensor<1x4x8x8xf32> -> tensor<1x8x8x8xf32>
   return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+func.func @loop_scan_shape(%x: tensor<4xf32>) -> tensor<3x2xf32> {
+  %n = osc.constant dense<3> : tensor<i64>
+  // expected-error @+1 {{'osc.loop' op scan output 0 is 'tensor<3x2xf32>'; it must stack the yielded 'tensor<4xf32>' along a new leading dimension}}
+  %r:2 = osc.loop max_trip_count(%n : tensor<i64>) iter_args(%x : tensor<4xf32>) -> tensor<4xf32>, tensor<3x2xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
+    osc.yield %c, %v, %v : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @loop_scan_length(%x: tensor<4xf32>) -> tensor<5x4xf32> {
+  %n = osc.constant dense<3> : tensor<i64>
+  // expected-error @+1 {{'osc.loop' op scan output 0 has 5 rows but the trip count is 3}}
+  %r:2 = osc.loop max_trip_count(%n : tensor<i64>) iter_args(%x : tensor<4xf32>) -> tensor<4xf32>, tensor<5x4xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
+    osc.yield %c, %v, %v : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<5x4xf32>
+}
+
+// -----
+
+func.func @loop_scan_yields(%x: tensor<4xf32>) -> tensor<3x4xf32> {
+  %n = osc.constant dense<3> : tensor<i64>
+  // expected-error @+1 {{'osc.loop' op the body yields 2 value(s); expected 3 (condition, carried values, scan outputs)}}
+  %r:2 = osc.loop max_trip_count(%n : tensor<i64>) iter_args(%x : tensor<4xf32>) -> tensor<4xf32>, tensor<3x4xf32> {
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>):
+    osc.yield %c, %v : tensor<i1>, tensor<4xf32>
+  }
+  return %r#1 : tensor<3x4xf32>
 }

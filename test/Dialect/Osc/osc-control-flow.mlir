@@ -71,3 +71,25 @@ func.func @loop(%n: tensor<i64>, %x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+// A loop with a scan output (a Scan, or a Loop with a constant trip count):
+// the stacked result (3 rows of 4 f32, 48 bytes) gets a buffer of its own,
+// live from the loop's start, apart from the row the body yields.
+// PLAN-LABEL: func.func @scan_output
+// PLAN: osc.loop max_trip_count(%{{.*}} : tensor<i64>) iter_args(%arg0 : tensor<4xf32>) -> tensor<4xf32>, tensor<3x4xf32>
+// PLAN: %[[ROW:.*]] = osc.unary tanh %{{.*}} {{{.*}}osc.offset = [[ROWOFF:[0-9]+]] : i64}
+// PLAN: osc.yield %{{.*}}, %[[ROW]], %[[ROW]]
+// PLAN: } {osc.arg_offsets = array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>, osc.offsets = array<i64: [[R0:[0-9]+]], [[R1:[0-9]+]]>}
+// PLAN-NOT: osc.offset = [[R1]] :
+func.func @scan_output(%x: tensor<4xf32>, %xs: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
+  %n = osc.constant dense<3> : tensor<i64>
+  %r:2 = osc.loop max_trip_count(%n : tensor<i64>) iter_args(%x : tensor<4xf32>) -> tensor<4xf32>, tensor<3x4xf32> {
+  ^bb0(%i: tensor<i64>, %cin: tensor<i1>, %v: tensor<4xf32>):
+    %row = osc.gather %xs[%i] : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+    %s = osc.binary add %v, %row : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t = osc.unary tanh %s : tensor<4xf32>
+    osc.yield %cin, %t, %t : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<3x4xf32>
+}

@@ -16,9 +16,18 @@ using namespace opscope;
 using namespace opscope::osc;
 
 static LogicalResult verifyYield(Operation *op, Region &region,
-                                 TypeRange expected, StringRef what) {
+                                 TypeRange expected, StringRef what,
+                                 bool prefix = false) {
   auto yield = cast<YieldOp>(region.front().getTerminator());
-  if (yield.getValues().getTypes() != expected)
+  TypeRange have = yield.getValues().getTypes();
+  if (prefix && have.size() >= expected.size())
+    have = have.take_front(expected.size());
+  if (have != expected && prefix)
+    return op->emitOpError() << what
+                             << " yields a condition or carried value whose "
+                                "type differs from the loop's (tensor<i1>, "
+                                "then the carried values' types)";
+  if (have != expected)
     return op->emitOpError() << what << " yields " << yield.getValues().size()
                              << " value(s) whose types differ from "
                              << expected.size() << " expected";
@@ -48,8 +57,11 @@ LogicalResult LoopOp::verify() {
     return failure();
   if (getCond() && failed(verifyOneElement(*this, getCond(), "cond")))
     return failure();
-  if (getInits().getTypes() != getResultTypes())
-    return emitOpError("results must have the types of the carried values");
+  size_t carried = getInits().size();
+  if (getNumResults() < carried ||
+      getInits().getTypes() != TypeRange(getResultTypes()).take_front(carried))
+    return emitOpError("the first results must have the types of the "
+                       "carried values");
   Block &body = getBody().front();
   if (body.empty() || !isa<YieldOp>(body.back()))
     return emitOpError("body must end with osc.yield");
@@ -59,9 +71,37 @@ LogicalResult LoopOp::verify() {
   if (body.getArgumentTypes() != TypeRange(args))
     return emitOpError("body arguments must be (tensor<i64> iteration, "
                        "tensor<i1> condition, the carried values' types)");
+  // Scan outputs: each further result stacks one yielded value per
+  // iteration along a new leading dimension, the same length for all.
   SmallVector<Type> yielded{args[1]};
   llvm::append_range(yielded, getInits().getTypes());
-  return verifyYield(*this, getBody(), yielded, "the body");
+  auto yield = cast<YieldOp>(body.getTerminator());
+  size_t scans = getNumResults() - carried;
+  if (yield.getValues().size() != yielded.size() + scans)
+    return emitOpError() << "the body yields " << yield.getValues().size()
+                         << " value(s); expected " << yielded.size() + scans
+                         << " (condition, carried values, scan outputs)";
+  std::optional<int64_t> length;
+  DenseElementsAttr trip;
+  if (getMaxTripCount() && matchPattern(getMaxTripCount(), m_Constant(&trip)))
+    length = *trip.getValues<int64_t>().begin();
+  for (size_t j = 0; j < scans; ++j) {
+    auto result = cast<RankedTensorType>(getResult(carried + j).getType());
+    auto element = cast<RankedTensorType>(
+        yield.getValues()[yielded.size() + j].getType());
+    if (result.getRank() != element.getRank() + 1 ||
+        result.getShape().drop_front() != element.getShape() ||
+        result.getElementType() != element.getElementType())
+      return emitOpError() << "scan output " << j << " is " << result
+                           << "; it must stack the yielded " << element
+                           << " along a new leading dimension";
+    if (length && result.getDimSize(0) != *length)
+      return emitOpError() << "scan output " << j << " has "
+                           << result.getDimSize(0)
+                           << " rows but the trip count is " << *length;
+    length = result.getDimSize(0);
+  }
+  return verifyYield(*this, getBody(), yielded, "the body", /*prefix=*/true);
 }
 
 namespace {

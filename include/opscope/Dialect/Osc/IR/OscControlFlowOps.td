@@ -54,8 +54,15 @@ def Osc_LoopOp : Osc_Op<"loop", [RecursiveMemoryEffects,
     and the next carried values, whose types must equal the carried ones.
     The loop runs while the iteration number is below `max_trip_count`
     (when given) and the condition is true (`cond` when given is its first
-    value; absent means true). The results are the carried values after
-    the last iteration (the initial values when the body never runs).
+    value; absent means true). The first results are the carried values
+    after the last iteration (the initial values when the body never runs).
+
+    Scan outputs: the body may yield further values after the carried ones;
+    each further result stacks them, one row per iteration, along a new
+    leading dimension whose length is the loop's static length (it must
+    equal a constant `max_trip_count`). The loop stops at that length;
+    rows of iterations that did not run are zero. ONNX `Scan`, and `Loop`
+    scan outputs with a constant trip count, import as this.
 
     ```mlir
     %r = osc.loop max_trip_count(%n : tensor<i64>) cond(%c : tensor<i1>)
