@@ -62,6 +62,28 @@ static std::string typeText(Type type) {
   return s;
 }
 
+/// A value a loop body yields for the next iteration must keep the type it
+/// came in with (`want`); a reshape to the same element count (a [1]
+/// condition for a scalar one) is fine. Otherwise an error naming `what`.
+static LogicalResult keepType(NodeContext &c, OpBuilder &at, Value &v,
+                              Type want, const std::string &what,
+                              StringRef after, StringRef kind) {
+  if (v.getType() == want)
+    return success();
+  auto have = cast<RankedTensorType>(v.getType());
+  auto wantT = cast<RankedTensorType>(want);
+  if (have.getElementType() == wantT.getElementType() &&
+      have.getNumElements() == wantT.getNumElements()) {
+    v = at.create<osc::ReshapeOp>(c.loc, want, v);
+    return success();
+  }
+  c.error() << what << " is " << typeText(v.getType()) << " after " << after
+            << " but " << typeText(want)
+            << " before it; opscope plans static shapes, so " << kind
+            << " must keep its shape and type";
+  return failure();
+}
+
 /// An If whose condition is a compile-time constant (an initializer, a
 /// --freeze-input value, or a folded expression of them) is inlined: the
 /// taken branch's nodes are imported in place, named under the If's path,
@@ -239,27 +261,13 @@ LogicalResult onnx_import::importLoop(NodeContext &c, SubgraphImporter &sub,
   // element count (a [1] condition for a scalar one) is fine.
   OpBuilder at(c.b.getContext());
   at.setInsertionPointToEnd(block.get());
-  for (int64_t i = 0; i <= carried; ++i) {
-    Type want = block->getArgument(i + 1).getType();
-    Value &v = yields[i];
-    if (v.getType() == want)
-      continue;
-    auto have = cast<RankedTensorType>(v.getType());
-    auto wantT = cast<RankedTensorType>(want);
-    if (have.getElementType() == wantT.getElementType() &&
-        have.getNumElements() == wantT.getNumElements()) {
-      v = at.create<osc::ReshapeOp>(c.loc, want, v);
-      continue;
-    }
-    std::string what = i == 0 ? std::string("the body's condition")
-                              : "loop-carried value " + std::to_string(i - 1) +
-                                    " ('" + body.output(i).name() + "')";
-    c.error() << what << " is " << typeText(v.getType())
-              << " after an iteration but " << typeText(want)
-              << " before it; opscope plans static shapes, so a loop-carried "
-                 "value must keep its shape and type";
-    return failure();
-  }
+  for (int64_t i = 0; i <= carried; ++i)
+    if (failed(keepType(c, at, yields[i], block->getArgument(i + 1).getType(),
+                        i == 0 ? std::string("the body's condition")
+                               : "loop-carried value " + std::to_string(i - 1) +
+                                     " ('" + body.output(i).name() + "')",
+                        "an iteration", "a loop-carried value")))
+      return failure();
   at.create<osc::YieldOp>(c.loc, yields);
   SmallVector<Type> types;
   for (Value v : inits)
@@ -413,24 +421,12 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
     return failure();
   OpBuilder at(c.b.getContext());
   at.setInsertionPointToEnd(block.get());
-  for (int64_t i = 0; i < states; ++i) {
-    Type want = inits[i].getType();
-    if (yields[i].getType() == want)
-      continue;
-    auto have = cast<RankedTensorType>(yields[i].getType());
-    auto wantT = cast<RankedTensorType>(want);
-    if (have.getElementType() == wantT.getElementType() &&
-        have.getNumElements() == wantT.getNumElements()) {
-      yields[i] = at.create<osc::ReshapeOp>(c.loc, want, yields[i]);
-      continue;
-    }
-    c.error() << "state variable " << i << " ('" << body.output(i).name()
-              << "') is " << typeText(yields[i].getType())
-              << " after a step but " << typeText(want)
-              << " before it; opscope plans static shapes, so a state "
-                 "variable must keep its shape and type";
-    return failure();
-  }
+  for (int64_t i = 0; i < states; ++i)
+    if (failed(keepType(c, at, yields[i], inits[i].getType(),
+                        "state variable " + std::to_string(i) + " ('" +
+                            body.output(i).name() + "')",
+                        "a step", "a state variable")))
+      return failure();
   SmallVector<Value> yielded{block->getArgument(1)};
   llvm::append_range(yielded, yields);
   at.create<osc::YieldOp>(c.loc, yielded);
