@@ -38,6 +38,10 @@ echo "== opscope's own kernels (DistilBERT seq-128 sizes), AVX-512 vs portable"
 "$BUILD_DIR/bin/bench-kernels"
 
 echo
+echo "== Recurrent layers: opscope's kernel vs oneDNN's RNN primitive (docs/importer.md), one thread pinned to CPU 0"
+taskset -c 0 "$BUILD_DIR/bin/bench-recurrent"
+
+echo
 echo "== Sparse vs dense inner products (docs/sparsity.md), one thread pinned to CPU 0"
 taskset -c 0 "$BUILD_DIR/bin/bench-sparse"
 

@@ -5,7 +5,8 @@
 // double-precision evaluation of ONNX's LSTM/GRU/RNN equations, dot product
 // by dot product, on odd sizes with two directions, batch-first layout,
 // sequence lengths (one of them 0), peepholes, clip, input_forget and both
-// GRU variants.
+// GRU variants; and oneDNN's RNN primitives (DnnlRnnLayer) against the same
+// reference on the layers they accept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace opscope::rt;
@@ -57,7 +59,9 @@ struct Result {
   std::vector<float> y, yh, yc;
 };
 
-Result run(const Case &k, bool reference) {
+enum class Engine { Reference, Own, Dnnl };
+
+Result run(const Case &k, Engine engine) {
   const RnnDesc &d = k.d;
   int64_t gates = d.cell == RnnCell::Lstm ? 4 : d.cell == RnnCell::Gru ? 3 : 1;
   int64_t G = gates * H, D = d.dirs;
@@ -71,7 +75,17 @@ Result run(const Case &k, bool reference) {
   out.y.assign(S * D * B * H, -1.0f);
   out.yh.assign(D * B * H, -1.0f);
   out.yc.assign(D * B * H, -1.0f);
-  if (!reference) {
+  if (engine == Engine::Dnnl) {
+    bool lstm = d.cell == RnnCell::Lstm;
+    DnnlRnnLayer layer(d, w.data(), r.data(), bias.data(),
+                       k.peep ? p.data() : nullptr, k.h0, k.c0 && lstm);
+    EXPECT_FALSE(layer.implementation().empty());
+    layer.run(x.data(), k.h0 ? h0.data() : nullptr,
+              k.c0 && lstm ? c0.data() : nullptr, out.y.data(), out.yh.data(),
+              lstm ? out.yc.data() : nullptr);
+    return out;
+  }
+  if (engine == Engine::Own) {
     RnnBuffers io;
     io.x = x.data(), io.w = w.data(), io.r = r.data(), io.b = bias.data();
     io.h0 = k.h0 ? h0.data() : nullptr;
@@ -178,8 +192,8 @@ void expectClose(const std::vector<float> &a, const std::vector<float> &b,
     ASSERT_NEAR(a[i], b[i], 1e-4 + 1e-4 * std::fabs(b[i])) << what << "[" << i << "]";
 }
 
-void check(const Case &k) {
-  Result got = run(k, false), want = run(k, true);
+void check(const Case &k, Engine engine = Engine::Own) {
+  Result got = run(k, engine), want = run(k, Engine::Reference);
   expectClose(got.y, want.y, "y");
   expectClose(got.yh, want.yh, "y_h");
   if (k.d.cell == RnnCell::Lstm)
@@ -237,4 +251,63 @@ TEST(RecurrentTest, RnnReluReverseLengths) {
   Case k{desc(RnnCell::Rnn, 1, {RnnActivation::Relu}), true, true, false, false};
   k.d.reverse = true;
   check(k);
+}
+
+// oneDNN's RNN primitives, on the layers they compute as ONNX does.
+
+TEST(RecurrentTest, DnnlLstmBidirectionalPeepholesStates) {
+  Case k{desc(RnnCell::Lstm, 2, kLstm), false, true, true, true};
+  ASSERT_TRUE(DnnlRnnLayer::fits(k.d, false));
+  check(k, Engine::Dnnl);
+}
+
+TEST(RecurrentTest, DnnlLstmReverseAndBatchFirstWithoutStates) {
+  for (bool batchFirst : {false, true}) {
+    Case k{desc(RnnCell::Lstm, 1, kLstm), false, false, false, false};
+    k.d.reverse = !batchFirst;
+    k.d.batchFirst = batchFirst;
+    ASSERT_TRUE(DnnlRnnLayer::fits(k.d, false));
+    check(k, Engine::Dnnl);
+  }
+}
+
+TEST(RecurrentTest, DnnlGruBothResetVariants) {
+  for (bool lbr : {false, true}) {
+    Case k{desc(RnnCell::Gru, 2, kGru), false, true, false, false};
+    k.d.linearBeforeReset = lbr;
+    ASSERT_TRUE(DnnlRnnLayer::fits(k.d, false));
+    check(k, Engine::Dnnl);
+  }
+}
+
+TEST(RecurrentTest, DnnlRnnEachActivation) {
+  for (RnnActivation f :
+       {RnnActivation::Tanh, RnnActivation::Relu, RnnActivation::Sigmoid}) {
+    Case k{desc(RnnCell::Rnn, 2, {f}), false, true, false, false};
+    ASSERT_TRUE(DnnlRnnLayer::fits(k.d, false));
+    check(k, Engine::Dnnl);
+  }
+}
+
+// What oneDNN does not compute as ONNX does stays on the own kernel.
+TEST(RecurrentTest, DnnlDeclinesWhatItCannotCompute) {
+  RnnDesc lstm = desc(RnnCell::Lstm, 1, kLstm);
+  EXPECT_TRUE(DnnlRnnLayer::fits(lstm, false));
+  EXPECT_FALSE(DnnlRnnLayer::fits(lstm, true)); // sequence_lens
+  RnnDesc d = lstm;
+  d.clip = 0.5f;
+  EXPECT_FALSE(DnnlRnnLayer::fits(d, false));
+  d = lstm;
+  d.inputForget = true;
+  EXPECT_FALSE(DnnlRnnLayer::fits(d, false));
+  d = desc(RnnCell::Lstm, 2, kLstm);
+  d.batchFirst = true;
+  EXPECT_FALSE(DnnlRnnLayer::fits(d, false));
+  d = desc(RnnCell::Gru, 1, {RnnActivation::HardSigmoid, RnnActivation::Tanh});
+  EXPECT_FALSE(DnnlRnnLayer::fits(d, false));
+  d = desc(RnnCell::Rnn, 2, {RnnActivation::Tanh});
+  d.activations[1] = RnnActivation::Relu; // a different one per direction
+  EXPECT_FALSE(DnnlRnnLayer::fits(d, false));
+  EXPECT_THROW(DnnlRnnLayer(d, nullptr, nullptr, nullptr, nullptr, false, false),
+               std::invalid_argument);
 }

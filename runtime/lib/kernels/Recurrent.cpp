@@ -4,9 +4,11 @@
 // input projection of every time step is one GEMM before the recurrence;
 // each step then multiplies the hidden state by the recurrence weights (a
 // second GEMM) and applies the gates elementwise. Both GEMMs are oneDNN's
-// sgemm (AVX-512 when the CPU has it). oneDNN's RNN primitives are not used:
-// they know neither ONNX's gate order nor sequence_lens, nor the activation
-// and clip attributes, and the layers these models carry are small.
+// sgemm (AVX-512 when the CPU has it). Layers oneDNN's RNN primitives
+// compute as ONNX does run on them instead (DnnlRecurrent.cpp); this kernel
+// takes what they do not: sequence_lens, clip, input_forget, the other
+// activations and their alphas and betas, batch-first with two directions,
+// weights known only at run time.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """LSTM, GRU and RNN attribute combinations the ONNX backend node tests do
 not cover (two directions, sequence_lens, clip, input_forget, peepholes,
-linear_before_reset off and on, non-default activations), each compiled by
-opscope and run against ONNX Runtime on seeded random inputs.
+linear_before_reset off and on, non-default activations), each compiled
+by opscope and run against ONNX Runtime on seeded random inputs.
+Each case also prints the kernel that ran it (the profile CSV's kernel
+column): oneDNN's RNN primitive where it computes the layer as ONNX does,
+opscope's own kernel where it does not.
 
   recurrent_cases.py --work DIR --compile BIN --run BIN --ort-run "node .../ort_run.js"
 
 Prints one line per case and output; exits 1 on any mismatch.
 """
 import argparse
+import csv as csvmod
 import os
 import shlex
 import subprocess
@@ -22,25 +26,26 @@ S, B, I, H = 5, 3, 7, 6  # odd sizes on purpose
 
 
 def case(op, dirs, gates, attrs, lens=False, h0=False, c0=False, peep=False):
+    xs, st, ys = [S, B, I], [dirs, B, H], [S, dirs, B, H]
     rng = np.random.default_rng(len(op) * 100 + dirs * 10 + len(attrs))
     inits = [numpy_helper.from_array((rng.standard_normal((dirs, gates * H, I)) * 0.4).astype(np.float32), "W"),
              numpy_helper.from_array((rng.standard_normal((dirs, gates * H, H)) * 0.4).astype(np.float32), "R"),
              numpy_helper.from_array((rng.standard_normal((dirs, 2 * gates * H)) * 0.2).astype(np.float32), "B")]
-    inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, [S, B, I])]
+    inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, xs)]
     names = ["X", "W", "R", "B", "", "", "", ""]
-    feeds = {"X": (rng.standard_normal((S, B, I))).astype(np.float32)}
+    feeds = {"X": (rng.standard_normal(xs)).astype(np.float32)}
     if lens:
         names[4] = "L"
         inputs.append(helper.make_tensor_value_info("L", TensorProto.INT32, [B]))
         feeds["L"] = np.array([S, 2, 0][:B], dtype=np.int32)
     if h0:
         names[5] = "H0"
-        inputs.append(helper.make_tensor_value_info("H0", TensorProto.FLOAT, [dirs, B, H]))
-        feeds["H0"] = (rng.standard_normal((dirs, B, H)) * 0.5).astype(np.float32)
+        inputs.append(helper.make_tensor_value_info("H0", TensorProto.FLOAT, st))
+        feeds["H0"] = (rng.standard_normal(st) * 0.5).astype(np.float32)
     if c0:
         names[6] = "C0"
-        inputs.append(helper.make_tensor_value_info("C0", TensorProto.FLOAT, [dirs, B, H]))
-        feeds["C0"] = (rng.standard_normal((dirs, B, H)) * 0.5).astype(np.float32)
+        inputs.append(helper.make_tensor_value_info("C0", TensorProto.FLOAT, st))
+        feeds["C0"] = (rng.standard_normal(st) * 0.5).astype(np.float32)
     if peep:
         names[7] = "P"
         inits.append(numpy_helper.from_array((rng.standard_normal((dirs, 3 * H)) * 0.3).astype(np.float32), "P"))
@@ -48,10 +53,10 @@ def case(op, dirs, gates, attrs, lens=False, h0=False, c0=False, peep=False):
         names.pop()
     outs = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
     node = helper.make_node(op, names, outs, name=op.lower(), hidden_size=H, **attrs)
-    outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [S, dirs, B, H]),
-               helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, [dirs, B, H])]
+    outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ys),
+               helper.make_tensor_value_info("Y_h", TensorProto.FLOAT, st)]
     if op == "LSTM":
-        outputs.append(helper.make_tensor_value_info("Y_c", TensorProto.FLOAT, [dirs, B, H]))
+        outputs.append(helper.make_tensor_value_info("Y_c", TensorProto.FLOAT, st))
     graph = helper.make_graph([node], op.lower(), inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
     model.ir_version = 8
@@ -71,6 +76,14 @@ CASES = {
     "gru-linear-before-reset": ("GRU", 1, 3, dict(linear_before_reset=1, clip=1.5), dict(h0=True)),
     "rnn-bidirectional-relu": ("RNN", 2, 1, dict(direction="bidirectional", activations=["Relu", "Tanh"]),
                                dict(lens=True, h0=True)),
+    # Layers oneDNN's RNN primitives compute as ONNX does.
+    "onednn-lstm-bidirectional-peepholes": ("LSTM", 2, 4, dict(direction="bidirectional"),
+                                            dict(h0=True, c0=True, peep=True)),
+    "onednn-lstm-no-states": ("LSTM", 1, 4, {}, {}),
+    "onednn-gru-reverse": ("GRU", 1, 3, dict(direction="reverse"), dict(h0=True)),
+    "onednn-gru-bidirectional-linear-before-reset": ("GRU", 2, 3, dict(direction="bidirectional",
+                                                                      linear_before_reset=1), {}),
+    "onednn-rnn-sigmoid": ("RNN", 1, 1, dict(activations=["Sigmoid"]), dict(h0=True)),
 }
 
 
@@ -96,8 +109,9 @@ def main():
                        check=True, capture_output=True)
         lib = os.path.join(d, "model.so")
         subprocess.run([args.compile, path, "-o", lib], check=True)
-        cmd = [args.run, lib, "--iterations", "0", "--warmup", "0", "-q", "--rtol", "1e-4",
-               "--atol", "1e-5"] + cmd_in
+        csv = os.path.join(d, "profile.csv")
+        cmd = [args.run, lib, "--iterations", "1", "--warmup", "0", "-q", "--rtol", "1e-4",
+               "--atol", "1e-5", "--csv", csv] + cmd_in
         for o in outs:
             cmd += ["--expect", "%s=%s" % (o, os.path.join(d, "ort", o + ".npy"))]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -107,6 +121,11 @@ def main():
                 print("%s: %s" % (name, line))
         if r.returncode and "MISMATCH" not in r.stdout:
             print("%s: ERROR %s" % (name, r.stderr.strip()))
+        elif os.path.exists(csv):
+            with open(csv) as f:  # the op table, up to the blank line before the summary
+                lines = f.read().split("\n\n")[0].splitlines()
+            for row in csvmod.DictReader(lines):
+                print("%s: kernel %s" % (name, row["kernel"]))
     print("recurrent cases: %d of %d failed" % (failures, len(CASES)))
     return 1 if failures else 0
 

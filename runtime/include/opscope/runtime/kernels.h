@@ -14,6 +14,8 @@
 #include "opscope/runtime/kinds.h"
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace opscope::rt {
@@ -103,6 +105,35 @@ struct RnnBuffers {
 /// Runs the layer: y gets every hidden state (zero past a sequence's
 /// length), yh and yc (when non-null) the last ones.
 void rnnLayer(const RnnDesc &desc, const RnnBuffers &io);
+
+/// The same layer on oneDNN's RNN primitive (lstm_forward, gru_forward,
+/// lbr_gru_forward, vanilla_rnn_forward), built once: weights put in
+/// oneDNN's gate order and packed at construction, run() only binds
+/// pointers. Only for the layers fits() accepts.
+class DnnlRnnLayer {
+public:
+  /// Whether oneDNN computes `desc` as ONNX does: default activations (an
+  /// RNN's one tanh, relu or sigmoid), no clip, no input_forget, no
+  /// sequence lengths, and batch-first only with one direction.
+  static bool fits(const RnnDesc &desc, bool hasLengths);
+  /// `w`, `r`, `b`, `p` as ONNX holds them (b and p may be null); whether
+  /// run() will get initial states. Throws std::invalid_argument when the
+  /// layer does not fit and oneDNN's exceptions when it cannot build it.
+  DnnlRnnLayer(const RnnDesc &desc, const float *w, const float *r,
+               const float *b, const float *p, bool hasH0, bool hasC0);
+  ~DnnlRnnLayer();
+  DnnlRnnLayer(const DnnlRnnLayer &) = delete;
+  DnnlRnnLayer &operator=(const DnnlRnnLayer &) = delete;
+  /// ONNX's layouts; h0/c0 as promised at construction, yc only for LSTM.
+  void run(const float *x, const float *h0, const float *c0, float *y,
+           float *yh, float *yc);
+  /// oneDNN's implementation name (`ref:any`, `brgemm:...`).
+  std::string implementation() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 } // namespace opscope::rt
 

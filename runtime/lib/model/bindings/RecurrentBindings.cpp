@@ -1,7 +1,9 @@
 //===- RecurrentBindings.cpp - LSTM, GRU and simple RNN layers -------------===//
 //
-// Part of opscope's runtime. osc.rnn on opscope's recurrent kernel
-// (kernels.h: rnnLayer, whose products run on oneDNN's sgemm).
+// Part of opscope's runtime. osc.rnn on oneDNN's RNN primitives where they
+// compute the layer as ONNX does with constant weights (DnnlRecurrent.cpp),
+// else on opscope's recurrent kernel (kernels.h: rnnLayer, whose products
+// run on oneDNN's sgemm).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +11,7 @@
 
 #include "opscope/runtime/kernels.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,7 +19,8 @@ using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
-BoundKernel rnnOp(const OpContext &c, std::string &kernel) {
+/// The layer's description from its attributes and shapes.
+RnnDesc rnnDesc(const OpContext &c) {
   const BufferRef &x = c.in(0);
   c.requireF32(x, "input");
   RnnDesc d;
@@ -50,6 +54,45 @@ BoundKernel rnnOp(const OpContext &c, std::string &kernel) {
   for (size_t i = 0; i < 8; ++i)
     if (i != 4 && c.has(i))
       c.requireF32(c.in(i), "parameter");
+  return d;
+}
+
+/// oneDNN's RNN primitive, for layers it computes as ONNX does whose
+/// weights are constant (they are packed once, at bind time).
+bool dnnlAccepts(const OpContext &c) {
+  if (!c.constF32(c.in(1)) || !c.constF32(c.in(2)))
+    return false;
+  for (size_t i : {3, 7})
+    if (c.has(i) && !c.constF32(c.in(i)))
+      return false;
+  return DnnlRnnLayer::fits(rnnDesc(c), c.has(4));
+}
+
+BoundKernel dnnlRnnOp(const OpContext &c, std::string &kernel) {
+  RnnDesc d = rnnDesc(c);
+  bool lstm = d.cell == RnnCell::Lstm;
+  auto layer = dnnlCreate(c, [&] {
+    return std::make_shared<DnnlRnnLayer>(
+        d, c.constF32(c.in(1)), c.constF32(c.in(2)),
+        c.has(3) ? c.constF32(c.in(3)) : nullptr,
+        lstm && c.has(7) ? c.constF32(c.in(7)) : nullptr, c.has(5),
+        lstm && c.has(6));
+  });
+  kernel = "onednn:rnn:" + layer->implementation();
+  const float *x = c.ptr<const float>(c.in(0));
+  const float *h0 = c.has(5) ? c.ptr<const float>(c.in(5)) : nullptr;
+  const float *c0 = lstm && c.has(6) ? c.ptr<const float>(c.in(6)) : nullptr;
+  float *y = c.ptr<float>(c.out(0)), *yh = c.ptr<float>(c.out(1));
+  float *yc = lstm ? c.ptr<float>(c.out(2)) : nullptr;
+  return [=] {
+    layer->run(x, h0, c0, y, yh, yc);
+    return std::string();
+  };
+}
+
+BoundKernel rnnOp(const OpContext &c, std::string &kernel) {
+  RnnDesc d = rnnDesc(c);
+  const BufferRef &x = c.in(0);
   RnnBuffers io;
   io.x = c.ptr<const float>(x);
   io.w = c.ptr<const float>(c.in(1));
@@ -88,5 +131,6 @@ BoundKernel rnnOp(const OpContext &c, std::string &kernel) {
 } // namespace
 
 void opscope::rt::registerRecurrentKernels(KernelRegistry &r) {
+  r.add(OpKind::Rnn, {"onednn", dnnlAccepts, dnnlRnnOp});
   r.add(OpKind::Rnn, {"opscope", {}, rnnOp});
 }
