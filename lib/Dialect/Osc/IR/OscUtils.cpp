@@ -166,6 +166,10 @@ std::string osc::kernelFor(Operation *op) {
     return exec.getKernelFamily();
   if (isa<ReshapeOp>(op))
     return "none (view)";
+  // Branches and loops run as the plan's control steps around their
+  // regions' kernels (runtime.md).
+  if (isa<IfOp, LoopOp>(op))
+    return "control (plan)";
   return "none";
 }
 
