@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -444,6 +445,38 @@ TEST(SparseFormat, Bf16RoundsToNearestEven) {
   EXPECT_EQ(sp::toBf16(1.00390625f), 0x3f80);
   EXPECT_EQ(sp::toBf16(1.01171875f), 0x3f82); // 1 + 3*2^-8 -> up to even
   EXPECT_TRUE(std::isnan(sp::fromBf16(sp::toBf16(NAN))));
+}
+
+/// roundToBf16AsF32 (bf16 products on f32 units) rounds exactly as
+/// roundToBf16 does, on both paths: ties, tails, infinities, NaN, subnormals.
+TEST(SparseFormat, Bf16AsF32MatchesBf16Rounding) {
+  std::vector<float> x = {1.0f, 1.00390625f, 1.01171875f, -1.00390625f,
+                          INFINITY, -INFINITY, NAN, 1e-40f, -3.4e38f,
+                          65504.0f, 0.0f, -0.0f};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0.0f, 100.0f);
+  while (x.size() < 101) // not a multiple of 16: a masked tail
+    x.push_back(dist(rng));
+  std::vector<uint16_t> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    want[i] = sp::toBf16(x[i]);
+  for (Isa isa : {Isa::Portable, Isa::Avx512}) {
+    setKernelIsa(isa);
+    std::vector<float> y(x.size(), -7.0f);
+    roundToBf16AsF32(x.data(), y.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      uint32_t u;
+      std::memcpy(&u, &y[i], 4);
+      EXPECT_EQ(u & 0xffffu, 0u) << i;
+      EXPECT_EQ(uint16_t(u >> 16), want[i]) << "x[" << i << "] = " << x[i];
+    }
+    std::vector<float> back(x.size());
+    bf16ToF32(want.data(), back.data(), int64_t(want.size()));
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!std::isnan(x[i]))
+        EXPECT_EQ(back[i], y[i]) << i;
+  }
+  setKernelIsa(Isa::Avx512);
 }
 } // namespace
 

@@ -175,44 +175,72 @@ std::string InnerProduct::implementation() const {
   return impl->pd.impl_info_str();
 }
 
+/// Without native bf16 (nativeBf16()), the primitive is f32: the weights
+/// bf16-rounded and widened once, the input rounded to bf16 and kept in
+/// f32 every run, so the products are the bf16 ones.
 struct Bf16InnerProduct::Impl : IpPrimitive {
+  bool asF32 = false;
   std::vector<uint16_t> xBf16; // run(const float *): the rounded input
+  std::vector<float> xF32;     // asF32: the rounded input, in f32
 };
+
+void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
+                             const void *weights, bool weightsBf16,
+                             const float *bias, std::vector<PostOp> postOps) {
+  impl = std::make_unique<Impl>();
+  impl->asF32 = !nativeBf16();
+  if (impl->asF32) {
+    std::vector<float> w(n * k);
+    if (weightsBf16)
+      bf16ToF32(static_cast<const uint16_t *>(weights), w.data(), n * k);
+    else
+      roundToBf16AsF32(static_cast<const float *>(weights), w.data(), n * k);
+    impl->build(m, k, n, dt::f32, dt::f32, w.data(), dt::f32, bias, postOps,
+                false);
+    impl->xF32.resize(m * k);
+    return;
+  }
+  // f32 -> bf16 and into the primitive's layout in one reorder.
+  impl->build(m, k, n, dt::bf16, dt::bf16, weights,
+              weightsBf16 ? dt::bf16 : dt::f32, bias, postOps, false);
+  impl->xBf16.resize(m * k);
+}
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *weightData,
                                    const float *biasData,
-                                   std::vector<PostOp> postOps)
-    : impl(std::make_unique<Impl>()) {
-  // f32 -> bf16 and into the primitive's layout in one reorder.
-  impl->build(m, k, n, dt::bf16, dt::bf16, weightData, dt::f32, biasData,
-              postOps, false);
-  impl->xBf16.resize(m * k);
+                                   std::vector<PostOp> postOps) {
+  build(m, k, n, weightData, false, biasData, std::move(postOps));
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const uint16_t *weightData,
                                    const float *biasData,
-                                   std::vector<PostOp> postOps)
-    : impl(std::make_unique<Impl>()) {
-  impl->build(m, k, n, dt::bf16, dt::bf16, weightData, dt::bf16, biasData,
-              postOps, false);
-  impl->xBf16.resize(m * k);
+                                   std::vector<PostOp> postOps) {
+  build(m, k, n, weightData, true, biasData, std::move(postOps));
 }
 
 Bf16InnerProduct::~Bf16InnerProduct() = default;
 
 void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
+  if (impl->asF32) {
+    bf16ToF32(x, impl->xF32.data(), impl->m * impl->k);
+    return impl->run(impl->xF32.data(), y, sum);
+  }
   impl->run(x, y, sum);
 }
 
 void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
+  if (impl->asF32) {
+    roundToBf16AsF32(x, impl->xF32.data(), impl->m * impl->k);
+    return impl->run(impl->xF32.data(), y, sum);
+  }
   roundToBf16(x, impl->xBf16.data(), impl->m * impl->k);
   impl->run(impl->xBf16.data(), y, sum);
 }
 
 std::string Bf16InnerProduct::implementation() const {
-  return impl->pd.impl_info_str();
+  return std::string(impl->pd.impl_info_str()) + (impl->asF32 ? ":f32" : "");
 }
 
 struct MatMulInnerProduct::Impl {
@@ -478,8 +506,11 @@ struct MatMul::Impl {
   dnnl::matmul prim;
   dnnl::memory a, b, c;
   bool constB = false, bf16 = false;
+  /// bf16 without native bf16: f32 kernels on the rounded operands.
+  bool asF32 = false;
   int64_t aElems = 0, bElems = 0;
   std::vector<uint16_t> aBf16, bBf16; // bf16: the rounded operands
+  std::vector<float> aF32, bF32;      // asF32: the same, kept in f32
   std::unordered_map<int, dnnl::memory> args;
 };
 
@@ -533,8 +564,9 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
     cd[i] = std::max(ad[i], bd[i]);
   cd[rank - 2] = ad[rank - 2];
   cd[rank - 1] = bd[rank - 1];
-  dt in = bf16 ? dt::bf16 : dt::f32;
   impl->bf16 = bf16;
+  impl->asF32 = bf16 && !nativeBf16();
+  dt in = bf16 && !impl->asF32 ? dt::bf16 : dt::f32;
   impl->aElems = product(aShape);
   impl->bElems = product(bShape);
   dnnl::memory::desc aMd(toDims(ad), in, toDims(as));
@@ -551,11 +583,20 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   impl->a = dnnl::memory(aMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->c = dnnl::memory(cMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->constB = constB != nullptr;
-  if (bf16) {
+  if (impl->asF32) {
+    impl->aF32.resize(impl->aElems);
+    impl->bF32.resize(impl->bElems);
+  } else if (bf16) {
     impl->aBf16.resize(impl->aElems);
     impl->bBf16.resize(impl->bElems);
   }
-  if (constB && bf16) {
+  if (constB && impl->asF32) {
+    roundToBf16AsF32(constB, impl->bF32.data(), impl->bElems);
+    dnnl::memory plainB(bPlain, ctx.engine, impl->bF32.data());
+    impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
+    dnnl::reorder(plainB, impl->b).execute(ctx.stream, plainB, impl->b);
+    ctx.stream.wait();
+  } else if (constB && bf16) {
     roundToBf16(constB, impl->bBf16.data(), impl->bElems);
     dnnl::memory plainB(bPlain, ctx.engine, impl->bBf16.data());
     impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
@@ -575,7 +616,14 @@ MatMul::~MatMul() = default;
 void MatMul::run(const float *a, const float *b, float *c) {
   Context &ctx = context();
   Impl &I = *impl;
-  if (I.bf16) {
+  if (I.asF32) {
+    roundToBf16AsF32(a, I.aF32.data(), I.aElems);
+    I.a.set_data_handle(I.aF32.data());
+    if (!I.constB) {
+      roundToBf16AsF32(b, I.bF32.data(), I.bElems);
+      I.b.set_data_handle(I.bF32.data());
+    }
+  } else if (I.bf16) {
     roundToBf16(a, I.aBf16.data(), I.aElems);
     I.a.set_data_handle(I.aBf16.data());
     if (!I.constB) {
@@ -592,4 +640,6 @@ void MatMul::run(const float *a, const float *b, float *c) {
   ctx.stream.wait();
 }
 
-std::string MatMul::implementation() const { return impl->pd.impl_info_str(); }
+std::string MatMul::implementation() const {
+  return std::string(impl->pd.impl_info_str()) + (impl->asF32 ? ":f32" : "");
+}

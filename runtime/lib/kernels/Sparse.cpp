@@ -44,10 +44,7 @@ bool cpuHas(const char *what) {
            __builtin_cpu_supports("avx512vnni") &&
            isaAllowed(IsaLevel::Avx512CoreVnni);
   if (std::strcmp(what, "bf16") == 0)
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512bf16") &&
-           isaAllowed(IsaLevel::Avx512CoreBf16);
+    return nativeBf16();
   return false;
 }
 

@@ -105,7 +105,10 @@ private:
 
 /// bf16 inner product: y[M x N] (f32) = post_ops(x[M x K] (bf16) * W^T + b)
 /// with W rounded to bf16 at construction; f32 accumulation. oneDNN picks
-/// AMX or AVX512-BF16 (or emulates it on older AVX-512 cores).
+/// AMX or AVX512-BF16; on CPUs without either (nativeBf16(), kernels.h) the
+/// product runs on oneDNN's f32 kernels over the bf16-rounded operands,
+/// which gives the same products at f32 speed (oneDNN's bf16 emulation is
+/// ~3x slower than f32), and implementation() ends in `:f32`.
 class Bf16InnerProduct {
 public:
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
@@ -139,7 +142,9 @@ class MatMul {
 public:
   /// With `bf16`, both operands are rounded to bf16 on every run (into
   /// buffers the object owns; a constant `b` once) and oneDNN's bf16 matmul
-  /// accumulates in f32.
+  /// accumulates in f32; without native bf16 (nativeBf16()) they stay in
+  /// f32 after rounding and the f32 matmul runs (implementation() ends in
+  /// `:f32`).
   MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
          bool transposeA, bool transposeB, float scale,
          const float *constB = nullptr, bool bf16 = false);

@@ -73,6 +73,17 @@ void gelu(const float *x, float *y, int64_t n, bool tanhForm);
 /// Rounds n floats to bfloat16 (nearest even): AVX512-BF16 when the CPU
 /// has it, else portable.
 void roundToBf16(const float *x, uint16_t *y, int64_t n);
+/// The same rounding, kept in f32 (the low 16 bits zero): what bf16
+/// products computed on f32 units read, so that they equal the bf16 ones.
+void roundToBf16AsF32(const float *x, float *y, int64_t n);
+/// bf16 to f32 (exact).
+void bf16ToF32(const uint16_t *x, float *y, int64_t n);
+/// Whether the CPU multiplies bf16 in hardware (AVX512-BF16, which every
+/// AMX CPU has too) within the ISA cap. Without it oneDNN's bf16 kernels
+/// emulate it (measured ~3x slower than f32 on an Ice Lake Xeon), and the
+/// bf16 inner products and matmuls compute in f32 on bf16-rounded operands
+/// instead: the same products, at f32 speed.
+bool nativeBf16();
 
 /// Quantizes n floats to u8 (int8 inner products): q = clamp(round(x /
 /// scale) + zeroPoint, 0, 255), rounding to nearest even; AVX-512 when

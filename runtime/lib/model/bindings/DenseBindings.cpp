@@ -29,13 +29,6 @@ BoundKernel bindInnerProduct(const OpContext &c, std::shared_ptr<K> ip,
   };
 }
 
-void requireBf16Isa(const OpContext &c, const char *what) {
-  if (!isaAllowed(IsaLevel::Avx512Core))
-    c.fail(std::string("bf16 ") + what +
-           " need at least avx512_core, and the ISA is capped at " +
-           isaLevelName(maxIsa()) + " (OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA)");
-}
-
 BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0), &w = c.in(1);
   c.requireF32(x, "input");
@@ -49,8 +42,8 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     ip.run(xp, yp, sum);
   };
   if (w.dtype == DType::BF16) {
-    // --precision bf16: the input is rounded to bf16 on entry, f32 out.
-    requireBf16Isa(c, "inner products");
+    // --precision bf16: the input is rounded to bf16 on entry, f32 out
+    // (f32 kernels on the rounded operands without native bf16).
     auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
                                   c.postOps());
@@ -101,8 +94,6 @@ BoundKernel matmul(const OpContext &c, std::string &kernel) {
   c.requireF32(a, "lhs");
   c.requireF32(b, "rhs");
   bool bf16 = c.flag("compute_bf16");
-  if (bf16)
-    requireBf16Isa(c, "matmuls");
   auto mm = std::shared_ptr<MatMul>(dnnlCreate(c, [&] {
     return new MatMul(a.shape, b.shape, y.shape, c.flag("transpose_a"),
                       c.flag("transpose_b"),
