@@ -193,6 +193,50 @@ TEST(DenseConv, GroupsStridesPadsDilationsRelu) {
   }
 }
 
+/// 24 output channels (not a multiple of the 16-channel block): with
+/// constant weights and bias the kernel computes 32 into a scratch and
+/// copies the real 24 out, into NCHW or NHWC; batch 2, strides, a post-op;
+/// without constant weights it computes 24 directly. Same results.
+TEST(DenseConv, PaddedOutputChannels) {
+  ConvParams p;
+  p.input = {2, 5, 11, 9};
+  p.weight = {24, 5, 3, 3};
+  p.strides = {2, 1};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {2, 24, (11 + 2 - 3) / 2 + 1, 9};
+  p.postOps = {PostOp::Relu};
+  auto x = randomVector(2 * 5 * 11 * 9, 31), w = randomVector(24 * 5 * 9, 32),
+       b = randomVector(24, 33);
+  auto ref = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
+                     {p.pads[0], p.pads[1]}, p.dilations, 1);
+  int64_t H = p.output[2], W = p.output[3], C = 24;
+  for (bool nhwc : {false, true})
+    for (bool constW : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << (nhwc ? "NHWC" : "NCHW") << " out, "
+                                        << (constW ? "constant" : "run-time")
+                                        << " weights");
+      p.outputNhwc = nhwc;
+      Conv conv(p, constW ? w.data() : nullptr, constW ? b.data() : nullptr,
+                true);
+      bool avx512 = __builtin_cpu_supports("avx512f") &&
+                    isaAllowed(IsaLevel::Avx512Core);
+      EXPECT_EQ(conv.implementation().find(":oc24to32") != std::string::npos,
+                constW && avx512)
+          << conv.implementation();
+      std::vector<float> y(ref.size(), -1.0f);
+      conv.run(x.data(), w.data(), b.data(), y.data());
+      for (int64_t n = 0; n < 2; ++n)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t i = 0; i < H * W; ++i) {
+            float got = nhwc ? y[(n * H * W + i) * C + c]
+                             : y[(n * C + c) * H * W + i];
+            ASSERT_NEAR(got, std::max(ref[(n * C + c) * H * W + i], 0.0f), 1e-5)
+                << "n " << n << " c " << c << " pixel " << i;
+          }
+    }
+}
+
 TEST(DenseConvTranspose, MatchesScatterReference) {
   ConvParams p;
   p.transposed = true;
