@@ -375,7 +375,8 @@ void opscope::onnx_import::addDataMovementConverters(
       shape[*axis] += typeOf(v).getDimSize(*axis);
     }
     out.push_back(c.create<ConcatOp>(tensorOf(shape, first.getElementType()),
-                                     inputs, c.b.getI64IntegerAttr(*axis)));
+                                     inputs, c.b.getI64IntegerAttr(*axis),
+                                     /*nhwc=*/UnitAttr()));
     return success();
   };
   m["Split"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {

@@ -1315,6 +1315,14 @@ func.func @resize_nhwc_channels(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> 
 
 // -----
 
+func.func @concat_nhwc_rank(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'osc.concat' op nhwc needs 4-D inputs, got rank 2}}
+  %y = osc.concat %a, %b {axis = 1 : i64, nhwc} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
 func.func @loop_scan_shape(%x: tensor<4xf32>) -> tensor<3x2xf32> {
   %n = osc.constant dense<3> : tensor<i64>
   // expected-error @+1 {{'osc.loop' op scan output 0 is 'tensor<3x2xf32>'; it must stack the yielded 'tensor<4xf32>' along a new leading dimension}}

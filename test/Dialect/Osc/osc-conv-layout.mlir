@@ -78,3 +78,32 @@ func.func @pooling(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x4x4xf32> {
   %c = osc.conv %q, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
   return %c : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// An FPN's channel concat of convolution outputs feeding a convolution
+// keeps the chain (the runtime concatenates channels-last buffers along
+// their channel axis); a concat that also takes the graph input ends it.
+// CHECK: osc-conv-layout: 6 of 10 convolution activation reorders removed (5 convolutions; NHWC kept across 4 values)
+// CHECK-LABEL: func.func @concat
+// CHECK: %[[A:.*]] = osc.conv %arg0, {{.*}}output_nhwc
+// CHECK: %[[B:.*]] = osc.conv %[[A]], {{.*}}input_nhwc, output_nhwc
+// CHECK: %[[C:.*]] = osc.conv %[[A]], {{.*}}input_nhwc, output_nhwc
+// CHECK: %[[K:.*]] = osc.concat %[[B]], %[[C]] {axis = 1 : i64, nhwc}
+// CHECK: %[[D:.*]] = osc.conv %[[K]], {{.*}}input_nhwc
+// CHECK-NOT: output_nhwc
+// CHECK: osc.concat %[[D]], %arg0 {axis = 1 : i64}
+// CHECK-NOT: nhwc
+// CHECK: return
+func.func @concat(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %w16 = osc.constant dense<0.1> : tensor<8x16x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %b = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %c = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %k = osc.concat %b, %c {axis = 1 : i64} : (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %d = osc.conv %k, %w16 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x16x16x16xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %m = osc.concat %d, %x {axis = 1 : i64} : (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %e = osc.conv %m, %w16 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x16x16x16xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %e : tensor<1x8x16x16xf32>
+}

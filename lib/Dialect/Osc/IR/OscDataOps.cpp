@@ -261,6 +261,8 @@ LogicalResult ConcatOp::verify() {
   if (axis < 0 || axis >= static_cast<int64_t>(first.size()))
     return emitOpError("axis ")
            << axis << " is out of range for inputs of rank " << first.size();
+  if (getNhwc() && first.size() != 4)
+    return emitOpError("nhwc needs 4-D inputs, got rank ") << first.size();
   SmallVector<int64_t> expected(first);
   expected[axis] = 0;
   for (auto [i, v] : llvm::enumerate(getInputs())) {

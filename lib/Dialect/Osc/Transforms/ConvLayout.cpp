@@ -1,8 +1,9 @@
 //===- ConvLayout.cpp - osc-conv-layout -----------------------------------===//
 //
 // Part of opscope. Channels-last activations along chains of convolutions:
-// the values that only convolutions, layout-agnostic element-wise ops and
-// spatial resizes produce and read keep oneDNN's NHWC layout, so reorders happen at the
+// the values that only convolutions, layout-agnostic element-wise ops,
+// spatial resizes, max pooling and concats produce and read keep oneDNN's
+// NHWC layout, so reorders happen at the
 // chain's boundaries instead of around every convolution. The decision is a
 // fixed point: start from every candidate value and drop those with a
 // producer or reader that needs NCHW until nothing changes.
@@ -50,6 +51,10 @@ bool isSpatialResize(Operation *op) {
 bool isLayoutAgnostic(Operation *op) {
   if (isSpatialResize(op))
     return true;
+  // A concat of 4-D activations (an FPN's channel concat): the runtime
+  // concatenates channels-last buffers along the matching memory axis.
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return isActivation4d(concat.getOutput());
   // 2-D max pooling: oneDNN pools channels-last as it is.
   if (auto pool = dyn_cast<PoolOp>(op))
     return pool.getKind() == PoolKind::max && isActivation4d(pool.getInput()) &&
@@ -119,6 +124,10 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
     getOperation().walk([&](PoolOp p) {
       if (nhwc.contains(p.getOutput()))
         p.setNhwc(true);
+    });
+    getOperation().walk([&](ConcatOp c) {
+      if (nhwc.contains(c.getOutput()))
+        c.setNhwc(true);
     });
     getOperation().walk([&](ConvOp conv) {
       if (!is2dConv(conv))

@@ -111,6 +111,19 @@ BoundKernel concatOp(const OpContext &c, std::string &kernel) {
     shapes.push_back(r.shape);
   }
   int64_t axis = c.intAttr("axis");
+  if (c.flag("nhwc")) {
+    // Channels-last buffers (osc-conv-layout): the same concat over the
+    // NHWC shapes, along the memory axis of the NCHW axis.
+    static const int64_t memoryAxis[] = {0, 3, 1, 2};
+    for (Shape &s : shapes) {
+      if (s.size() != 4)
+        c.fail("a channels-last (nhwc) concat needs 4-D inputs");
+      s = {s[0], s[2], s[3], s[1]};
+    }
+    if (axis < 0 || axis > 3)
+      c.fail("axis " + std::to_string(axis) + " out of range");
+    axis = memoryAxis[axis];
+  }
   void *yp = c.ptr(c.out());
   size_t es = dtypeSize(c.out().dtype);
   kernel = c.ownKernel(false);

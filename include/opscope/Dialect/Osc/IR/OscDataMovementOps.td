@@ -117,12 +117,17 @@ def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
     All inputs have the same rank and element type and agree on every
     dimension but `axis`.
 
+    `nhwc` (set by `osc-conv-layout`): 4-D inputs and result whose buffers
+    hold them channels-last, inside a chain of convolutions (an FPN's
+    channel concat); `axis` still counts in the NCHW type.
+
     ```mlir
     %y = osc.concat %a, %b {axis = 1 : i64}
         : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
     ```
   }];
-  let arguments = (ins Variadic<Osc_Tensor>:$inputs, I64Attr:$axis);
+  let arguments = (ins Variadic<Osc_Tensor>:$inputs, I64Attr:$axis,
+                       UnitAttr:$nhwc);
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
