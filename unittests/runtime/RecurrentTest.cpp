@@ -271,6 +271,15 @@ TEST(RecurrentTest, DnnlLstmReverseAndBatchFirstWithoutStates) {
   }
 }
 
+// oneDNN's LSTM takes both initial states or neither: one alone gets a
+// zero partner.
+TEST(RecurrentTest, DnnlLstmOneInitialState) {
+  for (bool h0 : {true, false}) {
+    Case k{desc(RnnCell::Lstm, 2, kLstm), false, h0, !h0, false};
+    check(k, Engine::Dnnl);
+  }
+}
+
 TEST(RecurrentTest, DnnlGruBothResetVariants) {
   for (bool lbr : {false, true}) {
     Case k{desc(RnnCell::Gru, 2, kGru), false, true, false, false};

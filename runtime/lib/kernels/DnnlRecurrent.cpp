@@ -104,6 +104,8 @@ struct DnnlRnnLayer::Impl {
   /// Two directions: oneDNN's [T, N, 2H] before it becomes ONNX's
   /// [T, 2, N, H].
   std::vector<float> concat;
+  /// An LSTM given one initial state: the other, zero.
+  std::vector<float> zeroState;
 };
 
 DnnlRnnLayer::DnnlRnnLayer(const RnnDesc &desc, const float *w,
@@ -125,8 +127,13 @@ DnnlRnnLayer::DnnlRnnLayer(const RnnDesc &desc, const float *w,
 
   md srcLayerMd({T, N, C}, dt::f32, seqTag);
   md iterMd({1, D, N, H}, dt::f32, tag::ldnc);
-  md srcIterMd = hasH0 ? iterMd : md();
-  md srcIterCMd = lstm && hasC0 ? iterMd : md();
+  // oneDNN's LSTM takes both initial states or neither: one given alone
+  // gets a zero partner (ONNX's default for a missing state).
+  bool oneState = lstm && hasH0 != hasC0;
+  md srcIterMd = hasH0 || oneState ? iterMd : md();
+  md srcIterCMd = lstm && (hasC0 || oneState) ? iterMd : md();
+  if (oneState)
+    I.zeroState.assign(D * N * H, 0.0f);
   md anyLayer({1, D, C, G, H}, dt::f32, tag::any);
   md anyIter({1, D, H, G, H}, dt::f32, tag::any);
   md peepMd = lstm && p ? md({1, D, 3, H}, dt::f32, tag::ldgo) : md();
@@ -246,8 +253,9 @@ void DnnlRnnLayer::run(const float *x, const float *h0, const float *c0,
       m.set_data_handle(const_cast<void *>(ptr));
   };
   bind(I.srcLayer, x);
-  bind(I.srcIter, h0);
-  bind(I.srcIterC, c0);
+  const float *zero = I.zeroState.empty() ? nullptr : I.zeroState.data();
+  bind(I.srcIter, h0 ? h0 : zero);
+  bind(I.srcIterC, c0 ? c0 : zero);
   bind(I.dstLayer, d.dirs == 2 ? I.concat.data() : y);
   bind(I.dstIter, yh);
   bind(I.dstIterC, yc);

@@ -80,6 +80,7 @@ CASES = {
     "onednn-lstm-bidirectional-peepholes": ("LSTM", 2, 4, dict(direction="bidirectional"),
                                             dict(h0=True, c0=True, peep=True)),
     "onednn-lstm-no-states": ("LSTM", 1, 4, {}, {}),
+    "onednn-lstm-reverse-h0-only": ("LSTM", 1, 4, dict(direction="reverse"), dict(h0=True)),
     "onednn-gru-reverse": ("GRU", 1, 3, dict(direction="reverse"), dict(h0=True)),
     "onednn-gru-bidirectional-linear-before-reset": ("GRU", 2, 3, dict(direction="bidirectional",
                                                                       linear_before_reset=1), {}),
