@@ -263,9 +263,14 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     SparseInnerProduct ip(tc.m, blob.ptr, b.data(), postOps, layout);
     EXPECT_EQ(ip.implementation(),
               "opscope:sparse_" + std::to_string(br) + "x4:" + sparseIsa(sp::ValueType::BF16) + ":bf16");
+    // AVX512-BF16, else the f32 AVX-512 kernel on the rounded operands,
+    // else portable.
     EXPECT_EQ(sparseIsa(sp::ValueType::BF16) == "portable",
-              std::get<0>(GetParam()) ||
-                  !__builtin_cpu_supports("avx512bf16"));
+              std::get<0>(GetParam()) || !__builtin_cpu_supports("avx512f"));
+    EXPECT_EQ(sparseIsa(sp::ValueType::BF16) == "avx512:f32",
+              !std::get<0>(GetParam()) && !nativeBf16() &&
+                  __builtin_cpu_supports("avx512f") &&
+                  isaAllowed(IsaLevel::Avx512Core));
     std::vector<float> xin = layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
     std::vector<float> sumIn =
         layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
@@ -445,6 +450,39 @@ TEST(SparseFormat, Bf16RoundsToNearestEven) {
   EXPECT_EQ(sp::toBf16(1.00390625f), 0x3f80);
   EXPECT_EQ(sp::toBf16(1.01171875f), 0x3f82); // 1 + 3*2^-8 -> up to even
   EXPECT_TRUE(std::isnan(sp::fromBf16(sp::toBf16(NAN))));
+}
+
+/// unpack gives back the weight a blob holds: f32 exactly, bf16 rounded,
+/// s8 dequantized within half a step; both block shapes.
+TEST(SparseFormat, UnpackRoundTrips) {
+  const int64_t n = 8, k = 37;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> w(n * k);
+  for (float &v : w)
+    v = rng() % 3 ? 0.0f : dist(rng); // about two thirds zero
+  for (int64_t br : {1, 4})
+    for (sp::ValueType t : {sp::ValueType::F32, sp::ValueType::BF16,
+                            sp::ValueType::S8}) {
+      SCOPED_TRACE(::testing::Message() << br << "x4 " << sp::valueTypeName(t));
+      sp::Header h = sp::layout(t, n, k, sp::countNonZeroBlocks(w.data(), n, k, br), br);
+      std::vector<uint64_t> blob((h.totalBytes + 7) / 8);
+      sp::pack(w.data(), n, k, t, blob.data(), br);
+      std::vector<float> back(n * k, -1.0f);
+      sp::unpack(blob.data(), back.data());
+      for (int64_t r = 0; r < n; ++r) {
+        float step = sp::symmetricScale(w.data() + r * k, k);
+        for (int64_t c = 0; c < k; ++c) {
+          float v = w[r * k + c], got = back[r * k + c];
+          if (t == sp::ValueType::F32)
+            EXPECT_EQ(got, v);
+          else if (t == sp::ValueType::BF16)
+            EXPECT_EQ(got, sp::fromBf16(sp::toBf16(v)));
+          else
+            EXPECT_NEAR(got, v, 0.5f * step + 1e-6f);
+        }
+      }
+    }
 }
 
 /// roundToBf16AsF32 (bf16 products on f32 units) rounds exactly as

@@ -349,6 +349,41 @@ inline Header pack(const float *w, int64_t n, int64_t k, ValueType t,
   return h;
 }
 
+/// The dense N x K weight a blob holds (`w` has N * K floats): f32 values
+/// as they are, bf16 widened, s8 times its row's scale; zero elsewhere.
+inline void unpack(const void *blob, float *w) {
+  Header h;
+  std::memcpy(&h, blob, sizeof(h));
+  auto *base = static_cast<const uint8_t *>(blob);
+  auto *rowStart = reinterpret_cast<const int32_t *>(base + h.rowStartOffset);
+  auto *rowIndex = reinterpret_cast<const int32_t *>(base + h.rowIndexOffset);
+  auto *cols = reinterpret_cast<const int32_t *>(base + h.colsOffset);
+  const uint8_t *values = base + h.valuesOffset;
+  auto *scale = h.scaleOffset
+                    ? reinterpret_cast<const float *>(base + h.scaleOffset)
+                    : nullptr;
+  auto t = static_cast<ValueType>(h.valueType);
+  const int64_t br = h.blockRows, q = h.n / br, perBlock = br * kBlockCols;
+  std::fill(w, w + h.n * h.k, 0.0f);
+  for (int64_t pos = 0; pos < h.slabs() * q; ++pos)
+    for (int32_t b = rowStart[pos]; b < rowStart[pos + 1]; ++b)
+      for (int64_t i = 0; i < br; ++i)
+        for (int64_t j = 0; j < kBlockCols && cols[b] + j < h.k; ++j) {
+          int64_t r = rowIndex[pos] + i, at = b * perBlock + i * kBlockCols + j;
+          float v;
+          if (t == ValueType::F32) {
+            std::memcpy(&v, values + at * 4, 4);
+          } else if (t == ValueType::BF16) {
+            uint16_t h16;
+            std::memcpy(&h16, values + at * 2, 2);
+            v = fromBf16(h16);
+          } else {
+            v = static_cast<int8_t>(values[at]) * scale[r];
+          }
+          w[r * h.k + cols[b] + j] = v;
+        }
+}
+
 /// Checks a blob read from a file: magic, version, sizes and every index.
 /// Returns an empty string when it is well formed, else what is wrong.
 inline std::string validate(const void *blob, uint64_t bytes) {
