@@ -591,12 +591,11 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
     impl->bBf16.resize(impl->bElems);
   }
   if (constB && impl->asF32) {
+    // Rounded once, then packed like any constant f32 operand.
     roundToBf16AsF32(constB, impl->bF32.data(), impl->bElems);
-    dnnl::memory plainB(bPlain, ctx.engine, impl->bF32.data());
-    impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
-    dnnl::reorder(plainB, impl->b).execute(ctx.stream, plainB, impl->b);
-    ctx.stream.wait();
-  } else if (constB && bf16) {
+    constB = impl->bF32.data();
+  }
+  if (constB && bf16 && !impl->asF32) {
     roundToBf16(constB, impl->bBf16.data(), impl->bElems);
     dnnl::memory plainB(bPlain, ctx.engine, impl->bBf16.data());
     impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);

@@ -75,7 +75,6 @@ struct Conv::Impl {
   /// run() copies the real ones into the output, NHWC or NCHW.
   int64_t padC = 0, outC = 0, pixels = 0, batch = 0;
   bool outNhwc = false;
-  std::vector<float> paddedWeights, paddedBias;
   std::unordered_map<int, dnnl::memory> args;
 };
 
@@ -119,17 +118,19 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
   int64_t outC = p.output[1];
   int64_t padC = paddedChannels(p, constWeights, !hasBias || constBias);
   Dims wDims = w, outDims = p.output;
+  // Zero weights and bias for the extra channels (oihw: O outermost); the
+  // constructor packs and copies them, so they live only as long as it.
+  std::vector<float> paddedWeights, paddedBias;
   if (padC != outC) {
-    // Zero weights and bias for the extra channels (oihw: O outermost).
     int64_t perChannel = product(w) / outC;
-    impl->paddedWeights.assign(padC * perChannel, 0.0f);
-    std::memcpy(impl->paddedWeights.data(), constWeights,
+    paddedWeights.assign(padC * perChannel, 0.0f);
+    std::memcpy(paddedWeights.data(), constWeights,
                 outC * perChannel * sizeof(float));
-    constWeights = impl->paddedWeights.data();
+    constWeights = paddedWeights.data();
     if (hasBias) {
-      impl->paddedBias.assign(padC, 0.0f);
-      std::memcpy(impl->paddedBias.data(), constBias, outC * sizeof(float));
-      constBias = impl->paddedBias.data();
+      paddedBias.assign(padC, 0.0f);
+      std::memcpy(paddedBias.data(), constBias, outC * sizeof(float));
+      constBias = paddedBias.data();
     }
     wDims[0] = padC;
     outDims[1] = padC;
