@@ -80,6 +80,13 @@ echo "== Precision: DistilBERT-shaped fp32, bf16, int8 and (80% 1x4- and 4x4-pru
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
+echo "== Precision: the corpus CNN (convolutions) in fp32, bf16 and int8 vs ONNX Runtime fp32 and int8 QDQ, batch 8, one thread; accuracy"
+/usr/bin/python3 "$ROOT/scripts/bench_precision.py" \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --work "$BUILD_DIR/bench-precision-cnn" --cpu 0 --rounds 7 --iterations 30 --sets 16 \
+  "$MODELS/cnn-opset14.onnx" input=8x3x64x64
+
+echo
 echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128), BERT-mini, the corpus CNN, MLP and OCR-like detector, one thread pinned to CPU 0"
 /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
   --iterations 10 --warmup 3 --rounds 5 \

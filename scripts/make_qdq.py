@@ -7,7 +7,7 @@ int8 model (the int8 peer of scripts/bench_precision.py).
 
 CALIBRATION.json is what `opscope-run MODEL.so --calibrate FILE` writes
 (min-max of every inner product's input, keyed by its ONNX source nodes).
-For every MatMul or Gemm with a constant 2-D weight that the calibration
+For every MatMul, Gemm or Conv with a constant weight that the calibration
 covers:
 
 - its activation input gets QuantizeLinear -> DequantizeLinear, u8, with the
@@ -17,7 +17,11 @@ covers:
 - its weight becomes an int8 initializer, per output channel symmetric
   (scale = max |w| / 127 per channel, zero point 0), read through
   DequantizeLinear (axis 1 for MatMul's K x N weight, 0 for Gemm's N x K
-  with transB).
+  with transB and for Conv's output channels);
+- a Conv's constant bias becomes int32 with scale input scale x weight
+  scale per channel, read through DequantizeLinear; a BatchNormalization
+  that is a Conv's only reader is first folded into the Conv's weight and
+  bias (as ONNX Runtime's quantization pre-processing does).
 
 This is the layout ONNX Runtime's quantization tool writes for static QDQ
 models with per-channel weights. Prints how many inner products it
@@ -57,13 +61,16 @@ def main():
     qdq = {}  # activation tensor -> its dequantized name
     new_nodes, new_inits, quantized = [], [], 0
     for t in cal["tensors"]:
-        node = next((by_name[s] for s in t["source_nodes"]
-                     if s in by_name and by_name[s].op_type in ("MatMul", "Gemm")), None)
+        node = next((by_name[s] for s in t["source_nodes"] if s in by_name and
+                     by_name[s].op_type in ("MatMul", "Gemm", "Conv")), None)
         if node is None or len(node.input) < 2 or node.input[1] not in inits:
             continue
         w = numpy_helper.to_array(inits[node.input[1]])
-        if w.ndim != 2 or w.dtype != np.float32:
+        conv = node.op_type == "Conv"
+        if (w.ndim != 2 and not conv) or w.dtype != np.float32:
             continue
+        if conv:
+            w = fold_batch_norm(g, node, w, inits)
         trans_b = node.op_type == "Gemm" and any(
             at.name == "transB" and at.i for at in node.attribute)
         if node.op_type == "Gemm" and any(at.name == "transA" and at.i for at in node.attribute):
@@ -83,12 +90,28 @@ def main():
                                  [x + "_dequantized"], name=x + "_DequantizeLinear")]))
             qdq[x] = x + "_dequantized"
         node.input[0] = qdq[x]
-        axis = 0 if trans_b else 1
-        amax = np.abs(w).max(axis=1 - axis)
+        axis = 0 if trans_b or conv else 1
+        flat = w.reshape(w.shape[0], -1) if axis == 0 else w.T
+        amax = np.abs(flat).max(axis=1)
         scales = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-        shape = (-1, 1) if axis == 0 else (1, -1)
+        shape = [1] * w.ndim
+        shape[axis] = -1
         wq = np.clip(np.round(w / scales.reshape(shape)), -127, 127).astype(np.int8)
         wname = node.input[1]
+        if conv and len(node.input) > 2 and node.input[2] in inits:
+            bname = node.input[2]
+            b = numpy_helper.to_array(inits[bname]).astype(np.float64)
+            bscale = (scale_of(new_inits, x) * scales).astype(np.float32)
+            bq = np.round(b / bscale).astype(np.int32)
+            new_inits += [numpy_helper.from_array(bq, bname + "_quantized"),
+                          numpy_helper.from_array(bscale, bname + "_scale"),
+                          numpy_helper.from_array(np.zeros(bq.shape, np.int32),
+                                                  bname + "_zero_point")]
+            new_nodes.append((None, [helper.make_node(
+                "DequantizeLinear", [bname + "_quantized", bname + "_scale",
+                                     bname + "_zero_point"],
+                [bname + "_dequantized"], name=bname + "_DequantizeLinear", axis=0)]))
+            node.input[2] = bname + "_dequantized"
         new_inits += [numpy_helper.from_array(wq, wname + "_quantized"),
                       numpy_helper.from_array(scales, wname + "_scale"),
                       numpy_helper.from_array(np.zeros(scales.shape, np.int8),
@@ -99,7 +122,7 @@ def main():
         node.input[1] = wname + "_dequantized"
         quantized += 1
     if not quantized:
-        sys.exit("%s covers no MatMul or Gemm with a constant weight of %s"
+        sys.exit("%s covers no MatMul, Gemm or Conv with a constant weight of %s"
                  % (a.calibration, a.model))
 
     # Weights whose every reader now reads the quantized copy are dropped.
@@ -131,8 +154,46 @@ def main():
     tmp = a.output + ".tmp"
     onnx.save(model, tmp)
     os.replace(tmp, a.output)
-    print("quantized %d inner products (%d activation QDQ pairs): %s"
-          % (quantized, len(qdq), a.output))
+    print("quantized %d inner products and convolutions (%d activation QDQ "
+          "pairs): %s" % (quantized, len(qdq), a.output))
+
+
+def scale_of(inits, x):
+    """The activation scale written for tensor x."""
+    return next(float(numpy_helper.to_array(t)) for t in inits
+                if t.name == x + "_scale")
+
+
+def fold_batch_norm(g, conv, w, inits):
+    """Folds a BatchNormalization that is the Conv's only reader into the
+    Conv's weight and bias (updating the initializers and removing the
+    node); returns the weight to quantize."""
+    out = conv.output[0]
+    readers = [n for n in g.node if out in n.input]
+    if len(readers) != 1 or readers[0].op_type != "BatchNormalization" or \
+            out in (o.name for o in g.output) or \
+            not all(i in inits for i in readers[0].input[1:5]):
+        return w
+    bn = readers[0]
+    gamma, beta, mean, var = (numpy_helper.to_array(inits[i]).astype(np.float64)
+                              for i in bn.input[1:5])
+    eps = next((at.f for at in bn.attribute if at.name == "epsilon"), 1e-5)
+    k = gamma / np.sqrt(var + eps)
+    w = (w * k.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float32)
+    b = numpy_helper.to_array(inits[conv.input[2]]).astype(np.float64) \
+        if len(conv.input) > 2 and conv.input[2] else np.zeros(w.shape[0])
+    b = ((b - mean) * k + beta).astype(np.float32)
+    wname, bname = conv.input[1] + "_bn_folded", conv.output[0] + "_bn_bias"
+    for name, v in ((wname, w), (bname, b)):
+        t = numpy_helper.from_array(v, name)
+        g.initializer.append(t)
+        inits[name] = t
+    x = conv.input[0]
+    del conv.input[:]
+    conv.input.extend([x, wname, bname])
+    conv.output[0] = bn.output[0]
+    g.node.remove(bn)
+    return w
 
 
 if __name__ == "__main__":

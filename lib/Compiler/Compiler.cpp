@@ -383,10 +383,12 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
         auto t = dyn_cast<RankedTensorType>(v.getType());
         if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
           continue;
-        // --precision bf16: inner products hold bf16 weights.
-        if (isa<osc::InnerProductOp>(op) &&
-            v == cast<osc::InnerProductOp>(op).getWeight() &&
-            t.getElementType().isBF16())
+        // --precision bf16: inner products and convolutions hold bf16
+        // weights.
+        if (t.getElementType().isBF16() &&
+            ((isa<osc::InnerProductOp>(op) &&
+              v == cast<osc::InnerProductOp>(op).getWeight()) ||
+             (isa<osc::ConvOp>(op) && v == cast<osc::ConvOp>(op).getWeight())))
           continue;
         std::string type;
         llvm::raw_string_ostream os(type);

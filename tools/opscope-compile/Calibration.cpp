@@ -44,7 +44,7 @@ bool opscope::calibrateForInt8(CompileOptions &opts, const std::string &inputs,
   fp32.sparse = "never";
   fp32.tuningDb.clear();
   fp32.profile = std::string();
-  fp32.probeTypes = "inner_product";
+  fp32.probeTypes = "inner_product,conv";
   fp32.printFusion.clear();
   fp32.emit = CompileOptions::Emit::Library;
   fp32.timing = false;

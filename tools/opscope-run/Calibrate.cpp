@@ -1,10 +1,10 @@
 //===- Calibrate.cpp - opscope-run --calibrate ----------------------------===//
 //
 // Part of opscope-run. The statistics osc-precision quantizes int8 inner
-// products with: collected through Session::setBeforeOp on the ops the
-// probe table names (a model compiled with --no-probes has none to
-// observe), in two passes over the inputs so that the histograms' bins
-// span the whole range seen.
+// products and convolutions with: collected through Session::setBeforeOp
+// on the ops the probe table names (a model compiled with --no-probes has
+// none to observe), in two passes over the inputs so that the histograms'
+// bins span the whole range seen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +44,8 @@ opscope::calibrate(const Model &model,
   std::vector<Observed> observed;
   std::map<size_t, size_t> byOp;
   for (const ProbeInfo &p : model.probes()) {
-    if ((p.type != "inner_product" && p.type != "sparse_inner_product") ||
+    if ((p.type != "inner_product" && p.type != "sparse_inner_product" &&
+         p.type != "conv") ||
         p.op < 0 || byOp.count(p.op))
       continue;
     Observed o;
@@ -58,8 +59,8 @@ opscope::calibrate(const Model &model,
   }
   if (observed.empty())
     throw Error(model.path() +
-                ": no probed inner product to calibrate (int8 quantizes "
-                "inner products only)");
+                ": no probed inner product or convolution to calibrate "
+                "(int8 quantizes those only)");
   auto session = model.createSession();
   bool secondPass = false;
   std::string error;

@@ -381,7 +381,8 @@ int main(int argc, char **argv) {
       }
       if (!quiet)
         std::cout << "opscope-run: calibrated the inputs of "
-                  << c.tensors.size() << " inner products over " << c.sets
+                  << c.tensors.size() << " inner products and convolutions over "
+                  << c.sets
                   << " input set" << (c.sets == 1 ? "" : "s") << " ("
                   << source << "): " << calibratePath << "\n";
       return 0;

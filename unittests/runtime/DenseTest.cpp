@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace opscope::rt;
@@ -235,6 +237,126 @@ TEST(DenseConv, PaddedOutputChannels) {
                 << "n " << n << " c " << c << " pixel " << i;
           }
     }
+}
+
+namespace {
+/// N x C x H x W to N x H x W x C.
+std::vector<float> toNhwc(const std::vector<float> &x, const Dims &s) {
+  std::vector<float> y(x.size());
+  int64_t C = s[1], HW = s[2] * s[3];
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < HW; ++i)
+        y[(n * HW + i) * C + c] = x[(n * C + c) * HW + i];
+  return y;
+}
+
+/// The geometry of GroupsStridesPadsDilationsRelu (groups 2, strides,
+/// uneven pads, dilation) with 32 output channels and batch 2.
+ConvParams oddConv() {
+  ConvParams p;
+  p.input = {2, 8, 9, 8};
+  p.weight = {32, 4, 3, 3};
+  p.groups = 2;
+  p.strides = {2, 1};
+  p.pads = {1, 2, 1, 0};
+  p.dilations = {1, 2};
+  p.output = {2, 32, (9 + 2 - 3) / 2 + 1, (8 + 2 - 5) / 1 + 1};
+  return p;
+}
+} // namespace
+
+/// int8 (--precision int8, QDQ convolutions): the f32 input quantized to
+/// u8 with the op's scale and zero point, s8 weights with per-channel
+/// scales, f32 bias, sum and ReLU; against the f32 reference on the
+/// dequantized operands (padding is zero there, as in ONNX), for zero
+/// points 0 and 37 (a run-time oneDNN zero point), NCHW and NHWC buffers.
+TEST(DenseConv, Int8MatchesQuantizedReference) {
+  ConvParams p = oddConv();
+  p.postOps = {PostOp::Sum, PostOp::Relu};
+  int64_t O = p.weight[0], perChannel = 4 * 3 * 3;
+  auto x = randomVector(2 * 8 * 9 * 8, 41), b = randomVector(O, 42);
+  std::mt19937 rng(43);
+  std::vector<int8_t> wq(O * perChannel);
+  for (auto &v : wq)
+    v = static_cast<int8_t>(int(rng() % 255) - 127);
+  p.weightScales.resize(O);
+  for (auto &v : p.weightScales)
+    v = 0.001f + 0.01f * (rng() % 100) / 100.0f;
+  std::vector<float> wf(wq.size());
+  for (size_t i = 0; i < wq.size(); ++i)
+    wf[i] = p.weightScales[i / perChannel] * wq[i];
+  auto residual = randomVector(2 * 32 * p.output[2] * p.output[3], 44);
+  for (int32_t zero : {0, 37}) {
+    p.inputScale = 0.013f;
+    p.inputZero = zero;
+    std::vector<float> xd(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      float q = std::clamp(std::nearbyint(x[i] / p.inputScale) + zero, 0.0f,
+                           255.0f);
+      xd[i] = (q - zero) * p.inputScale;
+    }
+    auto ref = refConv(xd, p.input, wf, p.weight, b, p.output, p.strides,
+                       {p.pads[0], p.pads[1]}, p.dilations, p.groups);
+    for (size_t i = 0; i < ref.size(); ++i)
+      ref[i] = std::max(ref[i] + residual[i], 0.0f);
+    for (bool nhwc : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "zero point " << zero << ", "
+                                        << (nhwc ? "NHWC" : "NCHW"));
+      p.inputNhwc = p.outputNhwc = nhwc;
+      Conv conv(p, wq.data(), b.data(), true);
+      EXPECT_NE(conv.implementation().find("int8"), std::string::npos)
+          << conv.implementation();
+      std::vector<float> in = nhwc ? toNhwc(x, p.input) : x;
+      std::vector<float> want = nhwc ? toNhwc(ref, p.output) : ref;
+      std::vector<float> y = nhwc ? toNhwc(residual, p.output) : residual;
+      conv.run(in.data(), nullptr, nullptr, y.data(), y.data());
+      double worst = 0;
+      for (size_t i = 0; i < y.size(); ++i)
+        worst = std::max(worst, std::fabs(y[i] - want[i]) /
+                                    (1.0 + std::fabs(want[i])));
+      EXPECT_LT(worst, 1e-4);
+    }
+  }
+  // The kernel refuses what it cannot compute.
+  p.weightScales.pop_back();
+  EXPECT_THROW(Conv(p, wq.data(), b.data(), true), std::invalid_argument);
+}
+
+/// bf16 (--precision bf16): the weights given in bf16, the input rounded
+/// to bf16 on entry; against the reference on the rounded operands
+/// (products exact in f32). Without native bf16 the f32 kernels run and
+/// the implementation says so.
+TEST(DenseConv, Bf16MatchesRoundedReference) {
+  ConvParams p = oddConv();
+  p.postOps = {PostOp::Relu};
+  auto x = randomVector(2 * 8 * 9 * 8, 51), w = randomVector(32 * 36, 52),
+       b = randomVector(32, 53);
+  std::vector<uint16_t> wb(w.size());
+  roundToBf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
+  std::vector<float> wr(w.size()), xr(x.size());
+  bf16ToF32(wb.data(), wr.data(), static_cast<int64_t>(w.size()));
+  roundToBf16AsF32(x.data(), xr.data(), static_cast<int64_t>(x.size()));
+  auto ref = refConv(xr, p.input, wr, p.weight, b, p.output, p.strides,
+                     {p.pads[0], p.pads[1]}, p.dilations, p.groups);
+  for (bool nhwc : {false, true}) {
+    SCOPED_TRACE(nhwc ? "NHWC" : "NCHW");
+    p.inputNhwc = p.outputNhwc = nhwc;
+    Conv conv(p, wb.data(), b.data(), true);
+    std::string impl = conv.implementation();
+    EXPECT_EQ(impl.size() > 4 && impl.compare(impl.size() - 4, 4, ":f32") == 0,
+              !nativeBf16())
+        << impl;
+    std::vector<float> in = nhwc ? toNhwc(x, p.input) : x;
+    std::vector<float> want = nhwc ? toNhwc(ref, p.output) : ref;
+    std::vector<float> y(want.size());
+    conv.run(in.data(), nullptr, nullptr, y.data());
+    double worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst, std::fabs(y[i] - std::max(want[i], 0.0f)) /
+                                  (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-4);
+  }
 }
 
 TEST(DenseConvTranspose, MatchesScatterReference) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <unordered_map>
 
 using namespace opscope::rt;
@@ -63,7 +64,7 @@ struct Conv::Impl {
   bool hasSum = false, constWeights = false, hasBias = false;
   /// The bias is a model input, rebound on every run.
   bool biasPerRun = false;
-  int64_t outElems = 0;
+  int64_t outElems = 0, inElems = 0;
   dnnl::primitive prim;
   std::string implInfo;
   /// The model's plain (NCHW) activations; the primitive may compute in
@@ -75,6 +76,16 @@ struct Conv::Impl {
   /// run() copies the real ones into the output, NHWC or NCHW.
   int64_t padC = 0, outC = 0, pixels = 0, batch = 0;
   bool outNhwc = false;
+  /// bf16 / int8: the f32 input converted on entry into `converted` (in
+  /// the input's layout), which `src` views: bf16 or bf16-rounded f32
+  /// (`roundInput`), or u8 (`quantizeInput`, with inputScale/inputZero).
+  bool roundInput = false, nativeBf16 = false, quantizeInput = false;
+  float inputScale = 1.0f;
+  int32_t inputZero = 0;
+  std::vector<char> converted;
+  /// int8 with a non-zero input zero point: oneDNN's run-time zero point.
+  dnnl::memory zero;
+  std::vector<float> outScales;
   std::unordered_map<int, dnnl::memory> args;
 };
 
@@ -86,9 +97,9 @@ namespace {
 /// an Ice Lake core against 2.35 ms for 96 -> 32 (1x1: 0.56 against 0.26
 /// ms). Such a convolution computes zero-weighted channels up to the next
 /// multiple into a scratch buffer and copies the real ones out. Only for
-/// 2-D, ungrouped convolutions with constant weights and bias and no sum
-/// post-op (whose input would need the same padding), with more channels
-/// than one block.
+/// 2-D, ungrouped f32 convolutions with constant weights and bias and no
+/// sum post-op (whose input would need the same padding), with more
+/// channels than one block.
 int64_t paddedChannels(const ConvParams &p, bool constWeights,
                        bool biasReady) {
   int64_t outC = p.output[1];
@@ -108,19 +119,66 @@ int64_t paddedChannels(const ConvParams &p, bool constWeights,
 Conv::Conv(const ConvParams &p, const float *constWeights,
            const float *constBias, bool hasBias)
     : impl(std::make_unique<Impl>()) {
+  build(p, constWeights, Compute::F32, constBias, hasBias);
+}
+
+Conv::Conv(const ConvParams &p, const uint16_t *bf16Weights,
+           const float *constBias, bool hasBias)
+    : impl(std::make_unique<Impl>()) {
+  if (!bf16Weights)
+    throw std::invalid_argument("a bf16 convolution needs constant weights");
+  build(p, bf16Weights, Compute::Bf16, constBias, hasBias);
+}
+
+Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
+           const float *constBias, bool hasBias)
+    : impl(std::make_unique<Impl>()) {
+  if (!s8Weights || (hasBias && !constBias))
+    throw std::invalid_argument(
+        "an int8 convolution needs constant weights and bias");
+  if (static_cast<int64_t>(p.weightScales.size()) != p.output[1])
+    throw std::invalid_argument("an int8 convolution needs one weight scale "
+                                "per output channel");
+  build(p, s8Weights, Compute::Int8, constBias, hasBias);
+}
+
+void Conv::build(const ConvParams &p, const void *constWeights,
+                 Compute compute, const float *constBias, bool hasBias) {
   Context &ctx = context();
-  impl->transposed = p.transposed;
-  impl->hasBias = hasBias;
-  impl->outElems = product(p.output);
+  Impl &I = *impl;
+  I.transposed = p.transposed;
+  I.hasBias = hasBias;
+  I.outElems = product(p.output);
+  I.inElems = product(p.input);
   ConvGeometry geo = convGeometry(p);
   const Dims &w = geo.weight, &strides = p.strides, &dil = geo.dilations,
              &padL = geo.padL, &padR = geo.padR;
   int64_t outC = p.output[1];
-  int64_t padC = paddedChannels(p, constWeights, !hasBias || constBias);
+  // Without native bf16, a bf16 convolution is an f32 one on the rounded
+  // operands: the weights widened here, the input rounded in run().
+  std::vector<float> widened;
+  if (compute == Compute::Bf16 && !nativeBf16()) {
+    widened.resize(product(p.weight));
+    bf16ToF32(static_cast<const uint16_t *>(constWeights), widened.data(),
+              static_cast<int64_t>(widened.size()));
+    constWeights = widened.data();
+    I.roundInput = true;
+    compute = Compute::F32;
+  } else if (compute == Compute::Bf16) {
+    I.roundInput = I.nativeBf16 = true;
+  }
+  dt srcType = compute == Compute::Int8   ? dt::u8
+               : compute == Compute::Bf16 ? dt::bf16
+                                          : dt::f32;
+  dt weightType = compute == Compute::Int8 ? dt::s8 : srcType;
+  int64_t padC = compute == Compute::F32
+                     ? paddedChannels(p, constWeights, !hasBias || constBias)
+                     : outC;
   Dims wDims = w, outDims = p.output;
   // Zero weights and bias for the extra channels (oihw: O outermost); the
   // constructor packs and copies them, so they live only as long as it.
   std::vector<float> paddedWeights, paddedBias;
+  const float *biasData = constBias;
   if (padC != outC) {
     int64_t perChannel = product(w) / outC;
     paddedWeights.assign(padC * perChannel, 0.0f);
@@ -130,23 +188,45 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
     if (hasBias) {
       paddedBias.assign(padC, 0.0f);
       std::memcpy(paddedBias.data(), constBias, outC * sizeof(float));
-      constBias = paddedBias.data();
+      biasData = paddedBias.data();
     }
     wDims[0] = padC;
     outDims[1] = padC;
   }
-  dnnl::memory::desc wPlain(toDims(wDims), dt::f32, geo.plainWeightTag);
+  // int8: oneDNN 2.x adds the bias before the output scales (input scale x
+  // the channel's weight scale), so the bias is divided by them.
+  std::vector<float> scaledBias;
+  if (compute == Compute::Int8) {
+    I.quantizeInput = true;
+    I.inputScale = p.inputScale;
+    I.inputZero = p.inputZero;
+    I.outScales.resize(outC);
+    for (int64_t o = 0; o < outC; ++o)
+      I.outScales[o] = p.inputScale * p.weightScales[o];
+    if (hasBias) {
+      scaledBias.resize(outC);
+      for (int64_t o = 0; o < outC; ++o)
+        scaledBias[o] = constBias[o] / I.outScales[o];
+      biasData = scaledBias.data();
+    }
+  }
+  dnnl::memory::desc wPlain(toDims(wDims), weightType, geo.plainWeightTag);
   dnnl::memory::desc wMd =
-      constWeights ? dnnl::memory::desc(toDims(wDims), dt::f32, tag::any)
+      constWeights ? dnnl::memory::desc(toDims(wDims), weightType, tag::any)
                    : wPlain;
   bool inNhwc = p.inputNhwc && p.input.size() == 4;
   bool outNhwc = p.outputNhwc && p.output.size() == 4;
-  dnnl::memory::desc srcMd(toDims(p.input), dt::f32,
+  dnnl::memory::desc srcMd(toDims(p.input), srcType,
                            inNhwc ? tag::nhwc : plainTag(p.input.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
                            outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
-  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, impl->hasSum);
+  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum);
+  if (compute == Compute::Int8) {
+    attr.set_output_scales(2, I.outScales);
+    if (p.inputZero != 0)
+      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  }
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to
   // im2col + GEMM, whose post-ops are slow (measured 7x slower on the CNN
@@ -155,14 +235,14 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
   // (osc-conv-layout) the buffers are NHWC, the layout oneDNN's brgemm
   // kernels compute in, and are bound as they are.
   dnnl::memory::desc srcAny =
-      inNhwc ? srcMd : dnnl::memory::desc(toDims(p.input), dt::f32, tag::any);
+      inNhwc ? srcMd : dnnl::memory::desc(toDims(p.input), srcType, tag::any);
   dnnl::memory::desc dstAny =
       padC != outC ? dnnl::memory::desc(toDims(outDims), dt::f32, tag::nhwc)
       : outNhwc    ? dstMd
                    : dnnl::memory::desc(toDims(p.output), dt::f32, tag::any);
   dnnl::memory::desc chosenW, chosenSrc, chosenDst;
   // Convolution and deconvolution take the same descriptor arguments.
-  auto build = [&](auto tag, dnnl::algorithm alg) {
+  auto make = [&](auto tag, dnnl::algorithm alg) {
     using Prim = decltype(tag);
     auto d = hasBias ? typename Prim::desc(prop, alg, srcAny, wMd, biasMd, dstAny,
                                            toDims(strides), toDims(dil),
@@ -171,60 +251,68 @@ Conv::Conv(const ConvParams &p, const float *constWeights,
                                            toDims(strides), toDims(dil),
                                            toDims(padL), toDims(padR));
     typename Prim::primitive_desc pd(d, attr, ctx.engine);
-    impl->prim = Prim(pd);
-    impl->implInfo = pd.impl_info_str();
+    I.prim = Prim(pd);
+    I.implInfo = pd.impl_info_str();
     chosenW = pd.weights_desc();
     chosenSrc = pd.src_desc();
     chosenDst = pd.dst_desc();
   };
   if (p.transposed)
-    build(dnnl::deconvolution_forward(), dnnl::algorithm::deconvolution_direct);
+    make(dnnl::deconvolution_forward(), dnnl::algorithm::deconvolution_direct);
   else
-    build(dnnl::convolution_forward(), dnnl::algorithm::convolution_direct);
-  impl->constWeights = constWeights != nullptr;
-  impl->weights = constWeights
-                      ? packed(wPlain, chosenW, constWeights)
-                      : dnnl::memory(wPlain, ctx.engine, DNNL_MEMORY_NONE);
-  impl->src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
-  impl->dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  dnnl::memory srcArg = impl->src, dstArg = impl->dst;
+    make(dnnl::convolution_forward(), dnnl::algorithm::convolution_direct);
+  if (I.roundInput && !I.nativeBf16)
+    I.implInfo += ":f32";
+  I.constWeights = constWeights != nullptr;
+  I.weights = constWeights
+                  ? packed(wPlain, chosenW, constWeights)
+                  : dnnl::memory(wPlain, ctx.engine, DNNL_MEMORY_NONE);
+  I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
+  I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+  if (I.roundInput || I.quantizeInput) {
+    I.converted.resize(srcMd.get_size());
+    I.src.set_data_handle(I.converted.data());
+  }
+  dnnl::memory srcArg = I.src, dstArg = I.dst;
   if (chosenSrc != srcMd) {
-    impl->srcBlocked = dnnl::memory(chosenSrc, ctx.engine);
-    impl->srcIn = dnnl::reorder(impl->src, impl->srcBlocked);
-    srcArg = impl->srcBlocked;
+    I.srcBlocked = dnnl::memory(chosenSrc, ctx.engine);
+    I.srcIn = dnnl::reorder(I.src, I.srcBlocked);
+    srcArg = I.srcBlocked;
   }
   if (padC != outC) {
     // The scratch is NHWC with padC channels; run() copies out the first
     // outC of each pixel (oneDNN's reorder of that strided view into NCHW
     // took 0.9 ms at 24 x 80 x 80, the 16 x 16 register transposes ~0.1).
-    impl->dstBlocked = dnnl::memory(chosenDst, ctx.engine);
-    impl->padC = padC;
-    impl->outC = outC;
-    impl->batch = p.output[0];
-    impl->pixels = p.output[2] * p.output[3];
-    impl->outNhwc = outNhwc;
-    dstArg = impl->dstBlocked;
-    impl->implInfo += ":oc" + std::to_string(outC) + "to" + std::to_string(padC);
+    I.dstBlocked = dnnl::memory(chosenDst, ctx.engine);
+    I.padC = padC;
+    I.outC = outC;
+    I.batch = p.output[0];
+    I.pixels = p.output[2] * p.output[3];
+    I.outNhwc = outNhwc;
+    dstArg = I.dstBlocked;
+    I.implInfo += ":oc" + std::to_string(outC) + "to" + std::to_string(padC);
   } else if (chosenDst != dstMd) {
-    impl->dstBlocked = dnnl::memory(chosenDst, ctx.engine);
-    impl->dstOut = dnnl::reorder(impl->dstBlocked, impl->dst);
-    if (impl->hasSum)
-      impl->dstIn = dnnl::reorder(impl->dst, impl->dstBlocked);
-    dstArg = impl->dstBlocked;
+    I.dstBlocked = dnnl::memory(chosenDst, ctx.engine);
+    I.dstOut = dnnl::reorder(I.dstBlocked, I.dst);
+    if (I.hasSum)
+      I.dstIn = dnnl::reorder(I.dst, I.dstBlocked);
+    dstArg = I.dstBlocked;
   }
-  impl->args = {{DNNL_ARG_SRC, srcArg},
-                {DNNL_ARG_WEIGHTS, impl->weights},
-                {DNNL_ARG_DST, dstArg}};
+  I.args = {{DNNL_ARG_SRC, srcArg},
+            {DNNL_ARG_WEIGHTS, I.weights},
+            {DNNL_ARG_DST, dstArg}};
+  if (compute == Compute::Int8 && p.inputZero != 0) {
+    I.zero = dnnl::memory({{1}, dt::s32, tag::a}, ctx.engine, &I.inputZero);
+    I.args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = I.zero;
+  }
   if (hasBias) {
-    impl->bias = constBias
-                     ? dnnl::memory(biasMd, ctx.engine)
-                     : dnnl::memory(biasMd, ctx.engine, DNNL_MEMORY_NONE);
-    if (constBias)
-      std::memcpy(impl->bias.get_data_handle(), constBias,
-                  padC * sizeof(float));
-    impl->args[DNNL_ARG_BIAS] = impl->bias;
+    I.bias = biasData ? dnnl::memory(biasMd, ctx.engine)
+                      : dnnl::memory(biasMd, ctx.engine, DNNL_MEMORY_NONE);
+    if (biasData)
+      std::memcpy(I.bias.get_data_handle(), biasData, padC * sizeof(float));
+    I.args[DNNL_ARG_BIAS] = I.bias;
   }
-  impl->biasPerRun = hasBias && !constBias;
+  I.biasPerRun = hasBias && !constBias;
 }
 
 Conv::~Conv() = default;
@@ -254,7 +342,17 @@ void Conv::run(const float *x, const float *weights, const float *bias,
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
-  impl->src.set_data_handle(const_cast<float *>(x));
+  if (impl->quantizeInput)
+    quantizeU8(x, reinterpret_cast<uint8_t *>(impl->converted.data()),
+               impl->inElems, impl->inputScale, impl->inputZero);
+  else if (impl->nativeBf16)
+    roundToBf16(x, reinterpret_cast<uint16_t *>(impl->converted.data()),
+                impl->inElems);
+  else if (impl->roundInput)
+    roundToBf16AsF32(x, reinterpret_cast<float *>(impl->converted.data()),
+                     impl->inElems);
+  else
+    impl->src.set_data_handle(const_cast<float *>(x));
   impl->dst.set_data_handle(y);
   if (!impl->constWeights)
     impl->weights.set_data_handle(const_cast<float *>(weights));

@@ -1356,3 +1356,36 @@ func.func @loop_scan_yields(%x: tensor<4xf32>) -> tensor<3x4xf32> {
   }
   return %r#1 : tensor<3x4xf32>
 }
+
+// -----
+
+// int8 convolutions (osc-precision): an i8 weight needs its quantization.
+func.func @conv_i8_unquantized(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{an i8 weight needs input_scale, input_zero_point and weight_scales}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_i8_scales(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{weight_scales has 2 entries, the weight 6 rows}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_scales_f32(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{input_scale, input_zero_point and weight_scales belong to an i8 weight, got 'tensor<6x4x3x3xf32>'}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_i8_zero_point(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{input_zero_point must be in [0, 255] (u8), got 300}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 300 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
+  return
+}

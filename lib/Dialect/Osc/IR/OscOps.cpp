@@ -127,36 +127,10 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  bool int8 = tensorType(getWeight()).getElementType().isInteger(8);
-  bool quantAttrs = getInputScale() || getInputZeroPoint() || getWeightScales();
-  if (int8 || quantAttrs) {
-    // int8: i8 weight, f32 input/output, all three quantization attributes.
-    if (!int8)
-      return emitOpError("input_scale, input_zero_point and weight_scales "
-                         "belong to an i8 weight, got ")
-             << tensorType(getWeight());
-    if (!getInputScale() || !getInputZeroPoint() || !getWeightScales())
-      return emitOpError("an i8 weight needs input_scale, input_zero_point "
-                         "and weight_scales");
-    if (failed(verifyInt8Quantization(*this, getInputScale()->convertToFloat(),
-                                      *getInputZeroPoint())))
-      return failure();
-    ArrayRef<float> scales = *getWeightScales();
-    if (static_cast<int64_t>(scales.size()) != w[0])
-      return emitOpError("weight_scales has ")
-             << scales.size() << " entries, the weight " << w[0] << " rows";
-    for (float sc : scales)
-      if (!(sc > 0) || !std::isfinite(sc))
-        return emitOpError("weight_scales must be positive and finite, got ")
-               << sc;
-    if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
-                                     "result")) ||
-        !tensorType(getInput()).getElementType().isF32())
-      return emitOpError("an int8 inner product has f32 input and result");
-  } else if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(),
-                                            getOutput()))) {
+  if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
+                                   getInputScale(), getInputZeroPoint(),
+                                   getWeightScales(), w[0])))
     return failure();
-  }
   if (auto dk = getDenseKernel()) {
     if (*dk != "matmul" && *dk != "inner_product")
       return emitOpError("dense_kernel must be matmul or inner_product, got '")
@@ -255,7 +229,9 @@ LogicalResult ConvOp::verify() {
            << formatShape(w) << " expects " << w[1] * groups
            << " input channels with groups=" << groups << ", input has "
            << in[1];
-  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())) ||
+  if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
+                                   getInputScale(), getInputZeroPoint(),
+                                   getWeightScales(), w[0])) ||
       failed(verifyBias(*this, getBias(), w[0], getInput())))
     return failure();
   SmallVector<int64_t> expected = {in[0], w[0]};

@@ -51,7 +51,7 @@ std::optional<std::vector<float>> osc::readWeightValues(
     return std::nullopt;
   auto type = cast<RankedTensorType>(c.getType());
   bool bf16 = type.getElementType().isBF16();
-  bool s8 = type.getElementType().isInteger(8) && type.getRank() == 2 &&
+  bool s8 = type.getElementType().isInteger(8) && type.getRank() >= 2 &&
             static_cast<int64_t>(rowScales.size()) == type.getDimSize(0);
   if (!bf16 && !s8)
     return readF32Constant(v);
@@ -64,8 +64,9 @@ std::optional<std::vector<float>> osc::readWeightValues(
   ArrayRef<char> data = blob->getData();
   std::vector<float> out(type.getNumElements());
   if (s8) {
-    // int8 (--precision int8): w[n, k] = scale[n] * w8[n, k].
-    int64_t k = type.getDimSize(1);
+    // int8 (--precision int8): w[n, k] = scale[n] * w8[n, k], a
+    // convolution's output channel as n.
+    int64_t k = type.getNumElements() / type.getDimSize(0);
     for (size_t i = 0; i < out.size(); ++i)
       out[i] = rowScales[i / k] * static_cast<float>(
                                       static_cast<int8_t>(data[i]));
@@ -324,6 +325,8 @@ llvm::json::Object osc::opFacts(Operation *op) {
     ArrayRef<float> rowScales;
     if (auto ip = dyn_cast<InnerProductOp>(op); ip && ip.getWeightScales())
       rowScales = *ip.getWeightScales();
+    else if (auto cv = dyn_cast<ConvOp>(op); cv && cv.getWeightScales())
+      rowScales = *cv.getWeightScales();
     auto values = readWeightValues(weight, rowScales);
     if (values && !values->empty()) {
       sparsity = static_cast<double>(
@@ -353,6 +356,9 @@ llvm::json::Object osc::opFacts(Operation *op) {
   } else if (auto sp = dyn_cast<SparseInnerProductOp>(op)) {
     scaleAttr = sp.getInputScaleAttr();
     zeroAttr = sp.getInputZeroPointAttr();
+  } else if (auto conv = dyn_cast<ConvOp>(op)) {
+    scaleAttr = conv.getInputScaleAttr();
+    zeroAttr = conv.getInputZeroPointAttr();
   }
   if (scaleAttr && zeroAttr) {
     precision = "int8";

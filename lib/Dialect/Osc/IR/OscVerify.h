@@ -80,6 +80,43 @@ inline LogicalResult verifyInt8Quantization(Operation *op, float scale,
   return success();
 }
 
+/// A weight op's precision (inner product, convolution): an i8 weight
+/// (`--precision int8`) with f32 input and result and all three
+/// quantization attributes (`rows` output rows / channels, one positive
+/// scale each); otherwise verifyInnerProductTypes.
+inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
+                                           Value weight, Value output,
+                                           std::optional<APFloat> inputScale,
+                                           std::optional<int32_t> zeroPoint,
+                                           std::optional<ArrayRef<float>> scales,
+                                           int64_t rows) {
+  bool int8 = tensorType(weight).getElementType().isInteger(8);
+  if (!int8 && !inputScale && !zeroPoint && !scales)
+    return verifyInnerProductTypes(op, input, weight, output);
+  if (!int8)
+    return op->emitOpError("input_scale, input_zero_point and weight_scales "
+                           "belong to an i8 weight, got ")
+           << tensorType(weight);
+  if (!inputScale || !zeroPoint || !scales)
+    return op->emitOpError("an i8 weight needs input_scale, input_zero_point "
+                           "and weight_scales");
+  if (failed(verifyInt8Quantization(op, inputScale->convertToFloat(),
+                                    *zeroPoint)))
+    return failure();
+  if (static_cast<int64_t>(scales->size()) != rows)
+    return op->emitOpError("weight_scales has ")
+           << scales->size() << " entries, the weight " << rows << " rows";
+  for (float sc : *scales)
+    if (!(sc > 0) || !std::isfinite(sc))
+      return op->emitOpError("weight_scales must be positive and finite, got ")
+             << sc;
+  if (failed(verifySameElementType(op, input, "input", output, "result")) ||
+      !tensorType(input).getElementType().isF32())
+    return op->emitOpError("an int8 ")
+           << op->getName().stripDialect() << " has f32 input and result";
+  return success();
+}
+
 /// Post-op lists: `sum` at most once, present exactly when a sum operand is.
 inline LogicalResult verifyPostOps(Operation *op, ArrayAttr postOps,
                                    Value sumInput, Value output) {

@@ -38,6 +38,12 @@ namespace {
 struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   using OscPrecisionBase::OscPrecisionBase;
 
+  /// Inner products or convolutions: converted, kept in fp32 by
+  /// keep-fp32, seen.
+  struct Counts {
+    unsigned converted = 0, kept = 0, total = 0;
+  };
+
   /// int8: how ranges are chosen from the calibration.
   std::optional<calibration::Method> method;
 
@@ -76,56 +82,64 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       for (const calibration::TensorStats &t : calib->tensors)
         stats[t.key()] = &t;
     }
-    unsigned qdq = fuseQdq(keep);
-    unsigned converted = 0, kept = 0, total = 0;
+    unsigned qdq = fuseQdq<InnerProductOp>(keep) + fuseQdq<ConvOp>(keep);
+    Counts ips, convs;
     std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
-    if (precision != "fp32")
-      getOperation().walk([&](InnerProductOp op) {
-        ++total;
-        auto wType = cast<RankedTensorType>(op.getWeight().getType());
-        if (!wType.getElementType().isF32() ||
-            !cast<RankedTensorType>(op.getInput().getType())
-                 .getElementType()
-                 .isF32())
-          return;
-        std::vector<std::string> sources = sourceNodes(op.getLoc());
-        if (keptInFp32(keep, op.getLoc())) {
-          ++kept;
+    // Inner products and convolutions: the weight converted once here, the
+    // f32 input converted inside the kernel.
+    auto convert = [&](auto op, Counts &counts) {
+      ++counts.total;
+      auto wType = cast<RankedTensorType>(op.getWeight().getType());
+      if (!wType.getElementType().isF32() ||
+          !cast<RankedTensorType>(op.getInput().getType())
+               .getElementType()
+               .isF32())
+        return;
+      std::vector<std::string> sources = sourceNodes(op.getLoc());
+      if (keptInFp32(keep, op.getLoc())) {
+        ++counts.kept;
+        return;
+      }
+      const calibration::TensorStats *st = nullptr;
+      if (precision == "int8") {
+        auto it = stats.find(calibration::TensorStats::joinKey(sources));
+        if (it == stats.end()) {
+          uncalibrated.push_back(sources.empty() ? tensorName(op.getOutput())
+                                                 : sources.front());
           return;
         }
-        const calibration::TensorStats *st = nullptr;
-        if (precision == "int8") {
-          auto it = stats.find(calibration::TensorStats::joinKey(sources));
-          if (it == stats.end()) {
-            uncalibrated.push_back(sources.empty() ? tensorName(op.getOutput())
-                                                   : sources.front());
-            return;
-          }
-          st = it->second;
-        }
-        auto values = readF32Constant(op.getWeight());
-        if (!values)
-          return;
-        auto c = op.getWeight().getDefiningOp<ConstantOp>();
-        OpBuilder b(c);
-        before += 4.0 * wType.getNumElements();
-        if (precision == "bf16") {
-          auto type = RankedTensorType::get(wType.getShape(), b.getBF16Type());
-          auto bf = b.create<ConstantOp>(
-              c.getLoc(), makeBf16Weight(type, *values,
-                                         derivedWeightName(op.getWeight(),
-                                                           ".bf16")));
-          op.getWeightMutable().assign(bf.getOutput());
-          after += 2.0 * type.getNumElements();
-        } else {
-          quantize(op, c, *values, *st, b);
-          after += 1.0 * wType.getNumElements() + 4.0 * wType.getDimSize(0);
-        }
-        if (c->use_empty())
-          c.erase();
-        ++converted;
-      });
+        st = it->second;
+      }
+      auto values = readF32Constant(op.getWeight());
+      if (!values)
+        return;
+      auto c = op.getWeight().template getDefiningOp<ConstantOp>();
+      OpBuilder b(c);
+      before += 4.0 * wType.getNumElements();
+      if (precision == "bf16") {
+        auto type = RankedTensorType::get(wType.getShape(), b.getBF16Type());
+        auto bf = b.create<ConstantOp>(
+            c.getLoc(),
+            makeBf16Weight(type, *values,
+                           derivedWeightName(op.getWeight(), ".bf16")));
+        op.getWeightMutable().assign(bf.getOutput());
+        after += 2.0 * type.getNumElements();
+      } else {
+        quantizeWeights(op, c, *values, b);
+        calibration::U8Params p = calibration::chooseU8(*st, *method);
+        op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
+        op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
+        after += 1.0 * wType.getNumElements() + 4.0 * wType.getDimSize(0);
+      }
+      if (c->use_empty())
+        c.erase();
+      ++counts.converted;
+    };
+    if (precision != "fp32") {
+      getOperation().walk([&](InnerProductOp op) { convert(op, ips); });
+      getOperation().walk([&](ConvOp op) { convert(op, convs); });
+    }
     // bf16 matmuls (attention's Q.K^T and P.V): both operands are
     // activations, rounded to bf16 inside the kernel.
     unsigned matmuls = 0, matmulsBf16 = 0;
@@ -152,22 +166,27 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         names += ", ...";
       emitWarning(getOperation()->getLoc(), "osc-precision: ")
           << uncalibrated.size()
-          << " inner products have no calibration statistics and stay fp32 ("
+          << " inner products or convolutions have no calibration "
+             "statistics and stay fp32 ("
           << names << "); was the calibration made from this model?";
     }
     if (report && qdq)
       llvm::outs() << "osc-precision: " << qdq
-                   << " inner products of the model's QuantizeLinear/"
-                      "DequantizeLinear pairs run in int8 with the model's "
-                      "activation scales\n";
+                   << " inner products or convolutions of the model's "
+                      "QuantizeLinear/DequantizeLinear pairs run in int8 with "
+                      "the model's activation scales\n";
     if (report && precision != "fp32") {
       llvm::outs() << "osc-precision: " << precision;
       if (calib)
         llvm::outs() << " (calibration " << calibration << ", "
                      << method->str() << ")";
-      llvm::outs() << ", " << converted << " of " << total
-                   << " inner products in " << precision;
-      if (kept)
+      llvm::outs() << ", " << ips.converted << " of " << ips.total
+                   << " inner products";
+      if (convs.total)
+        llvm::outs() << " and " << convs.converted << " of " << convs.total
+                     << " convolutions";
+      llvm::outs() << " in " << precision;
+      if (unsigned kept = ips.kept + convs.kept)
         llvm::outs() << " (" << kept << " kept in fp32 by keep-fp32)";
       if (!uncalibrated.empty())
         llvm::outs() << " (" << uncalibrated.size()
@@ -175,7 +194,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       llvm::outs() << ", their weights "
                    << llvm::format("%.1f", before / (1 << 20)) << " -> "
                    << llvm::format("%.1f", after / (1 << 20)) << " MiB; "
-                   << converted
+                   << ips.converted + convs.converted
                    << (precision == "int8"
                            ? " f32-to-u8 quantizations"
                            : " f32-to-bf16 conversions")
@@ -229,24 +248,27 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       return std::nullopt;
     if (isa<FloatType>(attr.getElementType()))
       return (*attr.getValues<APFloat>().begin()).convertToDouble();
+    // (Not one conditional expression: its common type, uint64_t, would
+    // turn a negative i8 zero point into 2^64 - z.)
     APInt i = *attr.getValues<APInt>().begin();
-    return static_cast<double>(attr.getElementType().isUnsignedInteger()
-                                   ? i.getZExtValue()
-                                   : i.getSExtValue());
+    if (attr.getElementType().isUnsignedInteger())
+      return static_cast<double>(i.getZExtValue());
+    return static_cast<double>(i.getSExtValue());
   }
 
   /// QDQ models (quantized by another tool, e.g. ONNX Runtime's
-  /// quantize_static): an inner product whose input is
+  /// quantize_static): an inner product or convolution whose input is
   /// dequantize_linear(quantize_linear(x)) with one constant scale and zero
   /// point runs in int8 on x itself, with the model's scale and zero point
   /// (an i8 zero point z is the u8 z + 128: the same grid shifted). Its
-  /// weight, the dequantized constant, is quantized per row (which gives
-  /// back a per-channel symmetric model's integers exactly).
-  unsigned fuseQdq(llvm::Regex &keep) {
+  /// weight, the dequantized constant, is quantized per row or output
+  /// channel (which gives back a per-channel symmetric model's integers
+  /// exactly).
+  template <typename OpT> unsigned fuseQdq(llvm::Regex &keep) {
     unsigned fused = 0;
-    getOperation().walk([&](InnerProductOp op) {
-      auto dq = op.getInput().getDefiningOp<DequantizeLinearOp>();
-      auto q = dq ? dq.getInput().getDefiningOp<QuantizeLinearOp>()
+    getOperation().walk([&](OpT op) {
+      auto dq = op.getInput().template getDefiningOp<DequantizeLinearOp>();
+      auto q = dq ? dq.getInput().template getDefiningOp<QuantizeLinearOp>()
                   : QuantizeLinearOp();
       auto wType = cast<RankedTensorType>(op.getWeight().getType());
       if (!q || !wType.getElementType().isF32())
@@ -265,7 +287,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       auto values = readF32Constant(op.getWeight());
       if (!values)
         return;
-      auto c = op.getWeight().getDefiningOp<ConstantOp>();
+      auto c = op.getWeight().template getDefiningOp<ConstantOp>();
       OpBuilder b(c);
       quantizeWeights(op, c, *values, b);
       op.setInputScaleAttr(b.getF32FloatAttr(static_cast<float>(*qs)));
@@ -283,20 +305,13 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     return fused;
   }
 
-  /// int8: per-row symmetric s8 weights and the input's u8 parameters.
-  void quantize(InnerProductOp op, ConstantOp c, ArrayRef<float> values,
-                const calibration::TensorStats &st, OpBuilder &b) {
-    quantizeWeights(op, c, values, b);
-    calibration::U8Params p = calibration::chooseU8(st, *method);
-    op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
-    op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
-  }
-
-  /// The weight per row, symmetric, to i8 with weight_scales.
-  void quantizeWeights(InnerProductOp op, ConstantOp c, ArrayRef<float> values,
+  /// The weight per row (inner product) or output channel (convolution),
+  /// symmetric, to i8 with weight_scales.
+  template <typename OpT>
+  void quantizeWeights(OpT op, ConstantOp c, ArrayRef<float> values,
                        OpBuilder &b) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
-    int64_t n = wType.getDimSize(0), k = wType.getDimSize(1);
+    int64_t n = wType.getDimSize(0), k = wType.getNumElements() / n;
     std::vector<float> scales(n);
     std::vector<int8_t> q(values.size());
     for (int64_t r = 0; r < n; ++r) {

@@ -174,10 +174,28 @@ struct ConvParams {
   /// in memory; `input`/`output` stay NCHW), as osc-conv-layout decided; a
   /// sum input is in the output's layout.
   bool inputNhwc = false, outputNhwc = false;
+  /// int8 (the i8-weight constructor): the f32 input is quantized to u8
+  /// on entry, x ~= inputScale * (u8 - inputZero) (padding contributes
+  /// nothing); the weight's scale per output channel.
+  float inputScale = 1.0f;
+  int32_t inputZero = 0;
+  std::vector<float> weightScales;
 };
+/// Convolution with f32 input and output. The weight's type sets what it
+/// computes in: f32; bf16 (the input rounded to bf16 on entry, f32
+/// accumulation; on CPUs without native bf16, nativeBf16(), oneDNN's f32
+/// kernels on the rounded operands, implementation() ending in `:f32`);
+/// int8 (u8 input x s8 weight, s32 accumulation, per-channel output scales,
+/// f32 bias, post-ops and output).
 class Conv {
 public:
   Conv(const ConvParams &p, const float *constWeights, const float *constBias,
+       bool hasBias);
+  /// Constant bf16 weights (`--precision bf16`).
+  Conv(const ConvParams &p, const uint16_t *bf16Weights, const float *bias,
+       bool hasBias);
+  /// Constant s8 weights with p.weightScales (`--precision int8`, QDQ).
+  Conv(const ConvParams &p, const int8_t *s8Weights, const float *bias,
        bool hasBias);
   ~Conv();
   Conv(const Conv &) = delete;
@@ -188,6 +206,9 @@ public:
   std::string implementation() const;
 
 private:
+  enum class Compute { F32, Bf16, Int8 };
+  void build(const ConvParams &p, const void *constWeights, Compute compute,
+             const float *constBias, bool hasBias);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

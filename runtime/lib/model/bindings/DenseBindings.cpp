@@ -10,6 +10,7 @@
 #include "opscope/runtime/dense.h"
 
 #include <memory>
+#include <tuple>
 
 using namespace opscope;
 using namespace opscope::rt;
@@ -126,9 +127,34 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   p.outputNhwc = c.flag("output_nhwc");
   bool hasBias = c.has(2);
   const float *bias = hasBias ? c.constF32(c.in(2)) : nullptr;
-  auto cv = std::shared_ptr<Conv>(dnnlCreate(
-      c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
-  kernel = "onednn:" + cv->implementation();
+  std::string precision;
+  std::shared_ptr<Conv> cv;
+  if (w.dtype == DType::BF16 || w.dtype == DType::I8) {
+    // --precision bf16 / int8: constant weights converted at compile time.
+    if (w.kind != BufferRef::Weight || (hasBias && !bias))
+      c.fail("a bf16 or int8 convolution needs a constant weight and bias");
+    if (w.dtype == DType::I8) {
+      p.weightScales = c.floats("weight_scales");
+      if (static_cast<int64_t>(p.weightScales.size()) != w.shape[0])
+        c.fail("an i8 weight needs weight_scales with one scale per output "
+               "channel (" + std::to_string(w.shape[0]) + ")");
+      std::tie(p.inputScale, p.inputZero) = c.inputQuantization();
+      precision = ":int8";
+      cv.reset(dnnlCreate(c, [&] {
+        return new Conv(p, c.ptr<const int8_t>(w), bias, hasBias);
+      }));
+    } else {
+      precision = ":bf16";
+      cv.reset(dnnlCreate(c, [&] {
+        return new Conv(p, c.ptr<const uint16_t>(w), bias, hasBias);
+      }));
+    }
+  } else {
+    c.requireF32(w, "weight");
+    cv.reset(dnnlCreate(
+        c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
+  }
+  kernel = "onednn:" + cv->implementation() + precision;
   const float *xp = c.ptr<const float>(x), *wp = c.ptr<const float>(w);
   const float *bp = hasBias ? c.ptr<const float>(c.in(2)) : nullptr;
   const float *sum =

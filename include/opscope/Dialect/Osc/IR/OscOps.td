@@ -226,6 +226,14 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     layout oneDNN computes in instead of reordering at every op. A `sum`
     input is in the output's layout.
 
+    Precision (`osc-precision`), as for `osc.inner_product`: a bf16 weight
+    makes the convolution round its f32 input to bf16 on entry and
+    accumulate in f32; an i8 weight, quantized per output channel
+    symmetrically (`weight[o, ...] ~= weight_scales[o] * w8[o, ...]`), makes
+    it quantize its f32 input to u8 with `input_scale` and
+    `input_zero_point` on entry (padding contributes nothing, as zero in
+    f32 does) and accumulate in int32; bias, post-ops and output stay f32.
+
     ```mlir
     %y = osc.conv %x, %w bias(%b) post_ops [relu]
         {strides = array<i64: 2, 2>, pads = array<i64: 3, 3, 3, 3>,
@@ -234,15 +242,33 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
         -> tensor<1x64x112x112xf32>
     ```
   }];
-  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_FloatTensor>:$bias,
                        Optional<Osc_FloatTensor>:$sum_input,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
                        DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
-                       UnitAttr:$input_nhwc, UnitAttr:$output_nhwc);
+                       UnitAttr:$input_nhwc, UnitAttr:$output_nhwc,
+                       OptionalAttr<F32Attr>:$input_scale,
+                       OptionalAttr<I32Attr>:$input_zero_point,
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
   let results = (outs Osc_FloatTensor:$output);
+  let builders = [
+    // f32 NCHW, as the importer and the fusion patterns create it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::mlir::Value":$sum_input,
+                   "::mlir::DenseI64ArrayAttr":$strides,
+                   "::mlir::DenseI64ArrayAttr":$pads,
+                   "::mlir::DenseI64ArrayAttr":$dilations,
+                   "::mlir::IntegerAttr":$groups,
+                   "::mlir::ArrayAttr":$post_ops), [{
+      build($_builder, $_state, output, input, weight, bias, sum_input,
+            strides, pads, dilations, groups, post_ops, nullptr, nullptr,
+            nullptr, nullptr, nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)? (`sum` `(` $sum_input^ `)`)?
     (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)

@@ -98,9 +98,10 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
 }
 
 def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
-  let summary = "Compute inner products in bf16 or int8: weights converted at compile time";
+  let summary = "Compute inner products and convolutions in bf16 or int8: weights converted at compile time";
   let description = [{
-    With `precision=bf16`, every inner product with a constant f32 weight
+    With `precision=bf16`, every inner product and convolution with a
+    constant f32 weight
     whose source nodes do not match `keep-fp32` (a regex) gets its weight
     rounded to bf16 (nearest even) at compile time, so the `.weights` file
     holds it at half the size; the kernels round the op's f32 input to bf16
@@ -112,8 +113,9 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
     which packs a bf16 weight in bf16 pairs and an int8 weight as VNNI s8
     dwords.
 
-    With `precision=int8`, the weight is quantized per output row,
-    symmetrically, to `i8` (`weight_scales` holds the rows' scales), and the
+    With `precision=int8`, the weight is quantized per output row (an
+    inner product's N, a convolution's output channel), symmetrically, to
+    `i8` (`weight_scales` holds the rows' scales), and the
     op gets the `input_scale` and `input_zero_point` with which its kernel
     quantizes the f32 input to u8 on entry. Those come from `calibration`, a
     JSON file of activation statistics that `opscope-run --calibrate` records
@@ -122,6 +124,12 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
     or the histogram's `P`th and `100-P`th percentiles (`percentile:P`),
     widened to hold 0. Ops are matched to statistics by their source nodes;
     an op without statistics stays fp32 with a warning.
+
+    In every precision (fp32 too), an inner product or convolution whose
+    input is `dequantize_linear(quantize_linear(x))` with one constant scale
+    and zero point (a QDQ model quantized by another tool) runs in int8 on
+    `x` with the model's scale and zero point, its dequantized constant
+    weight quantized per row again.
     ```mlir
     %y = osc.inner_product %x, %w : (tensor<1x128x768xf32>, tensor<768x768xf32>) -> tensor<1x128x768xf32>
     // becomes

@@ -1,0 +1,51 @@
+// Convolutions in bf16 and int8 (issue 12), and a QDQ convolution.
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json report}))' -mlir-print-debuginfo=false | FileCheck %s
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=BF16
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json keep-fp32=^c2 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=QDQ
+
+// "c1" (source nodes c1, r1: the conv with its fused ReLU) saw [-1, 3]:
+// u8 scale 4/255, zero point round(1 / (4/255)) = round(63.75) = 64. Its
+// weight's output channel 0 (0.6, -0.25, 1.0, 0) has max |w| 1: scale
+// 1/127, integers 76, -32, 127, 0 (0x4C E0 7F 00); channel 1 (-2, 0.9, 0,
+// 0.5): scale 2/127, integers -127, 57, 0, 32 (0x81 39 00 20). "c2" saw
+// [0, 6]: scale 6/255, zero point 0.
+// CHECK: osc-precision: int8 (calibration {{.*}}conv-calibration.json, minmax), 0 of 0 inner products and 2 of 2 convolutions in int8, their weights 0.0 -> 0.0 MiB; 2 f32-to-u8 quantizations (one inside each int8 kernel), f32 between ops
+// CHECK: %[[W1:.*]] = osc.constant dense_resource<c1_w.s8> : tensor<2x1x2x2xi8>
+// CHECK: osc.conv %arg0, %[[W1]] bias(%{{.*}}) post_ops [relu] {dilations = array<i64: 1, 1>, input_scale = 0.0156862754 : f32, input_zero_point = 64 : i32, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_scales = array<f32: 0.00787401571, 0.0157480314>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xi8>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+// CHECK: osc.conv {{.*}}input_scale = 0.0235294122 : f32, input_zero_point = 0 : i32{{.*}}tensor<2x2x1x1xi8>
+// CHECK: c1_w.s8: "0x400000004CE07F0081390020"
+
+// bf16: the weights rounded to nearest even, the activations f32.
+// BF16: 0 of 0 inner products and 2 of 2 convolutions in bf16
+// BF16: osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu] {{.*}} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+
+// KEEP: 1 of 2 convolutions in int8 (1 kept in fp32 by keep-fp32)
+// KEEP: osc.conv {{.*}}tensor<2x2x1x1xf32>
+
+// The model's own QuantizeLinear/DequantizeLinear pair in front of "q" (i8,
+// zero point -8: the u8 zero point 120) runs it in int8 on %x with the
+// model's scale, in any precision; the pair is gone.
+// QDQ: osc-precision: 1 inner products or convolutions of the model's QuantizeLinear/DequantizeLinear pairs run in int8 with the model's activation scales
+// QDQ: func.func @qdq
+// QDQ-NOT: quantize_linear
+// QDQ: osc.conv %arg0, {{.*}}input_scale = 5.000000e-02 : f32, input_zero_point = 120 : i32{{.*}}weight_scales = array<f32: 0.00787401571, 0.0157480314>{{.*}}tensor<2x1x2x2xi8>
+
+func.func @convs(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
+  %w1 = osc.constant dense<[[[[0.6, -0.25], [1.0, 0.0]]], [[[-2.0, 0.9], [0.0, 0.5]]]]> : tensor<2x1x2x2xf32> loc("c1_w")
+  %b1 = osc.constant dense<0.5> : tensor<2xf32>
+  %w2 = osc.constant dense<0.25> : tensor<2x2x1x1xf32>
+  %h = osc.conv %x, %w1 bias(%b1) post_ops [relu] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32> loc(fused["c1", "r1"])
+  %y = osc.conv %h, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32> loc("c2")
+  return %y : tensor<1x2x3x3xf32>
+}
+
+func.func @qdq(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
+  %s = osc.constant dense<0.05> : tensor<f32>
+  %z = osc.constant dense<-8> : tensor<i8>
+  %q = osc.quantize_linear %x, %s, %z : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x4xi8>
+  %d = osc.dequantize_linear %q, %s, %z : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x4xf32>
+  %w = osc.constant dense<[[[[0.6, -0.25], [1.0, 0.0]]], [[[-2.0, 0.9], [0.0, 0.5]]]]> : tensor<2x1x2x2xf32>
+  %y = osc.conv %d, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x3x3xf32> loc("q")
+  return %y : tensor<1x2x3x3xf32>
+}
