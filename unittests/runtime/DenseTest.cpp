@@ -639,6 +639,59 @@ TEST(MatMul, Bf16MatchesRoundedReference) {
 } // namespace
 
 namespace {
+/// The int8 matmul (--precision int8 attention): both operands quantized
+/// symmetrically per tensor from their ranges on each run; against a
+/// reference doing the same quantization in double with exact integer
+/// sums. A second run with other ranges rescales (the scale is a run-time
+/// post-op, not fixed at construction); a constant rhs is quantized once.
+TEST(MatMul, Int8MatchesDynamicQuantizedReference) {
+  const int64_t B = 3, M = 5, K = 37, N = 7;
+  auto a = randomVector(B * M * K, 61), b = randomVector(B * N * K, 62);
+  auto quantize = [](const std::vector<float> &x) {
+    double amax = 0;
+    for (float v : x)
+      amax = std::max(amax, std::fabs(double(v)));
+    double scale = amax / 127.0;
+    std::vector<double> q(x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      q[i] = std::nearbyint(x[i] / scale) * scale;
+    return q;
+  };
+  for (bool constant : {false, true}) {
+    SCOPED_TRACE(constant ? "constant rhs" : "activation rhs");
+    MatMul mm({B, M, K}, {B, N, K}, {B, M, N}, false, true, 0.5f,
+              constant ? b.data() : nullptr, /*bf16=*/false, /*int8=*/true);
+    std::string impl = mm.implementation();
+    EXPECT_EQ(impl.find("ref"), std::string::npos) << impl;
+    for (float grow : {1.0f, 3.0f}) {
+      SCOPED_TRACE(::testing::Message() << "lhs x " << grow);
+      std::vector<float> a2 = a;
+      for (float &v : a2)
+        v *= grow;
+      auto qa = quantize(a2), qb = quantize(b);
+      std::vector<float> c(B * M * N);
+      mm.run(a2.data(), b.data(), c.data());
+      double worst = 0;
+      for (int64_t s = 0; s < B; ++s)
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += qa[(s * M + i) * K + k] * qb[(s * N + j) * K + k];
+            double want = 0.5 * acc;
+            worst = std::max(worst, std::fabs(c[(s * M + i) * N + j] - want) /
+                                        (1.0 + std::fabs(want)));
+          }
+      EXPECT_LT(worst, 1e-5);
+    }
+  }
+  EXPECT_THROW(MatMul({M, K}, {K, N}, {M, N}, false, false, 1.0f, nullptr,
+                      true, true),
+               std::invalid_argument);
+}
+} // namespace
+
+namespace {
 /// The inner product on oneDNN's matmul primitive (--kernels tuned picks it
 /// where it measured faster) equals the inner-product primitive: bias,
 /// GELU and an aliasing residual sum included.

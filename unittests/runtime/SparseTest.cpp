@@ -557,4 +557,42 @@ TEST(Quantize, U8AndTransposedVnniLayout) {
   EXPECT_THROW(quantizeU8Transposed(x.data(), bad.data(), 3, m, scale, zero),
                std::invalid_argument);
 }
+
+/// s8 quantization and the largest magnitude (int8 matmuls' dynamic
+/// ranges), portable and AVX-512, odd lengths (masked tails), saturation,
+/// a tie and NaN skipped by maxAbs.
+TEST(Quantize, S8AndMaxAbs) {
+  for (int64_t n : {1, 15, 64, 101}) {
+    SCOPED_TRACE(n);
+    std::vector<float> x(n);
+    std::mt19937 rng(5 + n);
+    for (auto &v : x)
+      v = (static_cast<int>(rng() % 1001) - 500) / 100.0f;
+    x[0] = -12.5f; // the largest magnitude
+    if (n > 3) {
+      x[1] = 1e9f;  // saturates at 127
+      x[2] = -1e9f; // saturates at -128
+      x[3] = 0.75f; // a tie: 0.75 / 0.5 = 1.5 -> 2
+    }
+    const float scale = 0.5f;
+    auto want = [&](float v) {
+      return static_cast<int8_t>(
+          std::fmin(std::fmax(std::nearbyint(v / scale), -128.0f), 127.0f));
+    };
+    for (Isa isa : {Isa::Portable, Isa::Avx512}) {
+      setKernelIsa(isa);
+      std::vector<int8_t> q(n, 99);
+      quantizeS8(x.data(), q.data(), n, scale);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(q[i], want(x[i])) << "element " << i;
+      std::vector<float> y = x;
+      if (n > 3) {
+        y[1] = std::nanf("");
+        y[2] = 3.0f;
+      }
+      EXPECT_EQ(maxAbs(y.data(), n), 12.5f);
+    }
+  }
+  setKernelIsa(Isa::Avx512);
+}
 } // namespace

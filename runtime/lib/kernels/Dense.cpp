@@ -505,19 +505,37 @@ struct MatMul::Impl {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
   dnnl::memory a, b, c;
-  bool constB = false, bf16 = false;
+  bool constB = false, bf16 = false, int8 = false;
   /// bf16 without native bf16: f32 kernels on the rounded operands.
   bool asF32 = false;
   int64_t aElems = 0, bElems = 0;
   std::vector<uint16_t> aBf16, bBf16; // bf16: the rounded operands
   std::vector<float> aF32, bF32;      // asF32: the same, kept in f32
+  /// int8: the quantized operands, the output scale (scale x a's x b's)
+  /// and b's scale (fixed for a constant b).
+  std::vector<int8_t> aS8, bS8;
+  float outScale = 1.0f, bScale = 1.0f, scale = 1.0f;
+  dnnl::memory scaleMem;
   std::unordered_map<int, dnnl::memory> args;
 };
 
+namespace {
+/// Symmetric per-tensor s8 quantization of n values: returns the scale
+/// (max |x| / 127; 1 for all zeros).
+float quantizeS8Dynamic(const float *x, int8_t *q, int64_t n) {
+  float amax = maxAbs(x, n);
+  float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+  quantizeS8(x, q, n, scale);
+  return scale;
+}
+} // namespace
+
 MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
                bool transposeA, bool transposeB, float scale,
-               const float *constB, bool bf16)
+               const float *constB, bool bf16, bool int8)
     : impl(std::make_unique<Impl>()) {
+  if (bf16 && int8)
+    throw std::invalid_argument("a matmul computes in bf16 or int8, not both");
   (void)cShape;
   Context &ctx = context();
   // Promote rank-1 operands to matrices, then align batch ranks.
@@ -565,18 +583,33 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   cd[rank - 2] = ad[rank - 2];
   cd[rank - 1] = bd[rank - 1];
   impl->bf16 = bf16;
+  impl->int8 = int8;
+  impl->scale = scale;
   impl->asF32 = bf16 && !nativeBf16();
   dt in = bf16 && !impl->asF32 ? dt::bf16 : dt::f32;
+  dt aType = int8 ? dt::s8 : in, bType = int8 ? dt::s8 : in;
   impl->aElems = product(aShape);
   impl->bElems = product(bShape);
-  dnnl::memory::desc aMd(toDims(ad), in, toDims(as));
-  dnnl::memory::desc bPlain(toDims(bd), in, toDims(bs));
+  dnnl::memory::desc aMd(toDims(ad), aType, toDims(as));
+  dnnl::memory::desc bPlain(toDims(bd), bType, toDims(bs));
   dnnl::memory::desc bMd =
-      constB ? dnnl::memory::desc(toDims(bd), in, tag::any) : bPlain;
+      constB ? dnnl::memory::desc(toDims(bd), bType, tag::any) : bPlain;
   dnnl::memory::desc cMd(toDims(cd), dt::f32, plainTag(rank));
   dnnl::primitive_attr attr;
-  if (scale != 1.0f)
+  // int8: the scale changes with every run's ranges, and oneDNN 2.6 takes
+  // run-time output scales only on its slower gemm:jit matmul (brg needs
+  // them fixed), so it is a binary-multiply post-op by a one-element
+  // tensor instead (free on brg; a separate pass over a 12 x 512 x 512
+  // output took longer than the int8 product itself).
+  dnnl::memory::desc scaleMd(dnnl::memory::dims(rank, 1), dt::f32,
+                             plainTag(rank));
+  if (int8) {
+    dnnl::post_ops po;
+    po.append_binary(dnnl::algorithm::binary_mul, scaleMd);
+    attr.set_post_ops(po);
+  } else if (scale != 1.0f) {
     attr.set_output_scales(0, {scale});
+  }
   impl->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(aMd, bMd, cMd),
                                           attr, ctx.engine);
   impl->prim = dnnl::matmul(impl->pd);
@@ -589,6 +622,25 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   } else if (bf16) {
     impl->aBf16.resize(impl->aElems);
     impl->bBf16.resize(impl->bElems);
+  }
+  if (int8) {
+    impl->aS8.resize(impl->aElems);
+    impl->bS8.resize(impl->bElems);
+    if (constB) {
+      impl->bScale =
+          quantizeS8Dynamic(constB, impl->bS8.data(), impl->bElems);
+      impl->b = packed(bPlain, impl->pd.weights_desc(), impl->bS8.data());
+      std::vector<int8_t>().swap(impl->bS8);
+    } else {
+      impl->b = dnnl::memory(bPlain, ctx.engine, DNNL_MEMORY_NONE);
+    }
+    impl->scaleMem = dnnl::memory(scaleMd, ctx.engine, &impl->outScale);
+    impl->args = {{DNNL_ARG_SRC, impl->a},
+                  {DNNL_ARG_WEIGHTS, impl->b},
+                  {DNNL_ARG_DST, impl->c},
+                  {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   impl->scaleMem}};
+    return;
   }
   if (constB && impl->asF32) {
     // Rounded once, then packed like any constant f32 operand.
@@ -615,7 +667,15 @@ MatMul::~MatMul() = default;
 void MatMul::run(const float *a, const float *b, float *c) {
   Context &ctx = context();
   Impl &I = *impl;
-  if (I.asF32) {
+  if (I.int8) {
+    float aScale = quantizeS8Dynamic(a, I.aS8.data(), I.aElems);
+    I.a.set_data_handle(I.aS8.data());
+    if (!I.constB) {
+      I.bScale = quantizeS8Dynamic(b, I.bS8.data(), I.bElems);
+      I.b.set_data_handle(I.bS8.data());
+    }
+    I.outScale = I.scale * aScale * I.bScale;
+  } else if (I.asF32) {
     roundToBf16AsF32(a, I.aF32.data(), I.aElems);
     I.a.set_data_handle(I.aF32.data());
     if (!I.constB) {

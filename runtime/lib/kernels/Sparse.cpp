@@ -501,6 +501,27 @@ void opscope::rt::quantizeU8(const float *x, uint8_t *q, int64_t n,
     q[i] = sparse_rows::quantizeU8One(x[i], inv, zeroPoint);
 }
 
+void opscope::rt::quantizeS8(const float *x, int8_t *q, int64_t n,
+                             float scale) {
+  float inv = 1.0f / scale;
+  if (kernelIsa() == Isa::Avx512)
+    return sparse_rows::quantizeS8Avx512(x, q, n, inv);
+  for (int64_t i = 0; i < n; ++i)
+    q[i] = static_cast<int8_t>(
+        std::clamp(std::nearbyint(x[i] * inv), -128.0f, 127.0f));
+}
+
+float opscope::rt::maxAbs(const float *x, int64_t n) {
+  if (kernelIsa() == Isa::Avx512)
+    return sparse_rows::maxAbsAvx512(x, n);
+  float m = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    float a = std::fabs(x[i]);
+    m = m < a ? a : m;
+  }
+  return m;
+}
+
 void opscope::rt::quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
                                        int64_t m, float scale,
                                        int32_t zeroPoint) {

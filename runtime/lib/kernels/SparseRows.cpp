@@ -569,6 +569,38 @@ AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n
     y[i] = sparse::toBf16(x[i]);
 }
 
+AVX512 float sparse_rows::maxAbsAvx512(const float *x, int64_t n) {
+  // Four accumulators hide vmaxps' latency; max(acc, NaN) keeps acc.
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps(), _mm512_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j)
+      acc[j] = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + i + 16 * j)),
+                             acc[j]);
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
+                              : __mmask16((1u << (n - i)) - 1);
+    acc[0] = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(m, x + i)),
+                           acc[0]);
+  }
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(acc[0], acc[1]),
+                                            _mm512_max_ps(acc[2], acc[3])));
+}
+
+AVX512 void sparse_rows::quantizeS8Avx512(const float *x, int8_t *q,
+                                          int64_t n, float inv) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
+                              : __mmask16((1u << (n - i)) - 1);
+    // Round to nearest even, saturate to [-128, 127].
+    __m512i v = _mm512_cvtps_epi32(
+        _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vinv));
+    _mm512_mask_cvtsepi32_storeu_epi8(q + i, m, v);
+  }
+}
+
 AVX512 void sparse_rows::quantizeU8Avx512(const float *x, uint8_t *q,
                                           int64_t n, float inv, int32_t zp) {
   const __m512 vinv = _mm512_set1_ps(inv);

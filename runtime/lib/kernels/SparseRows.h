@@ -103,6 +103,9 @@ inline uint8_t quantizeU8One(float x, float inv, int32_t zp) {
   return static_cast<uint8_t>(std::fmin(std::fmax(v, 0.0f), 255.0f));
 }
 /// quantizeU8Portable's AVX-512 twin.
+OPSCOPE_AVX512 float maxAbsAvx512(const float *x, int64_t n);
+OPSCOPE_AVX512 void quantizeS8Avx512(const float *x, int8_t *q, int64_t n,
+                                     float inv);
 OPSCOPE_AVX512 void quantizeU8Avx512(const float *x, uint8_t *q, int64_t n,
                                      float inv, int32_t zp);
 

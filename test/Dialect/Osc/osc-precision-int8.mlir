@@ -4,6 +4,9 @@
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json report}))' -mlir-print-debuginfo=false | FileCheck %s
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json calibration-method=percentile:99 report},osc-sparse-layout))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=PCT
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json keep-fp32=^down report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=MM
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json report}))' | FileCheck %s --check-prefix=MMREPORT
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json keep-fp32=^scores report}))' | FileCheck %s --check-prefix=MMKEEP
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8}))' 2>&1 | FileCheck %s --check-prefix=NOCAL
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/missing.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%s}))' 2>&1 | FileCheck %s --check-prefix=NOTCAL
@@ -31,6 +34,18 @@
 // KEEP: 1 of 2 inner products in int8 (1 kept in fp32 by keep-fp32)
 // KEEP: osc.inner_product {{.*}} : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
 
+// Attention's matmuls (two activations, no calibration: quantized on each
+// run from their ranges) go int8 where each quantized element feeds at
+// least 64 products, M N / (M + N) >= 64: Q.K^T at sequence 128 (128 x 128
+// / 256 = 64) does, P.V (128 x 64 / 192 = 42.7) stays fp32; keep-fp32
+// keeps Q.K^T too.
+// MM: func.func @attention
+// MM: osc.matmul %arg0, %arg1 transpose_b {compute_int8, scale = 1.250000e-01 : f32}
+// MM-NOT: compute_int8
+// MM: return
+// MMREPORT: 1 of 2 matmuls in int8 (quantized on each run from their operands' ranges), 1 fp32 (fewer than 64 products per quantized element)
+// MMKEEP: 0 of 2 matmuls in int8 (quantized on each run from their operands' ranges), 1 fp32 (fewer than 64 products per quantized element)
+
 // NOCAL: osc-precision: precision=int8 needs a calibration (opscope-compile --calibration-inputs DIR, or --calibration FILE)
 // MISSING: osc-precision: cannot read the calibration '{{.*}}missing.json': No such file or directory
 // NOTCAL: osc-precision: calibration '{{.*}}': not an opscope calibration (schema is not 'opscope-calibration')
@@ -43,4 +58,10 @@ func.func @ffn(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
   %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32> loc("up")
   %y = osc.inner_product %h, %w2 : (tensor<1x4x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32> loc("down")
   return %y : tensor<1x4x8xf32>
+}
+
+func.func @attention(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %s = osc.matmul %q, %k transpose_b {scale = 0.125 : f32} : (tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>) -> tensor<1x2x128x128xf32> loc("scores")
+  %o = osc.matmul %s, %v : (tensor<1x2x128x128xf32>, tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> loc("context")
+  return %o : tensor<1x2x128x64xf32>
 }

@@ -101,6 +101,8 @@ LogicalResult ConstantOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MatMulOp::verify() {
+  if (getComputeBf16() && getComputeInt8())
+    return emitOpError("compute_bf16 and compute_int8 exclude each other");
   if (failed(verifySameElementType(*this, getLhs(), "lhs", getRhs(), "rhs")) ||
       failed(verifySameElementType(*this, getLhs(), "lhs", getOutput(),
                                    "result")))

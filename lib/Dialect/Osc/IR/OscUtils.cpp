@@ -364,7 +364,8 @@ llvm::json::Object osc::opFacts(Operation *op) {
     precision = "int8";
     inScale = scaleAttr.getValueAsDouble();
     inZero = static_cast<double>(zeroAttr.getInt());
-  } else if (isa<ConvIntegerOp, MatMulIntegerOp>(op)) {
+  } else if (isa<ConvIntegerOp, MatMulIntegerOp>(op) ||
+             (isa<MatMulOp>(op) && cast<MatMulOp>(op).getComputeInt8())) {
     precision = "int8"; // u8/i8 operands, i32 sums
   } else if ((weight && cast<RankedTensorType>(weight.getType())
                             .getElementType()

@@ -309,7 +309,7 @@ struct Layout {
         mm.getRhs(), mm.getLhs(),
         mm.getTransposeB() ? UnitAttr() : b.getUnitAttr(),
         mm.getTransposeA() ? UnitAttr() : b.getUnitAttr(), mm.getScaleAttr(),
-        mm.getComputeBf16Attr());
+        mm.getComputeBf16Attr(), mm.getComputeInt8Attr());
     for (NamedAttribute a : mm->getDiscardableAttrs())
       swapped->setAttr(a.getName(), a.getValue());
     b.setInsertionPoint(reshape);

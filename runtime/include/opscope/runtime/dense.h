@@ -144,10 +144,13 @@ public:
   /// buffers the object owns; a constant `b` once) and oneDNN's bf16 matmul
   /// accumulates in f32; without native bf16 (nativeBf16()) they stay in
   /// f32 after rounding and the f32 matmul runs (implementation() ends in
-  /// `:f32`).
+  /// `:f32`). With `int8`, both are quantized on every run from their
+  /// ranges then (dynamic, per tensor): `a` to u8 with a zero point, `b`
+  /// symmetrically to s8 (a constant `b` once); oneDNN's int8 matmul
+  /// accumulates in int32 and scales to f32.
   MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
          bool transposeA, bool transposeB, float scale,
-         const float *constB = nullptr, bool bf16 = false);
+         const float *constB = nullptr, bool bf16 = false, bool int8 = false);
   ~MatMul();
   MatMul(const MatMul &) = delete;
   MatMul &operator=(const MatMul &) = delete;

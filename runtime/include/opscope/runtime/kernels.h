@@ -90,6 +90,12 @@ bool nativeBf16();
 /// available. NaN quantizes to 0.
 void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
                 int32_t zeroPoint);
+/// Quantizes n floats to s8 symmetrically: q = clamp(round(x / scale),
+/// -128, 127), rounding to nearest even; AVX-512 when available.
+void quantizeS8(const float *x, int8_t *q, int64_t n, float scale);
+/// The largest |x| of n floats (0 for n = 0; NaN is skipped), for dynamic
+/// quantization; AVX-512 when available.
+float maxAbs(const float *x, int64_t n);
 
 /// Elementwise transcendental functions over n f32 elements (the unfused
 /// forms of GELU, sigmoid and softmax use them).

@@ -94,14 +94,16 @@ BoundKernel matmul(const OpContext &c, std::string &kernel) {
   const BufferRef &a = c.in(0), &b = c.in(1), &y = c.out();
   c.requireF32(a, "lhs");
   c.requireF32(b, "rhs");
-  bool bf16 = c.flag("compute_bf16");
+  bool bf16 = c.flag("compute_bf16"), int8 = c.flag("compute_int8");
   auto mm = std::shared_ptr<MatMul>(dnnlCreate(c, [&] {
     return new MatMul(a.shape, b.shape, y.shape, c.flag("transpose_a"),
                       c.flag("transpose_b"),
                       static_cast<float>(c.floatAttr("scale", 1.0)),
-                      c.constF32(b), bf16);
+                      c.constF32(b), bf16, int8);
   }));
-  kernel = "onednn:" + mm->implementation() + (bf16 ? ":bf16" : "");
+  kernel = "onednn:" + mm->implementation() + (bf16   ? ":bf16"
+                                               : int8 ? ":int8"
+                                                      : "");
   const float *ap = c.ptr<const float>(a), *bp = c.ptr<const float>(b);
   float *yp = c.ptr<float>(y);
   return [=] {

@@ -72,7 +72,11 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
     fusion fold a constant scalar multiply (e.g. attention's 1/sqrt(d)) into
     the product. With `compute_bf16` (`osc-precision` with `precision=bf16`)
     both operands are rounded to bf16 on entry and the product accumulates
-    in f32.
+    in f32. With `compute_int8` (`precision=int8`) both are quantized on
+    every run from the ranges they have then (dynamic, per tensor, as ONNX
+    Runtime's DynamicQuantizeLinear + MatMulInteger do): `lhs` to u8 with a
+    zero point, `rhs` symmetrically to s8; the product accumulates in int32
+    and is scaled back to f32.
 
     ```mlir
     %s = osc.matmul %q, %k transpose_b {scale = 1.250000e-01 : f32}
@@ -82,7 +86,7 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
   let arguments = (ins Osc_FloatTensor:$lhs, Osc_FloatTensor:$rhs,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
                        DefaultValuedAttr<F32Attr, "1.0f">:$scale,
-                       UnitAttr:$compute_bf16);
+                       UnitAttr:$compute_bf16, UnitAttr:$compute_int8);
   let results = (outs Osc_FloatTensor:$output);
   let builders = [
     // f32 compute, as the importer and the fusion patterns create it.
@@ -90,7 +94,7 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
                    "::mlir::Value":$rhs, "::mlir::UnitAttr":$transpose_a,
                    "::mlir::UnitAttr":$transpose_b, "::mlir::FloatAttr":$scale), [{
       build($_builder, $_state, output, lhs, rhs, transpose_a, transpose_b,
-            scale, ::mlir::UnitAttr());
+            scale, ::mlir::UnitAttr(), ::mlir::UnitAttr());
     }]>
   ];
   let assemblyFormat = [{

@@ -123,7 +123,10 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
     range is the calibrated minimum and maximum (`calibration-method=minmax`)
     or the histogram's `P`th and `100-P`th percentiles (`percentile:P`),
     widened to hold 0. Ops are matched to statistics by their source nodes;
-    an op without statistics stays fp32 with a warning.
+    an op without statistics stays fp32 with a warning. Matmuls of two
+    activations get `compute_int8` (quantized on each run from their
+    ranges) where `M N / (M + N) >= 64` for their M x N output, i.e. each
+    quantized element feeds at least 64 products; the others stay fp32.
 
     In every precision (fp32 too), an inner product or convolution whose
     input is `dequantize_linear(quantize_linear(x))` with one constant scale
