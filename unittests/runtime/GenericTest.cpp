@@ -188,13 +188,18 @@ TEST(GenericDataMovement, TransposeSliceBroadcast) {
 
 TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
   // Depth-to-space as the deconv-as-conv fusion emits it: 1x3x2x2x5x7 ->
-  // 1x3x5x2x7x2 (perm 0 1 4 2 5 3), and a 3-lane variant; every element
-  // lands where the plain strided copy puts it.
+  // 1x3x5x2x7x2 (perm 0 1 4 2 5 3), the same with rows of 37 (the AVX-512
+  // pair interleave's 16-lane body and its tail), and a 3-lane variant;
+  // every element lands where the plain strided copy puts it, on both
+  // ISA paths.
   const std::pair<Shape, std::vector<int64_t>> cases[] = {
       {{1, 3, 2, 2, 5, 7}, {0, 1, 4, 2, 5, 3}},
+      {{1, 2, 2, 2, 3, 37}, {0, 1, 4, 2, 5, 3}},
       {{2, 3, 3, 4, 6}, {0, 1, 3, 4, 2}},
   };
+  for (Isa isa : {Isa::Portable, Isa::Avx512})
   for (const auto &[shape, perm] : cases) {
+    setKernelIsa(isa);
     std::vector<float> x(numElements(shape));
     std::iota(x.begin(), x.end(), 0.0f);
     StridedWalk w = transposeWalk(shape, perm);
@@ -205,6 +210,7 @@ TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
     stridedCopyShortInner(x.data(), got.data(), *shuffle, sizeof(float));
     EXPECT_EQ(got, want);
   }
+  setKernelIsa(Isa::Avx512);
   // A long innermost dimension, or an input not contiguous along the next
   // one, is not a shuffle.
   EXPECT_FALSE(shortInnerWalk(transposeWalk({16, 16}, {1, 0})).has_value());

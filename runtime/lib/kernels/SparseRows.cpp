@@ -569,6 +569,28 @@ AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n
     y[i] = sparse::toBf16(x[i]);
 }
 
+AVX512 void sparse_rows::interleave2x32(const void *a, const void *b,
+                                        int64_t n, void *out) {
+  const auto *pa = static_cast<const float *>(a);
+  const auto *pb = static_cast<const float *>(b);
+  auto *po = static_cast<float *>(out);
+  // Lanes 0..15 of the pair (a, b) -> a0 b0 a1 b1 ... a7 b7, then a8 ...
+  const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18,
+                                      2, 17, 1, 16, 0);
+  const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11,
+                                      26, 10, 25, 9, 24, 8);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 va = _mm512_loadu_ps(pa + i), vb = _mm512_loadu_ps(pb + i);
+    _mm512_storeu_ps(po + 2 * i, _mm512_permutex2var_ps(va, lo, vb));
+    _mm512_storeu_ps(po + 2 * i + 16, _mm512_permutex2var_ps(va, hi, vb));
+  }
+  for (; i < n; ++i) {
+    po[2 * i] = pa[i];
+    po[2 * i + 1] = pb[i];
+  }
+}
+
 AVX512 float sparse_rows::maxAbsAvx512(const float *x, int64_t n) {
   // Four accumulators hide vmaxps' latency; max(acc, NaN) keeps acc.
   __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(),

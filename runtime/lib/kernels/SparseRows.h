@@ -83,6 +83,10 @@ OPSCOPE_AVX512_BF16 void rowsBf16Avx512(int tiles, const Packed &p, int64_t s,
 
 /// dst[c * ldd + i] = src[i * lds + c] for i < rows, c < cols, on 32-bit
 /// elements: 16 x 16 blocks in registers (AVX-512) or plain loops.
+/// out[2 i] = a[i], out[2 i + 1] = b[i] for n 32-bit elements: two input
+/// rows interleaved (a depth-to-space shuffle's innermost step).
+OPSCOPE_AVX512 void interleave2x32(const void *a, const void *b, int64_t n,
+                                   void *out);
 OPSCOPE_AVX512 void transpose32(const void *src, int64_t lds, int64_t rows,
                                 int64_t cols, void *dst, int64_t ldd);
 void transpose32Portable(const void *src, int64_t lds, int64_t rows,

@@ -48,11 +48,14 @@ BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
   }
   kernel = c.ownKernel(false);
   StridedWalk walk = transposeWalk(m.xs, c.ints("perm"));
-  if (auto shuffle = shortInnerWalk(walk))
+  if (auto shuffle = shortInnerWalk(walk)) {
+    // Pairs of 32-bit lanes interleave by AVX-512 permutes.
+    kernel = c.ownKernel(shuffle->inner == 2 && m.es == 4);
     return [=, w = std::move(*shuffle)] {
       stridedCopyShortInner(m.x, m.y, w, m.es);
       return std::string();
     };
+  }
   return stridedCopyKernel(m, std::move(walk));
 }
 
