@@ -625,13 +625,13 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   }
   if (int8) {
     impl->aS8.resize(impl->aElems);
-    impl->bS8.resize(impl->bElems);
     if (constB) {
-      impl->bScale =
-          quantizeS8Dynamic(constB, impl->bS8.data(), impl->bElems);
-      impl->b = packed(bPlain, impl->pd.weights_desc(), impl->bS8.data());
-      std::vector<int8_t>().swap(impl->bS8);
+      // Quantized once; packing copies it.
+      std::vector<int8_t> q(impl->bElems);
+      impl->bScale = quantizeS8Dynamic(constB, q.data(), impl->bElems);
+      impl->b = packed(bPlain, impl->pd.weights_desc(), q.data());
     } else {
+      impl->bS8.resize(impl->bElems);
       impl->b = dnnl::memory(bPlain, ctx.engine, DNNL_MEMORY_NONE);
     }
     impl->scaleMem = dnnl::memory(scaleMd, ctx.engine, &impl->outScale);

@@ -77,15 +77,18 @@ struct Conv::Impl {
   int64_t padC = 0, outC = 0, pixels = 0, batch = 0;
   bool outNhwc = false;
   /// bf16 / int8: the f32 input converted on entry into `converted` (in
-  /// the input's layout), which `src` views: bf16 or bf16-rounded f32
-  /// (`roundInput`), or u8 (`quantizeInput`, with inputScale/inputZero).
-  bool roundInput = false, nativeBf16 = false, quantizeInput = false;
+  /// the input's layout), which `src` views.
+  enum class Input {
+    AsIs,      ///< f32, bound in place
+    Bf16,      ///< rounded to bf16 (native bf16)
+    Bf16AsF32, ///< rounded to bf16, kept in f32 (f32 kernels)
+    U8         ///< quantized with inputScale / inputZero
+  } input = Input::AsIs;
   float inputScale = 1.0f;
   int32_t inputZero = 0;
   std::vector<char> converted;
   /// int8 with a non-zero input zero point: oneDNN's run-time zero point.
   dnnl::memory zero;
-  std::vector<float> outScales;
   std::unordered_map<int, dnnl::memory> args;
 };
 
@@ -162,10 +165,10 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     bf16ToF32(static_cast<const uint16_t *>(constWeights), widened.data(),
               static_cast<int64_t>(widened.size()));
     constWeights = widened.data();
-    I.roundInput = true;
+    I.input = Impl::Input::Bf16AsF32;
     compute = Compute::F32;
   } else if (compute == Compute::Bf16) {
-    I.roundInput = I.nativeBf16 = true;
+    I.input = Impl::Input::Bf16;
   }
   dt srcType = compute == Compute::Int8   ? dt::u8
                : compute == Compute::Bf16 ? dt::bf16
@@ -195,18 +198,18 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   }
   // int8: oneDNN 2.x adds the bias before the output scales (input scale x
   // the channel's weight scale), so the bias is divided by them.
-  std::vector<float> scaledBias;
+  std::vector<float> outScales, scaledBias;
   if (compute == Compute::Int8) {
-    I.quantizeInput = true;
+    I.input = Impl::Input::U8;
     I.inputScale = p.inputScale;
     I.inputZero = p.inputZero;
-    I.outScales.resize(outC);
+    outScales.resize(outC);
     for (int64_t o = 0; o < outC; ++o)
-      I.outScales[o] = p.inputScale * p.weightScales[o];
+      outScales[o] = p.inputScale * p.weightScales[o];
     if (hasBias) {
       scaledBias.resize(outC);
       for (int64_t o = 0; o < outC; ++o)
-        scaledBias[o] = constBias[o] / I.outScales[o];
+        scaledBias[o] = constBias[o] / outScales[o];
       biasData = scaledBias.data();
     }
   }
@@ -223,7 +226,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
   dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum);
   if (compute == Compute::Int8) {
-    attr.set_output_scales(2, I.outScales);
+    attr.set_output_scales(2, outScales);
     if (p.inputZero != 0)
       attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   }
@@ -261,7 +264,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     make(dnnl::deconvolution_forward(), dnnl::algorithm::deconvolution_direct);
   else
     make(dnnl::convolution_forward(), dnnl::algorithm::convolution_direct);
-  if (I.roundInput && !I.nativeBf16)
+  if (I.input == Impl::Input::Bf16AsF32)
     I.implInfo += ":f32";
   I.constWeights = constWeights != nullptr;
   I.weights = constWeights
@@ -269,7 +272,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
                   : dnnl::memory(wPlain, ctx.engine, DNNL_MEMORY_NONE);
   I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
   I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  if (I.roundInput || I.quantizeInput) {
+  if (I.input != Impl::Input::AsIs) {
     I.converted.resize(srcMd.get_size());
     I.src.set_data_handle(I.converted.data());
   }
@@ -342,17 +345,22 @@ void Conv::run(const float *x, const float *weights, const float *bias,
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
-  if (impl->quantizeInput)
-    quantizeU8(x, reinterpret_cast<uint8_t *>(impl->converted.data()),
-               impl->inElems, impl->inputScale, impl->inputZero);
-  else if (impl->nativeBf16)
-    roundToBf16(x, reinterpret_cast<uint16_t *>(impl->converted.data()),
-                impl->inElems);
-  else if (impl->roundInput)
-    roundToBf16AsF32(x, reinterpret_cast<float *>(impl->converted.data()),
-                     impl->inElems);
-  else
+  void *converted = impl->converted.data();
+  switch (impl->input) {
+  case Impl::Input::AsIs:
     impl->src.set_data_handle(const_cast<float *>(x));
+    break;
+  case Impl::Input::Bf16:
+    roundToBf16(x, static_cast<uint16_t *>(converted), impl->inElems);
+    break;
+  case Impl::Input::Bf16AsF32:
+    roundToBf16AsF32(x, static_cast<float *>(converted), impl->inElems);
+    break;
+  case Impl::Input::U8:
+    quantizeU8(x, static_cast<uint8_t *>(converted), impl->inElems,
+               impl->inputScale, impl->inputZero);
+    break;
+  }
   impl->dst.set_data_handle(y);
   if (!impl->constWeights)
     impl->weights.set_data_handle(const_cast<float *>(weights));
