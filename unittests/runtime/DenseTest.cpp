@@ -323,6 +323,80 @@ TEST(DenseConv, Int8MatchesQuantizedReference) {
   EXPECT_THROW(Conv(p, wq.data(), b.data(), true), std::invalid_argument);
 }
 
+/// int8 chains (osc-precision): a convolution that writes its result in u8
+/// with the next one's input quantization, and the next one reading that u8
+/// buffer as it is, compute what the f32 hand-over computes (the consumer
+/// quantizing the f32 result on entry): the u8 values are the same
+/// integers, so the consumer's results are too.
+TEST(DenseConv, Int8ChainCarriesU8) {
+  ConvParams a = oddConv();
+  a.postOps = {PostOp::Relu};
+  a.inputScale = 0.013f;
+  a.inputZero = 37;
+  ConvParams b;
+  b.input = a.output;
+  b.weight = {8, 32, 3, 3};
+  b.strides = {1, 1};
+  b.pads = {1, 1, 1, 1};
+  b.dilations = {1, 1};
+  b.output = {a.output[0], 8, a.output[2], a.output[3]};
+  b.inputScale = 0.021f;
+  b.inputZero = 3;
+  std::mt19937 rng(61);
+  auto quantized = [&](ConvParams &p) {
+    std::vector<int8_t> w(p.weight[0] * p.weight[1] * p.weight[2] *
+                          p.weight[3]);
+    for (auto &v : w)
+      v = static_cast<int8_t>(int(rng() % 255) - 127);
+    p.weightScales.assign(p.weight[0], 0.0f);
+    for (auto &v : p.weightScales)
+      v = 0.001f + 0.01f * (rng() % 100) / 100.0f;
+    return w;
+  };
+  std::vector<int8_t> wa = quantized(a), wb = quantized(b);
+  auto x = randomVector(2 * 8 * 9 * 8, 62), ba = randomVector(32, 63),
+       bb = randomVector(8, 64);
+  size_t mid = 2 * 32 * a.output[2] * a.output[3];
+  for (bool nhwc : {false, true}) {
+    SCOPED_TRACE(nhwc ? "NHWC" : "NCHW");
+    a.inputNhwc = a.outputNhwc = b.inputNhwc = b.outputNhwc = nhwc;
+    a.outputU8 = b.inputU8 = false;
+    Conv fa(a, wa.data(), ba.data(), true), fb(b, wb.data(), bb.data(), true);
+    std::vector<float> h(mid), want(2 * 8 * b.output[2] * b.output[3]);
+    fa.run(x.data(), nullptr, nullptr, h.data());
+    fb.run(h.data(), nullptr, nullptr, want.data());
+
+    a.outputU8 = true;
+    a.outputScale = b.inputScale;
+    a.outputZero = b.inputZero;
+    b.inputU8 = true;
+    Conv qa(a, wa.data(), ba.data(), true), qb(b, wb.data(), bb.data(), true);
+    std::vector<uint8_t> hq(mid), href(mid);
+    std::vector<float> y(want.size());
+    qa.run(x.data(), nullptr, nullptr, hq.data());
+    qb.run(hq.data(), nullptr, nullptr, y.data());
+    quantizeU8(h.data(), href.data(), static_cast<int64_t>(mid),
+               b.inputScale, b.inputZero);
+    size_t differ = 0, distinct = 0;
+    for (size_t i = 0; i < mid; ++i) {
+      differ += hq[i] != href[i];
+      EXPECT_LE(std::abs(int(hq[i]) - int(href[i])), 1) << i;
+      distinct += hq[i] != hq[0];
+    }
+    // Rounding a value that sits on a half step may go either way.
+    EXPECT_LE(differ, mid / 1000) << differ << " of " << mid;
+    EXPECT_GT(distinct, mid / 2); // not all saturated or zero
+    double worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst, std::fabs(y[i] - want[i]) /
+                                  (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, differ ? 0.05 : 1e-5);
+  }
+  // A u8 result takes no sum post-op.
+  a.postOps = {PostOp::Sum};
+  EXPECT_THROW(Conv(a, wa.data(), ba.data(), true), std::invalid_argument);
+}
+
 /// bf16 (--precision bf16): the weights given in bf16, the input rounded
 /// to bf16 on entry; against the reference on the rounded operands
 /// (products exact in f32). Without native bf16 the f32 kernels run and

@@ -142,6 +142,11 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
   if (static_cast<int64_t>(p.weightScales.size()) != p.output[1])
     throw std::invalid_argument("an int8 convolution needs one weight scale "
                                 "per output channel");
+  if (p.outputU8 && (std::find(p.postOps.begin(), p.postOps.end(),
+                               PostOp::Sum) != p.postOps.end() ||
+                     !(p.outputScale > 0)))
+    throw std::invalid_argument("a u8 output needs a positive scale and no "
+                                "sum post-op");
   build(p, s8Weights, Compute::Int8, constBias, hasBias);
 }
 
@@ -200,7 +205,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   // the channel's weight scale), so the bias is divided by them.
   std::vector<float> outScales, scaledBias;
   if (compute == Compute::Int8) {
-    I.input = Impl::Input::U8;
+    I.input = p.inputU8 ? Impl::Input::AsIs : Impl::Input::U8;
     I.inputScale = p.inputScale;
     I.inputZero = p.inputZero;
     outScales.resize(outC);
@@ -221,7 +226,9 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   bool outNhwc = p.outputNhwc && p.output.size() == 4;
   dnnl::memory::desc srcMd(toDims(p.input), srcType,
                            inNhwc ? tag::nhwc : plainTag(p.input.size()));
-  dnnl::memory::desc dstMd(toDims(p.output), dt::f32,
+  bool u8Out = compute == Compute::Int8 && p.outputU8;
+  dt dstType = u8Out ? dt::u8 : dt::f32;
+  dnnl::memory::desc dstMd(toDims(p.output), dstType,
                            outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
   dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum);
@@ -229,6 +236,15 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     attr.set_output_scales(2, outScales);
     if (p.inputZero != 0)
       attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (u8Out) {
+      // After the bias and the f32 post-ops: y / scale + zero point, then
+      // oneDNN's rounding (nearest even) and saturation to u8.
+      dnnl::post_ops po = attr.get_post_ops();
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
+                        1.0f / p.outputScale,
+                        static_cast<float>(p.outputZero));
+      attr.set_post_ops(po);
+    }
   }
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to
@@ -242,7 +258,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   dnnl::memory::desc dstAny =
       padC != outC ? dnnl::memory::desc(toDims(outDims), dt::f32, tag::nhwc)
       : outNhwc    ? dstMd
-                   : dnnl::memory::desc(toDims(p.output), dt::f32, tag::any);
+                   : dnnl::memory::desc(toDims(p.output), dstType, tag::any);
   dnnl::memory::desc chosenW, chosenSrc, chosenDst;
   // Convolution and deconvolution take the same descriptor arguments.
   auto make = [&](auto tag, dnnl::algorithm alg) {
@@ -339,25 +355,26 @@ void copyPaddedChannels(const float *scratch, int64_t batch, int64_t pixels,
 }
 } // namespace
 
-void Conv::run(const float *x, const float *weights, const float *bias,
-               float *y, const float *sum) {
+void Conv::run(const void *x, const float *weights, const float *bias,
+               void *y, const float *sum) {
   Context &ctx = context();
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
   void *converted = impl->converted.data();
+  const auto *xf = static_cast<const float *>(x);
   switch (impl->input) {
   case Impl::Input::AsIs:
-    impl->src.set_data_handle(const_cast<float *>(x));
+    impl->src.set_data_handle(const_cast<void *>(x));
     break;
   case Impl::Input::Bf16:
-    roundToBf16(x, static_cast<uint16_t *>(converted), impl->inElems);
+    roundToBf16(xf, static_cast<uint16_t *>(converted), impl->inElems);
     break;
   case Impl::Input::Bf16AsF32:
-    roundToBf16AsF32(x, static_cast<float *>(converted), impl->inElems);
+    roundToBf16AsF32(xf, static_cast<float *>(converted), impl->inElems);
     break;
   case Impl::Input::U8:
-    quantizeU8(x, static_cast<uint8_t *>(converted), impl->inElems,
+    quantizeU8(xf, static_cast<uint8_t *>(converted), impl->inElems,
                impl->inputScale, impl->inputZero);
     break;
   }
@@ -375,7 +392,7 @@ void Conv::run(const float *x, const float *weights, const float *bias,
     ctx.stream.wait();
     copyPaddedChannels(
         static_cast<const float *>(impl->dstBlocked.get_data_handle()),
-        impl->batch, impl->pixels, impl->padC, impl->outC, impl->outNhwc, y);
+        impl->batch, impl->pixels, impl->padC, impl->outC, impl->outNhwc, static_cast<float *>(y));
     return;
   }
   if (blockedDst)

@@ -1389,3 +1389,36 @@ func.func @conv_i8_zero_point(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
   %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 300 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
   return
 }
+
+// -----
+
+// int8 chains: a ui8 result carries the consumer's quantization.
+func.func @conv_u8_result_unquantized(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{a ui8 result needs output_scale and output_zero_point, and only it has them}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xui8>
+  return
+}
+
+// -----
+
+func.func @conv_f32_result_output_scale(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{a ui8 result needs output_scale and output_zero_point, and only it has them}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 3 : i32} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_u8_result_sum(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xi8>, %s: tensor<1x6x6x6xf32>) {
+  // expected-error @+1 {{a ui8 result cannot take a sum post-op}}
+  %0 = osc.conv %x, %w sum(%s) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 3 : i32} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xi8>, tensor<1x6x6x6xf32>) -> tensor<1x6x6x6xui8>
+  return
+}
+
+// -----
+
+func.func @conv_u8_input_f32_weight(%x: tensor<1x4x8x8xui8>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{input element type 'ui8' differs from weight element type 'f32'}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xui8>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}

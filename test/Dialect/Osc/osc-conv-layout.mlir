@@ -107,3 +107,17 @@ func.func @concat(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
   %e = osc.conv %m, %w16 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x16x16x16xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x16x16xf32>
   return %e : tensor<1x8x16x16xf32>
 }
+
+// -----
+
+// An int8 chain (osc-precision): the u8 activation between two int8
+// convolutions stays NHWC like an f32 one.
+// CHECK: osc-conv-layout: 2 of 4 convolution activation reorders removed (2 convolutions; NHWC kept across 1 values)
+// CHECK-LABEL: func.func @u8_chain
+// CHECK: %[[A:.*]] = osc.conv %arg0, {{.*}}output_nhwc{{.*}} -> tensor<1x8x16x16xui8>
+// CHECK: osc.conv %[[A]], {{.*}}input_nhwc{{.*}} : (tensor<1x8x16x16xui8>
+func.func @u8_chain(%x: tensor<1x8x16x16xf32>, %w: tensor<8x8x3x3xi8>) -> tensor<1x8x16x16xf32> {
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 128 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.05 : f32, output_zero_point = 0 : i32} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xi8>) -> tensor<1x8x16x16xui8>
+  %b = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, input_scale = 0.05 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x8x16x16xui8>, tensor<8x8x3x3xi8>) -> tensor<1x8x16x16xf32>
+  return %b : tensor<1x8x16x16xf32>
+}

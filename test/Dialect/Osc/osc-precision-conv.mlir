@@ -10,10 +10,22 @@
 // 1/127, integers 76, -32, 127, 0 (0x4C E0 7F 00); channel 1 (-2, 0.9, 0,
 // 0.5): scale 2/127, integers -127, 57, 0, 32 (0x81 39 00 20). "c2" saw
 // [0, 6]: scale 6/255, zero point 0.
-// CHECK: osc-precision: int8 (calibration {{.*}}conv-calibration.json, minmax), 0 of 0 inner products and 2 of 2 convolutions in int8, their weights 0.0 -> 0.0 MiB; 2 f32-to-u8 quantizations (one inside each int8 kernel), f32 between ops
+//
+// c1's result is read only by c2, another int8 convolution: it is written
+// in u8 with c2's input quantization (output_scale/output_zero_point) and
+// c2 reads it as it is. So one quantization (c1's input) is left, and one
+// activation is carried in u8. In @fanout, c3's result has two readers
+// and c5 takes a residual sum: neither is carried.
+// CHECK: osc-precision: int8 (calibration {{.*}}conv-calibration.json, minmax), 0 of 0 inner products and 2 of 2 convolutions in int8, their weights 0.0 -> 0.0 MiB; 1 f32-to-u8 quantization at chain boundaries (inside the int8 kernel there), 1 activation between int8 convolutions carried in u8 (written quantized by the producer), f32 between the other ops
+// CHECK: osc-precision: int8 ({{.*}}), 0 of 0 inner products and 3 of 3 convolutions in int8, their weights 0.0 -> 0.0 MiB; 3 f32-to-u8 quantizations (one inside each int8 kernel), f32 between ops
+// CHECK-LABEL: func.func @convs
 // CHECK: %[[W1:.*]] = osc.constant dense_resource<c1_w.s8> : tensor<2x1x2x2xi8>
-// CHECK: osc.conv %arg0, %[[W1]] bias(%{{.*}}) post_ops [relu] {dilations = array<i64: 1, 1>, input_scale = 0.0156862754 : f32, input_zero_point = 64 : i32, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_scales = array<f32: 0.00787401571, 0.0157480314>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xi8>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
-// CHECK: osc.conv {{.*}}input_scale = 0.0235294122 : f32, input_zero_point = 0 : i32{{.*}}tensor<2x2x1x1xi8>
+// CHECK: %[[H:.*]] = osc.conv %arg0, %[[W1]] bias(%{{.*}}) post_ops [relu] {dilations = array<i64: 1, 1>, input_scale = 0.0156862754 : f32, input_zero_point = 64 : i32, output_scale = 0.0235294122 : f32, output_zero_point = 0 : i32, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_scales = array<f32: 0.00787401571, 0.0157480314>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xi8>, tensor<2xf32>) -> tensor<1x2x3x3xui8>
+// CHECK: osc.conv %[[H]], {{.*}}input_scale = 0.0235294122 : f32, input_zero_point = 0 : i32{{.*}} : (tensor<1x2x3x3xui8>, tensor<2x2x1x1xi8>) -> tensor<1x2x3x3xf32>
+// CHECK-LABEL: func.func @fanout
+// CHECK-NOT: ui8
+// CHECK-NOT: output_scale
+// CHECK: return
 // CHECK: c1_w.s8: "0x400000004CE07F0081390020"
 
 // bf16: the weights rounded to nearest even, the activations f32.
@@ -21,6 +33,7 @@
 // BF16: osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu] {{.*}} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
 
 // KEEP: 1 of 2 convolutions in int8 (1 kept in fp32 by keep-fp32)
+// KEEP-NOT: ui8
 // KEEP: osc.conv {{.*}}tensor<2x2x1x1xf32>
 
 // The model's own QuantizeLinear/DequantizeLinear pair in front of "q" (i8,
@@ -37,6 +50,15 @@ func.func @convs(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
   %w2 = osc.constant dense<0.25> : tensor<2x2x1x1xf32>
   %h = osc.conv %x, %w1 bias(%b1) post_ops [relu] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32> loc(fused["c1", "r1"])
   %y = osc.conv %h, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32> loc("c2")
+  return %y : tensor<1x2x3x3xf32>
+}
+
+func.func @fanout(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
+  %w1 = osc.constant dense<0.5> : tensor<2x1x2x2xf32>
+  %w2 = osc.constant dense<0.25> : tensor<2x2x1x1xf32>
+  %h = osc.conv %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x3x3xf32> loc("c3")
+  %a = osc.conv %h, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32> loc("c4")
+  %y = osc.conv %h, %w2 sum(%a) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> loc("c5")
   return %y : tensor<1x2x3x3xf32>
 }
 

@@ -233,9 +233,33 @@ LogicalResult ConvOp::verify() {
            << in[1];
   if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
                                    getInputScale(), getInputZeroPoint(),
-                                   getWeightScales(), w[0])) ||
-      failed(verifyBias(*this, getBias(), w[0], getInput())))
+                                   getWeightScales(), w[0],
+                                   /*u8Activations=*/true)))
     return failure();
+  // A ui8 result (an int8 chain) carries its quantization and no sum.
+  bool u8Out = tensorType(getOutput()).getElementType().isUnsignedInteger(8);
+  if (u8Out != (getOutputScale() || getOutputZeroPoint()) ||
+      (u8Out && !(getOutputScale() && getOutputZeroPoint())))
+    return emitOpError("a ui8 result needs output_scale and "
+                       "output_zero_point, and only it has them");
+  if (u8Out) {
+    if (failed(verifyInt8Quantization(*this,
+                                      getOutputScale()->convertToFloat(),
+                                      *getOutputZeroPoint())))
+      return failure();
+    if (getSumInput())
+      return emitOpError("a ui8 result cannot take a sum post-op");
+  }
+  // The bias has the activations' type; with ui8 activations (an int8
+  // chain) it is f32.
+  if (Value b = getBias()) {
+    bool f32In = tensorType(getInput()).getElementType().isF32();
+    if (failed(verifyBias(*this, b, w[0], f32In ? getInput() : b)))
+      return failure();
+    if (!f32In && !tensorType(b).getElementType().isF32())
+      return emitOpError("an int8 convolution's bias must be f32, got ")
+             << tensorType(b);
+  }
   SmallVector<int64_t> expected = {in[0], w[0]};
   for (unsigned i = 0; i < spatial; ++i) {
     int64_t out =

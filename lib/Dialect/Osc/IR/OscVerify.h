@@ -81,15 +81,17 @@ inline LogicalResult verifyInt8Quantization(Operation *op, float scale,
 }
 
 /// A weight op's precision (inner product, convolution): an i8 weight
-/// (`--precision int8`) with f32 input and result and all three
-/// quantization attributes (`rows` output rows / channels, one positive
-/// scale each); otherwise verifyInnerProductTypes.
+/// (`--precision int8`) with f32 input and result (or, with
+/// `u8Activations`, ui8 ones: a convolution inside an int8 chain) and all
+/// three quantization attributes (`rows` output rows / channels, one
+/// positive scale each); otherwise verifyInnerProductTypes.
 inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
                                            Value weight, Value output,
                                            std::optional<APFloat> inputScale,
                                            std::optional<int32_t> zeroPoint,
                                            std::optional<ArrayRef<float>> scales,
-                                           int64_t rows) {
+                                           int64_t rows,
+                                           bool u8Activations = false) {
   bool int8 = tensorType(weight).getElementType().isInteger(8);
   if (!int8 && !inputScale && !zeroPoint && !scales)
     return verifyInnerProductTypes(op, input, weight, output);
@@ -110,10 +112,14 @@ inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
     if (!(sc > 0) || !std::isfinite(sc))
       return op->emitOpError("weight_scales must be positive and finite, got ")
              << sc;
-  if (failed(verifySameElementType(op, input, "input", output, "result")) ||
-      !tensorType(input).getElementType().isF32())
+  auto activation = [&](Value v) {
+    Type e = tensorType(v).getElementType();
+    return e.isF32() || (u8Activations && e.isUnsignedInteger(8));
+  };
+  if (!activation(input) || !activation(output))
     return op->emitOpError("an int8 ")
-           << op->getName().stripDialect() << " has f32 input and result";
+           << op->getName().stripDialect() << " has f32"
+           << (u8Activations ? " or ui8" : "") << " input and result";
   return success();
 }
 

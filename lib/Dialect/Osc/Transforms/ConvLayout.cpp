@@ -31,9 +31,19 @@ bool isActivation4d(Value v) {
   return t && t.getRank() == 4 && t.getElementType().isF32();
 }
 
+/// An f32 activation, or a u8 one carried between int8 convolutions
+/// (osc-precision): only convolutions produce and read those.
+bool isConvActivation4d(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() == 4 &&
+         (t.getElementType().isF32() ||
+          t.getElementType().isUnsignedInteger(8));
+}
+
 bool is2dConv(Operation *op) {
   auto c = dyn_cast<ConvOp>(op);
-  return c && isActivation4d(c.getInput()) && isActivation4d(c.getOutput());
+  return c && isConvActivation4d(c.getInput()) &&
+         isConvActivation4d(c.getOutput());
 }
 
 /// A nearest or linear upsampling of H and W (an FPN's): the runtime's 2-D

@@ -183,6 +183,13 @@ struct ConvParams {
   float inputScale = 1.0f;
   int32_t inputZero = 0;
   std::vector<float> weightScales;
+  /// int8 chains: the input buffer is u8 already (quantized with
+  /// inputScale / inputZero by the convolution before); the output is
+  /// written u8, quantized with outputScale / outputZero after the bias and
+  /// post-ops (no sum post-op then).
+  bool inputU8 = false, outputU8 = false;
+  float outputScale = 1.0f;
+  int32_t outputZero = 0;
 };
 /// Convolution with f32 input and output. The weight's type sets what it
 /// computes in: f32; bf16 (the input rounded to bf16 on entry, f32
@@ -204,7 +211,8 @@ public:
   Conv(const Conv &) = delete;
   Conv &operator=(const Conv &) = delete;
   /// `weights`/`bias` are used when they were not constant at construction.
-  void run(const float *x, const float *weights, const float *bias, float *y,
+  /// `x` and `y` are f32, or u8 where ConvParams says so.
+  void run(const void *x, const float *weights, const float *bias, void *y,
            const float *sum = nullptr);
   std::string implementation() const;
 

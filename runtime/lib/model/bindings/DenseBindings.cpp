@@ -114,7 +114,14 @@ BoundKernel matmul(const OpContext &c, std::string &kernel) {
 
 BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
-  c.requireF32(x, "input");
+  // u8 activations only inside an int8 chain (osc-precision).
+  bool u8In = x.dtype == DType::U8, u8Out = y.dtype == DType::U8;
+  if ((u8In || u8Out) && w.dtype != DType::I8)
+    c.fail("u8 activations need an int8 (i8-weight) convolution");
+  if (!u8In)
+    c.requireF32(x, "input");
+  if (!u8Out)
+    c.requireF32(y, "output");
   ConvParams p;
   p.input = x.shape;
   p.weight = w.shape;
@@ -141,6 +148,16 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
         c.fail("an i8 weight needs weight_scales with one scale per output "
                "channel (" + std::to_string(w.shape[0]) + ")");
       std::tie(p.inputScale, p.inputZero) = c.inputQuantization();
+      p.inputU8 = u8In;
+      p.outputU8 = u8Out;
+      if (u8Out) {
+        p.outputScale = static_cast<float>(c.floatAttr("output_scale", -1));
+        p.outputZero =
+            static_cast<int32_t>(c.intAttr("output_zero_point", -1));
+        if (!(p.outputScale > 0) || p.outputZero < 0 || p.outputZero > 255)
+          c.fail("a u8 output needs a positive output_scale and an "
+                 "output_zero_point in [0, 255]");
+      }
       precision = ":int8";
       cv.reset(dnnlCreate(c, [&] {
         return new Conv(p, c.ptr<const int8_t>(w), bias, hasBias);
@@ -157,11 +174,12 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
         c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
   }
   kernel = "onednn:" + cv->implementation() + precision;
-  const float *xp = c.ptr<const float>(x), *wp = c.ptr<const float>(w);
+  const void *xp = c.ptr<const void>(x);
+  const float *wp = c.ptr<const float>(w);
   const float *bp = hasBias ? c.ptr<const float>(c.in(2)) : nullptr;
   const float *sum =
       !transposed && c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
-  float *yp = c.ptr<float>(y);
+  void *yp = c.ptr<void>(y);
   return [=] {
     cv->run(xp, wp, bp, yp, sum);
     return std::string();

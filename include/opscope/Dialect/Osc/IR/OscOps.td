@@ -237,6 +237,12 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     it quantize its f32 input to u8 with `input_scale` and
     `input_zero_point` on entry (padding contributes nothing, as zero in
     f32 does) and accumulate in int32; bias, post-ops and output stay f32.
+    Along a chain of int8 convolutions the activations stay u8
+    (`osc-precision`): an input of type `ui8` is already quantized with
+    `input_scale` / `input_zero_point`, and a `ui8` result is written
+    quantized with `output_scale` / `output_zero_point` (the consumer's
+    input quantization) after the bias and post-ops, so no f32 tensor is
+    written or read between them.
 
     ```mlir
     %y = osc.conv %x, %w bias(%b) post_ops [relu]
@@ -246,7 +252,7 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
         -> tensor<1x64x112x112xf32>
     ```
   }];
-  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$weight,
+  let arguments = (ins Osc_Tensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_FloatTensor>:$bias,
                        Optional<Osc_FloatTensor>:$sum_input,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
@@ -256,8 +262,10 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
                        UnitAttr:$input_nhwc, UnitAttr:$output_nhwc,
                        OptionalAttr<F32Attr>:$input_scale,
                        OptionalAttr<I32Attr>:$input_zero_point,
-                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
-  let results = (outs Osc_FloatTensor:$output);
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales,
+                       OptionalAttr<F32Attr>:$output_scale,
+                       OptionalAttr<I32Attr>:$output_zero_point);
+  let results = (outs Osc_Tensor:$output);
   let builders = [
     // f32 NCHW, as the importer and the fusion patterns create it.
     OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
@@ -270,7 +278,7 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
                    "::mlir::ArrayAttr":$post_ops), [{
       build($_builder, $_state, output, input, weight, bias, sum_input,
             strides, pads, dilations, groups, post_ops, nullptr, nullptr,
-            nullptr, nullptr, nullptr);
+            nullptr, nullptr, nullptr, nullptr, nullptr);
     }]>
   ];
   let assemblyFormat = [{
