@@ -12,6 +12,7 @@
 //
 //   bench-sparse [--rounds N] [--min-ms MS] [--quick] [--precision fp32|bf16|int8]
 //                [--shape NxK] [--m M] [--block 1x4|4x4]
+//                [--tile-order auto|tokens|chunks]
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,12 +92,13 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string onlyPrecision, onlyShape, onlyBlock;
+  std::string onlyPrecision, onlyShape, onlyBlock, tileOrder = "auto";
   int64_t onlyM = 0;
   auto usage = [] {
     std::fprintf(stderr, "usage: bench-sparse [--rounds N] [--min-ms MS] "
                          "[--quick] [--precision fp32|bf16|int8] [--shape NxK] "
-                         "[--m M] [--block 1x4|4x4]\n");
+                         "[--m M] [--block 1x4|4x4] "
+                         "[--tile-order auto|tokens|chunks]\n");
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -115,6 +117,8 @@ int main(int argc, char **argv) {
       onlyBlock = argv[++i];
     else if (a == "--m" && i + 1 < argc)
       onlyM = std::atoll(argv[++i]);
+    else if (a == "--tile-order" && i + 1 < argc)
+      tileOrder = argv[++i];
     else {
       std::fprintf(stderr, "bench-sparse: unknown or incomplete flag '%s'\n",
                    a.c_str());
@@ -126,6 +130,16 @@ int main(int argc, char **argv) {
                  onlyBlock.c_str());
     return usage();
   }
+  if (tileOrder != "auto" && tileOrder != "tokens" && tileOrder != "chunks") {
+    std::fprintf(stderr, "bench-sparse: --tile-order must be auto, tokens or "
+                         "chunks, not '%s'\n",
+                 tileOrder.c_str());
+    return usage();
+  }
+  // A/B of the sparse kernels' loop order on transposed outputs.
+  setSparseTileOrder(tileOrder == "tokens"   ? SparseTileOrder::TokenMajor
+                     : tileOrder == "chunks" ? SparseTileOrder::ChunkMajor
+                                             : SparseTileOrder::Auto);
   KernelPrecision parsed;
   if (!onlyPrecision.empty() &&
       !tooling::parsePrecision(onlyPrecision, parsed)) {
@@ -137,11 +151,11 @@ int main(int argc, char **argv) {
   setDenseThreads(1); // oneDNN and the sparse kernels share OpenMP's pool
   bool amx = cpuHasAmx();
   std::printf("CPU: %s; AMX: %s; sparse kernels: f32 %s, bf16 %s, s8 %s; "
-              "one thread\n",
+              "one thread; tile order %s\n",
               cpuModelName().c_str(), amx ? "yes" : "no",
               sparseIsa(sp::ValueType::F32).c_str(),
               sparseIsa(sp::ValueType::BF16).c_str(),
-              sparseIsa(sp::ValueType::S8).c_str());
+              sparseIsa(sp::ValueType::S8).c_str(), tileOrder.c_str());
   std::printf("speed-up = dense ms / sparse ms, median over %d alternating "
               "rounds [min-max]\n\n",
               rounds);

@@ -142,11 +142,29 @@ const Case kCases[] = {
     {5, 10, 7, 0.5}, // K not a multiple of 4
     {80, 36, 68, 0.5}, // two token tiles of whole vectors (64 + 16)
     {48, 4104, 12, 0.8}, // two K-slabs of 4x4 blocks
+    {320, 72, 136, 0.8}, // five token tiles, three row chunks (one partial)
 };
 
 /// Param: portable kernels?, layout bits (1 transposed input, 2 transposed
-/// output), block rows (1: 1x4 blocks; 4: 4x4).
-using KernelParam = std::tuple<bool, int, int>;
+/// output), block rows (1: 1x4 blocks; 4: 4x4), chunk-major tile order
+/// (forced for every transposed output over several token tiles whose
+/// sum does not alias it: the cases with M > 64 run it; the automatic
+/// choice takes it only for large products).
+using KernelParam = std::tuple<bool, int, int, bool>;
+
+/// Sets the fixture's kernels and tile order; restores the defaults after.
+class SparseKernelTest : public ::testing::TestWithParam<KernelParam> {
+protected:
+  void SetUp() override {
+    setSparsePortable(std::get<0>(GetParam()));
+    setSparseTileOrder(std::get<3>(GetParam()) ? SparseTileOrder::ChunkMajor
+                                               : SparseTileOrder::TokenMajor);
+  }
+  void TearDown() override {
+    setSparsePortable(false);
+    setSparseTileOrder(SparseTileOrder::Auto);
+  }
+};
 
 /// The block rows a case runs with: 4x4 needs N to be a multiple of 4;
 /// Ratio 0 with N a multiple of 4 packs as 4x4 either way (a dense weight
@@ -161,14 +179,11 @@ std::string paramName(const ::testing::TestParamInfo<KernelParam> &info) {
   return std::string(std::get<0>(info.param) ? "Portable" : "Best") + "_in" +
          (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
          (std::get<1>(info.param) & 2 ? "T" : "N") + "_" +
-         std::to_string(std::get<2>(info.param)) + "x4";
+         std::to_string(std::get<2>(info.param)) + "x4" +
+         (std::get<3>(info.param) ? "_chunks" : "_tokens");
 }
 
-class SparseF32 : public ::testing::TestWithParam<KernelParam> {
-protected:
-  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
-  void TearDown() override { setSparsePortable(false); }
-};
+class SparseF32 : public SparseKernelTest {};
 
 TEST_P(SparseF32, MatchesDense) {
   int layoutBits = std::get<1>(GetParam());
@@ -228,14 +243,10 @@ TEST_P(SparseF32, MatchesDense) {
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseF32,
     ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4)),
+                       ::testing::Values(1, 4), ::testing::Bool()),
     paramName);
 
-class SparseBf16 : public ::testing::TestWithParam<KernelParam> {
-protected:
-  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
-  void TearDown() override { setSparsePortable(false); }
-};
+class SparseBf16 : public SparseKernelTest {};
 
 float roundBf16(float v) { return sp::fromBf16(sp::toBf16(v)); }
 
@@ -291,14 +302,10 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseBf16,
     ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4)),
+                       ::testing::Values(1, 4), ::testing::Bool()),
     paramName);
 
-class SparseS8 : public ::testing::TestWithParam<KernelParam> {
-protected:
-  void SetUp() override { setSparsePortable(std::get<0>(GetParam())); }
-  void TearDown() override { setSparsePortable(false); }
-};
+class SparseS8 : public SparseKernelTest {};
 
 /// Exact in integers: the reference dequantizes the same s8 weights and u8
 /// activations, so only the f32 epilogue rounds.
@@ -390,7 +397,7 @@ TEST_P(SparseS8, MatchesIntegerReference) {
 INSTANTIATE_TEST_SUITE_P(
     Layouts, SparseS8,
     ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4)),
+                       ::testing::Values(1, 4), ::testing::Bool()),
     paramName);
 
 TEST(SparseFormat, MeasureAndBlockShapes) {

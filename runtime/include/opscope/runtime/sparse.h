@@ -98,6 +98,14 @@ void quantizeU8Transposed(const float *x, uint8_t *q, int64_t k, int64_t m,
 /// the CPU's best.
 void setSparsePortable(bool portable);
 
+/// The loop order of a transposed-output product: Auto (chunk-major when
+/// the weight and one token tile's outputs overflow three quarters of L2
+/// and all packed activation tiles fit it; Sparse.cpp says why),
+/// TokenMajor (tile by tile), or ChunkMajor (forced wherever there are
+/// several tiles; tests run both orders).
+enum class SparseTileOrder { Auto, TokenMajor, ChunkMajor };
+void setSparseTileOrder(SparseTileOrder order);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_SPARSE_H
