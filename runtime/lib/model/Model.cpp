@@ -302,6 +302,10 @@ void Model::Impl::parsePlan(const char *text) {
       info.inputScale = sc->get<double>();
     if (auto zp = p.find("input_zero_point"); zp != p.end() && zp->is_number())
       info.inputZeroPoint = static_cast<int64_t>(zp->get<double>());
+    if (auto sc = p.find("output_scale"); sc != p.end() && sc->is_number())
+      info.outputScale = sc->get<double>();
+    if (auto zp = p.find("output_zero_point"); zp != p.end() && zp->is_number())
+      info.outputZeroPoint = static_cast<int64_t>(zp->get<double>());
     probes.push_back(std::move(info));
   }
   const json &w = plan.at("weights");

@@ -549,10 +549,17 @@ void opscope::printProbeTable(std::ostream &os, const Model &model) {
        << static_cast<int64_t>(p.bytes) << '\t' << p.kernel << '\t'
        << p.precision;
     if (p.inputScale > 0) {
-      char q[96];
-      std::snprintf(q, sizeof q, " (input u8 scale %.6g zero point %lld)",
+      char q[160];
+      std::snprintf(q, sizeof q, " (input u8 scale %.6g zero point %lld",
                     p.inputScale, static_cast<long long>(p.inputZeroPoint));
       os << q;
+      if (p.outputScale > 0) {
+        std::snprintf(q, sizeof q, "; output u8 scale %.6g zero point %lld",
+                      p.outputScale,
+                      static_cast<long long>(p.outputZeroPoint));
+        os << q;
+      }
+      os << ')';
     }
     os << '\n';
   }

@@ -347,7 +347,7 @@ llvm::json::Object osc::opFacts(Operation *op) {
   };
   // Precision: what the op computes in, and an int8 op's input quantization.
   std::string precision = "fp32";
-  std::optional<double> inScale, inZero;
+  std::optional<double> inScale, inZero, outScale, outZero;
   FloatAttr scaleAttr;
   IntegerAttr zeroAttr;
   if (auto ip = dyn_cast<InnerProductOp>(op)) {
@@ -359,6 +359,11 @@ llvm::json::Object osc::opFacts(Operation *op) {
   } else if (auto conv = dyn_cast<ConvOp>(op)) {
     scaleAttr = conv.getInputScaleAttr();
     zeroAttr = conv.getInputZeroPointAttr();
+    // A u8 result inside an int8 chain: the consumer's quantization.
+    if (conv.getOutputScaleAttr() && conv.getOutputZeroPointAttr()) {
+      outScale = conv.getOutputScaleAttr().getValueAsDouble();
+      outZero = static_cast<double>(conv.getOutputZeroPointAttr().getInt());
+    }
   }
   if (scaleAttr && zeroAttr) {
     precision = "int8";
@@ -390,6 +395,8 @@ llvm::json::Object osc::opFacts(Operation *op) {
       {"precision", precision},
       {"input_scale", optional(inScale)},
       {"input_zero_point", optional(inZero)},
+      {"output_scale", optional(outScale)},
+      {"output_zero_point", optional(outZero)},
       {"flops", cost.flops ? *cost.flops : 0.0},
       {"bytes", cost.bytes},
       {"kernel", kernelFor(op)}};

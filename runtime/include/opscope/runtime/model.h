@@ -63,10 +63,13 @@ struct ProbeInfo {
   bool sparseSupport = false;
   double flops = 0, bytes = 0;
   /// What the op computes in (fp32, bf16, int8) and, for int8, the u8
-  /// quantization of its input (scale < 0: none).
+  /// quantization of its input (scale < 0: none) and, inside an int8 chain,
+  /// of its u8 output (the consumer's; scale < 0: an f32 output).
   std::string precision = "fp32";
   double inputScale = -1;
   int64_t inputZeroPoint = 0;
+  double outputScale = -1;
+  int64_t outputZeroPoint = 0;
   /// Arena bytes live while the op runs (planned at compile time); < 0 for
   /// models compiled before the plan recorded it.
   int64_t liveBytes = -1;
