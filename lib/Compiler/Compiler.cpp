@@ -346,6 +346,13 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
     so.tuningDb = opts.tuningDb;
     so.report = !opts.printFusion.empty() && opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscSparseLayout(so));
+    // u8 hand-overs between int8 ops (after the sparse decisions: block-
+    // sparse kernels quantize into their own layout).
+    if (!opts.noInt8Chains) {
+      osc::OscInt8ChainsOptions co;
+      co.report = so.report;
+      pm.nest<func::FuncOp>().addPass(osc::createOscInt8Chains(co));
+    }
     if (!opts.noConvLayout) {
       osc::OscConvLayoutOptions lo;
       lo.report = so.report;

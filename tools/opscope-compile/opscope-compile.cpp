@@ -112,6 +112,10 @@ int main(int argc, char **argv) {
   app.add_flag("--no-conv-layout", opts.noConvLayout,
                "convolutions read and write NCHW buffers, reordering around "
                "each one (osc-conv-layout off; for A/B comparisons)");
+  app.add_flag("--no-int8-chains", opts.noInt8Chains,
+               "int8: every int8 op quantizes its f32 input itself, none "
+               "hands u8 to the next (osc-int8-chains off; for A/B "
+               "comparisons)");
   std::string kernels;
   app.add_option("--kernels", kernels,
                  "how --sparse=auto chooses: tuned (this machine's "

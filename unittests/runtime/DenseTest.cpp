@@ -564,6 +564,73 @@ TEST(QuantizedInnerProduct, MatchesQuantizedReference) {
 }
 } // namespace
 
+/// int8 chains (osc-int8-chains): a feed-forward block whose first inner
+/// product (GELU) writes u8 with the second's input quantization, and the
+/// second reading that u8 buffer as it is, computes what the f32 hand-over
+/// computes (the second quantizing the f32 result on entry): the same
+/// integers, so the same output. Both an f32 and a u8 input to the first.
+TEST(QuantizedInnerProduct, Int8ChainCarriesU8) {
+  const int64_t m = 33, k = 64, h = 96, n = 40;
+  std::mt19937 rng(71);
+  auto weights = [&](int64_t rows, int64_t cols, std::vector<int8_t> &wq,
+                     std::vector<float> &ws) {
+    wq.resize(rows * cols);
+    ws.resize(rows);
+    for (auto &v : wq)
+      v = static_cast<int8_t>(int(rng() % 255) - 127);
+    for (auto &v : ws)
+      v = 0.0005f + 0.002f * (rng() % 100) / 100.0f;
+  };
+  std::vector<int8_t> w1, w2;
+  std::vector<float> s1, s2;
+  weights(h, k, w1, s1);
+  weights(n, h, w2, s2);
+  auto x = randomVector(m * k, 72), b1 = randomVector(h, 73),
+       b2 = randomVector(n, 74);
+  const float xScale = 0.009f, hScale = 0.0125f;
+  const int32_t xZero = 120, hZero = 21;
+  QuantizedInnerProduct up(m, k, h, w1.data(), s1.data(), b1.data(),
+                           {PostOp::GeluErf});
+  QuantizedInnerProduct down(m, h, n, w2.data(), s2.data(), b2.data(), {});
+  std::vector<float> hf(m * h), want(m * n);
+  up.run(x.data(), xScale, xZero, hf.data());
+  down.run(hf.data(), hScale, hZero, want.data());
+  std::vector<uint8_t> href(m * h);
+  quantizeU8(hf.data(), href.data(), m * h, hScale, hZero);
+
+  QuantizedInnerProduct upU8(m, k, h, w1.data(), s1.data(), b1.data(),
+                             {PostOp::GeluErf}, std::make_pair(hScale, hZero));
+  std::vector<uint8_t> xq(m * k), hq(m * h);
+  quantizeU8(x.data(), xq.data(), m * k, xScale, xZero);
+  for (bool u8In : {false, true}) {
+    SCOPED_TRACE(u8In ? "u8 input" : "f32 input");
+    std::fill(hq.begin(), hq.end(), uint8_t(0));
+    upU8.runU8Out(u8In ? xq.data() : upU8.quantized(x.data(), xScale, xZero),
+                  xScale, xZero, hq.data());
+    size_t differ = 0, distinct = 0;
+    for (int64_t i = 0; i < m * h; ++i) {
+      differ += hq[i] != href[i];
+      EXPECT_LE(std::abs(int(hq[i]) - int(href[i])), 1) << i;
+      distinct += hq[i] != hq[0];
+    }
+    EXPECT_LE(differ, size_t(m * h / 1000)) << differ; // half steps
+    EXPECT_GT(distinct, size_t(m * h / 2));            // not saturated
+    std::vector<float> y(m * n);
+    down.run(hq.data(), hScale, hZero, y.data());
+    double worst = 0;
+    for (int64_t i = 0; i < m * n; ++i)
+      worst = std::max(worst, std::fabs(y[i] - want[i]) /
+                                  (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, differ ? 0.05 : 1e-5);
+  }
+  // A u8 output is run through runU8Out, and takes no sum post-op.
+  std::vector<float> y(m * h);
+  EXPECT_THROW(upU8.run(x.data(), xScale, xZero, y.data()), std::logic_error);
+  EXPECT_THROW(QuantizedInnerProduct(m, k, h, w1.data(), s1.data(), b1.data(),
+                                     {PostOp::Sum}, std::make_pair(hScale, 0)),
+               std::invalid_argument);
+}
+
 namespace {
 /// --precision int8: weights quantized at compile time (s8 + row scales),
 /// an f32 input quantized on entry with a zero point, a bias without one

@@ -43,6 +43,7 @@ struct CompileOptions {
   double sparseThreshold = 0.7; ///< block sparsity from which auto goes sparse
   bool noSparseChains = false; ///< keep every sparse op row-major
   bool noConvLayout = false;   ///< no NHWC chains of convolutions
+  bool noInt8Chains = false;   ///< no u8 hand-overs between int8 ops
   /// osc-sparse-layout's tuning database ("": the threshold decides).
   std::string tuningDb;
   bool timing = false;        ///< per-phase timing to stderr

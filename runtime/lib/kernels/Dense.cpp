@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <omp.h>
 #include <stdexcept>
 #include <unordered_map>
@@ -104,9 +105,12 @@ struct IpPrimitive {
   dnnl::memory src, weights, bias, dst;
   std::unordered_map<int, dnnl::memory> args;
 
+  /// `u8Out`: the output is written in u8, y / u8Out->first + second
+  /// after the bias and post-ops (an int8 chain's hand-over).
   void build(int64_t m_, int64_t k_, int64_t n_, dt srcType, dt weightType,
              const void *plainWeights, dt plainType, const float *biasData,
-             const std::vector<PostOp> &postOps, bool runtimeOutputScales) {
+             const std::vector<PostOp> &postOps, bool runtimeOutputScales,
+             std::optional<std::pair<float, int32_t>> u8Out = std::nullopt) {
     Context &ctx = context();
     m = m_;
     k = k_;
@@ -114,10 +118,18 @@ struct IpPrimitive {
     dnnl::memory::desc srcMd({m, k}, srcType, tag::ab);
     dnnl::memory::desc anyWeights({n, k}, weightType, tag::any);
     dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
-    dnnl::memory::desc dstMd({m, n}, dt::f32, tag::ab);
+    dnnl::memory::desc dstMd({m, n}, u8Out ? dt::u8 : dt::f32, tag::ab);
     dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum);
     if (runtimeOutputScales) // per output channel, given at run time
       attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
+    if (u8Out) {
+      // Then oneDNN's rounding (nearest even) and saturation to u8.
+      dnnl::post_ops po = attr.get_post_ops();
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
+                        1.0f / u8Out->first,
+                        static_cast<float>(u8Out->second));
+      attr.set_post_ops(po);
+    }
     auto desc = biasData
                     ? dnnl::inner_product_forward::desc(
                           dnnl::prop_kind::forward_inference, srcMd,
@@ -143,7 +155,7 @@ struct IpPrimitive {
       args[DNNL_ARG_BIAS] = bias;
   }
 
-  void run(const void *x, float *y, const float *sum) {
+  void run(const void *x, void *y, const float *sum) {
     Context &ctx = context();
     if (hasSum && sum != y)
       std::memcpy(y, sum, m * n * sizeof(float));
@@ -309,10 +321,12 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   std::vector<float> wScale, outScale, biasF32;
   std::vector<int32_t> rowSum; ///< sum_k Wq[n, k], for the zero point
   std::vector<uint8_t> xU8;    ///< the quantized input of run(const float *)
+  bool u8Out = false;          ///< the output is u8 (runU8Out)
   dnnl::memory scales;
 
   void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
-            const float *biasData, const std::vector<PostOp> &postOps) {
+            const float *biasData, const std::vector<PostOp> &postOps,
+            std::optional<std::pair<float, int32_t>> u8Out = std::nullopt) {
     rowSum.assign(n_, 0);
     for (int64_t r = 0; r < n_; ++r)
       for (int64_t c = 0; c < k_; ++c)
@@ -322,7 +336,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
     if (biasData)
       biasF32.assign(biasData, biasData + n_);
     build(m_, k_, n_, dt::u8, dt::s8, wq, dt::s8, biasF32.data(), postOps,
-          /*runtimeOutputScales=*/true);
+          /*runtimeOutputScales=*/true, u8Out);
     outScale.resize(n_);
     scales = dnnl::memory({{n_}, dt::f32, tag::a}, context().engine,
                           outScale.data());
@@ -348,20 +362,40 @@ QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
   I.init(m, k, n, wq.data(), biasData, postOps);
 }
 
-QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
-                                             const int8_t *s8Weights,
-                                             const float *rowScales,
-                                             const float *biasData,
-                                             std::vector<PostOp> postOps)
+QuantizedInnerProduct::QuantizedInnerProduct(
+    int64_t m, int64_t k, int64_t n, const int8_t *s8Weights,
+    const float *rowScales, const float *biasData, std::vector<PostOp> postOps,
+    std::optional<std::pair<float, int32_t>> u8Output)
     : impl(std::make_unique<Impl>()) {
+  if (u8Output &&
+      (!(u8Output->first > 0) || u8Output->second < 0 ||
+       u8Output->second > 255 ||
+       std::find(postOps.begin(), postOps.end(), PostOp::Sum) != postOps.end()))
+    throw std::invalid_argument("a u8 output needs a positive scale, a zero "
+                                "point in [0, 255] and no sum post-op");
+  impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
-  impl->init(m, k, n, s8Weights, biasData, postOps);
+  impl->init(m, k, n, s8Weights, biasData, postOps, u8Output);
 }
 
 QuantizedInnerProduct::~QuantizedInnerProduct() = default;
 
 void QuantizedInnerProduct::run(const uint8_t *x, float xScale, int32_t xZero,
                                 float *y, const float *sum) {
+  if (impl->u8Out)
+    throw std::logic_error("this inner product writes u8: runU8Out");
+  runAny(x, xScale, xZero, y, sum);
+}
+
+void QuantizedInnerProduct::runU8Out(const uint8_t *x, float xScale,
+                                     int32_t xZero, uint8_t *y) {
+  if (!impl->u8Out)
+    throw std::logic_error("this inner product writes f32: run");
+  runAny(x, xScale, xZero, y, nullptr);
+}
+
+void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
+                                   int32_t xZero, void *y, const float *sum) {
   Impl &I = *impl;
   if (xScale != I.lastXScale || xZero != I.lastXZero) {
     // oneDNN adds the bias before the output scales: divide it, and take
@@ -380,10 +414,17 @@ void QuantizedInnerProduct::run(const uint8_t *x, float xScale, int32_t xZero,
 
 void QuantizedInnerProduct::run(const float *x, float xScale, int32_t xZero,
                                 float *y, const float *sum) {
+  if (impl->u8Out)
+    throw std::logic_error("this inner product writes u8: runU8Out");
+  runAny(quantized(x, xScale, xZero), xScale, xZero, y, sum);
+}
+
+const uint8_t *QuantizedInnerProduct::quantized(const float *x, float xScale,
+                                                int32_t xZero) {
   Impl &I = *impl;
   I.xU8.resize(I.m * I.k);
   quantizeU8(x, I.xU8.data(), I.m * I.k, xScale, xZero);
-  run(I.xU8.data(), xScale, xZero, y, sum);
+  return I.xU8.data();
 }
 
 std::string QuantizedInnerProduct::implementation() const {

@@ -112,12 +112,34 @@ struct OpContext {
   /// An int8 op's input quantization (input_scale, input_zero_point), as
   /// osc-precision calibrated it.
   std::pair<float, int32_t> inputQuantization() const {
-    double scale = floatAttr("input_scale", -1);
-    int64_t zero = intAttr("input_zero_point", -1);
+    return quantization("input");
+  }
+  /// The u8 quantization of an int8 op's output inside an int8 chain
+  /// (output_scale, output_zero_point: osc-int8-chains).
+  std::pair<float, int32_t> outputQuantization() const {
+    return quantization("output");
+  }
+  /// `which`_scale (positive) and `which`_zero_point (u8).
+  std::pair<float, int32_t> quantization(const std::string &which) const {
+    double scale = floatAttr((which + "_scale").c_str(), -1);
+    int64_t zero = intAttr((which + "_zero_point").c_str(), -1);
     if (!(scale > 0) || !std::isfinite(scale) || zero < 0 || zero > 255)
-      fail("an int8 op needs a positive input_scale and an input_zero_point "
-           "in [0, 255]");
+      fail("an int8 op needs a positive " + which + "_scale and an " + which +
+           "_zero_point in [0, 255]");
     return {static_cast<float>(scale), static_cast<int32_t>(zero)};
+  }
+  /// Whether an int8 weight op's input and output are u8 (an int8 chain's
+  /// hand-overs, osc-int8-chains); each that is not must be f32.
+  std::pair<bool, bool> u8Activations(const BufferRef &weight) const {
+    const BufferRef &x = in(0), &y = out();
+    bool u8In = x.dtype == DType::U8, u8Out = y.dtype == DType::U8;
+    if ((u8In || u8Out) && weight.dtype != DType::I8)
+      fail("u8 activations need an i8 weight");
+    if (!u8In)
+      requireF32(x, "input");
+    if (!u8Out)
+      requireF32(y, "output");
+    return {u8In, u8Out};
   }
   /// An enumeration attribute, by its name in the kinds table.
   template <typename E> E enumAttr(const char *name) const {

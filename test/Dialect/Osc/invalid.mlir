@@ -1422,3 +1422,27 @@ func.func @conv_u8_input_f32_weight(%x: tensor<1x4x8x8xui8>, %w: tensor<6x4x3x3x
   %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xui8>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
   return
 }
+
+// -----
+
+func.func @ip_u8_result_unquantized(%x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>) {
+  // expected-error @+1 {{a ui8 result needs output_scale and output_zero_point, and only it has them}}
+  %0 = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+  return
+}
+
+// -----
+
+func.func @ip_u8_result_zero_point(%x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>) {
+  // expected-error @+1 {{output_zero_point must be in [0, 255] (u8), got 300}}
+  %0 = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 300 : i32} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+  return
+}
+
+// -----
+
+func.func @ip_u8_input_f32_weight(%x: tensor<1x4x8xui8>, %w: tensor<8x8xf32>) {
+  // expected-error @+1 {{input element type 'ui8' differs from weight element type 'f32'}}
+  %0 = osc.inner_product %x, %w : (tensor<1x4x8xui8>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  return
+}

@@ -1,5 +1,5 @@
 // Convolutions in bf16 and int8 (issue 12), and a QDQ convolution.
-// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json report}))' -mlir-print-debuginfo=false | FileCheck %s
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json report},osc-int8-chains{report}))' -mlir-print-debuginfo=false | FileCheck %s
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=BF16
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json keep-fp32=^c2 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=QDQ
@@ -11,13 +11,16 @@
 // 0.5): scale 2/127, integers -127, 57, 0, 32 (0x81 39 00 20). "c2" saw
 // [0, 6]: scale 6/255, zero point 0.
 //
-// c1's result is read only by c2, another int8 convolution: it is written
-// in u8 with c2's input quantization (output_scale/output_zero_point) and
-// c2 reads it as it is. So one quantization (c1's input) is left, and one
-// activation is carried in u8. In @fanout, c3's result has two readers
-// and c5 takes a residual sum: neither is carried.
-// CHECK: osc-precision: int8 (calibration {{.*}}conv-calibration.json, minmax), 0 of 0 inner products and 2 of 2 convolutions in int8, their weights 0.0 -> 0.0 MiB; 1 f32-to-u8 quantization at chain boundaries (inside the int8 kernel there), 1 activation between int8 convolutions carried in u8 (written quantized by the producer), f32 between the other ops
-// CHECK: osc-precision: int8 ({{.*}}), 0 of 0 inner products and 3 of 3 convolutions in int8, their weights 0.0 -> 0.0 MiB; 3 f32-to-u8 quantizations (one inside each int8 kernel), f32 between ops
+// osc-int8-chains: c1's result is read only by c2, another int8
+// convolution: it is written in u8 with c2's input quantization
+// (output_scale/output_zero_point) and c2 reads it as it is. So one
+// quantization (c1's input) is left, and one input is handed over in u8.
+// In @fanout, c3's result has two readers and c5 takes a residual sum:
+// nothing is carried.
+// CHECK: osc-precision: int8 (calibration {{.*}}conv-calibration.json, minmax), 0 of 0 inner products and 2 of 2 convolutions in int8, their weights 0.0 -> 0.0 MiB; 2 f32-to-u8 quantizations (one inside each int8 kernel; osc-int8-chains removes those between int8 ops)
+// CHECK-NEXT: osc-int8-chains: 1 of 2 int8 op inputs handed over in u8 by their producer (1 between convolutions, 0 between inner products); 1 f32-to-u8 quantization left at chain boundaries
+// CHECK-NEXT: osc-precision: int8 ({{.*}}), 0 of 0 inner products and 3 of 3 convolutions in int8, their weights 0.0 -> 0.0 MiB; 3 f32-to-u8 quantizations
+// CHECK-NEXT: osc-int8-chains: 0 of 3 int8 op inputs handed over in u8 by their producer (0 between convolutions, 0 between inner products); 3 f32-to-u8 quantizations left at chain boundaries
 // CHECK-LABEL: func.func @convs
 // CHECK: %[[W1:.*]] = osc.constant dense_resource<c1_w.s8> : tensor<2x1x2x2xi8>
 // CHECK: %[[H:.*]] = osc.conv %arg0, %[[W1]] bias(%{{.*}}) post_ops [relu] {dilations = array<i64: 1, 1>, input_scale = 0.0156862754 : f32, input_zero_point = 64 : i32, output_scale = 0.0235294122 : f32, output_zero_point = 0 : i32, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_scales = array<f32: 0.00787401571, 0.0157480314>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xi8>, tensor<2xf32>) -> tensor<1x2x3x3xui8>

@@ -17,7 +17,7 @@
 // 0.71/127 etc.; row 5 (0.28, 0.71, 0.19, -0.48) quantizes to 50, 127, 34,
 // -86 (0x32 7F 22 AA); all-zero rows get scale 1. "down" saw [0, 10]:
 // scale 10/255, zero point 0.
-// CHECK: osc-precision: int8 (calibration {{.*}}ffn-calibration.json, minmax), 2 of 2 inner products in int8, their weights 0.0 -> 0.0 MiB; 2 f32-to-u8 quantizations (one inside each int8 kernel), f32 between ops
+// CHECK: osc-precision: int8 (calibration {{.*}}ffn-calibration.json, minmax), 2 of 2 inner products in int8, their weights 0.0 -> 0.0 MiB; 2 f32-to-u8 quantizations (one inside each int8 kernel; osc-int8-chains removes those between int8 ops)
 // CHECK: %[[W1:.*]] = osc.constant dense_resource<up_w.s8> : tensor<8x8xi8>
 // CHECK: osc.inner_product %arg0, %[[W1]] bias(%{{.*}}) post_ops [gelu_erf] {input_scale = 0.0313725509 : f32, input_zero_point = 64 : i32, weight_scales = array<f32: 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.00559055107, 0.005511811, 0.00779527565>} : (tensor<1x4x8xf32>, tensor<8x8xi8>, tensor<8xf32>) -> tensor<1x4x8xf32>
 // CHECK: osc.inner_product {{.*}} {input_scale = 0.0392156877 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 0.00196850393,

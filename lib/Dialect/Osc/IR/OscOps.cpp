@@ -131,7 +131,10 @@ LogicalResult InnerProductOp::verify() {
            << " but the input's last dimension is " << in.back();
   if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
                                    getInputScale(), getInputZeroPoint(),
-                                   getWeightScales(), w[0])))
+                                   getWeightScales(), w[0])) ||
+      failed(verifyU8Activations(*this, getInput(), getOutput(), getBias(),
+                                 getSumInput(), getOutputScale(),
+                                 getOutputZeroPoint(), w[0])))
     return failure();
   if (auto dk = getDenseKernel()) {
     if (*dk != "matmul" && *dk != "inner_product")
@@ -140,8 +143,6 @@ LogicalResult InnerProductOp::verify() {
     if (*dk == "matmul" && !tensorType(getWeight()).getElementType().isF32())
       return emitOpError("dense_kernel matmul runs f32 weights only");
   }
-  if (failed(verifyBias(*this, getBias(), w[0], getInput())))
-    return failure();
   SmallVector<int64_t> expected(in.drop_back());
   expected.push_back(w[0]);
   if (failed(verifyResultShape(*this, getOutput(), expected)))
@@ -233,33 +234,11 @@ LogicalResult ConvOp::verify() {
            << in[1];
   if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
                                    getInputScale(), getInputZeroPoint(),
-                                   getWeightScales(), w[0],
-                                   /*u8Activations=*/true)))
+                                   getWeightScales(), w[0])) ||
+      failed(verifyU8Activations(*this, getInput(), getOutput(), getBias(),
+                                 getSumInput(), getOutputScale(),
+                                 getOutputZeroPoint(), w[0])))
     return failure();
-  // A ui8 result (an int8 chain) carries its quantization and no sum.
-  bool u8Out = tensorType(getOutput()).getElementType().isUnsignedInteger(8);
-  if (u8Out != (getOutputScale() || getOutputZeroPoint()) ||
-      (u8Out && !(getOutputScale() && getOutputZeroPoint())))
-    return emitOpError("a ui8 result needs output_scale and "
-                       "output_zero_point, and only it has them");
-  if (u8Out) {
-    if (failed(verifyInt8Quantization(*this,
-                                      getOutputScale()->convertToFloat(),
-                                      *getOutputZeroPoint())))
-      return failure();
-    if (getSumInput())
-      return emitOpError("a ui8 result cannot take a sum post-op");
-  }
-  // The bias has the activations' type; with ui8 activations (an int8
-  // chain) it is f32.
-  if (Value b = getBias()) {
-    bool f32In = tensorType(getInput()).getElementType().isF32();
-    if (failed(verifyBias(*this, b, w[0], f32In ? getInput() : b)))
-      return failure();
-    if (!f32In && !tensorType(b).getElementType().isF32())
-      return emitOpError("an int8 convolution's bias must be f32, got ")
-             << tensorType(b);
-  }
   SmallVector<int64_t> expected = {in[0], w[0]};
   for (unsigned i = 0; i < spatial; ++i) {
     int64_t out =

@@ -350,20 +350,26 @@ llvm::json::Object osc::opFacts(Operation *op) {
   std::optional<double> inScale, inZero, outScale, outZero;
   FloatAttr scaleAttr;
   IntegerAttr zeroAttr;
+  FloatAttr outScaleAttr;
+  IntegerAttr outZeroAttr;
   if (auto ip = dyn_cast<InnerProductOp>(op)) {
     scaleAttr = ip.getInputScaleAttr();
     zeroAttr = ip.getInputZeroPointAttr();
+    outScaleAttr = ip.getOutputScaleAttr();
+    outZeroAttr = ip.getOutputZeroPointAttr();
   } else if (auto sp = dyn_cast<SparseInnerProductOp>(op)) {
     scaleAttr = sp.getInputScaleAttr();
     zeroAttr = sp.getInputZeroPointAttr();
   } else if (auto conv = dyn_cast<ConvOp>(op)) {
     scaleAttr = conv.getInputScaleAttr();
     zeroAttr = conv.getInputZeroPointAttr();
-    // A u8 result inside an int8 chain: the consumer's quantization.
-    if (conv.getOutputScaleAttr() && conv.getOutputZeroPointAttr()) {
-      outScale = conv.getOutputScaleAttr().getValueAsDouble();
-      outZero = static_cast<double>(conv.getOutputZeroPointAttr().getInt());
-    }
+    outScaleAttr = conv.getOutputScaleAttr();
+    outZeroAttr = conv.getOutputZeroPointAttr();
+  }
+  // A u8 result inside an int8 chain: the consumer's quantization.
+  if (outScaleAttr && outZeroAttr) {
+    outScale = outScaleAttr.getValueAsDouble();
+    outZero = static_cast<double>(outZeroAttr.getInt());
   }
   if (scaleAttr && zeroAttr) {
     precision = "int8";

@@ -70,19 +70,21 @@ inline LogicalResult verifyInnerProductTypes(Operation *op, Value input,
 /// The calibrated quantization of an f32 input to u8: a positive finite
 /// scale and a zero point in [0, 255].
 inline LogicalResult verifyInt8Quantization(Operation *op, float scale,
-                                            int32_t zeroPoint) {
+                                            int32_t zeroPoint,
+                                            StringRef which = "input") {
   if (!(scale > 0) || !std::isfinite(scale))
-    return op->emitOpError("input_scale must be positive and finite, got ")
-           << scale;
+    return op->emitOpError()
+           << which << "_scale must be positive and finite, got " << scale;
   if (zeroPoint < 0 || zeroPoint > 255)
-    return op->emitOpError("input_zero_point must be in [0, 255] (u8), got ")
+    return op->emitOpError()
+           << which << "_zero_point must be in [0, 255] (u8), got "
            << zeroPoint;
   return success();
 }
 
 /// A weight op's precision (inner product, convolution): an i8 weight
-/// (`--precision int8`) with f32 input and result (or, with
-/// `u8Activations`, ui8 ones: a convolution inside an int8 chain) and all
+/// (`--precision int8`) with f32 input and result (or ui8 ones: inside an
+/// int8 chain, verifyU8Activations) and all
 /// three quantization attributes (`rows` output rows / channels, one
 /// positive scale each); otherwise verifyInnerProductTypes.
 inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
@@ -90,8 +92,7 @@ inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
                                            std::optional<APFloat> inputScale,
                                            std::optional<int32_t> zeroPoint,
                                            std::optional<ArrayRef<float>> scales,
-                                           int64_t rows,
-                                           bool u8Activations = false) {
+                                           int64_t rows) {
   bool int8 = tensorType(weight).getElementType().isInteger(8);
   if (!int8 && !inputScale && !zeroPoint && !scales)
     return verifyInnerProductTypes(op, input, weight, output);
@@ -114,12 +115,11 @@ inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
              << sc;
   auto activation = [&](Value v) {
     Type e = tensorType(v).getElementType();
-    return e.isF32() || (u8Activations && e.isUnsignedInteger(8));
+    return e.isF32() || e.isUnsignedInteger(8);
   };
   if (!activation(input) || !activation(output))
     return op->emitOpError("an int8 ")
-           << op->getName().stripDialect() << " has f32"
-           << (u8Activations ? " or ui8" : "") << " input and result";
+           << op->getName().stripDialect() << " has f32 or ui8 input and result";
   return success();
 }
 
@@ -154,6 +154,41 @@ inline LogicalResult verifyBias(Operation *op, Value bias, int64_t channels,
            << formatShape(shape) << " must be " << channels
            << " (one value per output channel)";
   return verifySameElementType(op, bias, "bias", input, "input");
+}
+
+/// An int8 weight op inside an int8 chain (`osc-int8-chains`): a `ui8`
+/// result carries the consumer's quantization (`output_scale`,
+/// `output_zero_point`, and only a ui8 result has them) and takes no
+/// residual sum; the bias is f32 whatever the activations' type. Checks the
+/// bias (one value per output row or channel) too.
+inline LogicalResult verifyU8Activations(Operation *op, Value input,
+                                         Value output, Value bias,
+                                         Value sumInput,
+                                         std::optional<APFloat> outputScale,
+                                         std::optional<int32_t> outputZero,
+                                         int64_t rows) {
+  bool u8Out = tensorType(output).getElementType().isUnsignedInteger(8);
+  if (u8Out != (outputScale || outputZero) ||
+      (u8Out && !(outputScale && outputZero)))
+    return op->emitOpError("a ui8 result needs output_scale and "
+                           "output_zero_point, and only it has them");
+  if (u8Out) {
+    if (failed(verifyInt8Quantization(op, outputScale->convertToFloat(),
+                                      *outputZero, "output")))
+      return failure();
+    if (sumInput)
+      return op->emitOpError("a ui8 result cannot take a sum post-op");
+  }
+  if (!bias)
+    return success();
+  bool f32In = tensorType(input).getElementType().isF32();
+  if (failed(verifyBias(op, bias, rows, f32In ? input : bias)))
+    return failure();
+  if (!f32In && !tensorType(bias).getElementType().isF32())
+    return op->emitOpError("an int8 ")
+           << op->getName().stripDialect() << "'s bias must be f32, got "
+           << tensorType(bias);
+  return success();
 }
 
 /// Checks the window attribute sizes of conv/pool ops for `spatial` dims.

@@ -140,7 +140,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       getOperation().walk([&](InnerProductOp op) { convert(op, ips); });
       getOperation().walk([&](ConvOp op) { convert(op, convs); });
     }
-    unsigned carried = carryU8();
     // bf16 / int8 matmuls (attention's Q.K^T and P.V): both operands are
     // activations, rounded to bf16 or quantized (from their ranges on each
     // run) inside the kernel. int8 only where each quantized element feeds
@@ -180,17 +179,11 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
              "statistics and stay fp32 ("
           << names << "); was the calibration made from this model?";
     }
-    if (report && qdq) {
+    if (report && qdq)
       llvm::outs() << "osc-precision: " << qdq
                    << " inner products or convolutions of the model's "
                       "QuantizeLinear/DequantizeLinear pairs run in int8 with "
-                      "the model's activation scales";
-      if (carried && precision == "fp32")
-        llvm::outs() << "; " << carried
-                     << (carried == 1 ? " activation" : " activations")
-                     << " between int8 convolutions carried in u8";
-      llvm::outs() << "\n";
-    }
+                      "the model's activation scales\n";
     if (report && precision != "fp32") {
       llvm::outs() << "osc-precision: " << precision;
       if (calib)
@@ -210,22 +203,16 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       llvm::outs() << ", their weights "
                    << llvm::format("%.1f", before / (1 << 20)) << " -> "
                    << llvm::format("%.1f", after / (1 << 20)) << " MiB; "
-                   << ips.converted + convs.converted - carried
+                   << ips.converted + convs.converted
                    << (precision == "int8"
                            ? " f32-to-u8 quantization"
                            : " f32-to-bf16 conversion")
-                   << (ips.converted + convs.converted - carried == 1 ? ""
-                                                                      : "s");
-      if (carried)
-        llvm::outs() << " at chain boundaries (inside the int8 kernel there), "
-                     << carried
-                     << (carried == 1 ? " activation" : " activations")
-                     << " between int8 convolutions carried in u8 (written "
-                        "quantized by the producer), f32 between the other "
-                        "ops";
-      else
-        llvm::outs() << " (one inside each " << precision
-                     << " kernel), f32 between ops";
+                   << (ips.converted + convs.converted == 1 ? "" : "s")
+                   << " (one inside each " << precision << " kernel"
+                   << (precision == "int8"
+                           ? "; osc-int8-chains removes those between int8 "
+                             "ops)"
+                           : "), f32 between ops");
       if (precision == "bf16")
         llvm::outs() << "; " << matmulsConverted << " of " << matmuls
                      << " matmuls in bf16";
@@ -277,40 +264,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     double m = static_cast<double>(out[out.size() - 2]),
            n = static_cast<double>(out.back());
     return m * n / (m + n) >= 64.0;
-  }
-
-  /// int8 chains: an int8 convolution whose result's only use is the input
-  /// of another int8 convolution writes that result in u8, quantized with
-  /// the consumer's input scale and zero point (after its bias and
-  /// post-ops), and the consumer reads it as it is: the f32 tensor
-  /// between them, and the consumer's quantization pass over it, go. Not
-  /// with a sum post-op (its operand is f32). Returns how many values
-  /// became u8.
-  unsigned carryU8() {
-    unsigned carried = 0;
-    auto int8Conv = [](ConvOp c) {
-      return c && cast<RankedTensorType>(c.getWeight().getType())
-                      .getElementType()
-                      .isInteger(8);
-    };
-    getOperation().walk([&](ConvOp op) {
-      Value y = op.getOutput();
-      if (!int8Conv(op) || op.getSumInput() || !y.hasOneUse())
-        return;
-      OpOperand &use = *y.getUses().begin();
-      auto next = dyn_cast<ConvOp>(use.getOwner());
-      if (!int8Conv(next) || use.getOperandNumber() != 0 ||
-          !cast<RankedTensorType>(y.getType()).getElementType().isF32())
-        return;
-      Builder b(op);
-      op.setOutputScaleAttr(next.getInputScaleAttr());
-      op.setOutputZeroPointAttr(next.getInputZeroPointAttr());
-      auto t = cast<RankedTensorType>(y.getType());
-      y.setType(RankedTensorType::get(
-          t.getShape(), b.getIntegerType(8, /*isSigned=*/false)));
-      ++carried;
-    });
-    return carried;
   }
 
   /// Whether keep-fp32 names one of the op's source nodes.

@@ -76,10 +76,14 @@ public:
   QuantizedInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
                         const float *bias, std::vector<PostOp> postOps);
   /// From weights quantized at compile time (`--precision int8`): s8 N x K
-  /// with per-row scales.
-  QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
-                        const int8_t *s8Weights, const float *rowScales,
-                        const float *bias, std::vector<PostOp> postOps);
+  /// with per-row scales. With `u8Output` (scale, zero point: an int8
+  /// chain's hand-over, osc-int8-chains) the output is written in u8,
+  /// round(y / scale) + zero point saturated, after the bias and post-ops
+  /// (no sum post-op then), and runs through runU8Out.
+  QuantizedInnerProduct(
+      int64_t m, int64_t k, int64_t n, const int8_t *s8Weights,
+      const float *rowScales, const float *bias, std::vector<PostOp> postOps,
+      std::optional<std::pair<float, int32_t>> u8Output = std::nullopt);
   ~QuantizedInnerProduct();
   QuantizedInnerProduct(const QuantizedInnerProduct &) = delete;
   QuantizedInnerProduct &operator=(const QuantizedInnerProduct &) = delete;
@@ -94,11 +98,18 @@ public:
   /// object owns.
   void run(const float *x, float xScale, int32_t xZero, float *y,
            const float *sum = nullptr);
+  /// u8 in, u8 out (built with `u8Output`).
+  void runU8Out(const uint8_t *x, float xScale, int32_t xZero, uint8_t *y);
+  /// `x` (M x K) quantized to u8 into a buffer the object owns (for
+  /// runU8Out on an f32 input: the first op of an int8 chain).
+  const uint8_t *quantized(const float *x, float xScale, int32_t xZero);
   std::string implementation() const;
   /// The per-row weight scales.
   const std::vector<float> &weightScales() const;
 
 private:
+  void runAny(const uint8_t *x, float xScale, int32_t xZero, void *y,
+              const float *sum);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

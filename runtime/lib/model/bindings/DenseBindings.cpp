@@ -10,6 +10,7 @@
 #include "opscope/runtime/dense.h"
 
 #include <memory>
+#include <optional>
 #include <tuple>
 
 using namespace opscope;
@@ -31,8 +32,8 @@ BoundKernel bindInnerProduct(const OpContext &c, std::shared_ptr<K> ip,
 }
 
 BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
-  const BufferRef &x = c.in(0), &w = c.in(1);
-  c.requireF32(x, "input");
+  const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
+  auto [u8In, u8Out] = c.u8Activations(w);
   if (w.kind != BufferRef::Weight)
     c.fail("inner_product needs a constant weight");
   int64_t n = w.shape[0], k = w.shape[1], m = x.elements() / k;
@@ -60,11 +61,32 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
       c.fail("an i8 weight needs weight_scales with one scale per row (" +
              std::to_string(n) + ")");
     auto [xScale, xZero] = c.inputQuantization();
+    std::optional<std::pair<float, int32_t>> outQ;
+    if (u8Out)
+      outQ = c.outputQuantization();
     auto ip = std::shared_ptr<QuantizedInnerProduct>(dnnlCreate(c, [&] {
       return new QuantizedInnerProduct(m, k, n, c.ptr<const int8_t>(w),
-                                       rowScales.data(), bias, c.postOps());
+                                       rowScales.data(), bias, c.postOps(),
+                                       outQ);
     }));
     kernel = "onednn:" + ip->implementation() + ":int8";
+    if (u8In || u8Out) {
+      const void *xp = c.ptr<const void>(x);
+      void *yp = c.ptr<void>(y);
+      const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+      return [=, xScale = xScale, xZero = xZero]() {
+        auto *xq = static_cast<const uint8_t *>(xp);
+        if (u8Out && u8In)
+          ip->runU8Out(xq, xScale, xZero, static_cast<uint8_t *>(yp));
+        else if (u8Out)
+          ip->runU8Out(ip->quantized(static_cast<const float *>(xp), xScale,
+                                     xZero),
+                       xScale, xZero, static_cast<uint8_t *>(yp));
+        else
+          ip->run(xq, xScale, xZero, static_cast<float *>(yp), sum);
+        return std::string();
+      };
+    }
     return bindInnerProduct(
         c, ip,
         [xScale = xScale, xZero = xZero](QuantizedInnerProduct &q,
@@ -114,14 +136,7 @@ BoundKernel matmul(const OpContext &c, std::string &kernel) {
 
 BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
-  // u8 activations only inside an int8 chain (osc-precision).
-  bool u8In = x.dtype == DType::U8, u8Out = y.dtype == DType::U8;
-  if ((u8In || u8Out) && w.dtype != DType::I8)
-    c.fail("u8 activations need an int8 (i8-weight) convolution");
-  if (!u8In)
-    c.requireF32(x, "input");
-  if (!u8Out)
-    c.requireF32(y, "output");
+  auto [u8In, u8Out] = c.u8Activations(w);
   ConvParams p;
   p.input = x.shape;
   p.weight = w.shape;
@@ -150,14 +165,8 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
       std::tie(p.inputScale, p.inputZero) = c.inputQuantization();
       p.inputU8 = u8In;
       p.outputU8 = u8Out;
-      if (u8Out) {
-        p.outputScale = static_cast<float>(c.floatAttr("output_scale", -1));
-        p.outputZero =
-            static_cast<int32_t>(c.intAttr("output_zero_point", -1));
-        if (!(p.outputScale > 0) || p.outputZero < 0 || p.outputZero > 255)
-          c.fail("a u8 output needs a positive output_scale and an "
-                 "output_zero_point in [0, 255]");
-      }
+      if (u8Out)
+        std::tie(p.outputScale, p.outputZero) = c.outputQuantization();
       precision = ":int8";
       cv.reset(dnnlCreate(c, [&] {
         return new Conv(p, c.ptr<const int8_t>(w), bias, hasBias);

@@ -121,7 +121,11 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
     * w8[n, k]`; the f32 input is quantized to u8 on entry with the
     calibrated `input_scale` and `input_zero_point` (`x ~= input_scale * (u8 -
     input_zero_point)`); accumulation is int32 and the output, bias and
-    post-ops are f32.
+    post-ops are f32. Inside an int8 chain (`osc-int8-chains`) the input may
+    be `ui8` already (quantized by the inner product before), and a `ui8`
+    result is written quantized with `output_scale` / `output_zero_point`
+    (the next inner product's input quantization) after the bias and
+    post-ops.
 
     `dense_kernel = "matmul"` (set by `osc-sparse-layout` from the tuning
     database, where oneDNN's matmul primitive measured faster than its inner
@@ -133,22 +137,24 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
            tensor<1x128x3072xf32>) -> tensor<1x128x3072xf32>
     ```
   }];
-  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$weight,
+  let arguments = (ins Osc_Tensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_FloatTensor>:$bias,
                        Optional<Osc_FloatTensor>:$sum_input,
                        DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
                        OptionalAttr<F32Attr>:$input_scale,
                        OptionalAttr<I32Attr>:$input_zero_point,
                        OptionalAttr<DenseF32ArrayAttr>:$weight_scales,
-                       OptionalAttr<StrAttr>:$dense_kernel);
-  let results = (outs Osc_FloatTensor:$output);
+                       OptionalAttr<StrAttr>:$dense_kernel,
+                       OptionalAttr<F32Attr>:$output_scale,
+                       OptionalAttr<I32Attr>:$output_zero_point);
+  let results = (outs Osc_Tensor:$output);
   let builders = [
     // f32/bf16 (no quantization), as the fusion patterns create it.
     OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
                    "::mlir::Value":$weight, "::mlir::Value":$bias,
                    "::mlir::Value":$sum_input, "::mlir::ArrayAttr":$post_ops), [{
       build($_builder, $_state, output, input, weight, bias, sum_input,
-            post_ops, nullptr, nullptr, nullptr, nullptr);
+            post_ops, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     }]>
   ];
   let assemblyFormat = [{

@@ -206,6 +206,43 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscInt8Chains : Pass<"osc-int8-chains", "::mlir::func::FuncOp"> {
+  let summary = "Carry u8 activations between int8 ops instead of f32";
+  let description = [{
+    After `osc-precision` every int8 inner product and convolution quantizes
+    its f32 input to u8 on entry. Where an int8 op's result is read only by
+    another int8 op of the same kind (a convolution feeding a convolution,
+    an inner product feeding an inner product: a feed-forward block's two
+    layers) as its input, and the producer takes no residual sum, this
+    pass makes the producer write that result in u8, quantized with the
+    consumer's `input_scale` / `input_zero_point` after its bias and
+    post-ops (`output_scale` / `output_zero_point` on the producer, a `ui8`
+    result type), and the consumer read it as it is: the f32 tensor between
+    them and the consumer's quantization pass go, and conversions remain
+    only at the boundaries of such chains. The u8 values are the integers
+    the consumer's own quantization would have produced. Runs after
+    `osc-sparse-layout` (block-sparse inner products keep quantizing their
+    input into their own VNNI layout) and before `osc-conv-layout` (which
+    keeps u8 activations channels-last like f32 ones). `report` prints how
+    many int8 inputs became u8 hand-overs and how many quantizations are
+    left.
+    ```mlir
+    %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] {input_scale = 0.02 : f32, input_zero_point = 128 : i32, ...} : ... -> tensor<1x128x3072xf32>
+    %y = osc.inner_product %h, %w2 bias(%b2) {input_scale = 0.05 : f32, input_zero_point = 3 : i32, ...} : (tensor<1x128x3072xf32>, ...) -> ...
+    // becomes
+    %h = osc.inner_product %x, %w1 bias(%b1) post_ops [gelu_erf] {..., output_scale = 0.05 : f32, output_zero_point = 3 : i32} : ... -> tensor<1x128x3072xui8>
+    %y = osc.inner_product %h, %w2 bias(%b2) {input_scale = 0.05 : f32, input_zero_point = 3 : i32, ...} : (tensor<1x128x3072xui8>, ...) -> ...
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
+  ];
+  let statistics = [
+    Statistic<"numCarried", "carried", "int8 inputs handed over in u8 by their producer">
+  ];
+}
+
 def OscConvLayout : Pass<"osc-conv-layout", "::mlir::func::FuncOp"> {
   let summary = "Keep activations channels-last (NHWC) along chains of convolutions";
   let description = [{
