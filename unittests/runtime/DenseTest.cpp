@@ -323,7 +323,7 @@ TEST(DenseConv, Int8MatchesQuantizedReference) {
   EXPECT_THROW(Conv(p, wq.data(), b.data(), true), std::invalid_argument);
 }
 
-/// int8 chains (osc-precision): a convolution that writes its result in u8
+/// int8 chains (osc-int8-chains): a convolution that writes its result in u8
 /// with the next one's input quantization, and the next one reading that u8
 /// buffer as it is, compute what the f32 hand-over computes (the consumer
 /// quantizing the f32 result on entry): the u8 values are the same

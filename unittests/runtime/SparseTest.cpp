@@ -147,9 +147,10 @@ const Case kCases[] = {
 
 /// Param: portable kernels?, layout bits (1 transposed input, 2 transposed
 /// output), block rows (1: 1x4 blocks; 4: 4x4), chunk-major tile order
-/// (forced for every transposed output over several token tiles whose
-/// sum does not alias it: the cases with M > 64 run it; the automatic
-/// choice takes it only for large products).
+/// (forced for every transposed output over several token tiles, M a
+/// multiple of 16, whose sum does not alias it: M = 80 (a partial last
+/// tile), 128 and 320 run it; the automatic choice takes it only for large
+/// products).
 using KernelParam = std::tuple<bool, int, int, bool>;
 
 /// Sets the fixture's kernels and tile order; restores the defaults after.

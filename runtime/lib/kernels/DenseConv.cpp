@@ -144,9 +144,10 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
                                 "per output channel");
   if (p.outputU8 && (std::find(p.postOps.begin(), p.postOps.end(),
                                PostOp::Sum) != p.postOps.end() ||
-                     !(p.outputScale > 0)))
-    throw std::invalid_argument("a u8 output needs a positive scale and no "
-                                "sum post-op");
+                     !(p.outputScale > 0) || p.outputZero < 0 ||
+                     p.outputZero > 255))
+    throw std::invalid_argument("a u8 output needs a positive scale, a zero "
+                                "point in [0, 255] and no sum post-op");
   build(p, s8Weights, Compute::Int8, constBias, hasBias);
 }
 

@@ -1446,3 +1446,22 @@ func.func @ip_u8_input_f32_weight(%x: tensor<1x4x8xui8>, %w: tensor<8x8xf32>) {
   %0 = osc.inner_product %x, %w : (tensor<1x4x8xui8>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
   return
 }
+
+// -----
+
+// A ui8 input is read with the reader's quantization: its producer must
+// have written it with the same.
+func.func @ip_u8_input_mismatch(%x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>) {
+  %h = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 3 : i32} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+  // expected-error @+1 {{a ui8 input must be written by another inner_product whose output_scale and output_zero_point are this op's input_scale and input_zero_point}}
+  %0 = osc.inner_product %h, %w {input_scale = 0.25 : f32, input_zero_point = 3 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8xui8>, tensor<8x8xi8>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_u8_argument(%x: tensor<1x4x8x8xui8>, %w: tensor<6x4x3x3xi8>) {
+  // expected-error @+1 {{a ui8 input must be written by another conv}}
+  %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xui8>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
+  return
+}

@@ -110,7 +110,7 @@ func.func @concat(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
 
 // -----
 
-// An int8 chain (osc-precision): the u8 activation between two int8
+// An int8 chain (osc-int8-chains): the u8 activation between two int8
 // convolutions stays NHWC like an f32 one.
 // CHECK: osc-conv-layout: 2 of 4 convolution activation reorders removed (2 convolutions; NHWC kept across 1 values)
 // CHECK-LABEL: func.func @u8_chain

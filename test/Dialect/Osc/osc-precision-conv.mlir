@@ -36,7 +36,6 @@
 // BF16: osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu] {{.*}} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xbf16>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
 
 // KEEP: 1 of 2 convolutions in int8 (1 kept in fp32 by keep-fp32)
-// KEEP-NOT: ui8
 // KEEP: osc.conv {{.*}}tensor<2x2x1x1xf32>
 
 // The model's own QuantizeLinear/DequantizeLinear pair in front of "q" (i8,

@@ -179,6 +179,34 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
     if (sumInput)
       return op->emitOpError("a ui8 result cannot take a sum post-op");
   }
+  // A ui8 input is read with this op's input quantization: it must be
+  // written with the same by an op of the same kind.
+  if (tensorType(input).getElementType().isUnsignedInteger(8)) {
+    // Through region ops that yield it (an osc.probe around the producer).
+    Value v = input;
+    Operation *def = v.getDefiningOp();
+    while (def && def->getNumRegions() == 1 && !def->getRegion(0).empty() &&
+           def->getRegion(0).back().mightHaveTerminator()) {
+      Operation *term = def->getRegion(0).back().getTerminator();
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      if (i >= term->getNumOperands())
+        break;
+      v = term->getOperand(i);
+      def = v.getDefiningOp();
+    }
+    auto scale = def ? def->getAttrOfType<FloatAttr>("output_scale") : nullptr;
+    auto zero =
+        def ? def->getAttrOfType<IntegerAttr>("output_zero_point") : nullptr;
+    auto inScale = op->getAttrOfType<FloatAttr>("input_scale");
+    auto inZero = op->getAttrOfType<IntegerAttr>("input_zero_point");
+    if (!def || def->getName() != op->getName() || !scale || !zero ||
+        !inScale || !inZero || scale.getValue() != inScale.getValue() ||
+        zero.getInt() != inZero.getInt())
+      return op->emitOpError("a ui8 input must be written by another ")
+             << op->getName().stripDialect()
+             << " whose output_scale and output_zero_point are this op's "
+                "input_scale and input_zero_point";
+  }
   if (!bias)
     return success();
   bool f32In = tensorType(input).getElementType().isF32();

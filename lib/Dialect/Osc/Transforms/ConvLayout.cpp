@@ -32,7 +32,7 @@ bool isActivation4d(Value v) {
 }
 
 /// An f32 activation, or a u8 one carried between int8 convolutions
-/// (osc-precision): only convolutions produce and read those.
+/// (osc-int8-chains): only convolutions produce and read those here.
 bool isConvActivation4d(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.getRank() == 4 &&

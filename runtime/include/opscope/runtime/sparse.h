@@ -101,8 +101,9 @@ void setSparsePortable(bool portable);
 /// The loop order of a transposed-output product: Auto (chunk-major when
 /// the weight and one token tile's outputs overflow three quarters of L2
 /// and all packed activation tiles fit it; Sparse.cpp says why),
-/// TokenMajor (tile by tile), or ChunkMajor (forced wherever there are
-/// several tiles; tests run both orders).
+/// TokenMajor (tile by tile), or ChunkMajor (forced wherever it can run:
+/// a transposed output over several token tiles, M a multiple of 16, no
+/// residual sum aliasing the output; tests run both orders).
 enum class SparseTileOrder { Auto, TokenMajor, ChunkMajor };
 void setSparseTileOrder(SparseTileOrder order);
 

@@ -244,8 +244,9 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     `input_zero_point` on entry (padding contributes nothing, as zero in
     f32 does) and accumulate in int32; bias, post-ops and output stay f32.
     Along a chain of int8 convolutions the activations stay u8
-    (`osc-precision`): an input of type `ui8` is already quantized with
-    `input_scale` / `input_zero_point`, and a `ui8` result is written
+    (`osc-int8-chains`): an input of type `ui8` is already quantized with
+    `input_scale` / `input_zero_point` (by a convolution whose
+    `output_scale` / `output_zero_point` are those), and a `ui8` result is written
     quantized with `output_scale` / `output_zero_point` (the consumer's
     input quantization) after the bias and post-ops, so no f32 tensor is
     written or read between them.

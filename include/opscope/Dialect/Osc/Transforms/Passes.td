@@ -220,7 +220,9 @@ def OscInt8Chains : Pass<"osc-int8-chains", "::mlir::func::FuncOp"> {
     result type), and the consumer read it as it is: the f32 tensor between
     them and the consumer's quantization pass go, and conversions remain
     only at the boundaries of such chains. The u8 values are the integers
-    the consumer's own quantization would have produced. Runs after
+    the consumer's own quantization would have produced, but for exact
+    half steps with an odd zero point (oneDNN rounds x/scale + zero point,
+    QuantizeLinear x/scale before adding it). Runs after
     `osc-sparse-layout` (block-sparse inner products keep quantizing their
     input into their own VNNI layout) and before `osc-conv-layout` (which
     keeps u8 activations channels-last like f32 ones). `report` prints how
