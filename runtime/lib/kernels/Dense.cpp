@@ -74,7 +74,7 @@ Context &dnnlx::context() {
 }
 
 dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum) {
+                                     bool &hasSum, U8Output u8Out) {
   dnnl::post_ops ops;
   hasSum = false;
   for (PostOp p : postOps) {
@@ -84,6 +84,15 @@ dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
     } else {
       ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
     }
+  }
+  if (u8Out) {
+    auto [scale, zero] = *u8Out;
+    if (!(scale > 0) || zero < 0 || zero > 255 || hasSum)
+      throw std::invalid_argument("a u8 output needs a positive scale, a "
+                                  "zero point in [0, 255] and no sum "
+                                  "post-op");
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f / scale,
+                       static_cast<float>(zero));
   }
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);
@@ -110,7 +119,7 @@ struct IpPrimitive {
   void build(int64_t m_, int64_t k_, int64_t n_, dt srcType, dt weightType,
              const void *plainWeights, dt plainType, const float *biasData,
              const std::vector<PostOp> &postOps, bool runtimeOutputScales,
-             std::optional<std::pair<float, int32_t>> u8Out = std::nullopt) {
+             U8Output u8Out = {}) {
     Context &ctx = context();
     m = m_;
     k = k_;
@@ -119,17 +128,9 @@ struct IpPrimitive {
     dnnl::memory::desc anyWeights({n, k}, weightType, tag::any);
     dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
     dnnl::memory::desc dstMd({m, n}, u8Out ? dt::u8 : dt::f32, tag::ab);
-    dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum);
+    dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum, u8Out);
     if (runtimeOutputScales) // per output channel, given at run time
       attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
-    if (u8Out) {
-      // Then oneDNN's rounding (nearest even) and saturation to u8.
-      dnnl::post_ops po = attr.get_post_ops();
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
-                        1.0f / u8Out->first,
-                        static_cast<float>(u8Out->second));
-      attr.set_post_ops(po);
-    }
     auto desc = biasData
                     ? dnnl::inner_product_forward::desc(
                           dnnl::prop_kind::forward_inference, srcMd,
@@ -326,7 +327,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
 
   void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
             const float *biasData, const std::vector<PostOp> &postOps,
-            std::optional<std::pair<float, int32_t>> u8Out = std::nullopt) {
+            U8Output u8Out = {}) {
     rowSum.assign(n_, 0);
     for (int64_t r = 0; r < n_; ++r)
       for (int64_t c = 0; c < k_; ++c)
@@ -367,12 +368,6 @@ QuantizedInnerProduct::QuantizedInnerProduct(
     const float *rowScales, const float *biasData, std::vector<PostOp> postOps,
     std::optional<std::pair<float, int32_t>> u8Output)
     : impl(std::make_unique<Impl>()) {
-  if (u8Output &&
-      (!(u8Output->first > 0) || u8Output->second < 0 ||
-       u8Output->second > 255 ||
-       std::find(postOps.begin(), postOps.end(), PostOp::Sum) != postOps.end()))
-    throw std::invalid_argument("a u8 output needs a positive scale, a zero "
-                                "point in [0, 255] and no sum post-op");
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
   impl->init(m, k, n, s8Weights, biasData, postOps, u8Output);

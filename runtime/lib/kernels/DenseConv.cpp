@@ -142,12 +142,6 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
   if (static_cast<int64_t>(p.weightScales.size()) != p.output[1])
     throw std::invalid_argument("an int8 convolution needs one weight scale "
                                 "per output channel");
-  if (p.outputU8 && (std::find(p.postOps.begin(), p.postOps.end(),
-                               PostOp::Sum) != p.postOps.end() ||
-                     !(p.outputScale > 0) || p.outputZero < 0 ||
-                     p.outputZero > 255))
-    throw std::invalid_argument("a u8 output needs a positive scale, a zero "
-                                "point in [0, 255] and no sum post-op");
   build(p, s8Weights, Compute::Int8, constBias, hasBias);
 }
 
@@ -227,25 +221,18 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   bool outNhwc = p.outputNhwc && p.output.size() == 4;
   dnnl::memory::desc srcMd(toDims(p.input), srcType,
                            inNhwc ? tag::nhwc : plainTag(p.input.size()));
-  bool u8Out = compute == Compute::Int8 && p.outputU8;
+  U8Output u8Out;
+  if (compute == Compute::Int8 && p.outputU8)
+    u8Out.emplace(p.outputScale, p.outputZero);
   dt dstType = u8Out ? dt::u8 : dt::f32;
   dnnl::memory::desc dstMd(toDims(p.output), dstType,
                            outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
-  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum);
+  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum, u8Out);
   if (compute == Compute::Int8) {
     attr.set_output_scales(2, outScales);
     if (p.inputZero != 0)
       attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-    if (u8Out) {
-      // After the bias and the f32 post-ops: y / scale + zero point, then
-      // oneDNN's rounding (nearest even) and saturation to u8.
-      dnnl::post_ops po = attr.get_post_ops();
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear,
-                        1.0f / p.outputScale,
-                        static_cast<float>(p.outputZero));
-      attr.set_post_ops(po);
-    }
   }
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to

@@ -14,6 +14,8 @@
 #include <dnnl.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace opscope::rt::dnnlx {
@@ -30,9 +32,17 @@ struct Context {
 /// primitive).
 Context &context();
 
+/// A u8 output's quantization (scale, zero point): an int8 chain's
+/// hand-over (osc-int8-chains).
+using U8Output = std::optional<std::pair<float, int32_t>>;
+
 /// Post-ops as oneDNN attributes; `hasSum` says whether a sum is among them.
+/// With `u8Out`, a last eltwise-linear post-op quantizes the result (y /
+/// scale + zero point, then oneDNN's rounding to nearest even and
+/// saturation to u8); throws std::invalid_argument unless the scale is
+/// positive, the zero point in [0, 255] and there is no sum post-op.
 dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum);
+                                     bool &hasSum, U8Output u8Out = {});
 
 dnnl::memory::dims toDims(const Dims &d);
 /// Plain (row-major) layout tag for an activation of the given rank.

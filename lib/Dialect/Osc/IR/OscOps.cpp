@@ -129,12 +129,7 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
-                                   getInputScale(), getInputZeroPoint(),
-                                   getWeightScales(), w[0])) ||
-      failed(verifyU8Activations(*this, getInput(), getOutput(), getBias(),
-                                 getSumInput(), getOutputScale(),
-                                 getOutputZeroPoint(), w[0])))
+  if (failed(verifyInt8WeightOp(*this, w[0])))
     return failure();
   if (auto dk = getDenseKernel()) {
     if (*dk != "matmul" && *dk != "inner_product")
@@ -232,12 +227,7 @@ LogicalResult ConvOp::verify() {
            << formatShape(w) << " expects " << w[1] * groups
            << " input channels with groups=" << groups << ", input has "
            << in[1];
-  if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
-                                   getInputScale(), getInputZeroPoint(),
-                                   getWeightScales(), w[0])) ||
-      failed(verifyU8Activations(*this, getInput(), getOutput(), getBias(),
-                                 getSumInput(), getOutputScale(),
-                                 getOutputZeroPoint(), w[0])))
+  if (failed(verifyInt8WeightOp(*this, w[0])))
     return failure();
   SmallVector<int64_t> expected = {in[0], w[0]};
   for (unsigned i = 0; i < spatial; ++i) {

@@ -219,6 +219,20 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
   return success();
 }
 
+/// An inner product's or convolution's precision attributes and, inside
+/// an int8 chain, its u8 activations (`rows`: output rows or channels).
+template <typename OpT>
+LogicalResult verifyInt8WeightOp(OpT op, int64_t rows) {
+  if (failed(verifyWeightPrecision(op, op.getInput(), op.getWeight(),
+                                   op.getOutput(), op.getInputScale(),
+                                   op.getInputZeroPoint(),
+                                   op.getWeightScales(), rows)))
+    return failure();
+  return verifyU8Activations(op, op.getInput(), op.getOutput(), op.getBias(),
+                             op.getSumInput(), op.getOutputScale(),
+                             op.getOutputZeroPoint(), rows);
+}
+
 /// Checks the window attribute sizes of conv/pool ops for `spatial` dims.
 inline LogicalResult verifyWindowAttrs(Operation *op, unsigned spatial,
                                        ArrayRef<int64_t> strides,

@@ -24,17 +24,16 @@ using namespace opscope;
 using namespace opscope::osc;
 
 namespace {
-bool hasElementType(Value v, bool (*pred)(Type)) {
-  return pred(cast<RankedTensorType>(v.getType()).getElementType());
+Type elementType(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
 }
-bool isF32(Type t) { return t.isF32(); }
-bool isI8(Type t) { return t.isInteger(8); }
 
 /// An op of kind OpT that quantizes its input to u8 inside its kernel: an
 /// i8 weight with the input's scale and zero point (osc-precision, or a
 /// model's QDQ pair).
 template <typename OpT> bool quantizesInput(OpT op) {
-  return op && hasElementType(op.getWeight(), isI8) && op.getInputScaleAttr() &&
+  return op && elementType(op.getWeight()).isInteger(8) &&
+         op.getInputScaleAttr() &&
          op.getInputZeroPointAttr();
 }
 
@@ -47,7 +46,7 @@ struct Int8ChainsPass : osc::impl::OscInt8ChainsBase<Int8ChainsPass> {
   template <typename OpT> static bool carry(OpT op) {
     Value y = op.getOutput();
     if (!quantizesInput(op) || op.getSumInput() || !y.hasOneUse() ||
-        !hasElementType(y, isF32))
+        !elementType(y).isF32())
       return false;
     OpOperand &use = *y.getUses().begin();
     auto next = dyn_cast<OpT>(use.getOwner());
