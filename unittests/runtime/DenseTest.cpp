@@ -433,6 +433,74 @@ TEST(DenseConv, Bf16MatchesRoundedReference) {
   }
 }
 
+/// bf16 chains (osc-bf16-chains): a bf16 convolution that writes bf16
+/// writes exactly its f32 result rounded, and one that reads a bf16 input
+/// computes exactly what it computes on the f32 input it was rounded from;
+/// NCHW and NHWC, and 24 output channels (on f32 kernels computed padded to
+/// 32 and copied out). A bf16 output refuses a sum post-op, f32 weights
+/// refuse bf16 activations.
+TEST(DenseConv, Bf16ChainCarriesBf16) {
+  for (int64_t outC : {32, 24}) {
+    ConvParams p = oddConv();
+    if (outC == 24) { // ungrouped: the padded-channel path
+      p.groups = 1;
+      p.weight[1] = 8;
+    }
+    p.weight[0] = outC;
+    p.output[1] = outC;
+    p.postOps = {PostOp::Relu};
+    int64_t outElems = 1, wElems = 1;
+    for (int64_t d : p.output)
+      outElems *= d;
+    for (int64_t d : p.weight)
+      wElems *= d;
+    auto x = randomVector(2 * 8 * 9 * 8, 91), w = randomVector(wElems, 92),
+         b = randomVector(outC, 93);
+    std::vector<uint16_t> wb(w.size()), xb(x.size());
+    roundToBf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
+    for (bool nhwc : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << outC << " channels, "
+                                        << (nhwc ? "NHWC" : "NCHW"));
+      p.inputNhwc = p.outputNhwc = nhwc;
+      std::vector<float> in = nhwc ? toNhwc(x, p.input) : x;
+      roundToBf16(in.data(), xb.data(), static_cast<int64_t>(in.size()));
+      Conv f32Out(p, wb.data(), b.data(), true);
+      if (outC == 24 && !nativeBf16())
+        EXPECT_NE(f32Out.implementation().find(":oc24to32"), std::string::npos)
+            << f32Out.implementation();
+      std::vector<float> y(outElems), yFromBf16(outElems);
+      f32Out.run(in.data(), nullptr, nullptr, y.data());
+      ConvParams pin = p;
+      pin.inputBf16 = true;
+      Conv bf16In(pin, wb.data(), b.data(), true);
+      bf16In.run(xb.data(), nullptr, nullptr, yFromBf16.data());
+      ASSERT_EQ(y, yFromBf16) << "a bf16 input is the rounded f32 one";
+      std::vector<uint16_t> want(outElems), got(outElems);
+      roundToBf16(y.data(), want.data(), outElems);
+      for (bool bf16Input : {false, true}) {
+        ConvParams pout = p;
+        pout.outputBf16 = true;
+        pout.inputBf16 = bf16Input;
+        Conv bf16Out(pout, wb.data(), b.data(), true);
+        std::fill(got.begin(), got.end(), 0);
+        bf16Out.run(bf16Input ? static_cast<const void *>(xb.data())
+                              : in.data(),
+                    nullptr, nullptr, got.data());
+        EXPECT_EQ(got, want) << (bf16Input ? "bf16 in, bf16 out" : "bf16 out");
+      }
+    }
+  }
+  ConvParams p = oddConv();
+  auto w = randomVector(32 * 36, 94);
+  std::vector<uint16_t> wb(w.size());
+  roundToBf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
+  p.outputBf16 = true;
+  p.postOps = {PostOp::Sum};
+  EXPECT_THROW(Conv(p, wb.data(), nullptr, false), std::invalid_argument);
+  p.postOps = {};
+  EXPECT_THROW(Conv(p, w.data(), nullptr, false), std::invalid_argument);
+}
+
 TEST(DenseConvTranspose, MatchesScatterReference) {
   ConvParams p;
   p.transposed = true;
@@ -776,6 +844,85 @@ TEST(MatMul, Bf16MatchesRoundedReference) {
         }
     EXPECT_LT(worst, 1e-5);
   }
+}
+} // namespace
+
+namespace {
+/// bf16 chains (osc-bf16-chains): a bf16 inner product that writes bf16
+/// writes exactly its f32 result rounded, and one that reads a bf16 input
+/// computes exactly what it computes on the f32 input it was rounded from
+/// (the chain changes no bit). A bf16 output refuses a sum post-op, and
+/// each object refuses the other output type.
+TEST(Bf16InnerProduct, ChainCarriesBf16) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{3, 20, 33},
+                         {128, 768, 96}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    auto w32 = randomVector(n * k, 71), b = randomVector(n, 72),
+         x = randomVector(m * k, 73);
+    std::vector<uint16_t> w(n * k), x16(m * k);
+    roundToBf16(w32.data(), w.data(), n * k);
+    roundToBf16(x.data(), x16.data(), m * k);
+    std::vector<PostOp> gelu = {PostOp::GeluErf};
+    Bf16InnerProduct f32Out(m, k, n, w.data(), b.data(), gelu);
+    Bf16InnerProduct bf16Out(m, k, n, w.data(), b.data(), gelu, true);
+    std::vector<float> y(m * n), yFromBf16(m * n);
+    f32Out.run(x.data(), y.data());
+    f32Out.run(x16.data(), yFromBf16.data());
+    ASSERT_EQ(y, yFromBf16) << "a bf16 input is the rounded f32 one";
+    std::vector<uint16_t> want(m * n), got(m * n), gotFromBf16(m * n);
+    roundToBf16(y.data(), want.data(), m * n);
+    bf16Out.run(x.data(), got.data());
+    bf16Out.run(x16.data(), gotFromBf16.data());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(gotFromBf16, want);
+    EXPECT_THROW(bf16Out.run(x.data(), y.data()), std::logic_error);
+    EXPECT_THROW(f32Out.run(x.data(), got.data()), std::logic_error);
+  }
+  std::vector<uint16_t> w(8 * 4, 0x3f80);
+  EXPECT_THROW(Bf16InnerProduct(2, 4, 8, w.data(), nullptr, {PostOp::Sum}, true),
+               std::invalid_argument);
+}
+
+/// The same for a bf16 matmul: bf16 operands (one or both) and a bf16
+/// output give the bits of the f32-operand matmul, rounded.
+TEST(MatMul, Bf16ChainCarriesBf16) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP() << "bf16 matmuls need AVX-512";
+  const int64_t B = 2, M = 9, K = 64, N = 33;
+  auto a = randomVector(B * M * K, 81), b = randomVector(B * K * N, 82);
+  std::vector<uint16_t> a16(a.size()), b16(b.size());
+  roundToBf16(a.data(), a16.data(), a.size());
+  roundToBf16(b.data(), b16.data(), b.size());
+  MatMul plain({B, M, K}, {B, K, N}, {B, M, N}, false, false, 0.125f, nullptr,
+               true);
+  std::vector<float> want(B * M * N);
+  plain.run(a.data(), b.data(), want.data());
+  std::vector<uint16_t> want16(want.size());
+  roundToBf16(want.data(), want16.data(), want.size());
+  for (MatMulBf16Io io : {MatMulBf16Io{true, false, false},
+                          MatMulBf16Io{false, true, false},
+                          MatMulBf16Io{true, true, true},
+                          MatMulBf16Io{false, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << "bf16 a " << io.a << " b " << io.b
+                                      << " c " << io.c);
+    MatMul mm({B, M, K}, {B, K, N}, {B, M, N}, false, false, 0.125f, nullptr,
+              true, false, io);
+    const void *ap = io.a ? static_cast<const void *>(a16.data()) : a.data();
+    const void *bp = io.b ? static_cast<const void *>(b16.data()) : b.data();
+    if (io.c) {
+      std::vector<uint16_t> c(want.size());
+      mm.runRaw(ap, bp, c.data());
+      EXPECT_EQ(c, want16);
+    } else {
+      std::vector<float> c(want.size());
+      mm.runRaw(ap, bp, c.data());
+      EXPECT_EQ(c, want);
+    }
+    EXPECT_THROW(mm.run(a.data(), b.data(), want.data()), std::logic_error);
+  }
+  EXPECT_THROW(MatMul({M, K}, {K, N}, {M, N}, false, false, 1.0f, nullptr,
+                      false, false, MatMulBf16Io{true, false, false}),
+               std::invalid_argument);
 }
 } // namespace
 

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -200,6 +201,78 @@ TEST_P(KernelsTest, MatrixTranspose) {
     transpose(x.data(), {b, r, c}, {0, 2, 1}, want.data(), sizeof(float));
     transposeMatrices32(x.data(), b, r, c, got.data());
     EXPECT_EQ(got, want) << b << "x" << r << "x" << c;
+  }
+}
+
+namespace {
+/// bf16 round to nearest even (NaN: quiet, sign kept), by the definition.
+uint16_t bf16Reference(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  if (std::isnan(v))
+    return static_cast<uint16_t>((u | 0x00400000u) >> 16);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+} // namespace
+
+// The conversions bf16 chains use (roundToBf16 on AVX512-BF16, AVX-512BW or
+// portable; bf16ToF32) on every tail length, and the special values.
+TEST_P(KernelsTest, Bf16Conversions) {
+  for (int64_t n : {1, 3, 16, 17, 773}) {
+    auto x = randomVector(n, 3.0f, 9);
+    x[0] = n > 1 ? INFINITY : NAN;
+    if (n > 2) {
+      x[1] = -0.0f;
+      x[2] = std::nextafter(1.0f, 2.0f); // rounds to 1: below the half step
+    }
+    if (n > 16) {
+      uint32_t half = 0x3F808000u; // exactly half way, even below: 1.0
+      std::memcpy(&x[16], &half, 4);
+      x[15] = -NAN;
+      x[14] = 3.4e38f; // rounds to inf
+    }
+    std::vector<uint16_t> y(n);
+    roundToBf16(x.data(), y.data(), n);
+    std::vector<float> back(n), asF32(n);
+    bf16ToF32(y.data(), back.data(), n);
+    roundToBf16AsF32(x.data(), asF32.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(y[i], bf16Reference(x[i])) << "n=" << n << " at " << i;
+      uint32_t b;
+      std::memcpy(&b, &back[i], 4);
+      ASSERT_EQ(b, uint32_t(y[i]) << 16) << "n=" << n << " at " << i;
+      std::memcpy(&b, &asF32[i], 4);
+      ASSERT_EQ(b, uint32_t(y[i]) << 16) << "n=" << n << " at " << i;
+    }
+  }
+}
+
+// bf16 outputs of softmax and layer norm (osc-bf16-chains): exactly the
+// f32 kernel's result rounded, with the mask groups not aligned to the
+// kernel's row blocks (a group of 6 rows of 773 columns: blocks of 5 rows;
+// 40 rows of 64: blocks of 64 rows over groups of 10).
+TEST_P(KernelsTest, Bf16OutputsAreRoundedF32) {
+  for (auto [rows, cols, group] : {std::array<int64_t, 3>{12, 773, 6},
+                                   {40, 64, 10},
+                                   {3, 17, 3}}) {
+    SCOPED_TRACE(::testing::Message() << rows << "x" << cols << " group " << group);
+    auto x = randomVector(rows * cols, 4.0f, 12);
+    auto mask = randomVector(rows / group * cols, 2.0f, 13);
+    auto g = randomVector(cols, 1.0f, 14), b = randomVector(cols, 1.0f, 15);
+    std::vector<float> y(x.size());
+    std::vector<uint16_t> y16(x.size()), want(x.size());
+    for (bool masked : {false, true}) {
+      const float *m = masked ? mask.data() : nullptr;
+      softmax(x.data(), m, group, y.data(), rows, cols, false);
+      softmax(x.data(), m, group, y16.data(), rows, cols, false);
+      roundToBf16(y.data(), want.data(), rows * cols);
+      ASSERT_EQ(y16, want) << (masked ? "masked softmax" : "softmax");
+    }
+    layerNorm(x.data(), g.data(), b.data(), y.data(), rows, cols, 1e-5f);
+    layerNorm(x.data(), g.data(), b.data(), y16.data(), rows, cols, 1e-5f);
+    roundToBf16(y.data(), want.data(), rows * cols);
+    ASSERT_EQ(y16, want) << "layer norm";
   }
 }
 

@@ -119,7 +119,7 @@ struct IpPrimitive {
   void build(int64_t m_, int64_t k_, int64_t n_, dt srcType, dt weightType,
              const void *plainWeights, dt plainType, const float *biasData,
              const std::vector<PostOp> &postOps, bool runtimeOutputScales,
-             U8Output u8Out = {}) {
+             U8Output u8Out = {}, bool bf16Dst = false) {
     Context &ctx = context();
     m = m_;
     k = k_;
@@ -127,7 +127,11 @@ struct IpPrimitive {
     dnnl::memory::desc srcMd({m, k}, srcType, tag::ab);
     dnnl::memory::desc anyWeights({n, k}, weightType, tag::any);
     dnnl::memory::desc biasMd({n}, dt::f32, tag::a);
-    dnnl::memory::desc dstMd({m, n}, u8Out ? dt::u8 : dt::f32, tag::ab);
+    dnnl::memory::desc dstMd({m, n},
+                             u8Out     ? dt::u8
+                             : bf16Dst ? dt::bf16
+                                       : dt::f32,
+                             tag::ab);
     dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum, u8Out);
     if (runtimeOutputScales) // per output channel, given at run time
       attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
@@ -190,18 +194,26 @@ std::string InnerProduct::implementation() const {
 
 /// Without native bf16 (nativeBf16()), the primitive is f32: the weights
 /// bf16-rounded and widened once, the input rounded to bf16 and kept in
-/// f32 every run, so the products are the bf16 ones.
+/// f32 every run, so the products are the bf16 ones; a bf16 output is
+/// written in f32 and rounded after.
 struct Bf16InnerProduct::Impl : IpPrimitive {
-  bool asF32 = false;
-  std::vector<uint16_t> xBf16; // run(const float *): the rounded input
+  bool asF32 = false, bf16Output = false;
+  std::vector<uint16_t> xBf16; // f32 input: the rounded input
   std::vector<float> xF32;     // asF32: the rounded input, in f32
+  std::vector<float> yF32;     // asF32 with bf16Output: the f32 output
 };
 
 void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
                              const void *weights, bool weightsBf16,
-                             const float *bias, std::vector<PostOp> postOps) {
+                             const float *bias, std::vector<PostOp> postOps,
+                             bool bf16Output) {
   impl = std::make_unique<Impl>();
   impl->asF32 = !nativeBf16();
+  impl->bf16Output = bf16Output;
+  if (bf16Output && std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                        postOps.end())
+    throw std::invalid_argument(
+        "a bf16 inner product with a bf16 output takes no sum post-op");
   if (impl->asF32) {
     std::vector<float> w(n * k);
     if (weightsBf16)
@@ -211,11 +223,14 @@ void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
     impl->build(m, k, n, dt::f32, dt::f32, w.data(), dt::f32, bias, postOps,
                 false);
     impl->xF32.resize(m * k);
+    if (bf16Output)
+      impl->yF32.resize(m * n);
     return;
   }
   // f32 -> bf16 and into the primitive's layout in one reorder.
   impl->build(m, k, n, dt::bf16, dt::bf16, weights,
-              weightsBf16 ? dt::bf16 : dt::f32, bias, postOps, false);
+              weightsBf16 ? dt::bf16 : dt::f32, bias, postOps, false, {},
+              bf16Output);
   impl->xBf16.resize(m * k);
 }
 
@@ -223,33 +238,64 @@ Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *weightData,
                                    const float *biasData,
                                    std::vector<PostOp> postOps) {
-  build(m, k, n, weightData, false, biasData, std::move(postOps));
+  build(m, k, n, weightData, false, biasData, std::move(postOps), false);
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const uint16_t *weightData,
                                    const float *biasData,
-                                   std::vector<PostOp> postOps) {
-  build(m, k, n, weightData, true, biasData, std::move(postOps));
+                                   std::vector<PostOp> postOps,
+                                   bool bf16Output) {
+  build(m, k, n, weightData, true, biasData, std::move(postOps), bf16Output);
 }
 
 Bf16InnerProduct::~Bf16InnerProduct() = default;
 
-void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
-  if (impl->asF32) {
-    bf16ToF32(x, impl->xF32.data(), impl->m * impl->k);
-    return impl->run(impl->xF32.data(), y, sum);
+void Bf16InnerProduct::runAny(const void *x, bool xBf16, void *y,
+                              const float *sum) {
+  Impl &I = *impl;
+  int64_t in = I.m * I.k;
+  const void *src = x;
+  if (I.asF32) {
+    if (xBf16)
+      bf16ToF32(static_cast<const uint16_t *>(x), I.xF32.data(), in);
+    else
+      roundToBf16AsF32(static_cast<const float *>(x), I.xF32.data(), in);
+    src = I.xF32.data();
+  } else if (!xBf16) {
+    roundToBf16(static_cast<const float *>(x), I.xBf16.data(), in);
+    src = I.xBf16.data();
   }
-  impl->run(x, y, sum);
+  if (I.bf16Output && I.asF32) {
+    I.run(src, I.yF32.data(), nullptr);
+    roundToBf16(I.yF32.data(), static_cast<uint16_t *>(y), I.m * I.n);
+    return;
+  }
+  I.run(src, y, sum);
+}
+
+void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
+  if (impl->bf16Output)
+    throw std::logic_error("this bf16 inner product writes bf16");
+  runAny(x, true, y, sum);
 }
 
 void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
-  if (impl->asF32) {
-    roundToBf16AsF32(x, impl->xF32.data(), impl->m * impl->k);
-    return impl->run(impl->xF32.data(), y, sum);
-  }
-  roundToBf16(x, impl->xBf16.data(), impl->m * impl->k);
-  impl->run(impl->xBf16.data(), y, sum);
+  if (impl->bf16Output)
+    throw std::logic_error("this bf16 inner product writes bf16");
+  runAny(x, false, y, sum);
+}
+
+void Bf16InnerProduct::run(const uint16_t *x, uint16_t *y) {
+  if (!impl->bf16Output)
+    throw std::logic_error("this bf16 inner product writes f32");
+  runAny(x, true, y, nullptr);
+}
+
+void Bf16InnerProduct::run(const float *x, uint16_t *y) {
+  if (!impl->bf16Output)
+    throw std::logic_error("this bf16 inner product writes f32");
+  runAny(x, false, y, nullptr);
 }
 
 std::string Bf16InnerProduct::implementation() const {
@@ -547,6 +593,11 @@ struct MatMul::Impl {
   int64_t aElems = 0, bElems = 0;
   std::vector<uint16_t> aBf16, bBf16; // bf16: the rounded operands
   std::vector<float> aF32, bF32;      // asF32: the same, kept in f32
+  /// bf16 chains: which buffers are bf16; asF32 writes a bf16 c in f32
+  /// first (cF32) and rounds it after.
+  MatMul::Bf16Io io;
+  int64_t cElems = 0;
+  std::vector<float> cF32;
   /// int8: the quantized operands, the output scale (scale x a's x b's)
   /// and b's scale (fixed for a constant b).
   std::vector<int8_t> aS8, bS8;
@@ -568,11 +619,14 @@ float quantizeS8Dynamic(const float *x, int8_t *q, int64_t n) {
 
 MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
                bool transposeA, bool transposeB, float scale,
-               const float *constB, bool bf16, bool int8)
+               const float *constB, bool bf16, bool int8, Bf16Io bf16Io)
     : impl(std::make_unique<Impl>()) {
   if (bf16 && int8)
     throw std::invalid_argument("a matmul computes in bf16 or int8, not both");
-  (void)cShape;
+  if ((bf16Io.a || bf16Io.b || bf16Io.c) && !bf16)
+    throw std::invalid_argument("bf16 operands need a bf16 matmul");
+  if (bf16Io.b && constB)
+    throw std::invalid_argument("a constant rhs is f32");
   Context &ctx = context();
   // Promote rank-1 operands to matrices, then align batch ranks.
   Dims a = aShape, b = bShape;
@@ -630,7 +684,11 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   dnnl::memory::desc bPlain(toDims(bd), bType, toDims(bs));
   dnnl::memory::desc bMd =
       constB ? dnnl::memory::desc(toDims(bd), bType, tag::any) : bPlain;
-  dnnl::memory::desc cMd(toDims(cd), dt::f32, plainTag(rank));
+  impl->io = bf16Io;
+  impl->cElems = product(cShape);
+  dnnl::memory::desc cMd(toDims(cd),
+                         bf16Io.c && !impl->asF32 ? dt::bf16 : dt::f32,
+                         plainTag(rank));
   dnnl::primitive_attr attr;
   // int8: the scale changes with every run's ranges, and oneDNN 2.6 takes
   // run-time output scales only on its slower gemm:jit matmul (brg needs
@@ -655,6 +713,8 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   if (impl->asF32) {
     impl->aF32.resize(impl->aElems);
     impl->bF32.resize(impl->bElems);
+    if (bf16Io.c)
+      impl->cF32.resize(impl->cElems);
   } else if (bf16) {
     impl->aBf16.resize(impl->aElems);
     impl->bBf16.resize(impl->bElems);
@@ -701,38 +761,56 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
 MatMul::~MatMul() = default;
 
 void MatMul::run(const float *a, const float *b, float *c) {
+  const Bf16Io &io = impl->io;
+  if (io.a || io.b || io.c)
+    throw std::logic_error("this matmul has bf16 operands: use runRaw");
+  runRaw(a, b, c);
+}
+
+void MatMul::runRaw(const void *a, const void *b, void *c) {
   Context &ctx = context();
   Impl &I = *impl;
+  auto f32 = [](const void *p) { return static_cast<const float *>(p); };
+  auto bf = [](const void *p) { return static_cast<const uint16_t *>(p); };
+  // An f32 operand as the kernel reads it: rounded (kept in f32 without
+  // native bf16), a bf16 one widened then, else as it is.
+  auto operand = [&](const void *p, bool isBf16, std::vector<uint16_t> &r16,
+                     std::vector<float> &r32, int64_t n) -> void * {
+    if (I.asF32) {
+      if (isBf16)
+        bf16ToF32(bf(p), r32.data(), n);
+      else
+        roundToBf16AsF32(f32(p), r32.data(), n);
+      return r32.data();
+    }
+    if (isBf16)
+      return const_cast<void *>(p);
+    roundToBf16(f32(p), r16.data(), n);
+    return r16.data();
+  };
   if (I.int8) {
-    float aScale = quantizeS8Dynamic(a, I.aS8.data(), I.aElems);
+    float aScale = quantizeS8Dynamic(f32(a), I.aS8.data(), I.aElems);
     I.a.set_data_handle(I.aS8.data());
     if (!I.constB) {
-      I.bScale = quantizeS8Dynamic(b, I.bS8.data(), I.bElems);
+      I.bScale = quantizeS8Dynamic(f32(b), I.bS8.data(), I.bElems);
       I.b.set_data_handle(I.bS8.data());
     }
     I.outScale = I.scale * aScale * I.bScale;
-  } else if (I.asF32) {
-    roundToBf16AsF32(a, I.aF32.data(), I.aElems);
-    I.a.set_data_handle(I.aF32.data());
-    if (!I.constB) {
-      roundToBf16AsF32(b, I.bF32.data(), I.bElems);
-      I.b.set_data_handle(I.bF32.data());
-    }
   } else if (I.bf16) {
-    roundToBf16(a, I.aBf16.data(), I.aElems);
-    I.a.set_data_handle(I.aBf16.data());
-    if (!I.constB) {
-      roundToBf16(b, I.bBf16.data(), I.bElems);
-      I.b.set_data_handle(I.bBf16.data());
-    }
-  } else {
-    I.a.set_data_handle(const_cast<float *>(a));
+    I.a.set_data_handle(operand(a, I.io.a, I.aBf16, I.aF32, I.aElems));
     if (!I.constB)
-      I.b.set_data_handle(const_cast<float *>(b));
+      I.b.set_data_handle(operand(b, I.io.b, I.bBf16, I.bF32, I.bElems));
+  } else {
+    I.a.set_data_handle(const_cast<void *>(a));
+    if (!I.constB)
+      I.b.set_data_handle(const_cast<void *>(b));
   }
-  impl->c.set_data_handle(c);
-  impl->prim.execute(ctx.stream, impl->args);
+  bool roundC = I.io.c && I.asF32;
+  I.c.set_data_handle(roundC ? I.cF32.data() : c);
+  I.prim.execute(ctx.stream, I.args);
   ctx.stream.wait();
+  if (roundC)
+    roundToBf16(I.cF32.data(), static_cast<uint16_t *>(c), I.cElems);
 }
 
 std::string MatMul::implementation() const {

@@ -82,8 +82,11 @@ struct Conv::Impl {
     AsIs,      ///< f32, bound in place
     Bf16,      ///< rounded to bf16 (native bf16)
     Bf16AsF32, ///< rounded to bf16, kept in f32 (f32 kernels)
+    Bf16Widen, ///< a bf16 input widened to f32 (f32 kernels)
     U8         ///< quantized with inputScale / inputZero
   } input = Input::AsIs;
+  /// A bf16 output on f32 kernels: computed into `outF32`, then rounded.
+  std::vector<float> outF32;
   float inputScale = 1.0f;
   int32_t inputZero = 0;
   std::vector<char> converted;
@@ -160,15 +163,25 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   // Without native bf16, a bf16 convolution is an f32 one on the rounded
   // operands: the weights widened here, the input rounded in run().
   std::vector<float> widened;
+  if ((p.inputBf16 || p.outputBf16) && compute != Compute::Bf16)
+    throw std::invalid_argument("bf16 activations need a bf16 convolution");
+  if (p.outputBf16 && std::find(p.postOps.begin(), p.postOps.end(),
+                                PostOp::Sum) != p.postOps.end())
+    throw std::invalid_argument(
+        "a convolution with a bf16 output takes no sum post-op");
+  bool bf16Dst = false;
   if (compute == Compute::Bf16 && !nativeBf16()) {
     widened.resize(product(p.weight));
     bf16ToF32(static_cast<const uint16_t *>(constWeights), widened.data(),
               static_cast<int64_t>(widened.size()));
     constWeights = widened.data();
-    I.input = Impl::Input::Bf16AsF32;
+    I.input = p.inputBf16 ? Impl::Input::Bf16Widen : Impl::Input::Bf16AsF32;
+    if (p.outputBf16)
+      I.outF32.resize(I.outElems);
     compute = Compute::F32;
   } else if (compute == Compute::Bf16) {
-    I.input = Impl::Input::Bf16;
+    I.input = p.inputBf16 ? Impl::Input::AsIs : Impl::Input::Bf16;
+    bf16Dst = p.outputBf16;
   }
   dt srcType = compute == Compute::Int8   ? dt::u8
                : compute == Compute::Bf16 ? dt::bf16
@@ -224,7 +237,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   U8Output u8Out;
   if (compute == Compute::Int8 && p.outputU8)
     u8Out.emplace(p.outputScale, p.outputZero);
-  dt dstType = u8Out ? dt::u8 : dt::f32;
+  dt dstType = u8Out ? dt::u8 : bf16Dst ? dt::bf16 : dt::f32;
   dnnl::memory::desc dstMd(toDims(p.output), dstType,
                            outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
@@ -268,7 +281,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     make(dnnl::deconvolution_forward(), dnnl::algorithm::deconvolution_direct);
   else
     make(dnnl::convolution_forward(), dnnl::algorithm::convolution_direct);
-  if (I.input == Impl::Input::Bf16AsF32)
+  if (I.input == Impl::Input::Bf16AsF32 || I.input == Impl::Input::Bf16Widen)
     I.implInfo += ":f32";
   I.constWeights = constWeights != nullptr;
   I.weights = constWeights
@@ -344,8 +357,10 @@ void copyPaddedChannels(const float *scratch, int64_t batch, int64_t pixels,
 } // namespace
 
 void Conv::run(const void *x, const float *weights, const float *bias,
-               void *y, const float *sum) {
+               void *yOut, const float *sum) {
   Context &ctx = context();
+  // A bf16 output on f32 kernels is computed in f32 first.
+  void *y = impl->outF32.empty() ? yOut : impl->outF32.data();
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
@@ -360,6 +375,10 @@ void Conv::run(const void *x, const float *weights, const float *bias,
     break;
   case Impl::Input::Bf16AsF32:
     roundToBf16AsF32(xf, static_cast<float *>(converted), impl->inElems);
+    break;
+  case Impl::Input::Bf16Widen:
+    bf16ToF32(static_cast<const uint16_t *>(x), static_cast<float *>(converted),
+              impl->inElems);
     break;
   case Impl::Input::U8:
     quantizeU8(xf, static_cast<uint8_t *>(converted), impl->inElems,
@@ -381,11 +400,14 @@ void Conv::run(const void *x, const float *weights, const float *bias,
     copyPaddedChannels(
         static_cast<const float *>(impl->dstBlocked.get_data_handle()),
         impl->batch, impl->pixels, impl->padC, impl->outC, impl->outNhwc, static_cast<float *>(y));
-    return;
+  } else {
+    if (blockedDst)
+      impl->dstOut.execute(ctx.stream, impl->dstBlocked, impl->dst);
+    ctx.stream.wait();
   }
-  if (blockedDst)
-    impl->dstOut.execute(ctx.stream, impl->dstBlocked, impl->dst);
-  ctx.stream.wait();
+  if (y != yOut)
+    roundToBf16(static_cast<const float *>(y), static_cast<uint16_t *>(yOut),
+                impl->outElems);
 }
 
 std::string Conv::implementation() const { return impl->implInfo; }

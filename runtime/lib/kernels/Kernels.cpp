@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SparseRows.h"
+
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse_format.h"
 
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 #include <immintrin.h>
 
 using namespace opscope::rt;
@@ -451,6 +454,8 @@ void opscope::rt::roundToBf16AsF32(const float *x, float *y, int64_t n) {
 }
 
 void opscope::rt::bf16ToF32(const uint16_t *x, float *y, int64_t n) {
+  if (selectedIsa().load() == Isa::Avx512)
+    return sparse_rows::fromBf16Avx512(x, y, n);
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::fromBf16(x[i]);
 }
@@ -482,6 +487,46 @@ void opscope::rt::softmax(const float *x, const float *mask,
   if (kernelIsa() == Isa::Avx512)
     return softmaxAvx512(x, mask, group, y, rows, cols, log);
   softmaxPortable(x, mask, group, y, rows, cols, log);
+}
+
+namespace {
+/// Runs `f(first, count, scratch)` over blocks of rows that each fit about
+/// 16 KiB of f32 scratch (at least one row) and never straddle a multiple
+/// of `boundary`, then rounds each block's f32 rows into `y` (bf16).
+template <typename F>
+void bf16Rows(uint16_t *y, int64_t rows, int64_t cols, int64_t boundary,
+              F f) {
+  thread_local std::vector<float> scratch;
+  int64_t block = std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1));
+  scratch.resize(block * cols);
+  for (int64_t r = 0; r < rows;) {
+    int64_t n = std::min({block, rows - r, boundary - r % boundary});
+    f(r, n, scratch.data());
+    roundToBf16(scratch.data(), y + r * cols, n * cols);
+    r += n;
+  }
+}
+} // namespace
+
+void opscope::rt::layerNorm(const float *x, const float *gamma,
+                            const float *beta, uint16_t *y, int64_t rows,
+                            int64_t cols, float eps) {
+  bf16Rows(y, rows, cols, rows > 0 ? rows : 1,
+           [&](int64_t r, int64_t n, float *tmp) {
+             layerNorm(x + r * cols, gamma, beta, tmp, n, cols, eps);
+           });
+}
+
+void opscope::rt::softmax(const float *x, const float *mask,
+                          int64_t maskRowGroup, uint16_t *y, int64_t rows,
+                          int64_t cols, bool log) {
+  // Every block reads one mask row: blocks end at the mask groups' ends.
+  int64_t group = std::max<int64_t>(1, maskRowGroup);
+  bf16Rows(y, rows, cols, mask ? group : std::max<int64_t>(rows, 1),
+           [&](int64_t r, int64_t n, float *tmp) {
+             softmax(x + r * cols, mask ? mask + (r / group) * cols : nullptr,
+                     n, tmp, n, cols, log);
+           });
 }
 
 void opscope::rt::gelu(const float *x, float *y, int64_t n, bool tanhForm) {

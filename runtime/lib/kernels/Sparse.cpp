@@ -44,6 +44,10 @@ bool cpuHas(const char *what) {
            __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vnni") &&
            isaAllowed(IsaLevel::Avx512CoreVnni);
+  if (std::strcmp(what, "avx512bw") == 0)
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           isaAllowed(IsaLevel::Avx512Core);
   if (std::strcmp(what, "bf16") == 0)
     return nativeBf16();
   return false;
@@ -555,6 +559,8 @@ void opscope::rt::setSparseTileOrder(SparseTileOrder order) {
 void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
   if (cpuHas("bf16") && kernelIsa() == Isa::Avx512)
     return toBf16Avx512(x, y, n);
+  if (cpuHas("avx512bw") && kernelIsa() == Isa::Avx512)
+    return toBf16Avx512F(x, y, n);
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::toBf16(x[i]);
 }

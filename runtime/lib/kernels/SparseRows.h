@@ -96,6 +96,12 @@ void copy32(const void *src, int64_t lds, int64_t rows, int64_t cols,
             void *dst, int64_t ldd);
 /// n floats -> n bf16, round to nearest even.
 OPSCOPE_AVX512_BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n);
+/// The same rounding on AVX-512F/BW integer units (CPUs without
+/// AVX512-BF16; NaN stays a quiet NaN).
+#define OPSCOPE_AVX512_BW __attribute__((target("avx512f,avx512bw")))
+OPSCOPE_AVX512_BW void toBf16Avx512F(const float *x, uint16_t *y, int64_t n);
+/// n bf16 -> n floats (exact), AVX-512F.
+OPSCOPE_AVX512 void fromBf16Avx512(const uint16_t *x, float *y, int64_t n);
 /// Rows 2p and 2p+1 of a transposed (K x M) input, `mc` tokens, as one row
 /// of bf16 pairs (`b` null: the second row is past K, zeros).
 OPSCOPE_AVX512_BF16 void pairRowAvx512(const float *a, const float *b,

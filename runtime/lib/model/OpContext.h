@@ -141,6 +141,16 @@ struct OpContext {
       requireF32(y, "output");
     return {u8In, u8Out};
   }
+  /// Whether `r` is bf16 (a bf16 chain's hand-over, osc-bf16-chains);
+  /// anything else must be f32.
+  bool bf16OrF32(const BufferRef &r, const char *what) const {
+    if (r.dtype == DType::BF16)
+      return true;
+    if (r.dtype != DType::F32)
+      fail(std::string(what) + " has element type " + dtypeName(r.dtype) +
+           "; the runtime takes f32 or bf16 here");
+    return false;
+  }
   /// An enumeration attribute, by its name in the kinds table.
   template <typename E> E enumAttr(const char *name) const {
     std::string s = str(name);

@@ -125,20 +125,29 @@ public:
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
                    const float *bias, std::vector<PostOp> postOps);
   /// From weights already in bf16 (N x K), as `--precision bf16` stores them.
+  /// With `bf16Output` (a bf16 chain's hand-over, osc-bf16-chains) the
+  /// output is written in bf16, rounded to nearest even after the bias and
+  /// post-ops (no sum post-op then), through the run overloads that take a
+  /// `uint16_t *y`.
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                    const uint16_t *bf16Weights, const float *bias,
-                   std::vector<PostOp> postOps);
+                   std::vector<PostOp> postOps, bool bf16Output = false);
   ~Bf16InnerProduct();
   Bf16InnerProduct(const Bf16InnerProduct &) = delete;
   Bf16InnerProduct &operator=(const Bf16InnerProduct &) = delete;
   void run(const uint16_t *x, float *y, const float *sum = nullptr);
   /// f32 input, rounded to bf16 into a buffer the object owns.
   void run(const float *x, float *y, const float *sum = nullptr);
+  /// bf16 output (constructed with `bf16Output`).
+  void run(const uint16_t *x, uint16_t *y);
+  void run(const float *x, uint16_t *y);
   std::string implementation() const;
 
 private:
   void build(int64_t m, int64_t k, int64_t n, const void *weights,
-             bool weightsBf16, const float *bias, std::vector<PostOp> postOps);
+             bool weightsBf16, const float *bias, std::vector<PostOp> postOps,
+             bool bf16Output);
+  void runAny(const void *x, bool xBf16, void *y, const float *sum);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
@@ -149,6 +158,11 @@ using Dims = std::vector<int64_t>;
 /// the batch dimensions (oneDNN matmul). Shapes are the stored ones (before
 /// the transposes); a rank-1 lhs is a row, a rank-1 rhs a column. When `b` is
 /// constant (`constB`) it is packed once at construction.
+/// Which of a matmul's buffers are bf16 (MatMul's `bf16Io`).
+struct MatMulBf16Io {
+  bool a = false, b = false, c = false;
+};
+
 class MatMul {
 public:
   /// With `bf16`, both operands are rounded to bf16 on every run (into
@@ -159,13 +173,22 @@ public:
   /// ranges then (dynamic, per tensor): `a` to u8 with a zero point, `b`
   /// symmetrically to s8 (a constant `b` once); oneDNN's int8 matmul
   /// accumulates in int32 and scales to f32.
+  ///
+  /// `bf16Io` (with `bf16` only; a bf16 chain's hand-overs,
+  /// osc-bf16-chains): which of a, b and c are bf16 buffers. A bf16 operand
+  /// is read as it is instead of being rounded; a bf16 c is written rounded
+  /// to nearest even. Such a matmul runs through runRaw.
+  using Bf16Io = MatMulBf16Io;
   MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
          bool transposeA, bool transposeB, float scale,
-         const float *constB = nullptr, bool bf16 = false, bool int8 = false);
+         const float *constB = nullptr, bool bf16 = false, bool int8 = false,
+         Bf16Io bf16Io = {});
   ~MatMul();
   MatMul(const MatMul &) = delete;
   MatMul &operator=(const MatMul &) = delete;
   void run(const float *a, const float *b, float *c);
+  /// Each operand f32 or bf16 as the constructor's `bf16Io` says.
+  void runRaw(const void *a, const void *b, void *c);
   std::string implementation() const;
 
 private:
@@ -201,6 +224,11 @@ struct ConvParams {
   bool inputU8 = false, outputU8 = false;
   float outputScale = 1.0f;
   int32_t outputZero = 0;
+  /// bf16 chains (the bf16-weight constructor; osc-bf16-chains): the input
+  /// buffer is bf16 already and read as it is; the output is written in
+  /// bf16, rounded to nearest even after the bias and post-ops (no sum
+  /// post-op then).
+  bool inputBf16 = false, outputBf16 = false;
 };
 /// Convolution with f32 input and output. The weight's type sets what it
 /// computes in: f32; bf16 (the input rounded to bf16 on entry, f32

@@ -52,6 +52,11 @@ void setKernelIsa(Isa isa);
 void layerNorm(const float *x, const float *gamma, const float *beta, float *y,
                int64_t rows, int64_t cols, float eps);
 
+/// The same with a bf16 output (a bf16 chain's hand-over, osc-bf16-chains):
+/// computed in f32 a block of rows at a time, then rounded to nearest even.
+void layerNorm(const float *x, const float *gamma, const float *beta,
+               uint16_t *y, int64_t rows, int64_t cols, float eps);
+
 /// The same normalization in the transposed layout the sparse chains keep
 /// (osc-sparse-layout): x and y are `cols x rows` (hidden x tokens), and
 /// every column is normalized over its `cols` elements; gamma and beta have
@@ -65,6 +70,10 @@ void layerNormTransposed(const float *x, const float *gamma, const float *beta,
 /// maskRowGroup = H * S.
 void softmax(const float *x, const float *mask, int64_t maskRowGroup,
              float *y, int64_t rows, int64_t cols, bool log);
+/// The same with a bf16 output (osc-bf16-chains), computed in f32 a block
+/// of rows at a time, then rounded to nearest even.
+void softmax(const float *x, const float *mask, int64_t maskRowGroup,
+             uint16_t *y, int64_t rows, int64_t cols, bool log);
 
 /// GELU over n elements: erf form 0.5 x (1 + erf(x / sqrt 2)), or the tanh
 /// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).

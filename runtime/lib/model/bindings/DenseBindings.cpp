@@ -33,9 +33,10 @@ BoundKernel bindInnerProduct(const OpContext &c, std::shared_ptr<K> ip,
 
 BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
-  auto [u8In, u8Out] = c.u8Activations(w);
   if (w.kind != BufferRef::Weight)
     c.fail("inner_product needs a constant weight");
+  auto [u8In, u8Out] =
+      w.dtype == DType::BF16 ? std::pair{false, false} : c.u8Activations(w);
   int64_t n = w.shape[0], k = w.shape[1], m = x.elements() / k;
   const float *bias = c.has(2) ? c.constF32(c.in(2)) : nullptr;
   if (c.has(2) && !bias)
@@ -44,14 +45,33 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     ip.run(xp, yp, sum);
   };
   if (w.dtype == DType::BF16) {
-    // --precision bf16: the input is rounded to bf16 on entry, f32 out
+    // --precision bf16: an f32 input is rounded to bf16 on entry, a bf16
+    // one (osc-bf16-chains) read as it is; f32 out, or bf16 inside a chain
     // (f32 kernels on the rounded operands without native bf16).
+    bool bf16In = c.bf16OrF32(x, "input"), bf16Out = c.bf16OrF32(y, "output");
+    if (bf16Out && c.has(3))
+      c.fail("a bf16 output takes no sum input");
     auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
-                                  c.postOps());
+                                  c.postOps(), bf16Out);
     }));
     kernel = "onednn:" + ip->implementation() + ":bf16";
-    return bindInnerProduct(c, ip, plain);
+    if (!bf16In && !bf16Out)
+      return bindInnerProduct(c, ip, plain);
+    const void *xp = c.ptr<const void>(x);
+    void *yp = c.ptr<void>(y);
+    const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
+    return [=] {
+      auto *x16 = static_cast<const uint16_t *>(xp);
+      auto *x32 = static_cast<const float *>(xp);
+      if (bf16Out && bf16In)
+        ip->run(x16, static_cast<uint16_t *>(yp));
+      else if (bf16Out)
+        ip->run(x32, static_cast<uint16_t *>(yp));
+      else
+        ip->run(x16, static_cast<float *>(yp), sum);
+      return std::string();
+    };
   }
   if (w.dtype == DType::I8) {
     // --precision int8: s8 weights with row scales; the f32 input is
@@ -114,30 +134,44 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
 
 BoundKernel matmul(const OpContext &c, std::string &kernel) {
   const BufferRef &a = c.in(0), &b = c.in(1), &y = c.out();
-  c.requireF32(a, "lhs");
-  c.requireF32(b, "rhs");
   bool bf16 = c.flag("compute_bf16"), int8 = c.flag("compute_int8");
+  // bf16 operands and output: a bf16 chain's hand-overs (osc-bf16-chains).
+  MatMul::Bf16Io io{c.bf16OrF32(a, "lhs"), c.bf16OrF32(b, "rhs"),
+                    c.bf16OrF32(y, "output")};
+  if ((io.a || io.b || io.c) && !bf16)
+    c.fail("bf16 operands need compute_bf16");
+  if (io.b && b.kind == BufferRef::Weight)
+    c.fail("a constant rhs is f32");
   auto mm = std::shared_ptr<MatMul>(dnnlCreate(c, [&] {
     return new MatMul(a.shape, b.shape, y.shape, c.flag("transpose_a"),
                       c.flag("transpose_b"),
                       static_cast<float>(c.floatAttr("scale", 1.0)),
-                      c.constF32(b), bf16, int8);
+                      c.constF32(b), bf16, int8, io);
   }));
   kernel = "onednn:" + mm->implementation() + (bf16   ? ":bf16"
                                                : int8 ? ":int8"
                                                       : "");
-  const float *ap = c.ptr<const float>(a), *bp = c.ptr<const float>(b);
-  float *yp = c.ptr<float>(y);
+  const void *ap = c.ptr<const void>(a), *bp = c.ptr<const void>(b);
+  void *yp = c.ptr<void>(y);
   return [=] {
-    mm->run(ap, bp, yp);
+    mm->runRaw(ap, bp, yp);
     return std::string();
   };
 }
 
 BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   const BufferRef &x = c.in(0), &w = c.in(1), &y = c.out();
-  auto [u8In, u8Out] = c.u8Activations(w);
   ConvParams p;
+  bool u8In = false, u8Out = false;
+  if (w.dtype == DType::BF16) {
+    // bf16 chains (osc-bf16-chains): bf16 input and output buffers.
+    p.inputBf16 = c.bf16OrF32(x, "input");
+    p.outputBf16 = c.bf16OrF32(y, "output");
+    if (p.outputBf16 && c.has(3))
+      c.fail("a bf16 output takes no sum input");
+  } else {
+    std::tie(u8In, u8Out) = c.u8Activations(w);
+  }
   p.input = x.shape;
   p.weight = w.shape;
   p.output = y.shape;

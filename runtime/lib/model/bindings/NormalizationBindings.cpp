@@ -15,6 +15,30 @@ using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
+/// The row group of the row-wise softmax kernel for a mask of `maskShape`
+/// over scores of `shape` (softmax over the last axis): a mask that varies
+/// only over leading dims and the last one (B x 1 x 1 x S over B x H x S x
+/// S: H * S). 0 when the mask varies otherwise.
+int64_t maskRowGroup(const Shape &shape, const Shape &maskShape) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank < 1 || maskShape.size() > shape.size())
+    return 0;
+  Shape m(rank - maskShape.size(), 1);
+  m.insert(m.end(), maskShape.begin(), maskShape.end());
+  if (m.back() != shape.back())
+    return 0;
+  int64_t k = 0;
+  while (k < rank - 1 && m[k] == shape[k])
+    ++k;
+  int64_t group = 1;
+  for (int64_t i = k; i < rank - 1; ++i) {
+    if (m[i] != 1)
+      return 0;
+    group *= shape[i];
+  }
+  return group;
+}
+
 BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0), &y = c.out();
   c.requireF32(x, "input");
@@ -34,8 +58,18 @@ BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
   const float *xp = c.ptr<const float>(x);
   const float *g = c.ptr<const float>(c.in(1));
   const float *b = c.has(2) ? c.ptr<const float>(c.in(2)) : nullptr;
-  float *yp = c.ptr<float>(y);
   kernel = c.ownKernel();
+  if (c.bf16OrF32(y, "output")) {
+    // A bf16 chain's hand-over (osc-bf16-chains).
+    if (transposed)
+      c.fail("a transposed layer norm writes f32");
+    auto *y16 = c.ptr<uint16_t>(y);
+    return [=] {
+      rt::layerNorm(xp, g, b, y16, rows, cols, eps);
+      return std::string();
+    };
+  }
+  float *yp = c.ptr<float>(y);
   return [=] {
     if (transposed)
       rt::layerNormTransposed(xp, g, b, yp, rows, cols, eps);
@@ -55,6 +89,26 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
   float *yp = c.ptr<float>(y);
   kernel = c.ownKernel();
   Shape shape = x.shape;
+  if (c.bf16OrF32(y, "output")) {
+    // A bf16 chain's hand-over (osc-bf16-chains): the row-wise kernel
+    // with a mask of whole rows or none.
+    auto *y16 = c.ptr<uint16_t>(y);
+    int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
+    const float *mp = nullptr;
+    int64_t group = 1;
+    if (c.has(1)) {
+      c.requireF32(c.in(1), "mask");
+      mp = c.ptr<const float>(c.in(1));
+      group = maskRowGroup(shape, c.in(1).shape);
+    }
+    if (axis != rank - 1 || group < 1)
+      c.fail("a bf16 softmax output needs the last axis and a mask that "
+             "varies only over leading dimensions and the last one");
+    return [=] {
+      rt::softmax(xp, mp, group, y16, rows, cols, log);
+      return std::string();
+    };
+  }
   if (!c.has(1)) {
     if (axis == rank - 1) {
       int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
@@ -72,20 +126,8 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
   const BufferRef &mask = c.in(1);
   c.requireF32(mask, "mask");
   const float *mp = c.ptr<const float>(mask);
-  // A mask that varies only over leading dims and the last one maps onto
-  // the kernel's row groups (B x 1 x 1 x S over B x H x S x S).
-  Shape m(rank - mask.shape.size(), 1);
-  m.insert(m.end(), mask.shape.begin(), mask.shape.end());
-  int64_t k = 0;
-  while (k < rank - 1 && m[k] == shape[k])
-    ++k;
-  bool grouped = axis == rank - 1 && m.back() == shape.back();
-  for (int64_t i = k; i < rank - 1 && grouped; ++i)
-    grouped = m[i] == 1;
-  if (grouped) {
-    int64_t group = 1;
-    for (int64_t i = k; i < rank - 1; ++i)
-      group *= shape[i];
+  if (int64_t group = maskRowGroup(shape, mask.shape);
+      axis == rank - 1 && group > 0) {
     int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
     return [=] {
       rt::softmax(xp, mp, group, yp, rows, cols, log);
