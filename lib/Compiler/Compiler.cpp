@@ -353,6 +353,13 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
       co.report = so.report;
       pm.nest<func::FuncOp>().addPass(osc::createOscInt8Chains(co));
     }
+    // bf16 hand-overs where every reader rounds to bf16 anyway.
+    {
+      osc::OscBf16ChainsOptions bo;
+      bo.mode = opts.bf16Chains;
+      bo.report = so.report;
+      pm.nest<func::FuncOp>().addPass(osc::createOscBf16Chains(bo));
+    }
     if (!opts.noConvLayout) {
       osc::OscConvLayoutOptions lo;
       lo.report = so.report;
@@ -380,6 +387,7 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
   // Refuse what the runtime cannot execute now, naming the tensor, rather
   // than when a session is created.
   {
+    auto tensorOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
     std::string unsupported;
     module->walk([&](Operation *op) {
       if (!unsupported.empty() || !osc::isExecuted(op))
@@ -391,11 +399,25 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
         if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
           continue;
         // --precision bf16: inner products and convolutions hold bf16
-        // weights.
+        // weights; inside bf16 chains (osc-bf16-chains) bf16 inner
+        // products and matmuls read and write bf16, softmax and layer
+        // norms write it, transposes move it.
         if (t.getElementType().isBF16() &&
             ((isa<osc::InnerProductOp>(op) &&
-              v == cast<osc::InnerProductOp>(op).getWeight()) ||
-             (isa<osc::ConvOp>(op) && v == cast<osc::ConvOp>(op).getWeight())))
+              tensorOf(cast<osc::InnerProductOp>(op).getWeight())
+                  .getElementType()
+                  .isBF16() &&
+              v != cast<osc::InnerProductOp>(op).getSumInput()) ||
+             (isa<osc::ConvOp>(op) &&
+              tensorOf(cast<osc::ConvOp>(op).getWeight())
+                  .getElementType()
+                  .isBF16() &&
+              v != cast<osc::ConvOp>(op).getSumInput()) ||
+             (isa<osc::MatMulOp>(op) &&
+              cast<osc::MatMulOp>(op).getComputeBf16()) ||
+             (isa<osc::SoftmaxOp, osc::LayerNormOp>(op) &&
+              v == op->getResult(0)) ||
+             isa<osc::TransposeOp>(op)))
           continue;
         std::string type;
         llvm::raw_string_ostream os(type);

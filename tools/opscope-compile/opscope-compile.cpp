@@ -116,6 +116,12 @@ int main(int argc, char **argv) {
                "int8: every int8 op quantizes its f32 input itself, none "
                "hands u8 to the next (osc-int8-chains off; for A/B "
                "comparisons)");
+  app.add_option("--bf16-chains", opts.bf16Chains,
+                 "bf16: values every reader rounds to bf16 are written in "
+                 "bf16 by their producer (osc-bf16-chains): auto (only where "
+                 "this CPU multiplies bf16 natively; the default), always or "
+                 "never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   std::string kernels;
   app.add_option("--kernels", kernels,
                  "how --sparse=auto chooses: tuned (this machine's "

@@ -44,6 +44,9 @@ struct CompileOptions {
   bool noSparseChains = false; ///< keep every sparse op row-major
   bool noConvLayout = false;   ///< no NHWC chains of convolutions
   bool noInt8Chains = false;   ///< no u8 hand-overs between int8 ops
+  /// osc-bf16-chains: auto (where this CPU multiplies bf16 natively),
+  /// always or never.
+  std::string bf16Chains = "auto";
   /// osc-sparse-layout's tuning database ("": the threshold decides).
   std::string tuningDb;
   bool timing = false;        ///< per-phase timing to stderr

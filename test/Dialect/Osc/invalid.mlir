@@ -94,8 +94,77 @@ func.func @case10(%x: tensor<4x16xf32>, %w: tensor<8x16xf16>) {
 // -----
 
 func.func @case10_bf16_result(%x: tensor<4x16xf32>, %w: tensor<8x16xbf16>) {
-  // expected-error @+1 {{input element type 'f32' differs from result element type 'bf16'}}
-  %0 = osc.inner_product %x, %w : (tensor<4x16xf32>, tensor<8x16xbf16>) -> tensor<4x8xbf16>
+  // expected-error @+1 {{a bf16 inner_product has f32 or bf16 input and result, got 'f32' and 'f16'}}
+  %0 = osc.inner_product %x, %w : (tensor<4x16xf32>, tensor<8x16xbf16>) -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+// bf16 chains (osc-bf16-chains): a bf16 result cannot take the f32 residual.
+func.func @bf16_result_sum(%x: tensor<4x16xbf16>, %w: tensor<8x16xbf16>, %r: tensor<4x8xf32>) {
+  // expected-error @+1 {{a bf16 result cannot take a sum post-op}}
+  %0 = osc.inner_product %x, %w sum(%r) post_ops [sum] : (tensor<4x16xbf16>, tensor<8x16xbf16>, tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @bf16_conv_result_sum(%x: tensor<1x4x8x8xbf16>, %w: tensor<6x4x3x3xbf16>, %s: tensor<1x6x6x6xf32>) {
+  // expected-error @+1 {{a bf16 result cannot take a sum post-op}}
+  %0 = osc.conv %x, %w sum(%s) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xbf16>, tensor<6x4x3x3xbf16>, tensor<1x6x6x6xf32>) -> tensor<1x6x6x6xbf16>
+  return
+}
+
+// -----
+
+// bf16 activations need a bf16 weight.
+func.func @bf16_input_f32_weight(%x: tensor<4x16xbf16>, %w: tensor<8x16xf32>) {
+  // expected-error @+1 {{input element type 'bf16' differs from weight element type 'f32'}}
+  %0 = osc.inner_product %x, %w : (tensor<4x16xbf16>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// A matmul reads bf16 operands only when it computes in bf16.
+func.func @bf16_matmul_operand(%a: tensor<4x8xbf16>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{lhs element type 'bf16' differs from rhs element type 'f32'}}
+  %0 = osc.matmul %a, %b : (tensor<4x8xbf16>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @bf16_matmul_f16(%a: tensor<4x8xbf16>, %b: tensor<8x4xf16>) {
+  // expected-error @+1 {{a compute_bf16 matmul's rhs is f32 or bf16, got 'f16'}}
+  %0 = osc.matmul %a, %b {compute_bf16} : (tensor<4x8xbf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// softmax and layer norm write bf16 for an f32 input only, softmax over
+// the last axis only, a transposed layer norm never.
+func.func @bf16_softmax_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{a bf16 result needs the softmax over the last axis}}
+  %0 = osc.softmax %x {axis = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @bf16_softmax_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result type must equal the input type (or be its shape in bf16 for an f32 input), got 'tensor<8x4xbf16>' for 'tensor<4x8xf32>'}}
+  %0 = osc.softmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<8x4xbf16>
+  return
+}
+
+// -----
+
+func.func @bf16_layer_norm_transposed(%x: tensor<8x4xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{a transposed layer norm's result type must equal the input type}}
+  %0 = osc.layer_norm %x, %g {axis = 1 : i64, transposed} : (tensor<8x4xf32>, tensor<8xf32>) -> tensor<8x4xbf16>
   return
 }
 

@@ -11,7 +11,7 @@
 // The bf16 weight is the f32 one rounded to nearest even: 0.28 (0x3E8F5C29)
 // becomes 0x3E8F, 0.71 (0x3F35C28F) rounds up to 0x3F36, -0.7 (0xBF333333)
 // becomes 0xBF33 (the blob is little-endian). The activations stay f32.
-// CHECK: osc-precision: bf16, 2 of 2 inner products in bf16, their weights 0.0 -> 0.0 MiB; 2 f32-to-bf16 conversions (one inside each bf16 kernel), f32 between ops
+// CHECK: osc-precision: bf16, 2 of 2 inner products in bf16, their weights 0.0 -> 0.0 MiB; 2 f32-to-bf16 conversions (one inside each bf16 kernel; osc-bf16-chains moves those its chains carry into the producers)
 // CHECK: %[[W1:.*]] = osc.constant dense_resource<up_w.bf16> : tensor<8x8xbf16>
 // CHECK: osc.inner_product %arg0, %[[W1]] bias(%{{.*}}) post_ops [gelu_erf] : (tensor<1x4x8xf32>, tensor<8x8xbf16>, tensor<8xf32>) -> tensor<1x4x8xf32>
 // CHECK: osc.inner_product %{{.*}}, %{{.*}} : (tensor<1x4x8xf32>, tensor<8x8xbf16>) -> tensor<1x4x8xf32>

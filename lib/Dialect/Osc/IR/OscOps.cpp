@@ -103,10 +103,23 @@ LogicalResult ConstantOp::verify() {
 LogicalResult MatMulOp::verify() {
   if (getComputeBf16() && getComputeInt8())
     return emitOpError("compute_bf16 and compute_int8 exclude each other");
-  if (failed(verifySameElementType(*this, getLhs(), "lhs", getRhs(), "rhs")) ||
-      failed(verifySameElementType(*this, getLhs(), "lhs", getOutput(),
-                                   "result")))
+  if (getComputeBf16()) {
+    // Each operand and the result f32, or bf16 inside a bf16 chain
+    // (osc-bf16-chains).
+    for (auto [v, name] : {std::pair<Value, StringRef>{getLhs(), "lhs"},
+                           {getRhs(), "rhs"},
+                           {getOutput(), "result"}}) {
+      Type e = tensorType(v).getElementType();
+      if (!e.isF32() && !e.isBF16())
+        return emitOpError("a compute_bf16 matmul's ")
+               << name << " is f32 or bf16, got " << e;
+    }
+  } else if (failed(verifySameElementType(*this, getLhs(), "lhs", getRhs(),
+                                          "rhs")) ||
+             failed(verifySameElementType(*this, getLhs(), "lhs", getOutput(),
+                                          "result"))) {
     return failure();
+  }
   std::string error;
   auto shape = matmulShape(tensorType(getLhs()).getShape(),
                            tensorType(getRhs()).getShape(), getTransposeA(),
@@ -129,8 +142,10 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifyInt8WeightOp(*this, w[0])))
+  if (failed(verifyInt8WeightOp(*this, w[0], /*bf16Activations=*/true)))
     return failure();
+  if (tensorType(getOutput()).getElementType().isBF16() && getSumInput())
+    return emitOpError("a bf16 result cannot take a sum post-op");
   if (auto dk = getDenseKernel()) {
     if (*dk != "matmul" && *dk != "inner_product")
       return emitOpError("dense_kernel must be matmul or inner_product, got '")
@@ -227,8 +242,10 @@ LogicalResult ConvOp::verify() {
            << formatShape(w) << " expects " << w[1] * groups
            << " input channels with groups=" << groups << ", input has "
            << in[1];
-  if (failed(verifyInt8WeightOp(*this, w[0])))
+  if (failed(verifyInt8WeightOp(*this, w[0], /*bf16Activations=*/true)))
     return failure();
+  if (tensorType(getOutput()).getElementType().isBF16() && getSumInput())
+    return emitOpError("a bf16 result cannot take a sum post-op");
   SmallVector<int64_t> expected = {in[0], w[0]};
   for (unsigned i = 0; i < spatial; ++i) {
     int64_t out =
@@ -365,8 +382,11 @@ LogicalResult LayerNormOp::verify() {
   if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
     return emitOpError("axis ")
            << axis << " is out of range for input of rank " << in.size();
-  if (getOutput().getType() != getInput().getType())
-    return emitOpError("result type must equal the input type");
+  if (failed(verifyBf16Result(*this, getInput(), getOutput())))
+    return failure();
+  if (getTransposed() && getOutput().getType() != getInput().getType())
+    return emitOpError("a transposed layer norm's result type must equal the "
+                       "input type");
   ArrayRef<int64_t> normalized = in.drop_front(axis);
   if (getTransposed()) {
     if (in.size() != 2 || axis != 1)
@@ -395,8 +415,12 @@ LogicalResult SoftmaxOp::verify() {
   if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
     return emitOpError("axis ")
            << axis << " is out of range for input of rank " << in.size();
-  if (getOutput().getType() != getInput().getType())
-    return emitOpError("result type must equal the input type");
+  if (failed(verifyBf16Result(*this, getInput(), getOutput())))
+    return failure();
+  if (tensorType(getOutput()).getElementType() !=
+          tensorType(getInput()).getElementType() &&
+      axis + 1 != static_cast<int64_t>(in.size()))
+    return emitOpError("a bf16 result needs the softmax over the last axis");
   if (Value mask = getMask()) {
     if (failed(verifySameElementType(*this, mask, "mask", getInput(), "input")))
       return failure();

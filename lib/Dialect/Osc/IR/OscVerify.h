@@ -48,6 +48,21 @@ inline LogicalResult verifySameElementType(Operation *op, Value a,
   return success();
 }
 
+/// An f32-computing op's result: the input's type, or its shape in bf16
+/// when the input is f32 (a bf16 chain's hand-over, osc-bf16-chains: the
+/// kernel computes in f32 and rounds what it writes).
+inline LogicalResult verifyBf16Result(Operation *op, Value input,
+                                      Value output) {
+  auto in = tensorType(input), out = tensorType(output);
+  if (in == out || (in.getElementType().isF32() &&
+                    out.getElementType().isBF16() &&
+                    in.getShape() == out.getShape()))
+    return success();
+  return op->emitOpError("result type must equal the input type (or be "
+                         "its shape in bf16 for an f32 input), got ")
+         << out << " for " << in;
+}
+
 /// Input, weight and result of a compute op share one element type.
 inline LogicalResult verifyComputeTypes(Operation *op, Value input,
                                         Value weight, Value output) {
@@ -58,11 +73,23 @@ inline LogicalResult verifyComputeTypes(Operation *op, Value input,
 
 /// An inner product computes in its weight's precision: a bf16 weight with
 /// f32 activations is the `--precision bf16` form (the kernel rounds the
-/// activations to bf16 and accumulates in f32); otherwise all agree.
+/// activations to bf16 and accumulates in f32); otherwise all agree. With
+/// `bf16Activations` (inner products: osc-bf16-chains) a bf16 weight's
+/// input and result may each be f32 or bf16.
 inline LogicalResult verifyInnerProductTypes(Operation *op, Value input,
-                                             Value weight, Value output) {
-  if (tensorType(weight).getElementType().isBF16() &&
-      tensorType(input).getElementType().isF32())
+                                             Value weight, Value output,
+                                             bool bf16Activations = false) {
+  Type in = tensorType(input).getElementType();
+  Type out = tensorType(output).getElementType();
+  if (tensorType(weight).getElementType().isBF16() && bf16Activations) {
+    if ((in.isF32() || in.isBF16()) && (out.isF32() || out.isBF16()))
+      return success();
+    return op->emitOpError("a bf16 ")
+           << op->getName().stripDialect()
+           << " has f32 or bf16 input and result, got " << in << " and "
+           << out;
+  }
+  if (tensorType(weight).getElementType().isBF16() && in.isF32())
     return verifySameElementType(op, input, "input", output, "result");
   return verifyComputeTypes(op, input, weight, output);
 }
@@ -92,10 +119,12 @@ inline LogicalResult verifyWeightPrecision(Operation *op, Value input,
                                            std::optional<APFloat> inputScale,
                                            std::optional<int32_t> zeroPoint,
                                            std::optional<ArrayRef<float>> scales,
-                                           int64_t rows) {
+                                           int64_t rows,
+                                           bool bf16Activations = false) {
   bool int8 = tensorType(weight).getElementType().isInteger(8);
   if (!int8 && !inputScale && !zeroPoint && !scales)
-    return verifyInnerProductTypes(op, input, weight, output);
+    return verifyInnerProductTypes(op, input, weight, output,
+                                   bf16Activations);
   if (!int8)
     return op->emitOpError("input_scale, input_zero_point and weight_scales "
                            "belong to an i8 weight, got ")
@@ -222,11 +251,13 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
 /// An inner product's or convolution's precision attributes and, inside
 /// an int8 chain, its u8 activations (`rows`: output rows or channels).
 template <typename OpT>
-LogicalResult verifyInt8WeightOp(OpT op, int64_t rows) {
+LogicalResult verifyInt8WeightOp(OpT op, int64_t rows,
+                                 bool bf16Activations = false) {
   if (failed(verifyWeightPrecision(op, op.getInput(), op.getWeight(),
                                    op.getOutput(), op.getInputScale(),
                                    op.getInputZeroPoint(),
-                                   op.getWeightScales(), rows)))
+                                   op.getWeightScales(), rows,
+                                   bf16Activations)))
     return failure();
   return verifyU8Activations(op, op.getInput(), op.getOutput(), op.getBias(),
                              op.getSumInput(), op.getOutputScale(),

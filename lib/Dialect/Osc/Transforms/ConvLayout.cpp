@@ -31,12 +31,13 @@ bool isActivation4d(Value v) {
   return t && t.getRank() == 4 && t.getElementType().isF32();
 }
 
-/// An f32 activation, or a u8 one carried between int8 convolutions
-/// (osc-int8-chains): only convolutions produce and read those here.
+/// An f32 activation, or a u8 or bf16 one carried between int8 or bf16
+/// convolutions (osc-int8-chains, osc-bf16-chains): only convolutions
+/// produce and read those here.
 bool isConvActivation4d(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.getRank() == 4 &&
-         (t.getElementType().isF32() ||
+         (t.getElementType().isF32() || t.getElementType().isBF16() ||
           t.getElementType().isUnsignedInteger(8));
 }
 

@@ -212,7 +212,8 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                    << (precision == "int8"
                            ? "; osc-int8-chains removes those between int8 "
                              "ops)"
-                           : "), f32 between ops");
+                           : "; osc-bf16-chains moves those its chains "
+                             "carry into the producers)");
       if (precision == "bf16")
         llvm::outs() << "; " << matmulsConverted << " of " << matmuls
                      << " matmuls in bf16";

@@ -72,7 +72,9 @@ def Osc_MatMulOp : Osc_ExecOp<"matmul", "MatMul", [Pure],
     fusion fold a constant scalar multiply (e.g. attention's 1/sqrt(d)) into
     the product. With `compute_bf16` (`osc-precision` with `precision=bf16`)
     both operands are rounded to bf16 on entry and the product accumulates
-    in f32. With `compute_int8` (`precision=int8`) both are quantized on
+    in f32; inside a bf16 chain (`osc-bf16-chains`) either operand and the
+    result may be `bf16`, an operand then read as it is and the result
+    rounded to nearest even. With `compute_int8` (`precision=int8`) both are quantized on
     every run from the ranges they have then (dynamic, per tensor, as ONNX
     Runtime's DynamicQuantizeLinear + MatMulInteger do): `lhs` to u8 with a
     zero point, `rhs` symmetrically to s8; the product accumulates in int32
@@ -125,7 +127,10 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
     be `ui8` already (quantized by the inner product before), and a `ui8`
     result is written quantized with `output_scale` / `output_zero_point`
     (the next inner product's input quantization) after the bias and
-    post-ops.
+    post-ops. With a bf16 weight the input and the result may be `bf16`
+    inside a bf16 chain (`osc-bf16-chains`): a bf16 input is read as it
+    is, a bf16 result is the f32 one rounded to nearest even after the bias
+    and post-ops (no sum then).
 
     `dense_kernel = "matmul"` (set by `osc-sparse-layout` from the tuning
     database, where oneDNN's matmul primitive measured faster than its inner
@@ -249,7 +254,10 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
     `output_scale` / `output_zero_point` are those), and a `ui8` result is written
     quantized with `output_scale` / `output_zero_point` (the consumer's
     input quantization) after the bias and post-ops, so no f32 tensor is
-    written or read between them.
+    written or read between them. With a bf16 weight, the input and the
+    result may be `bf16` inside a bf16 chain (`osc-bf16-chains`): a bf16
+    input is read as it is, a bf16 result is the f32 one rounded to
+    nearest even (no sum then).
 
     ```mlir
     %y = osc.conv %x, %w bias(%b) post_ops [relu]
@@ -408,6 +416,9 @@ def Osc_LayerNormOp : Osc_ExecOp<"layer_norm", "LayerNorm", [Pure],
     `output = (input - mean) / sqrt(var + epsilon) * scale + bias`. `scale` and
     the optional `bias` have exactly the normalized shape `input.shape[axis:]`.
     `axis` is non-negative (the importer normalizes ONNX's negative axes).
+    The result may be `bf16` for an f32 input when not `transposed`
+    (`osc-bf16-chains`: computed in f32, rounded to nearest even on the way
+    out).
 
     With `transposed` (set by `osc-sparse-layout` inside a chain of sparse
     inner products) the input is the transpose of a 2-D `tokens x hidden`
@@ -436,6 +447,9 @@ def Osc_SoftmaxOp : Osc_ExecOp<"softmax", "Softmax", [Pure],
     `output = softmax(input + mask, axis)`; with `log` set, log-softmax. The
     mask (typically an attention mask of 0 and -10000 or -inf) broadcasts to the
     input like numpy. Fusion folds the mask Add of attention into this op.
+    Over the last axis the result may be `bf16` for an f32 input
+    (`osc-bf16-chains`: computed in f32, rounded to nearest even on the way
+    out).
 
     ```mlir
     %p = osc.softmax %s mask(%m) {axis = 3 : i64}

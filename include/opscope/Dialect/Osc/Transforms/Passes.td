@@ -245,6 +245,68 @@ def OscInt8Chains : Pass<"osc-int8-chains", "::mlir::func::FuncOp"> {
   ];
 }
 
+def OscBf16Chains : Pass<"osc-bf16-chains", "::mlir::func::FuncOp"> {
+  let summary = "Carry bf16 activations between bf16 ops instead of f32";
+  let description = [{
+    After `osc-precision` with `precision=bf16`, every bf16 inner product,
+    convolution and `compute_bf16` matmul rounds its f32 operands to bf16
+    on entry, and every value between ops is f32. Where every reader of a
+    value rounds it so anyway (a bf16 inner product's or convolution's
+    input, a `compute_bf16` matmul's operand), seen through the reshapes
+    and transposes that only
+    move it, this pass makes the value bf16: its producer computes in f32
+    as before and rounds what it writes (to nearest even), the reshapes and
+    transposes move bf16 elements, and the readers read them as they are.
+    The values the readers compute with are the same bits as before, so no
+    result changes; the f32 tensor, half of the bytes moved between the
+    ops, and the readers' separate rounding passes go (on a CPU with
+    native bf16 the producer's oneDNN primitive writes bf16 itself).
+
+    Producers that write bf16: bf16 inner products and convolutions
+    without a residual sum (the sum post-op reads the f32 residual stream),
+    `compute_bf16`
+    matmuls, softmax over the last axis (with no mask, or one that varies
+    only over leading dimensions and the last one) and layer norms that are
+    not transposed. A value any other op reads (a layer norm, a residual
+    sum, an f32 inner product kept by `--keep-fp32`, a block-sparse kernel,
+    the function's result) stays f32. In a BERT layer that makes the Q, K
+    and V projections, the attention softmax, the P.V product and the
+    first feed-forward layer write bf16; the layer norms stay f32 because
+    their result is also the next residual sum. In a CNN, a convolution
+    read only by the next convolution writes bf16. Runs after
+    `osc-int8-chains`, before `osc-conv-layout` (which keeps bf16
+    activations channels-last like f32 ones). `report` prints how many
+    rounding inputs now read bf16, what writes it, and the activation bytes
+    carried in bf16.
+
+    `mode=auto` (the default) carries chains only when this machine
+    multiplies bf16 natively (`avx512_bf16` or `amx_bf16` in
+    /proc/cpuinfo): without it the bf16 products run on f32 kernels over
+    rounded operands, so a producer cannot write bf16 itself and each
+    hand-over adds a rounding pass to it while its reader still widens
+    (docs/precision.md has the measurement). `always` and `never` force it.
+    ```mlir
+    %q = osc.inner_product %x, %wq bias(%bq) : (tensor<128x768xf32>, tensor<768x768xbf16>, tensor<768xf32>) -> tensor<128x768xf32>
+    %t = osc.transpose %q {perm = array<i64: 1, 0>} : tensor<128x768xf32> -> tensor<768x128xf32>
+    %s = osc.matmul %k, %t {compute_bf16} : (tensor<128x768xf32>, tensor<768x128xf32>) -> tensor<128x128xf32>
+    // becomes
+    %q = osc.inner_product %x, %wq bias(%bq) : (tensor<128x768xf32>, tensor<768x768xbf16>, tensor<768xf32>) -> tensor<128x768xbf16>
+    %t = osc.transpose %q {perm = array<i64: 1, 0>} : tensor<128x768xbf16> -> tensor<768x128xbf16>
+    %s = osc.matmul %k, %t {compute_bf16} : (tensor<128x768xf32>, tensor<768x128xbf16>) -> tensor<128x128xf32>
+    ```
+  }];
+  let dependentDialects = ["::opscope::osc::OscDialect"];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"auto\"",
+           "auto (only where this CPU multiplies bf16 natively), always or never">,
+    Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
+  ];
+  let statistics = [
+    Statistic<"numValues", "values", "results written in bf16">,
+    Statistic<"numCarried", "carried", "bf16 op inputs read in bf16">
+  ];
+}
+
 def OscConvLayout : Pass<"osc-conv-layout", "::mlir::func::FuncOp"> {
   let summary = "Keep activations channels-last (NHWC) along chains of convolutions";
   let description = [{
