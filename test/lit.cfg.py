@@ -18,6 +18,17 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%opscope_src", config.opscope_src_root))
 config.substitutions.append(("%opscope_obj", config.opscope_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# Whether this CPU multiplies bf16 natively (AVX512-BF16 or AMX): oneDNN's
+# bf16 primitives with a bf16 output may then block their sums differently
+# from the f32-output ones, so bf16 chains match the unchained build within
+# rounding rather than bit for bit (test/Tools/opscope-compile/bf16-chains.test).
+try:
+    with open("/proc/cpuinfo") as f:
+        _flags = f.read()
+except OSError:
+    _flags = ""
+_native_bf16 = "avx512_bf16" in _flags or "amx_bf16" in _flags
+config.substitutions.append(("%bf16_same", "CLOSE" if _native_bf16 else "EXACT"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
 config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))

@@ -29,6 +29,27 @@ std::vector<float> randomVector(size_t n, unsigned seed) {
   return v;
 }
 
+/// A bf16 output against the f32 result rounded: the same bits where the
+/// products run on f32 kernels; where bf16 is native, oneDNN's bf16-output
+/// primitive may block its sums differently from the f32-output one, so
+/// each value within one bf16 step and at most 1% of them differing.
+void expectSameBf16(const std::vector<uint16_t> &got,
+                    const std::vector<uint16_t> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  if (!nativeBf16()) {
+    EXPECT_EQ(got, want);
+    return;
+  }
+  size_t differ = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i])
+      continue;
+    ++differ;
+    ASSERT_LE(std::abs(int(got[i]) - int(want[i])), 1) << "at " << i;
+  }
+  EXPECT_LE(differ, got.size() / 100) << differ << " of " << got.size();
+}
+
 double applyPostOp(PostOp p, double v, double sum) {
   switch (p) {
   case PostOp::Relu:
@@ -486,7 +507,8 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
         bf16Out.run(bf16Input ? static_cast<const void *>(xb.data())
                               : in.data(),
                     nullptr, nullptr, got.data());
-        EXPECT_EQ(got, want) << (bf16Input ? "bf16 in, bf16 out" : "bf16 out");
+        SCOPED_TRACE(bf16Input ? "bf16 in, bf16 out" : "bf16 out");
+        expectSameBf16(got, want);
       }
     }
   }
@@ -873,8 +895,8 @@ TEST(Bf16InnerProduct, ChainCarriesBf16) {
     roundToBf16(y.data(), want.data(), m * n);
     bf16Out.run(x.data(), got.data());
     bf16Out.run(x16.data(), gotFromBf16.data());
-    EXPECT_EQ(got, want);
-    EXPECT_EQ(gotFromBf16, want);
+    expectSameBf16(got, want);
+    expectSameBf16(gotFromBf16, want);
     EXPECT_THROW(bf16Out.run(x.data(), y.data()), std::logic_error);
     EXPECT_THROW(f32Out.run(x.data(), got.data()), std::logic_error);
   }
@@ -912,7 +934,7 @@ TEST(MatMul, Bf16ChainCarriesBf16) {
     if (io.c) {
       std::vector<uint16_t> c(want.size());
       mm.runRaw(ap, bp, c.data());
-      EXPECT_EQ(c, want16);
+      expectSameBf16(c, want16);
     } else {
       std::vector<float> c(want.size());
       mm.runRaw(ap, bp, c.data());
