@@ -413,6 +413,8 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
                   .getElementType()
                   .isBF16() &&
               v != cast<osc::ConvOp>(op).getSumInput()) ||
+             (isa<osc::ConvTransposeOp>(op) &&
+              v == cast<osc::ConvTransposeOp>(op).getWeight()) ||
              (isa<osc::MatMulOp>(op) &&
               cast<osc::MatMulOp>(op).getComputeBf16()) ||
              (isa<osc::SoftmaxOp, osc::LayerNormOp>(op) &&

@@ -6,6 +6,8 @@
 
 #include "Calibration.h"
 
+#include "opscope/runtime/calibration.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -52,6 +54,28 @@ bool opscope::calibrateForInt8(CompileOptions &opts, const std::string &inputs,
   fp32.output = so;
   std::string why;
   if (!compileModel(fp32, why)) {
+    if (why.find("osc-insert-probes: the probe selection") !=
+            std::string::npos &&
+        why.find("matches no op") != std::string::npos) {
+      // Nothing computes in int8 (transposed convolutions, for one, have no
+      // int8 kernel): an empty calibration, and osc-precision reports
+      // what stays fp32.
+      llvm::errs() << "opscope-compile: warning: --precision int8: the "
+                      "model has no inner product or convolution to "
+                      "quantize; nothing to calibrate, it stays fp32\n";
+      calibration::Calibration empty;
+      empty.model = fp32.input;
+      empty.source = "no int8 op to calibrate";
+      std::error_code ec;
+      llvm::raw_fd_ostream os(stats, ec);
+      if (ec) {
+        error = "cannot write " + stats + ": " + ec.message();
+        return false;
+      }
+      os << calibration::toText(empty);
+      opts.calibration = stats;
+      return true;
+    }
     error = "compiling the fp32 model for calibration: " + why;
     return false;
   }

@@ -553,6 +553,57 @@ TEST(DenseConvTranspose, MatchesScatterReference) {
     ASSERT_NEAR(y[i], ref[i], 1e-5) << i;
 }
 
+/// bf16 transposed convolution (--precision bf16): the same scatter on the
+/// bf16-rounded input and weights (products exact in f32), 2 groups, a
+/// bias; oneDNN's bf16 deconvolution, or its f32 one on the rounded
+/// operands without native bf16.
+TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
+  ConvParams p;
+  p.transposed = true;
+  p.groups = 2;
+  p.input = {1, 4, 3, 3};
+  p.weight = {4, 3, 3, 3}; // I x O/g x kh x kw: 6 output channels
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {1, 6, 5, 5};
+  auto x = randomVector(36, 33), w = randomVector(108, 34),
+       b = randomVector(6, 35);
+  std::vector<uint16_t> wb(w.size());
+  roundToBf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
+  std::vector<float> wr(w.size()), xr(x.size());
+  bf16ToF32(wb.data(), wr.data(), static_cast<int64_t>(w.size()));
+  roundToBf16AsF32(x.data(), xr.data(), static_cast<int64_t>(x.size()));
+  std::vector<double> ref(150);
+  for (int64_t o = 0; o < 6; ++o)
+    for (int64_t i = 0; i < 25; ++i)
+      ref[o * 25 + i] = b[o];
+  for (int64_t c = 0; c < 4; ++c) {
+    int64_t g = c / 2;
+    for (int64_t ih = 0; ih < 3; ++ih)
+      for (int64_t iw = 0; iw < 3; ++iw)
+        for (int64_t o = 0; o < 3; ++o)
+          for (int64_t kh = 0; kh < 3; ++kh)
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
+              if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
+                continue;
+              ref[((g * 3 + o) * 5 + oh) * 5 + ow] +=
+                  double(xr[(c * 3 + ih) * 3 + iw]) *
+                  wr[((c * 3 + o) * 3 + kh) * 3 + kw];
+            }
+  }
+  Conv conv(p, wb.data(), b.data(), true);
+  std::string impl = conv.implementation();
+  EXPECT_EQ(impl.size() > 4 && impl.compare(impl.size() - 4, 4, ":f32") == 0,
+            !nativeBf16())
+      << impl;
+  std::vector<float> y(150);
+  conv.run(x.data(), nullptr, b.data(), y.data());
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], ref[i], 1e-5 + 1e-5 * std::fabs(ref[i])) << i;
+}
+
 TEST(DensePool, IncludePadCountsExplicitPadsNotOverhang) {
   // 1 x 1 x 4 x 4 of ones, kernel 3, stride 2, pads 1: output 3 x 3 in ceil
   // mode. Explicit padding counts (zeros in the average), the overhang of

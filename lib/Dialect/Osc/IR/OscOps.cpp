@@ -281,7 +281,9 @@ LogicalResult ConvTransposeOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " expects " << w[0]
            << " input channels, input has " << in[1];
-  if (failed(verifyComputeTypes(*this, getInput(), getWeight(), getOutput())))
+  // A bf16 weight with f32 activations: --precision bf16.
+  if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(),
+                                     getOutput())))
     return failure();
   int64_t outChannels = w[1] * groups;
   if (failed(verifyBias(*this, getBias(), outChannels, getInput())))

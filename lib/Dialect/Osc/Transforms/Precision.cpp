@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <type_traits>
 
 namespace opscope::osc {
 #define GEN_PASS_DEF_OSCPRECISION
@@ -42,6 +43,8 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   /// keep-fp32, seen.
   struct Counts {
     unsigned converted = 0, kept = 0, total = 0;
+    /// Transposed convolutions under int8: no int8 kernel, fp32.
+    unsigned fp32InInt8 = 0;
   };
 
   /// int8: how ranges are chosen from the calibration.
@@ -83,12 +86,16 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         stats[t.key()] = &t;
     }
     unsigned qdq = fuseQdq<InnerProductOp>(keep) + fuseQdq<ConvOp>(keep);
-    Counts ips, convs;
+    Counts ips, convs, deconvs;
     std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
     // Inner products and convolutions: the weight converted once here, the
     // f32 input converted inside the kernel.
     auto convert = [&](auto op, Counts &counts) {
+      // Transposed convolutions compute in bf16 (oneDNN's deconvolution)
+      // or fp32: no int8 kernel for them.
+      constexpr bool transposed =
+          std::is_same_v<decltype(op), ConvTransposeOp>;
       ++counts.total;
       auto wType = cast<RankedTensorType>(op.getWeight().getType());
       if (!wType.getElementType().isF32() ||
@@ -99,6 +106,10 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       std::vector<std::string> sources = sourceNodes(op.getLoc());
       if (keptInFp32(keep, op.getLoc())) {
         ++counts.kept;
+        return;
+      }
+      if (transposed && precision == "int8") {
+        ++counts.fp32InInt8;
         return;
       }
       const calibration::TensorStats *st = nullptr;
@@ -125,7 +136,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                            derivedWeightName(op.getWeight(), ".bf16")));
         op.getWeightMutable().assign(bf.getOutput());
         after += 2.0 * type.getNumElements();
-      } else {
+      } else if constexpr (!transposed) {
         quantizeWeights(op, c, *values, b);
         calibration::U8Params p = calibration::chooseU8(*st, *method);
         op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
@@ -139,6 +150,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     if (precision != "fp32") {
       getOperation().walk([&](InnerProductOp op) { convert(op, ips); });
       getOperation().walk([&](ConvOp op) { convert(op, convs); });
+      getOperation().walk([&](ConvTransposeOp op) { convert(op, deconvs); });
     }
     // bf16 / int8 matmuls (attention's Q.K^T and P.V): both operands are
     // activations, rounded to bf16 or quantized (from their ranges on each
@@ -194,20 +206,28 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       if (convs.total)
         llvm::outs() << " and " << convs.converted << " of " << convs.total
                      << " convolutions";
+      if (deconvs.total)
+        llvm::outs() << " and " << deconvs.converted << " of "
+                     << deconvs.total << " transposed convolutions";
       llvm::outs() << " in " << precision;
-      if (unsigned kept = ips.kept + convs.kept)
+      if (unsigned kept = ips.kept + convs.kept + deconvs.kept)
         llvm::outs() << " (" << kept << " kept in fp32 by keep-fp32)";
+      if (deconvs.fp32InInt8)
+        llvm::outs() << " (transposed convolutions stay fp32: no int8 "
+                        "kernel)";
       if (!uncalibrated.empty())
         llvm::outs() << " (" << uncalibrated.size()
                      << " without calibration statistics, fp32)";
       llvm::outs() << ", their weights "
                    << llvm::format("%.1f", before / (1 << 20)) << " -> "
                    << llvm::format("%.1f", after / (1 << 20)) << " MiB; "
-                   << ips.converted + convs.converted
+                   << ips.converted + convs.converted + deconvs.converted
                    << (precision == "int8"
                            ? " f32-to-u8 quantization"
                            : " f32-to-bf16 conversion")
-                   << (ips.converted + convs.converted == 1 ? "" : "s")
+                   << (ips.converted + convs.converted + deconvs.converted == 1
+                           ? ""
+                           : "s")
                    << " (one inside each " << precision << " kernel"
                    << (precision == "int8"
                            ? "; osc-int8-chains removes those between int8 "
