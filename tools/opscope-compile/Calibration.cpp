@@ -46,7 +46,7 @@ bool opscope::calibrateForInt8(CompileOptions &opts, const std::string &inputs,
   fp32.sparse = "never";
   fp32.tuningDb.clear();
   fp32.profile = std::string();
-  fp32.probeTypes = "inner_product,conv";
+  fp32.probeTypes = "inner_product,conv,conv_transpose";
   fp32.printFusion.clear();
   fp32.emit = CompileOptions::Emit::Library;
   fp32.timing = false;
@@ -57,9 +57,8 @@ bool opscope::calibrateForInt8(CompileOptions &opts, const std::string &inputs,
     if (why.find("osc-insert-probes: the probe selection") !=
             std::string::npos &&
         why.find("matches no op") != std::string::npos) {
-      // Nothing computes in int8 (transposed convolutions, for one, have no
-      // int8 kernel): an empty calibration, and osc-precision reports
-      // what stays fp32.
+      // Nothing computes in int8: an empty calibration, and osc-precision
+      // reports that nothing was converted.
       llvm::errs() << "opscope-compile: warning: --precision int8: the "
                       "model has no inner product or convolution to "
                       "quantize; nothing to calibrate, it stays fp32\n";

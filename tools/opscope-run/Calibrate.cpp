@@ -45,7 +45,7 @@ opscope::calibrate(const Model &model,
   std::map<size_t, size_t> byOp;
   for (const ProbeInfo &p : model.probes()) {
     if ((p.type != "inner_product" && p.type != "sparse_inner_product" &&
-         p.type != "conv") ||
+         p.type != "conv" && p.type != "conv_transpose") ||
         p.op < 0 || byOp.count(p.op))
       continue;
     Observed o;
@@ -59,8 +59,8 @@ opscope::calibrate(const Model &model,
   }
   if (observed.empty())
     throw Error(model.path() +
-                ": no probed inner product or convolution to calibrate "
-                "(int8 quantizes those only)");
+                ": no probed inner product or (transposed) convolution to "
+                "calibrate (int8 quantizes those only)");
   auto session = model.createSession();
   bool secondPass = false;
   std::string error;

@@ -604,6 +604,69 @@ TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
     ASSERT_NEAR(y[i], ref[i], 1e-5 + 1e-5 * std::fabs(ref[i])) << i;
 }
 
+/// int8 transposed convolution (--precision int8): s8 weights per output
+/// channel (channel g * OC/g + j over the C x OC/g x k layout), the f32
+/// input quantized to u8 with a zero point (0 and 37), per-channel output
+/// scales, bias and ReLU; against the scatter on the dequantized values
+/// (exact integer sums, so only the f32 epilogue differs).
+TEST(DenseConvTranspose, Int8MatchesQuantizedReference) {
+  ConvParams p;
+  p.transposed = true;
+  p.groups = 2;
+  p.input = {1, 4, 3, 3};
+  p.weight = {4, 3, 3, 3}; // 6 output channels, 2 groups
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {1, 6, 5, 5};
+  p.postOps = {PostOp::Relu};
+  auto x = randomVector(36, 36), b = randomVector(6, 37);
+  std::mt19937 rng(38);
+  std::vector<int8_t> wq(108);
+  for (auto &v : wq)
+    v = static_cast<int8_t>(int(rng() % 255) - 127);
+  p.weightScales.resize(6);
+  for (auto &v : p.weightScales)
+    v = 0.001f + 0.01f * (rng() % 100) / 100.0f;
+  // Element [c, j, kh, kw] belongs to output channel (c / 2) * 3 + j.
+  auto channelOf = [](int64_t c, int64_t j) { return c / 2 * 3 + j; };
+  for (int32_t zero : {0, 37}) {
+    SCOPED_TRACE(::testing::Message() << "zero point " << zero);
+    p.inputScale = 0.011f;
+    p.inputZero = zero;
+    std::vector<double> ref(150);
+    for (int64_t o = 0; o < 6; ++o)
+      for (int64_t i = 0; i < 25; ++i)
+        ref[o * 25 + i] = b[o];
+    for (int64_t c = 0; c < 4; ++c)
+      for (int64_t ih = 0; ih < 3; ++ih)
+        for (int64_t iw = 0; iw < 3; ++iw) {
+          float q = std::clamp(
+              std::nearbyint(x[(c * 3 + ih) * 3 + iw] / p.inputScale) + zero,
+              0.0f, 255.0f);
+          double xd = (q - zero) * double(p.inputScale);
+          for (int64_t j = 0; j < 3; ++j)
+            for (int64_t kh = 0; kh < 3; ++kh)
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
+                if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
+                  continue;
+                int64_t o = channelOf(c, j);
+                ref[(o * 5 + oh) * 5 + ow] +=
+                    xd * p.weightScales[o] * wq[((c * 3 + j) * 3 + kh) * 3 + kw];
+              }
+        }
+    Conv conv(p, wq.data(), b.data(), true);
+    EXPECT_NE(conv.implementation().find("8"), std::string::npos)
+        << conv.implementation(); // jit_deconvolution / gemm_s8u8s32
+    std::vector<float> y(150);
+    conv.run(x.data(), nullptr, b.data(), y.data());
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y[i], std::max(ref[i], 0.0), 1e-4 + 1e-4 * std::fabs(ref[i]))
+          << i;
+  }
+}
+
 TEST(DensePool, IncludePadCountsExplicitPadsNotOverhang) {
   // 1 x 1 x 4 x 4 of ones, kernel 3, stride 2, pads 1: output 3 x 3 in ceil
   // mode. Explicit padding counts (zeros in the average), the overhang of

@@ -281,11 +281,17 @@ LogicalResult ConvTransposeOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " expects " << w[0]
            << " input channels, input has " << in[1];
-  // A bf16 weight with f32 activations: --precision bf16.
-  if (failed(verifyInnerProductTypes(*this, getInput(), getWeight(),
-                                     getOutput())))
-    return failure();
   int64_t outChannels = w[1] * groups;
+  // A bf16 weight (--precision bf16) or an i8 one with its quantization
+  // (--precision int8); the activations stay f32 (no chains through
+  // transposed convolutions).
+  if (failed(verifyWeightPrecision(*this, getInput(), getWeight(), getOutput(),
+                                   getInputScale(), getInputZeroPoint(),
+                                   getWeightScales(), outChannels)))
+    return failure();
+  if (!tensorType(getInput()).getElementType().isF32() &&
+      tensorType(getWeight()).getElementType().isInteger(8))
+    return emitOpError("an int8 transposed convolution has an f32 input");
   if (failed(verifyBias(*this, getBias(), outChannels, getInput())))
     return failure();
   SmallVector<int64_t> expected = {in[0], outChannels};

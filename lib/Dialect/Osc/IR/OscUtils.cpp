@@ -365,6 +365,9 @@ llvm::json::Object osc::opFacts(Operation *op) {
     zeroAttr = conv.getInputZeroPointAttr();
     outScaleAttr = conv.getOutputScaleAttr();
     outZeroAttr = conv.getOutputZeroPointAttr();
+  } else if (auto ct = dyn_cast<ConvTransposeOp>(op)) {
+    scaleAttr = ct.getInputScaleAttr();
+    zeroAttr = ct.getInputZeroPointAttr();
   }
   // A u8 result inside an int8 chain: the consumer's quantization.
   if (outScaleAttr && outZeroAttr) {

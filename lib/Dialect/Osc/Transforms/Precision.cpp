@@ -43,8 +43,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   /// keep-fp32, seen.
   struct Counts {
     unsigned converted = 0, kept = 0, total = 0;
-    /// Transposed convolutions under int8: no int8 kernel, fp32.
-    unsigned fp32InInt8 = 0;
   };
 
   /// int8: how ranges are chosen from the calibration.
@@ -92,10 +90,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     // Inner products and convolutions: the weight converted once here, the
     // f32 input converted inside the kernel.
     auto convert = [&](auto op, Counts &counts) {
-      // Transposed convolutions compute in bf16 (oneDNN's deconvolution)
-      // or fp32: no int8 kernel for them.
-      constexpr bool transposed =
-          std::is_same_v<decltype(op), ConvTransposeOp>;
       ++counts.total;
       auto wType = cast<RankedTensorType>(op.getWeight().getType());
       if (!wType.getElementType().isF32() ||
@@ -106,10 +100,6 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       std::vector<std::string> sources = sourceNodes(op.getLoc());
       if (keptInFp32(keep, op.getLoc())) {
         ++counts.kept;
-        return;
-      }
-      if (transposed && precision == "int8") {
-        ++counts.fp32InInt8;
         return;
       }
       const calibration::TensorStats *st = nullptr;
@@ -136,12 +126,13 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                            derivedWeightName(op.getWeight(), ".bf16")));
         op.getWeightMutable().assign(bf.getOutput());
         after += 2.0 * type.getNumElements();
-      } else if constexpr (!transposed) {
+      } else {
         quantizeWeights(op, c, *values, b);
         calibration::U8Params p = calibration::chooseU8(*st, *method);
         op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
         op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
-        after += 1.0 * wType.getNumElements() + 4.0 * wType.getDimSize(0);
+        after += 1.0 * wType.getNumElements() +
+                 4.0 * op.getWeightScalesAttr().size();
       }
       if (c->use_empty())
         c.erase();
@@ -212,9 +203,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       llvm::outs() << " in " << precision;
       if (unsigned kept = ips.kept + convs.kept + deconvs.kept)
         llvm::outs() << " (" << kept << " kept in fp32 by keep-fp32)";
-      if (deconvs.fp32InInt8)
-        llvm::outs() << " (transposed convolutions stay fp32: no int8 "
-                        "kernel)";
+
       if (!uncalibrated.empty())
         llvm::outs() << " (" << uncalibrated.size()
                      << " without calibration statistics, fp32)";
@@ -361,20 +350,50 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     return fused;
   }
 
-  /// The weight per row (inner product) or output channel (convolution),
+  /// The output channel of each weight element: its row (inner product,
+  /// convolution: N x K, OC x C/g x k...), or for a transposed convolution
+  /// (C x OC/g x k...) `g * OC/g + j` of element [c, j, ...], g = c /
+  /// (C/g). Returns the channel count.
+  template <typename OpT>
+  static int64_t outputChannels(OpT op, std::vector<int64_t> &channelOf) {
+    auto wType = cast<RankedTensorType>(op.getWeight().getType());
+    int64_t n = wType.getNumElements();
+    channelOf.resize(n);
+    if constexpr (std::is_same_v<OpT, ConvTransposeOp>) {
+      int64_t c = wType.getDimSize(0), ocg = wType.getDimSize(1);
+      int64_t groups = op.getGroups(), cg = c / groups,
+              inner = n / (c * ocg);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t ci = i / (ocg * inner), j = (i / inner) % ocg;
+        channelOf[i] = ci / cg * ocg + j;
+      }
+      return ocg * groups;
+    } else {
+      int64_t rows = wType.getDimSize(0), k = n / rows;
+      for (int64_t i = 0; i < n; ++i)
+        channelOf[i] = i / k;
+      return rows;
+    }
+  }
+
+  /// The weight per row (inner product) or output channel (convolutions),
   /// symmetric, to i8 with weight_scales.
   template <typename OpT>
   void quantizeWeights(OpT op, ConstantOp c, ArrayRef<float> values,
                        OpBuilder &b) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
-    int64_t n = wType.getDimSize(0), k = wType.getNumElements() / n;
+    std::vector<int64_t> channelOf;
+    int64_t n = outputChannels(op, channelOf);
+    std::vector<std::vector<float>> perChannel(n);
+    for (size_t i = 0; i < values.size(); ++i)
+      perChannel[channelOf[i]].push_back(values[i]);
     std::vector<float> scales(n);
+    for (int64_t r = 0; r < n; ++r)
+      scales[r] = rt::sparse::symmetricScale(
+          perChannel[r].data(), static_cast<int64_t>(perChannel[r].size()));
     std::vector<int8_t> q(values.size());
-    for (int64_t r = 0; r < n; ++r) {
-      scales[r] = rt::sparse::symmetricScale(values.data() + r * k, k);
-      for (int64_t i = 0; i < k; ++i)
-        q[r * k + i] = rt::sparse::quantizeS8(values[r * k + i], scales[r]);
-    }
+    for (size_t i = 0; i < values.size(); ++i)
+      q[i] = rt::sparse::quantizeS8(values[i], scales[channelOf[i]]);
     auto type = RankedTensorType::get(wType.getShape(), b.getIntegerType(8));
     auto w8 = b.create<ConstantOp>(
         c.getLoc(),

@@ -193,9 +193,9 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
       c.fail("a bf16 or int8 convolution needs a constant weight and bias");
     if (w.dtype == DType::I8) {
       p.weightScales = c.floats("weight_scales");
-      if (static_cast<int64_t>(p.weightScales.size()) != w.shape[0])
+      if (static_cast<int64_t>(p.weightScales.size()) != y.shape[1])
         c.fail("an i8 weight needs weight_scales with one scale per output "
-               "channel (" + std::to_string(w.shape[0]) + ")");
+               "channel (" + std::to_string(y.shape[1]) + ")");
       std::tie(p.inputScale, p.inputZero) = c.inputQuantization();
       p.inputU8 = u8In;
       p.outputU8 = u8Out;

@@ -4,7 +4,10 @@ decoders and segmentation heads use them: 3x3 stride 2 with output padding
 (8 -> 6 channels, ReLU) then 4x4 stride 2 pad 1 in 2 groups (6 -> 4). Both
 weights and biases are constants.
 
-  make_deconv_model.py OUT.onnx
+  make_deconv_model.py OUT.onnx [--relu-only]
+
+With --relu-only the model is a single Relu: nothing in it computes in a
+lower precision.
 """
 import sys
 
@@ -25,6 +28,16 @@ nodes = [
     helper.make_node("ConvTranspose", ["r1", "w2", "b2"], ["y"], name="/up2/ConvTranspose",
                      kernel_shape=[4, 4], strides=[2, 2], pads=[1, 1, 1, 1], group=2),
 ]
+if "--relu-only" in sys.argv:
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="/relu/Relu")], "relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 7, 7])]),
+        opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, sys.argv[1])
+    sys.exit(0)
 graph = helper.make_graph(
     nodes, "deconv",
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 7, 7])],

@@ -311,6 +311,14 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
     `C x OC/groups x kernel...`. Each output spatial size is
     `stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pad_begin - pad_end`.
 
+    Precision (`osc-precision`): a bf16 weight makes it round its f32 input
+    to bf16 on entry and accumulate in f32; an i8 weight, quantized per
+    output channel symmetrically (output channel `o = g * OC/groups + j`
+    covers `weight[g * C/groups .. (g + 1) * C/groups - 1, j, ...]`, scale
+    `weight_scales[o]`), makes it quantize its f32 input to u8 with
+    `input_scale` / `input_zero_point` on entry and accumulate in int32;
+    bias, post-ops and output stay f32.
+
     ```mlir
     %y = osc.conv_transpose %x, %w
         {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
@@ -318,14 +326,32 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
         : (tensor<1x8x16x16xf32>, tensor<8x4x2x2xf32>) -> tensor<1x4x32x32xf32>
     ```
   }];
-  let arguments = (ins Osc_FloatTensor:$input, Osc_FloatTensor:$weight,
+  let arguments = (ins Osc_FloatTensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$output_padding,
                        DefaultValuedAttr<I64Attr, "1">:$groups,
-                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
+                       OptionalAttr<F32Attr>:$input_scale,
+                       OptionalAttr<I32Attr>:$input_zero_point,
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
   let results = (outs Osc_FloatTensor:$output);
+  let builders = [
+    // f32, as the importer and the fusion patterns create it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$bias,
+                   "::mlir::DenseI64ArrayAttr":$strides,
+                   "::mlir::DenseI64ArrayAttr":$pads,
+                   "::mlir::DenseI64ArrayAttr":$dilations,
+                   "::mlir::DenseI64ArrayAttr":$output_padding,
+                   "::mlir::IntegerAttr":$groups,
+                   "::mlir::ArrayAttr":$post_ops), [{
+      build($_builder, $_state, output, input, weight, bias, strides, pads,
+            dilations, output_padding, groups, post_ops, nullptr, nullptr,
+            nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $weight (`bias` `(` $bias^ `)`)?
     (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
