@@ -492,7 +492,7 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
       std::vector<float> y(outElems), yFromBf16(outElems);
       f32Out.run(in.data(), nullptr, nullptr, y.data());
       ConvParams pin = p;
-      pin.inputBf16 = true;
+      pin.bf16.input = true;
       Conv bf16In(pin, wb.data(), b.data(), true);
       bf16In.run(xb.data(), nullptr, nullptr, yFromBf16.data());
       ASSERT_EQ(y, yFromBf16) << "a bf16 input is the rounded f32 one";
@@ -500,8 +500,7 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
       roundToBf16(y.data(), want.data(), outElems);
       for (bool bf16Input : {false, true}) {
         ConvParams pout = p;
-        pout.outputBf16 = true;
-        pout.inputBf16 = bf16Input;
+        pout.bf16 = {bf16Input, true};
         Conv bf16Out(pout, wb.data(), b.data(), true);
         std::fill(got.begin(), got.end(), 0);
         bf16Out.run(bf16Input ? static_cast<const void *>(xb.data())
@@ -516,7 +515,7 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
   auto w = randomVector(32 * 36, 94);
   std::vector<uint16_t> wb(w.size());
   roundToBf16(w.data(), wb.data(), static_cast<int64_t>(w.size()));
-  p.outputBf16 = true;
+  p.bf16.output = true;
   p.postOps = {PostOp::Sum};
   EXPECT_THROW(Conv(p, wb.data(), nullptr, false), std::invalid_argument);
   p.postOps = {};
@@ -913,14 +912,15 @@ TEST(Bf16InnerProduct, MatchesRoundedReference) {
     std::vector<uint16_t> xb(x.size());
     for (size_t i = 0; i < x.size(); ++i)
       xb[i] = bf16(x[i]);
-    Bf16InnerProduct ip(m, k, n, w.data(), b.data(), {PostOp::Sum});
+    Bf16InnerProduct ip(m, k, n, w.data(), b.data(), {PostOp::Sum},
+                        Bf16Activations{true, false});
     // Without native bf16 the f32 kernels run on the rounded operands.
     std::string impl = ip.implementation();
     EXPECT_EQ(impl.size() > 4 && impl.compare(impl.size() - 4, 4, ":f32") == 0,
               !nativeBf16())
         << impl;
     std::vector<float> y = r;
-    ip.run(xb.data(), y.data(), y.data());
+    ip.runRaw(xb.data(), y.data(), y.data());
     double worst = 0;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -1000,22 +1000,25 @@ TEST(Bf16InnerProduct, ChainCarriesBf16) {
     roundToBf16(x.data(), x16.data(), m * k);
     std::vector<PostOp> gelu = {PostOp::GeluErf};
     Bf16InnerProduct f32Out(m, k, n, w.data(), b.data(), gelu);
-    Bf16InnerProduct bf16Out(m, k, n, w.data(), b.data(), gelu, true);
+    Bf16InnerProduct bf16In(m, k, n, w.data(), b.data(), gelu, {true, false});
     std::vector<float> y(m * n), yFromBf16(m * n);
     f32Out.run(x.data(), y.data());
-    f32Out.run(x16.data(), yFromBf16.data());
+    bf16In.runRaw(x16.data(), yFromBf16.data());
     ASSERT_EQ(y, yFromBf16) << "a bf16 input is the rounded f32 one";
     std::vector<uint16_t> want(m * n), got(m * n), gotFromBf16(m * n);
     roundToBf16(y.data(), want.data(), m * n);
-    bf16Out.run(x.data(), got.data());
-    bf16Out.run(x16.data(), gotFromBf16.data());
+    Bf16InnerProduct bf16Out(m, k, n, w.data(), b.data(), gelu, {false, true});
+    Bf16InnerProduct bf16Both(m, k, n, w.data(), b.data(), gelu, {true, true});
+    bf16Out.runRaw(x.data(), got.data());
+    bf16Both.runRaw(x16.data(), gotFromBf16.data());
     expectSameBf16(got, want);
     expectSameBf16(gotFromBf16, want);
     EXPECT_THROW(bf16Out.run(x.data(), y.data()), std::logic_error);
-    EXPECT_THROW(f32Out.run(x.data(), got.data()), std::logic_error);
+    EXPECT_THROW(bf16In.run(x.data(), y.data()), std::logic_error);
   }
   std::vector<uint16_t> w(8 * 4, 0x3f80);
-  EXPECT_THROW(Bf16InnerProduct(2, 4, 8, w.data(), nullptr, {PostOp::Sum}, true),
+  EXPECT_THROW(Bf16InnerProduct(2, 4, 8, w.data(), nullptr, {PostOp::Sum},
+                                Bf16Activations{false, true}),
                std::invalid_argument);
 }
 
@@ -1056,6 +1059,20 @@ TEST(MatMul, Bf16ChainCarriesBf16) {
     }
     EXPECT_THROW(mm.run(a.data(), b.data(), want.data()), std::logic_error);
   }
+  // A constant rhs (packed once from f32) with bf16 a and c.
+  MatMul constPlain({B, M, K}, {B, K, N}, {B, M, N}, false, false, 0.125f,
+                    b.data(), true);
+  std::vector<float> wantConst(want.size());
+  constPlain.run(a.data(), nullptr, wantConst.data());
+  std::vector<uint16_t> wantConst16(want.size()), gotConst(want.size());
+  roundToBf16(wantConst.data(), wantConst16.data(), want.size());
+  MatMul constChain({B, M, K}, {B, K, N}, {B, M, N}, false, false, 0.125f,
+                    b.data(), true, false, MatMulBf16Io{true, false, true});
+  constChain.runRaw(a16.data(), nullptr, gotConst.data());
+  expectSameBf16(gotConst, wantConst16);
+  EXPECT_THROW(MatMul({M, K}, {K, N}, {M, N}, false, false, 1.0f, b.data(),
+                      true, false, MatMulBf16Io{false, true, false}),
+               std::invalid_argument);
   EXPECT_THROW(MatMul({M, K}, {K, N}, {M, N}, false, false, 1.0f, nullptr,
                       false, false, MatMulBf16Io{true, false, false}),
                std::invalid_argument);

@@ -193,25 +193,26 @@ std::string InnerProduct::implementation() const {
 }
 
 /// Without native bf16 (nativeBf16()), the primitive is f32: the weights
-/// bf16-rounded and widened once, the input rounded to bf16 and kept in
-/// f32 every run, so the products are the bf16 ones; a bf16 output is
-/// written in f32 and rounded after.
+/// bf16-rounded and widened once, the input rounded to bf16 (or a bf16
+/// input widened) and kept in f32 every run, so the products are the bf16
+/// ones; a bf16 output is written in f32 and rounded after.
 struct Bf16InnerProduct::Impl : IpPrimitive {
-  bool asF32 = false, bf16Output = false;
-  std::vector<uint16_t> xBf16; // f32 input: the rounded input
+  bool asF32 = false;
+  Bf16Activations io;
+  std::vector<uint16_t> xBf16; // native, f32 input: the rounded input
   std::vector<float> xF32;     // asF32: the rounded input, in f32
-  std::vector<float> yF32;     // asF32 with bf16Output: the f32 output
+  std::vector<float> yF32;     // asF32, bf16 output: the f32 output
 };
 
 void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
                              const void *weights, bool weightsBf16,
                              const float *bias, std::vector<PostOp> postOps,
-                             bool bf16Output) {
+                             Bf16Activations io) {
   impl = std::make_unique<Impl>();
   impl->asF32 = !nativeBf16();
-  impl->bf16Output = bf16Output;
-  if (bf16Output && std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
-                        postOps.end())
+  impl->io = io;
+  if (io.output && std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                       postOps.end())
     throw std::invalid_argument(
         "a bf16 inner product with a bf16 output takes no sum post-op");
   if (impl->asF32) {
@@ -223,50 +224,51 @@ void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
     impl->build(m, k, n, dt::f32, dt::f32, w.data(), dt::f32, bias, postOps,
                 false);
     impl->xF32.resize(m * k);
-    if (bf16Output)
+    if (io.output)
       impl->yF32.resize(m * n);
     return;
   }
   // f32 -> bf16 and into the primitive's layout in one reorder.
   impl->build(m, k, n, dt::bf16, dt::bf16, weights,
               weightsBf16 ? dt::bf16 : dt::f32, bias, postOps, false, {},
-              bf16Output);
-  impl->xBf16.resize(m * k);
+              io.output);
+  if (!io.input)
+    impl->xBf16.resize(m * k);
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const float *weightData,
                                    const float *biasData,
-                                   std::vector<PostOp> postOps) {
-  build(m, k, n, weightData, false, biasData, std::move(postOps), false);
+                                   std::vector<PostOp> postOps,
+                                   Bf16Activations io) {
+  build(m, k, n, weightData, false, biasData, std::move(postOps), io);
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                                    const uint16_t *weightData,
                                    const float *biasData,
                                    std::vector<PostOp> postOps,
-                                   bool bf16Output) {
-  build(m, k, n, weightData, true, biasData, std::move(postOps), bf16Output);
+                                   Bf16Activations io) {
+  build(m, k, n, weightData, true, biasData, std::move(postOps), io);
 }
 
 Bf16InnerProduct::~Bf16InnerProduct() = default;
 
-void Bf16InnerProduct::runAny(const void *x, bool xBf16, void *y,
-                              const float *sum) {
+void Bf16InnerProduct::runRaw(const void *x, void *y, const float *sum) {
   Impl &I = *impl;
   int64_t in = I.m * I.k;
   const void *src = x;
   if (I.asF32) {
-    if (xBf16)
+    if (I.io.input)
       bf16ToF32(static_cast<const uint16_t *>(x), I.xF32.data(), in);
     else
       roundToBf16AsF32(static_cast<const float *>(x), I.xF32.data(), in);
     src = I.xF32.data();
-  } else if (!xBf16) {
+  } else if (!I.io.input) {
     roundToBf16(static_cast<const float *>(x), I.xBf16.data(), in);
     src = I.xBf16.data();
   }
-  if (I.bf16Output && I.asF32) {
+  if (I.io.output && I.asF32) {
     I.run(src, I.yF32.data(), nullptr);
     roundToBf16(I.yF32.data(), static_cast<uint16_t *>(y), I.m * I.n);
     return;
@@ -274,28 +276,11 @@ void Bf16InnerProduct::runAny(const void *x, bool xBf16, void *y,
   I.run(src, y, sum);
 }
 
-void Bf16InnerProduct::run(const uint16_t *x, float *y, const float *sum) {
-  if (impl->bf16Output)
-    throw std::logic_error("this bf16 inner product writes bf16");
-  runAny(x, true, y, sum);
-}
-
 void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
-  if (impl->bf16Output)
-    throw std::logic_error("this bf16 inner product writes bf16");
-  runAny(x, false, y, sum);
-}
-
-void Bf16InnerProduct::run(const uint16_t *x, uint16_t *y) {
-  if (!impl->bf16Output)
-    throw std::logic_error("this bf16 inner product writes f32");
-  runAny(x, true, y, nullptr);
-}
-
-void Bf16InnerProduct::run(const float *x, uint16_t *y) {
-  if (!impl->bf16Output)
-    throw std::logic_error("this bf16 inner product writes f32");
-  runAny(x, false, y, nullptr);
+  if (impl->io.input || impl->io.output)
+    throw std::logic_error("this bf16 inner product has bf16 activations: "
+                           "use runRaw");
+  runRaw(x, y, sum);
 }
 
 std::string Bf16InnerProduct::implementation() const {
@@ -710,14 +695,19 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   impl->a = dnnl::memory(aMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->c = dnnl::memory(cMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->constB = constB != nullptr;
+  // Conversion buffers: without native bf16 every operand is read through
+  // f32 (rounded, or a bf16 one widened); with it only f32 operands are
+  // rounded (a constant b once, here).
   if (impl->asF32) {
     impl->aF32.resize(impl->aElems);
     impl->bF32.resize(impl->bElems);
     if (bf16Io.c)
       impl->cF32.resize(impl->cElems);
   } else if (bf16) {
-    impl->aBf16.resize(impl->aElems);
-    impl->bBf16.resize(impl->bElems);
+    if (!bf16Io.a)
+      impl->aBf16.resize(impl->aElems);
+    if (!bf16Io.b)
+      impl->bBf16.resize(impl->bElems);
   }
   if (int8) {
     impl->aS8.resize(impl->aElems);

@@ -163,9 +163,9 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   // Without native bf16, a bf16 convolution is an f32 one on the rounded
   // operands: the weights widened here, the input rounded in run().
   std::vector<float> widened;
-  if ((p.inputBf16 || p.outputBf16) && compute != Compute::Bf16)
+  if ((p.bf16.input || p.bf16.output) && compute != Compute::Bf16)
     throw std::invalid_argument("bf16 activations need a bf16 convolution");
-  if (p.outputBf16 && std::find(p.postOps.begin(), p.postOps.end(),
+  if (p.bf16.output && std::find(p.postOps.begin(), p.postOps.end(),
                                 PostOp::Sum) != p.postOps.end())
     throw std::invalid_argument(
         "a convolution with a bf16 output takes no sum post-op");
@@ -175,13 +175,13 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     bf16ToF32(static_cast<const uint16_t *>(constWeights), widened.data(),
               static_cast<int64_t>(widened.size()));
     constWeights = widened.data();
-    I.input = p.inputBf16 ? Impl::Input::Bf16Widen : Impl::Input::Bf16AsF32;
-    if (p.outputBf16)
+    I.input = p.bf16.input ? Impl::Input::Bf16Widen : Impl::Input::Bf16AsF32;
+    if (p.bf16.output)
       I.outF32.resize(I.outElems);
     compute = Compute::F32;
   } else if (compute == Compute::Bf16) {
-    I.input = p.inputBf16 ? Impl::Input::AsIs : Impl::Input::Bf16;
-    bf16Dst = p.outputBf16;
+    I.input = p.bf16.input ? Impl::Input::AsIs : Impl::Input::Bf16;
+    bf16Dst = p.bf16.output;
   }
   dt srcType = compute == Compute::Int8   ? dt::u8
                : compute == Compute::Bf16 ? dt::bf16

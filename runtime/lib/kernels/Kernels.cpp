@@ -424,31 +424,10 @@ bool opscope::rt::nativeBf16() {
          isaAllowed(IsaLevel::Avx512CoreBf16);
 }
 
-namespace {
-/// roundToBf16AsF32 on AVX-512F: the same integer rounding, 16 lanes.
-AVX512 void roundToBf16AsF32Avx512(const float *x, float *y, int64_t n) {
-  const __m512i half = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1);
-  const __m512i high = _mm512_set1_epi32(int32_t(0xffff0000u));
-  const __m512i quiet = _mm512_set1_epi32(0x00400000);
-  for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
-                              : __mmask16((1u << (n - i)) - 1);
-    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    __m512i u = _mm512_castps_si512(v);
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
-    __m512i r = _mm512_and_si512(
-        _mm512_add_epi32(u, _mm512_add_epi32(half, lsb)), high);
-    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    r = _mm512_mask_mov_epi32(
-        r, nan, _mm512_and_si512(_mm512_or_si512(u, quiet), high));
-    _mm512_mask_storeu_ps(y + i, m, _mm512_castsi512_ps(r));
-  }
-}
-} // namespace
 
 void opscope::rt::roundToBf16AsF32(const float *x, float *y, int64_t n) {
   if (selectedIsa().load() == Isa::Avx512)
-    return roundToBf16AsF32Avx512(x, y, n);
+    return sparse_rows::roundToBf16AsF32Avx512(x, y, n);
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::fromBf16(sparse::toBf16(x[i]));
 }

@@ -569,22 +569,44 @@ AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n
     y[i] = sparse::toBf16(x[i]);
 }
 
+namespace {
+/// 16 floats rounded to bf16 (nearest even on the integer bits: add 0x7fff
+/// plus the lowest kept bit; NaNs quieted), the result in the high half of
+/// each 32-bit lane (the low half is garbage).
+AVX512 inline __m512i bf16RoundedHigh(__m512 v) {
+  __m512i u = _mm512_castps_si512(v);
+  __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16),
+                                 _mm512_set1_epi32(1));
+  __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                                                   lsb));
+  __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  return _mm512_mask_mov_epi32(
+      r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
+}
+
+/// The mask of the first min(16, n - i) lanes.
+inline __mmask16 tailMask(int64_t n, int64_t i) {
+  return n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+}
+} // namespace
+
 OPSCOPE_AVX512_BW void sparse_rows::toBf16Avx512F(const float *x,
                                                   uint16_t *y, int64_t n) {
-  // Round to nearest even on the integer bits (add 0x7fff plus the lowest
-  // kept bit), quiet NaNs, keep the high halves.
-  const __m512i half = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1);
-  const __m512i quiet = _mm512_set1_epi32(0x00400000);
   for (int64_t i = 0; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
-                              : __mmask16((1u << (n - i)) - 1);
-    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
-    __m512i u = _mm512_castps_si512(v);
-    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), one);
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(half, lsb));
-    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, quiet));
+    __mmask16 m = tailMask(n, i);
+    __m512i r = bf16RoundedHigh(_mm512_maskz_loadu_ps(m, x + i));
     _mm512_mask_cvtepi32_storeu_epi16(y + i, m, _mm512_srli_epi32(r, 16));
+  }
+}
+
+AVX512 void sparse_rows::roundToBf16AsF32Avx512(const float *x, float *y,
+                                                int64_t n) {
+  const __m512i high = _mm512_set1_epi32(int32_t(0xffff0000u));
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n, i);
+    __m512i r = bf16RoundedHigh(_mm512_maskz_loadu_ps(m, x + i));
+    _mm512_mask_storeu_ps(y + i, m,
+                          _mm512_castsi512_ps(_mm512_and_si512(r, high)));
   }
 }
 

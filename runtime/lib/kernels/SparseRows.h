@@ -100,6 +100,9 @@ OPSCOPE_AVX512_BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n);
 /// AVX512-BF16; NaN stays a quiet NaN).
 #define OPSCOPE_AVX512_BW __attribute__((target("avx512f,avx512bw")))
 OPSCOPE_AVX512_BW void toBf16Avx512F(const float *x, uint16_t *y, int64_t n);
+/// The same rounding kept in f32 (low 16 bits zero), AVX-512F.
+OPSCOPE_AVX512 void roundToBf16AsF32Avx512(const float *x, float *y,
+                                           int64_t n);
 /// n bf16 -> n floats (exact), AVX-512F.
 OPSCOPE_AVX512 void fromBf16Avx512(const uint16_t *x, float *y, int64_t n);
 /// Rows 2p and 2p+1 of a transposed (K x M) input, `mc` tokens, as one row

@@ -144,9 +144,10 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   std::unique_ptr<Bf16InnerProduct> db;
   if (bf16) {
     db = std::make_unique<Bf16InnerProduct>(m, k, n, dense.data(), bias.data(),
-                                            std::vector<PostOp>{});
+                                            std::vector<PostOp>{},
+                                            Bf16Activations{true, false});
     res.denseImpl = db->implementation();
-    systems.push_back([&] { db->run(xb.data(), y.data()); });
+    systems.push_back([&] { db->runRaw(xb.data(), y.data()); });
   } else if (int8) {
     dq = std::make_unique<QuantizedInnerProduct>(
         m, k, n, dense.data(), bias.data(), std::vector<PostOp>{});

@@ -136,6 +136,23 @@ func.func @bf16_matmul_operand(%a: tensor<4x8xbf16>, %b: tensor<8x4xf32>) {
 
 // -----
 
+func.func @bf16_matmul_const_rhs(%a: tensor<4x8xbf16>) {
+  %b = osc.constant dense<1.0> : tensor<8x4xbf16>
+  // expected-error @+1 {{a compute_bf16 matmul's constant rhs must be f32}}
+  %0 = osc.matmul %a, %b {compute_bf16} : (tensor<4x8xbf16>, tensor<8x4xbf16>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @bf16_input_bias(%x: tensor<4x16xbf16>, %w: tensor<8x16xbf16>, %b: tensor<8xbf16>) {
+  // expected-error @+1 {{the bias must be f32 with a 'bf16' input, got 'tensor<8xbf16>'}}
+  %0 = osc.inner_product %x, %w bias(%b) : (tensor<4x16xbf16>, tensor<8x16xbf16>, tensor<8xbf16>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @bf16_matmul_f16(%a: tensor<4x8xbf16>, %b: tensor<8x4xf16>) {
   // expected-error @+1 {{a compute_bf16 matmul's rhs is f32 or bf16, got 'f16'}}
   %0 = osc.matmul %a, %b {compute_bf16} : (tensor<4x8xbf16>, tensor<8x4xf16>) -> tensor<4x4xf32>
@@ -147,8 +164,16 @@ func.func @bf16_matmul_f16(%a: tensor<4x8xbf16>, %b: tensor<8x4xf16>) {
 // softmax and layer norm write bf16 for an f32 input only, softmax over
 // the last axis only, a transposed layer norm never.
 func.func @bf16_softmax_axis(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{a bf16 result needs the softmax over the last axis}}
+  // expected-error @+1 {{a bf16 result needs the softmax over the last axis with no mask or one that varies only over leading dimensions and the last one}}
   %0 = osc.softmax %x {axis = 0 : i64} : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @bf16_softmax_mask(%x: tensor<2x4x8xf32>, %m: tensor<1x4x8xf32>) {
+  // expected-error @+1 {{a bf16 result needs the softmax over the last axis}}
+  %0 = osc.softmax %x mask(%m) {axis = 2 : i64} : (tensor<2x4x8xf32>, tensor<1x4x8xf32>) -> tensor<2x4x8xbf16>
   return
 }
 

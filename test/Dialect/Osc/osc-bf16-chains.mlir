@@ -4,7 +4,7 @@
 // RUN: opscope-opt %s -split-input-file --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-bf16-chains{mode=never report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=NEVER
 // RUN: not opscope-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(osc-bf16-chains{mode=sometimes}))' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: opscope-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(osc-bf16-chains{mode=never}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=NEVERIR
-// NEVER-COUNT-4: osc-bf16-chains: off (mode never)
+// NEVER-COUNT-5: osc-bf16-chains: off (mode never)
 // NEVERIR-NOT: -> tensor<{{[0-9x]+}}xbf16>
 // NEVERIR: func.func @fp32
 // BADMODE: osc-bf16-chains: mode must be auto, always or never, got 'sometimes'
@@ -110,6 +110,31 @@ func.func @convs(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
   %c = osc.conv %x, %w post_ops [relu] {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xbf16>) -> tensor<1x8x16x16xf32>
   %y = osc.conv %c, %w sum(%x) post_ops [sum] {dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xbf16>, tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
   return %y : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// Not producers: a softmax whose mask varies over a middle dimension (the
+// runtime's row-wise kernel cannot write it in bf16), a transposed layer
+// norm (osc-sparse-layout's, read through a transpose), an f32 matmul
+// (read through a reshape). Their readers round, but the values stay f32.
+// CHECK: osc-bf16-chains: 0 of 4 bf16 op inputs read in bf16 as their producer wrote them; 0 results written in bf16
+// CHECK-LABEL: func.func @not_producers
+// CHECK-NOT: -> tensor<{{[0-9x]+}}xbf16>
+// CHECK: return
+func.func @not_producers(%s: tensor<2x4x8xf32>, %m: tensor<1x4x8xf32>, %t: tensor<8x4xf32>) -> (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %g = osc.constant dense<1.0> : tensor<8xf32>
+  %w = osc.constant dense<1.0> : tensor<8x8xbf16>
+  %p = osc.softmax %s mask(%m) {axis = 2 : i64} : (tensor<2x4x8xf32>, tensor<1x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = osc.matmul %p, %s transpose_b {compute_bf16} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x4xf32>
+  %n = osc.layer_norm %t, %g {axis = 1 : i64, transposed} : (tensor<8x4xf32>, tensor<8xf32>) -> tensor<8x4xf32>
+  %nt = osc.transpose %n {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+  %y = osc.inner_product %nt, %w : (tensor<4x8xf32>, tensor<8x8xbf16>) -> tensor<4x8xf32>
+  %f = osc.matmul %o, %s : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %fr = osc.reshape %f : tensor<2x4x8xf32> -> tensor<8x8xf32>
+  %u = osc.inner_product %fr, %w : (tensor<8x8xf32>, tensor<8x8xbf16>) -> tensor<8x8xf32>
+  %ur = osc.reshape %u : tensor<8x8xf32> -> tensor<2x4x8xf32>
+  return %ur, %y, %y : tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
 
 // -----

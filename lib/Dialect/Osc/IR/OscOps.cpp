@@ -11,6 +11,8 @@
 
 #include "OscVerify.h"
 
+#include "opscope/runtime/kernels.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
@@ -114,6 +116,11 @@ LogicalResult MatMulOp::verify() {
         return emitOpError("a compute_bf16 matmul's ")
                << name << " is f32 or bf16, got " << e;
     }
+    // A constant rhs is packed once from f32 (bf16 ones come only from
+    // producers inside a chain).
+    if (tensorType(getRhs()).getElementType().isBF16() &&
+        getRhs().getDefiningOp<ConstantOp>())
+      return emitOpError("a compute_bf16 matmul's constant rhs must be f32");
   } else if (failed(verifySameElementType(*this, getLhs(), "lhs", getRhs(),
                                           "rhs")) ||
              failed(verifySameElementType(*this, getLhs(), "lhs", getOutput(),
@@ -417,6 +424,17 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+bool opscope::osc::softmaxCanWriteBf16(SoftmaxOp op) {
+  auto in = tensorType(op.getInput()).getShape();
+  if (op.getAxis() + 1 != static_cast<int64_t>(in.size()))
+    return false;
+  if (!op.getMask())
+    return true;
+  auto m = tensorType(op.getMask()).getShape();
+  return rt::softmaxMaskRowGroup({in.begin(), in.end()},
+                                 {m.begin(), m.end()}) > 0;
+}
+
 LogicalResult SoftmaxOp::verify() {
   auto in = tensorType(getInput()).getShape();
   int64_t axis = getAxis();
@@ -427,8 +445,10 @@ LogicalResult SoftmaxOp::verify() {
     return failure();
   if (tensorType(getOutput()).getElementType() !=
           tensorType(getInput()).getElementType() &&
-      axis + 1 != static_cast<int64_t>(in.size()))
-    return emitOpError("a bf16 result needs the softmax over the last axis");
+      !softmaxCanWriteBf16(*this))
+    return emitOpError("a bf16 result needs the softmax over the last axis "
+                       "with no mask or one that varies only over leading "
+                       "dimensions and the last one");
   if (Value mask = getMask()) {
     if (failed(verifySameElementType(*this, mask, "mask", getInput(), "input")))
       return failure();

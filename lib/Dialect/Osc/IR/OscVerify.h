@@ -242,8 +242,8 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
   if (failed(verifyBias(op, bias, rows, f32In ? input : bias)))
     return failure();
   if (!f32In && !tensorType(bias).getElementType().isF32())
-    return op->emitOpError("an int8 ")
-           << op->getName().stripDialect() << "'s bias must be f32, got "
+    return op->emitOpError("the bias must be f32 with a ")
+           << tensorType(input).getElementType() << " input, got "
            << tensorType(bias);
   return success();
 }

@@ -4,8 +4,9 @@
 // every reader of a value rounds it to bf16 on entry anyway (a bf16 inner
 // product's or convolution's input, a compute_bf16 matmul's operand), seen
 // through reshapes and transposes, its producer writes it in bf16 and the
-// readers read it as it is. No result changes; the f32 tensor and the
-// readers' rounding passes go. See Passes.td for the rules.
+// readers read it as it is: they compute with the same bf16 values, the
+// f32 tensor and (with native bf16) their rounding passes go. See
+// Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,30 +67,6 @@ bool roundedByAllReaders(Value v) {
   return true;
 }
 
-/// A softmax mask the row-wise kernel reads a whole row of at a time: it
-/// varies only over leading dimensions and the last one (B x 1 x 1 x S
-/// over B x H x S x S), as the runtime's bf16 output needs.
-bool rowMask(SoftmaxOp op) {
-  Value mask = op.getMask();
-  if (!mask)
-    return true;
-  ArrayRef<int64_t> s = tensorOf(op.getInput()).getShape();
-  ArrayRef<int64_t> ms = tensorOf(mask).getShape();
-  if (ms.size() > s.size())
-    return false;
-  SmallVector<int64_t> m(s.size() - ms.size(), 1);
-  m.append(ms.begin(), ms.end());
-  if (m.back() != s.back())
-    return false;
-  size_t k = 0;
-  while (k + 1 < s.size() && m[k] == s[k])
-    ++k;
-  for (size_t i = k; i + 1 < s.size(); ++i)
-    if (m[i] != 1)
-      return false;
-  return true;
-}
-
 /// The kinds that can write their f32 result in bf16 (rounded after the
 /// f32 computation): the index of the report's counters, or -1.
 enum Producer {
@@ -114,11 +91,7 @@ int producerKind(Operation *op) {
   if (auto mm = dyn_cast<MatMulOp>(op))
     return mm.getComputeBf16() ? MatMul : -1;
   if (auto sm = dyn_cast<SoftmaxOp>(op))
-    return sm.getAxis() + 1 ==
-                       static_cast<int64_t>(tensorOf(sm.getInput()).getRank()) &&
-                   rowMask(sm)
-               ? Softmax
-               : -1;
+    return softmaxCanWriteBf16(sm) ? Softmax : -1;
   if (auto ln = dyn_cast<LayerNormOp>(op))
     return !ln.getTransposed() ? LayerNorm : -1;
   return -1;

@@ -102,6 +102,10 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         ++counts.kept;
         return;
       }
+      // The bf16 and int8 kernels pack their bias once: a bias that is a
+      // model input keeps the op fp32.
+      if (Value bias = op.getBias(); bias && !bias.getDefiningOp<ConstantOp>())
+        return;
       const calibration::TensorStats *st = nullptr;
       if (precision == "int8") {
         auto it = stats.find(calibration::TensorStats::joinKey(sources));

@@ -114,6 +114,12 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// Which activation buffers of a bf16 op are bf16 (a bf16 chain's
+/// hand-overs, osc-bf16-chains); the others are f32.
+struct Bf16Activations {
+  bool input = false, output = false;
+};
+
 /// bf16 inner product: y[M x N] (f32) = post_ops(x[M x K] (bf16) * W^T + b)
 /// with W rounded to bf16 at construction; f32 accumulation. oneDNN picks
 /// AMX or AVX512-BF16; on CPUs without either (nativeBf16(), kernels.h) the
@@ -122,47 +128,47 @@ private:
 /// ~3x slower than f32), and implementation() ends in `:f32`.
 class Bf16InnerProduct {
 public:
+  /// From f32 weights, rounded to bf16 here.
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
-                   const float *bias, std::vector<PostOp> postOps);
+                   const float *bias, std::vector<PostOp> postOps,
+                   Bf16Activations io = {});
   /// From weights already in bf16 (N x K), as `--precision bf16` stores them.
-  /// With `bf16Output` (a bf16 chain's hand-over, osc-bf16-chains) the
-  /// output is written in bf16, rounded to nearest even after the bias and
-  /// post-ops (no sum post-op then), through the run overloads that take a
-  /// `uint16_t *y`.
+  /// `io` (a bf16 chain's hand-overs, osc-bf16-chains): a bf16 input is
+  /// read as it is; a bf16 output is written rounded to nearest even after
+  /// the bias and post-ops (no sum post-op then). Such an inner product
+  /// runs through runRaw.
   Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
                    const uint16_t *bf16Weights, const float *bias,
-                   std::vector<PostOp> postOps, bool bf16Output = false);
+                   std::vector<PostOp> postOps, Bf16Activations io = {});
   ~Bf16InnerProduct();
   Bf16InnerProduct(const Bf16InnerProduct &) = delete;
   Bf16InnerProduct &operator=(const Bf16InnerProduct &) = delete;
-  void run(const uint16_t *x, float *y, const float *sum = nullptr);
-  /// f32 input, rounded to bf16 into a buffer the object owns.
+  /// f32 input and output: the input rounded to bf16 into a buffer the
+  /// object owns.
   void run(const float *x, float *y, const float *sum = nullptr);
-  /// bf16 output (constructed with `bf16Output`).
-  void run(const uint16_t *x, uint16_t *y);
-  void run(const float *x, uint16_t *y);
+  /// x and y f32 or bf16 as the constructor's `io` says.
+  void runRaw(const void *x, void *y, const float *sum = nullptr);
   std::string implementation() const;
 
 private:
   void build(int64_t m, int64_t k, int64_t n, const void *weights,
              bool weightsBf16, const float *bias, std::vector<PostOp> postOps,
-             bool bf16Output);
-  void runAny(const void *x, bool xBf16, void *y, const float *sum);
+             Bf16Activations io);
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
 
 using Dims = std::vector<int64_t>;
 
-/// Batched matrix product c = scale * op(a) * op(b) with numpy broadcasting of
-/// the batch dimensions (oneDNN matmul). Shapes are the stored ones (before
-/// the transposes); a rank-1 lhs is a row, a rank-1 rhs a column. When `b` is
-/// constant (`constB`) it is packed once at construction.
 /// Which of a matmul's buffers are bf16 (MatMul's `bf16Io`).
 struct MatMulBf16Io {
   bool a = false, b = false, c = false;
 };
 
+/// Batched matrix product c = scale * op(a) * op(b) with numpy broadcasting of
+/// the batch dimensions (oneDNN matmul). Shapes are the stored ones (before
+/// the transposes); a rank-1 lhs is a row, a rank-1 rhs a column. When `b` is
+/// constant (`constB`) it is packed once at construction.
 class MatMul {
 public:
   /// With `bf16`, both operands are rounded to bf16 on every run (into
@@ -228,7 +234,7 @@ struct ConvParams {
   /// buffer is bf16 already and read as it is; the output is written in
   /// bf16, rounded to nearest even after the bias and post-ops (no sum
   /// post-op then).
-  bool inputBf16 = false, outputBf16 = false;
+  Bf16Activations bf16;
 };
 /// Convolution with f32 input and output. The weight's type sets what it
 /// computes in: f32; bf16 (the input rounded to bf16 on entry, f32

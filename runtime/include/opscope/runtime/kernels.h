@@ -75,6 +75,31 @@ void softmax(const float *x, const float *mask, int64_t maskRowGroup,
 void softmax(const float *x, const float *mask, int64_t maskRowGroup,
              uint16_t *y, int64_t rows, int64_t cols, bool log);
 
+/// softmax()'s `maskRowGroup` for a mask of `maskShape` broadcast over
+/// scores of `shape` (softmax over the last axis), when the mask varies
+/// only over leading dimensions and the last one (B x 1 x 1 x S over B x H
+/// x S x S: H * S); 0 when it varies otherwise (it needs a broadcast add).
+inline int64_t softmaxMaskRowGroup(const std::vector<int64_t> &shape,
+                                   const std::vector<int64_t> &maskShape) {
+  size_t rank = shape.size();
+  if (rank < 1 || maskShape.size() > rank)
+    return 0;
+  std::vector<int64_t> m(rank - maskShape.size(), 1);
+  m.insert(m.end(), maskShape.begin(), maskShape.end());
+  if (m.back() != shape.back())
+    return 0;
+  size_t k = 0;
+  while (k + 1 < rank && m[k] == shape[k])
+    ++k;
+  int64_t group = 1;
+  for (size_t i = k; i + 1 < rank; ++i) {
+    if (m[i] != 1)
+      return 0;
+    group *= shape[i];
+  }
+  return group;
+}
+
 /// GELU over n elements: erf form 0.5 x (1 + erf(x / sqrt 2)), or the tanh
 /// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void gelu(const float *x, float *y, int64_t n, bool tanhForm);

@@ -48,28 +48,19 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     // --precision bf16: an f32 input is rounded to bf16 on entry, a bf16
     // one (osc-bf16-chains) read as it is; f32 out, or bf16 inside a chain
     // (f32 kernels on the rounded operands without native bf16).
-    bool bf16In = c.bf16OrF32(x, "input"), bf16Out = c.bf16OrF32(y, "output");
-    if (bf16Out && c.has(3))
+    Bf16Activations io{c.bf16OrF32(x, "input"), c.bf16OrF32(y, "output")};
+    if (io.output && c.has(3))
       c.fail("a bf16 output takes no sum input");
     auto ip = std::shared_ptr<Bf16InnerProduct>(dnnlCreate(c, [&] {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
-                                  c.postOps(), bf16Out);
+                                  c.postOps(), io);
     }));
     kernel = "onednn:" + ip->implementation() + ":bf16";
-    if (!bf16In && !bf16Out)
-      return bindInnerProduct(c, ip, plain);
     const void *xp = c.ptr<const void>(x);
     void *yp = c.ptr<void>(y);
     const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
     return [=] {
-      auto *x16 = static_cast<const uint16_t *>(xp);
-      auto *x32 = static_cast<const float *>(xp);
-      if (bf16Out && bf16In)
-        ip->run(x16, static_cast<uint16_t *>(yp));
-      else if (bf16Out)
-        ip->run(x32, static_cast<uint16_t *>(yp));
-      else
-        ip->run(x16, static_cast<float *>(yp), sum);
+      ip->runRaw(xp, yp, sum);
       return std::string();
     };
   }
@@ -165,9 +156,8 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   bool u8In = false, u8Out = false;
   if (w.dtype == DType::BF16) {
     // bf16 chains (osc-bf16-chains): bf16 input and output buffers.
-    p.inputBf16 = c.bf16OrF32(x, "input");
-    p.outputBf16 = c.bf16OrF32(y, "output");
-    if (p.outputBf16 && c.has(3))
+    p.bf16 = {c.bf16OrF32(x, "input"), c.bf16OrF32(y, "output")};
+    if (p.bf16.output && c.has(3))
       c.fail("a bf16 output takes no sum input");
   } else {
     std::tie(u8In, u8Out) = c.u8Activations(w);

@@ -15,30 +15,6 @@ using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
-/// The row group of the row-wise softmax kernel for a mask of `maskShape`
-/// over scores of `shape` (softmax over the last axis): a mask that varies
-/// only over leading dims and the last one (B x 1 x 1 x S over B x H x S x
-/// S: H * S). 0 when the mask varies otherwise.
-int64_t maskRowGroup(const Shape &shape, const Shape &maskShape) {
-  int64_t rank = static_cast<int64_t>(shape.size());
-  if (rank < 1 || maskShape.size() > shape.size())
-    return 0;
-  Shape m(rank - maskShape.size(), 1);
-  m.insert(m.end(), maskShape.begin(), maskShape.end());
-  if (m.back() != shape.back())
-    return 0;
-  int64_t k = 0;
-  while (k < rank - 1 && m[k] == shape[k])
-    ++k;
-  int64_t group = 1;
-  for (int64_t i = k; i < rank - 1; ++i) {
-    if (m[i] != 1)
-      return 0;
-    group *= shape[i];
-  }
-  return group;
-}
-
 BoundKernel layerNormOp(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0), &y = c.out();
   c.requireF32(x, "input");
@@ -99,7 +75,7 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
     if (c.has(1)) {
       c.requireF32(c.in(1), "mask");
       mp = c.ptr<const float>(c.in(1));
-      group = maskRowGroup(shape, c.in(1).shape);
+      group = softmaxMaskRowGroup(shape, c.in(1).shape);
     }
     if (axis != rank - 1 || group < 1)
       c.fail("a bf16 softmax output needs the last axis and a mask that "
@@ -126,7 +102,7 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
   const BufferRef &mask = c.in(1);
   c.requireF32(mask, "mask");
   const float *mp = c.ptr<const float>(mask);
-  if (int64_t group = maskRowGroup(shape, mask.shape);
+  if (int64_t group = softmaxMaskRowGroup(shape, mask.shape);
       axis == rank - 1 && group > 0) {
     int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
     return [=] {

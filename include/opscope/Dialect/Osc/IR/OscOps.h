@@ -52,6 +52,10 @@ inline int64_t rnnActivations(RnnCell cell) {
 /// A nearest or linear resize of H and W of a 4-D tensor, N and C kept: the
 /// runtime's planned 2-D kernel, which also runs channels-last (`nhwc`).
 bool isSpatialResize2D(ResizeOp op);
+/// Whether the runtime's row-wise kernel can write this softmax's result in
+/// bf16 (osc-bf16-chains): over the last axis, with no mask or one that
+/// varies only over leading dimensions and the last one.
+bool softmaxCanWriteBf16(SoftmaxOp op);
 } // namespace opscope::osc
 
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_H

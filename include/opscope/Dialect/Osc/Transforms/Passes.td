@@ -253,14 +253,17 @@ def OscBf16Chains : Pass<"osc-bf16-chains", "::mlir::func::FuncOp"> {
     on entry, and every value between ops is f32. Where every reader of a
     value rounds it so anyway (a bf16 inner product's or convolution's
     input, a `compute_bf16` matmul's operand), seen through the reshapes
-    and transposes that only
-    move it, this pass makes the value bf16: its producer computes in f32
-    as before and rounds what it writes (to nearest even), the reshapes and
-    transposes move bf16 elements, and the readers read them as they are.
-    The values the readers compute with are the same bits as before, so no
-    result changes; the f32 tensor, half of the bytes moved between the
-    ops, and the readers' separate rounding passes go (on a CPU with
-    native bf16 the producer's oneDNN primitive writes bf16 itself).
+    and transposes that only move it, this pass makes the value bf16: its
+    producer computes in f32 as before and rounds what it writes (to
+    nearest even), the reshapes and transposes move bf16 elements, and the
+    readers read them as they are. The readers compute with the same bf16
+    values as before: where the bf16 products run on f32 kernels the
+    results are the same bits; where oneDNN computes bf16 natively its
+    bf16-output primitives may sum in another order than the f32-output
+    ones, so results agree within rounding. The f32 tensor, half of the
+    bytes moved between the ops, and (with native bf16, where the
+    producer's oneDNN primitive writes bf16 itself) the readers' separate
+    rounding passes go.
 
     Producers that write bf16: bf16 inner products and convolutions
     without a residual sum (the sum post-op reads the f32 residual stream),
