@@ -522,29 +522,61 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
   EXPECT_THROW(Conv(p, w.data(), nullptr, false), std::invalid_argument);
 }
 
-TEST(DenseConvTranspose, MatchesScatterReference) {
-  ConvParams p;
-  p.transposed = true;
-  p.input = {1, 2, 3, 3};
-  p.weight = {2, 3, 3, 3}; // I x O/g x kh x kw
-  p.strides = {2, 2};
-  p.pads = {1, 1, 1, 1};
-  p.dilations = {1, 1};
-  p.output = {1, 3, 5, 5}; // (3 - 1) * 2 + 3 - 2
-  auto x = randomVector(18, 31), w = randomVector(54, 32);
-  std::vector<float> ref(75, 0.0f);
-  for (int64_t c = 0; c < 2; ++c)
+namespace {
+/// The scatter reference of a 3x3, stride 2, pad 1 transposed convolution
+/// of a 1 x C x 3 x 3 input into 1 x (OCg * groups) x 5 x 5, weights C x OCg
+/// x 3 x 3: every input pixel adds x * w to the outputs its taps land on,
+/// channel g * OCg + j for input channel c of group g = c / (C / groups).
+std::vector<double> scatterConvTranspose(const std::vector<double> &x,
+                                         const std::vector<double> &w,
+                                         const std::vector<double> &bias,
+                                         int64_t c, int64_t ocg,
+                                         int64_t groups) {
+  std::vector<double> ref(ocg * groups * 25, 0.0);
+  for (size_t o = 0; o < bias.size(); ++o)
+    for (int64_t i = 0; i < 25; ++i)
+      ref[o * 25 + i] = bias[o];
+  for (int64_t ci = 0; ci < c; ++ci)
     for (int64_t ih = 0; ih < 3; ++ih)
       for (int64_t iw = 0; iw < 3; ++iw)
-        for (int64_t o = 0; o < 3; ++o)
+        for (int64_t j = 0; j < ocg; ++j)
           for (int64_t kh = 0; kh < 3; ++kh)
             for (int64_t kw = 0; kw < 3; ++kw) {
               int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
               if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
                 continue;
+              int64_t o = ci / (c / groups) * ocg + j;
               ref[(o * 5 + oh) * 5 + ow] +=
-                  x[(c * 3 + ih) * 3 + iw] * w[((c * 3 + o) * 3 + kh) * 3 + kw];
+                  x[(ci * 3 + ih) * 3 + iw] *
+                  w[((ci * ocg + j) * 3 + kh) * 3 + kw];
             }
+  return ref;
+}
+
+/// 3x3 stride-2 pad-1 transposed convolution parameters over a 1 x c x 3 x
+/// 3 input (output 5 x 5).
+ConvParams convTranspose3x3(int64_t c, int64_t ocg, int64_t groups) {
+  ConvParams p;
+  p.transposed = true;
+  p.groups = groups;
+  p.input = {1, c, 3, 3};
+  p.weight = {c, ocg, 3, 3}; // I x O/g x kh x kw
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  p.output = {1, ocg * groups, 5, 5}; // (3 - 1) * 2 + 3 - 2
+  return p;
+}
+
+std::vector<double> toDouble(const std::vector<float> &v) {
+  return {v.begin(), v.end()};
+}
+} // namespace
+
+TEST(DenseConvTranspose, MatchesScatterReference) {
+  ConvParams p = convTranspose3x3(2, 3, 1);
+  auto x = randomVector(18, 31), w = randomVector(54, 32);
+  auto ref = scatterConvTranspose(toDouble(x), toDouble(w), {}, 2, 3, 1);
   Conv conv(p, w.data(), nullptr, false);
   std::vector<float> y(75);
   conv.run(x.data(), nullptr, nullptr, y.data());
@@ -557,15 +589,7 @@ TEST(DenseConvTranspose, MatchesScatterReference) {
 /// bias; oneDNN's bf16 deconvolution, or its f32 one on the rounded
 /// operands without native bf16.
 TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
-  ConvParams p;
-  p.transposed = true;
-  p.groups = 2;
-  p.input = {1, 4, 3, 3};
-  p.weight = {4, 3, 3, 3}; // I x O/g x kh x kw: 6 output channels
-  p.strides = {2, 2};
-  p.pads = {1, 1, 1, 1};
-  p.dilations = {1, 1};
-  p.output = {1, 6, 5, 5};
+  ConvParams p = convTranspose3x3(4, 3, 2);
   auto x = randomVector(36, 33), w = randomVector(108, 34),
        b = randomVector(6, 35);
   std::vector<uint16_t> wb(w.size());
@@ -573,25 +597,8 @@ TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
   std::vector<float> wr(w.size()), xr(x.size());
   bf16ToF32(wb.data(), wr.data(), static_cast<int64_t>(w.size()));
   roundToBf16AsF32(x.data(), xr.data(), static_cast<int64_t>(x.size()));
-  std::vector<double> ref(150);
-  for (int64_t o = 0; o < 6; ++o)
-    for (int64_t i = 0; i < 25; ++i)
-      ref[o * 25 + i] = b[o];
-  for (int64_t c = 0; c < 4; ++c) {
-    int64_t g = c / 2;
-    for (int64_t ih = 0; ih < 3; ++ih)
-      for (int64_t iw = 0; iw < 3; ++iw)
-        for (int64_t o = 0; o < 3; ++o)
-          for (int64_t kh = 0; kh < 3; ++kh)
-            for (int64_t kw = 0; kw < 3; ++kw) {
-              int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
-              if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
-                continue;
-              ref[((g * 3 + o) * 5 + oh) * 5 + ow] +=
-                  double(xr[(c * 3 + ih) * 3 + iw]) *
-                  wr[((c * 3 + o) * 3 + kh) * 3 + kw];
-            }
-  }
+  auto ref =
+      scatterConvTranspose(toDouble(xr), toDouble(wr), toDouble(b), 4, 3, 2);
   Conv conv(p, wb.data(), b.data(), true);
   std::string impl = conv.implementation();
   EXPECT_EQ(impl.size() > 4 && impl.compare(impl.size() - 4, 4, ":f32") == 0,
@@ -609,15 +616,7 @@ TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
 /// scales, bias and ReLU; against the scatter on the dequantized values
 /// (exact integer sums, so only the f32 epilogue differs).
 TEST(DenseConvTranspose, Int8MatchesQuantizedReference) {
-  ConvParams p;
-  p.transposed = true;
-  p.groups = 2;
-  p.input = {1, 4, 3, 3};
-  p.weight = {4, 3, 3, 3}; // 6 output channels, 2 groups
-  p.strides = {2, 2};
-  p.pads = {1, 1, 1, 1};
-  p.dilations = {1, 1};
-  p.output = {1, 6, 5, 5};
+  ConvParams p = convTranspose3x3(4, 3, 2);
   p.postOps = {PostOp::Relu};
   auto x = randomVector(36, 36), b = randomVector(6, 37);
   std::mt19937 rng(38);
@@ -628,33 +627,22 @@ TEST(DenseConvTranspose, Int8MatchesQuantizedReference) {
   for (auto &v : p.weightScales)
     v = 0.001f + 0.01f * (rng() % 100) / 100.0f;
   // Element [c, j, kh, kw] belongs to output channel (c / 2) * 3 + j.
-  auto channelOf = [](int64_t c, int64_t j) { return c / 2 * 3 + j; };
+  std::vector<double> wd(wq.size());
+  for (size_t i = 0; i < wq.size(); ++i) {
+    int64_t c = i / 27, j = (i / 9) % 3;
+    wd[i] = double(p.weightScales[c / 2 * 3 + j]) * wq[i];
+  }
   for (int32_t zero : {0, 37}) {
     SCOPED_TRACE(::testing::Message() << "zero point " << zero);
     p.inputScale = 0.011f;
     p.inputZero = zero;
-    std::vector<double> ref(150);
-    for (int64_t o = 0; o < 6; ++o)
-      for (int64_t i = 0; i < 25; ++i)
-        ref[o * 25 + i] = b[o];
-    for (int64_t c = 0; c < 4; ++c)
-      for (int64_t ih = 0; ih < 3; ++ih)
-        for (int64_t iw = 0; iw < 3; ++iw) {
-          float q = std::clamp(
-              std::nearbyint(x[(c * 3 + ih) * 3 + iw] / p.inputScale) + zero,
-              0.0f, 255.0f);
-          double xd = (q - zero) * double(p.inputScale);
-          for (int64_t j = 0; j < 3; ++j)
-            for (int64_t kh = 0; kh < 3; ++kh)
-              for (int64_t kw = 0; kw < 3; ++kw) {
-                int64_t oh = ih * 2 - 1 + kh, ow = iw * 2 - 1 + kw;
-                if (oh < 0 || ow < 0 || oh >= 5 || ow >= 5)
-                  continue;
-                int64_t o = channelOf(c, j);
-                ref[(o * 5 + oh) * 5 + ow] +=
-                    xd * p.weightScales[o] * wq[((c * 3 + j) * 3 + kh) * 3 + kw];
-              }
-        }
+    std::vector<double> xd(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      float q = std::clamp(std::nearbyint(x[i] / p.inputScale) + zero, 0.0f,
+                           255.0f);
+      xd[i] = (q - zero) * double(p.inputScale);
+    }
+    auto ref = scatterConvTranspose(xd, wd, toDouble(b), 4, 3, 2);
     Conv conv(p, wq.data(), b.data(), true);
     EXPECT_NE(conv.implementation().find("8"), std::string::npos)
         << conv.implementation(); // jit_deconvolution / gemm_s8u8s32
