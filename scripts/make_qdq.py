@@ -7,8 +7,8 @@ int8 model (the int8 peer of scripts/bench_precision.py).
 
 CALIBRATION.json is what `opscope-run MODEL.so --calibrate FILE` writes
 (min-max of every inner product's input, keyed by its ONNX source nodes).
-For every MatMul, Gemm or Conv with a constant weight that the calibration
-covers:
+For every MatMul, Gemm, Conv or ungrouped ConvTranspose with a constant
+weight that the calibration covers:
 
 - its activation input gets QuantizeLinear -> DequantizeLinear, u8, with the
   min-max range widened to hold 0 (scale = (max - min) / 255, zero point
@@ -16,9 +16,10 @@ covers:
   (the Q, K and V projections read the same input);
 - its weight becomes an int8 initializer, per output channel symmetric
   (scale = max |w| / 127 per channel, zero point 0), read through
-  DequantizeLinear (axis 1 for MatMul's K x N weight, 0 for Gemm's N x K
-  with transB and for Conv's output channels);
-- a Conv's constant bias becomes int32 with scale input scale x weight
+  DequantizeLinear (axis 1 for MatMul's K x N weight and ConvTranspose's
+  C x OC x k, 0 for Gemm's N x K with transB and for Conv's output
+  channels);
+- a Conv's or ConvTranspose's constant bias becomes int32 with scale input scale x weight
   scale per channel, read through DequantizeLinear; a BatchNormalization
   that is a Conv's only reader is first folded into the Conv's weight and
   bias (as ONNX Runtime's quantization pre-processing does).
@@ -62,12 +63,16 @@ def main():
     new_nodes, new_inits, quantized = [], [], 0
     for t in cal["tensors"]:
         node = next((by_name[s] for s in t["source_nodes"] if s in by_name and
-                     by_name[s].op_type in ("MatMul", "Gemm", "Conv")), None)
+                     by_name[s].op_type in ("MatMul", "Gemm", "Conv",
+                                            "ConvTranspose")), None)
         if node is None or len(node.input) < 2 or node.input[1] not in inits:
             continue
         w = numpy_helper.to_array(inits[node.input[1]])
         conv = node.op_type == "Conv"
-        if (w.ndim != 2 and not conv) or w.dtype != np.float32:
+        deconv = node.op_type == "ConvTranspose"
+        if deconv and any(at.name == "group" and at.i != 1 for at in node.attribute):
+            continue  # per-channel axis 1 covers only one group's channels
+        if (w.ndim != 2 and not conv and not deconv) or w.dtype != np.float32:
             continue
         if conv:
             w = fold_batch_norm(g, node, w, inits)
@@ -91,14 +96,15 @@ def main():
             qdq[x] = x + "_dequantized"
         node.input[0] = qdq[x]
         axis = 0 if trans_b or conv else 1
-        flat = w.reshape(w.shape[0], -1) if axis == 0 else w.T
+        flat = w.reshape(w.shape[0], -1) if axis == 0 else \
+            np.moveaxis(w, 1, 0).reshape(w.shape[1], -1)
         amax = np.abs(flat).max(axis=1)
         scales = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
         shape = [1] * w.ndim
         shape[axis] = -1
         wq = np.clip(np.round(w / scales.reshape(shape)), -127, 127).astype(np.int8)
         wname = node.input[1]
-        if conv and len(node.input) > 2 and node.input[2] in inits:
+        if (conv or deconv) and len(node.input) > 2 and node.input[2] in inits:
             bname = node.input[2]
             b = numpy_helper.to_array(inits[bname]).astype(np.float64)
             bscale = (scale_of(new_inits, x) * scales).astype(np.float32)
@@ -122,7 +128,8 @@ def main():
         node.input[1] = wname + "_dequantized"
         quantized += 1
     if not quantized:
-        sys.exit("%s covers no MatMul, Gemm or Conv with a constant weight of %s"
+        sys.exit("%s covers no MatMul, Gemm, Conv or ConvTranspose with a "
+                 "constant weight of %s"
                  % (a.calibration, a.model))
 
     # Weights whose every reader now reads the quantized copy are dropped.

@@ -83,7 +83,8 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       for (const calibration::TensorStats &t : calib->tensors)
         stats[t.key()] = &t;
     }
-    unsigned qdq = fuseQdq<InnerProductOp>(keep) + fuseQdq<ConvOp>(keep);
+    unsigned qdq = fuseQdq<InnerProductOp>(keep) + fuseQdq<ConvOp>(keep) +
+                   fuseQdq<ConvTransposeOp>(keep);
     Counts ips, convs, deconvs;
     std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
