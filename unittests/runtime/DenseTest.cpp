@@ -15,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using namespace opscope::rt;
@@ -1008,6 +1009,59 @@ TEST(Bf16InnerProduct, ChainCarriesBf16) {
   EXPECT_THROW(Bf16InnerProduct(2, 4, 8, w.data(), nullptr, {PostOp::Sum},
                                 Bf16Activations{false, true}),
                std::invalid_argument);
+}
+
+/// The rounding copies live in a per-thread scratch the bf16 kernels
+/// share: two threads running inner products at once (as sessions of a
+/// throughput benchmark do), and one thread alternating
+/// a small and a large one (the scratch grows, then is reused), each get
+/// the results a lone run gives.
+TEST(Bf16InnerProduct, SharedScratchAcrossOpsAndThreads) {
+  auto w = randomVector(512 * 256, 75), b = randomVector(512, 76);
+  std::vector<uint16_t> w16(w.size());
+  roundToBf16(w.data(), w16.data(), static_cast<int64_t>(w.size()));
+  struct Case {
+    int64_t m, k, n;
+    std::vector<float> x, want;
+  };
+  // Two threads on same-sized ops (the same scratch slot sizes, different
+  // inputs), then a small and a large one on one thread.
+  std::vector<Case> cases = {{3, 64, 32, {}, {}},
+                             {96, 256, 512, {}, {}},
+                             {96, 256, 512, {}, {}}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Case &c = cases[i];
+    c.x = randomVector(c.m * c.k, 77 + unsigned(i));
+    c.want.resize(c.m * c.n);
+    Bf16InnerProduct ip(c.m, c.k, c.n, w16.data(), b.data(), {});
+    ip.run(c.x.data(), c.want.data());
+  }
+  auto runMany = [&](const Case &c, int times, bool &same) {
+    Bf16InnerProduct ip(c.m, c.k, c.n, w16.data(), b.data(), {});
+    std::vector<float> y(c.m * c.n);
+    same = true;
+    for (int i = 0; i < times; ++i) {
+      std::fill(y.begin(), y.end(), 0.0f);
+      ip.run(c.x.data(), y.data());
+      same = same && y == c.want;
+    }
+  };
+  bool same0 = false, same1 = false;
+  std::thread t0([&] { runMany(cases[1], 40, same0); });
+  std::thread t1([&] { runMany(cases[2], 40, same1); });
+  t0.join();
+  t1.join();
+  EXPECT_TRUE(same0);
+  EXPECT_TRUE(same1);
+  Bf16InnerProduct small(3, 64, 32, w16.data(), b.data(), {});
+  Bf16InnerProduct large(96, 256, 512, w16.data(), b.data(), {});
+  for (int i = 0; i < 3; ++i) {
+    std::vector<float> ys(3 * 32), yl(96 * 512);
+    small.run(cases[0].x.data(), ys.data());
+    large.run(cases[1].x.data(), yl.data());
+    EXPECT_EQ(ys, cases[0].want);
+    EXPECT_EQ(yl, cases[1].want);
+  }
 }
 
 /// The same for a bf16 matmul: bf16 operands (one or both) and a bf16

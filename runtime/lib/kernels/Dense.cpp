@@ -196,12 +196,11 @@ std::string InnerProduct::implementation() const {
 /// bf16-rounded and widened once, the input rounded to bf16 (or a bf16
 /// input widened) and kept in f32 every run, so the products are the bf16
 /// ones; a bf16 output is written in f32 and rounded after.
+/// The conversions go through threadScratch: slot 0 the input (rounded to
+/// bf16, or through f32 without native bf16), slot 2 an f32 output to round.
 struct Bf16InnerProduct::Impl : IpPrimitive {
   bool asF32 = false;
   Bf16Activations io;
-  std::vector<uint16_t> xBf16; // native, f32 input: the rounded input
-  std::vector<float> xF32;     // asF32: the rounded input, in f32
-  std::vector<float> yF32;     // asF32, bf16 output: the f32 output
 };
 
 void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
@@ -223,17 +222,12 @@ void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
       roundToBf16AsF32(static_cast<const float *>(weights), w.data(), n * k);
     impl->build(m, k, n, dt::f32, dt::f32, w.data(), dt::f32, bias, postOps,
                 false);
-    impl->xF32.resize(m * k);
-    if (io.output)
-      impl->yF32.resize(m * n);
     return;
   }
   // f32 -> bf16 and into the primitive's layout in one reorder.
   impl->build(m, k, n, dt::bf16, dt::bf16, weights,
               weightsBf16 ? dt::bf16 : dt::f32, bias, postOps, false, {},
               io.output);
-  if (!io.input)
-    impl->xBf16.resize(m * k);
 }
 
 Bf16InnerProduct::Bf16InnerProduct(int64_t m, int64_t k, int64_t n,
@@ -259,18 +253,22 @@ void Bf16InnerProduct::runRaw(const void *x, void *y, const float *sum) {
   int64_t in = I.m * I.k;
   const void *src = x;
   if (I.asF32) {
+    auto *x32 = static_cast<float *>(threadScratch(0, in * sizeof(float)));
     if (I.io.input)
-      bf16ToF32(static_cast<const uint16_t *>(x), I.xF32.data(), in);
+      bf16ToF32(static_cast<const uint16_t *>(x), x32, in);
     else
-      roundToBf16AsF32(static_cast<const float *>(x), I.xF32.data(), in);
-    src = I.xF32.data();
+      roundToBf16AsF32(static_cast<const float *>(x), x32, in);
+    src = x32;
   } else if (!I.io.input) {
-    roundToBf16(static_cast<const float *>(x), I.xBf16.data(), in);
-    src = I.xBf16.data();
+    auto *x16 = static_cast<uint16_t *>(threadScratch(0, in * 2));
+    roundToBf16(static_cast<const float *>(x), x16, in);
+    src = x16;
   }
   if (I.io.output && I.asF32) {
-    I.run(src, I.yF32.data(), nullptr);
-    roundToBf16(I.yF32.data(), static_cast<uint16_t *>(y), I.m * I.n);
+    auto *y32 =
+        static_cast<float *>(threadScratch(2, I.m * I.n * sizeof(float)));
+    I.run(src, y32, nullptr);
+    roundToBf16(y32, static_cast<uint16_t *>(y), I.m * I.n);
     return;
   }
   I.run(src, y, sum);
@@ -536,6 +534,26 @@ dnnl::memory reordered(const dnnl::memory::desc &plainMd,
 }
 } // namespace
 
+void *dnnlx::threadScratch(int slot, size_t bytes) {
+  struct Slot {
+    void *p = nullptr;
+    size_t size = 0;
+    ~Slot() { std::free(p); }
+  };
+  thread_local Slot slots[3];
+  Slot &s = slots[slot];
+  if (s.size < bytes) {
+    size_t size = (bytes + 63) / 64 * 64;
+    void *p = std::aligned_alloc(64, size);
+    if (!p)
+      throw std::bad_alloc();
+    std::free(s.p);
+    s.p = p;
+    s.size = size;
+  }
+  return s.p;
+}
+
 dnnl::memory dnnlx::packed(const dnnl::memory::desc &plainMd,
                            const dnnl::memory::desc &md, const void *data) {
   PackedWeightCache *cache = currentPackedWeights();
@@ -576,13 +594,11 @@ struct MatMul::Impl {
   /// bf16 without native bf16: f32 kernels on the rounded operands.
   bool asF32 = false;
   int64_t aElems = 0, bElems = 0;
-  std::vector<uint16_t> aBf16, bBf16; // bf16: the rounded operands
-  std::vector<float> aF32, bF32;      // asF32: the same, kept in f32
-  /// bf16 chains: which buffers are bf16; asF32 writes a bf16 c in f32
-  /// first (cF32) and rounds it after.
+  /// bf16: the operands rounded (kept in f32 without native bf16) into
+  /// threadScratch slots 0 and 1; bf16 chains: which buffers are bf16, and
+  /// without native bf16 a bf16 c is written in f32 (slot 2) and rounded.
   MatMul::Bf16Io io;
   int64_t cElems = 0;
-  std::vector<float> cF32;
   /// int8: the quantized operands, the output scale (scale x a's x b's)
   /// and b's scale (fixed for a constant b).
   std::vector<int8_t> aS8, bS8;
@@ -695,20 +711,7 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
   impl->a = dnnl::memory(aMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->c = dnnl::memory(cMd, ctx.engine, DNNL_MEMORY_NONE);
   impl->constB = constB != nullptr;
-  // Conversion buffers: without native bf16 every operand is read through
-  // f32 (rounded, or a bf16 one widened); with it only f32 operands are
-  // rounded (a constant b once, here).
-  if (impl->asF32) {
-    impl->aF32.resize(impl->aElems);
-    impl->bF32.resize(impl->bElems);
-    if (bf16Io.c)
-      impl->cF32.resize(impl->cElems);
-  } else if (bf16) {
-    if (!bf16Io.a)
-      impl->aBf16.resize(impl->aElems);
-    if (!bf16Io.b)
-      impl->bBf16.resize(impl->bElems);
-  }
+
   if (int8) {
     impl->aS8.resize(impl->aElems);
     if (constB) {
@@ -728,14 +731,18 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
                    impl->scaleMem}};
     return;
   }
+  // A constant b is rounded once here, then packed.
+  std::vector<float> constB32;
+  std::vector<uint16_t> constB16;
   if (constB && impl->asF32) {
-    // Rounded once, then packed like any constant f32 operand.
-    roundToBf16AsF32(constB, impl->bF32.data(), impl->bElems);
-    constB = impl->bF32.data();
+    constB32.resize(impl->bElems);
+    roundToBf16AsF32(constB, constB32.data(), impl->bElems);
+    constB = constB32.data();
   }
   if (constB && bf16 && !impl->asF32) {
-    roundToBf16(constB, impl->bBf16.data(), impl->bElems);
-    dnnl::memory plainB(bPlain, ctx.engine, impl->bBf16.data());
+    constB16.resize(impl->bElems);
+    roundToBf16(constB, constB16.data(), impl->bElems);
+    dnnl::memory plainB(bPlain, ctx.engine, constB16.data());
     impl->b = dnnl::memory(impl->pd.weights_desc(), ctx.engine);
     dnnl::reorder(plainB, impl->b).execute(ctx.stream, plainB, impl->b);
     ctx.stream.wait();
@@ -764,19 +771,21 @@ void MatMul::runRaw(const void *a, const void *b, void *c) {
   auto bf = [](const void *p) { return static_cast<const uint16_t *>(p); };
   // An f32 operand as the kernel reads it: rounded (kept in f32 without
   // native bf16), a bf16 one widened then, else as it is.
-  auto operand = [&](const void *p, bool isBf16, std::vector<uint16_t> &r16,
-                     std::vector<float> &r32, int64_t n) -> void * {
+  auto operand = [&](const void *p, bool isBf16, int slot,
+                     int64_t n) -> void * {
     if (I.asF32) {
+      auto *r32 = static_cast<float *>(threadScratch(slot, n * sizeof(float)));
       if (isBf16)
-        bf16ToF32(bf(p), r32.data(), n);
+        bf16ToF32(bf(p), r32, n);
       else
-        roundToBf16AsF32(f32(p), r32.data(), n);
-      return r32.data();
+        roundToBf16AsF32(f32(p), r32, n);
+      return r32;
     }
     if (isBf16)
       return const_cast<void *>(p);
-    roundToBf16(f32(p), r16.data(), n);
-    return r16.data();
+    auto *r16 = static_cast<uint16_t *>(threadScratch(slot, n * 2));
+    roundToBf16(f32(p), r16, n);
+    return r16;
   };
   if (I.int8) {
     float aScale = quantizeS8Dynamic(f32(a), I.aS8.data(), I.aElems);
@@ -787,20 +796,23 @@ void MatMul::runRaw(const void *a, const void *b, void *c) {
     }
     I.outScale = I.scale * aScale * I.bScale;
   } else if (I.bf16) {
-    I.a.set_data_handle(operand(a, I.io.a, I.aBf16, I.aF32, I.aElems));
+    I.a.set_data_handle(operand(a, I.io.a, 0, I.aElems));
     if (!I.constB)
-      I.b.set_data_handle(operand(b, I.io.b, I.bBf16, I.bF32, I.bElems));
+      I.b.set_data_handle(operand(b, I.io.b, 1, I.bElems));
   } else {
     I.a.set_data_handle(const_cast<void *>(a));
     if (!I.constB)
       I.b.set_data_handle(const_cast<void *>(b));
   }
   bool roundC = I.io.c && I.asF32;
-  I.c.set_data_handle(roundC ? I.cF32.data() : c);
+  auto *c32 = roundC ? static_cast<float *>(
+                           threadScratch(2, I.cElems * sizeof(float)))
+                     : nullptr;
+  I.c.set_data_handle(roundC ? c32 : c);
   I.prim.execute(ctx.stream, I.args);
   ctx.stream.wait();
   if (roundC)
-    roundToBf16(I.cF32.data(), static_cast<uint16_t *>(c), I.cElems);
+    roundToBf16(c32, static_cast<uint16_t *>(c), I.cElems);
 }
 
 std::string MatMul::implementation() const {

@@ -76,8 +76,8 @@ struct Conv::Impl {
   /// run() copies the real ones into the output, NHWC or NCHW.
   int64_t padC = 0, outC = 0, pixels = 0, batch = 0;
   bool outNhwc = false;
-  /// bf16 / int8: the f32 input converted on entry into `converted` (in
-  /// the input's layout), which `src` views.
+  /// bf16 / int8: the f32 input converted on entry into threadScratch
+  /// slot 0 (`convertedBytes`, in the input's layout), which `src` views.
   enum class Input {
     AsIs,      ///< f32, bound in place
     Bf16,      ///< rounded to bf16 (native bf16)
@@ -85,11 +85,12 @@ struct Conv::Impl {
     Bf16Widen, ///< a bf16 input widened to f32 (f32 kernels)
     U8         ///< quantized with inputScale / inputZero
   } input = Input::AsIs;
-  /// A bf16 output on f32 kernels: computed into `outF32`, then rounded.
-  std::vector<float> outF32;
+  /// A bf16 output on f32 kernels: computed into threadScratch slot 2,
+  /// then rounded.
+  bool roundOutput = false;
   float inputScale = 1.0f;
   int32_t inputZero = 0;
-  std::vector<char> converted;
+  size_t convertedBytes = 0;
   /// int8 with a non-zero input zero point: oneDNN's run-time zero point.
   dnnl::memory zero;
   std::unordered_map<int, dnnl::memory> args;
@@ -176,8 +177,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
               static_cast<int64_t>(widened.size()));
     constWeights = widened.data();
     I.input = p.bf16.input ? Impl::Input::Bf16Widen : Impl::Input::Bf16AsF32;
-    if (p.bf16.output)
-      I.outF32.resize(I.outElems);
+    I.roundOutput = p.bf16.output;
     compute = Compute::F32;
   } else if (compute == Compute::Bf16) {
     I.input = p.bf16.input ? Impl::Input::AsIs : Impl::Input::Bf16;
@@ -289,10 +289,8 @@ void Conv::build(const ConvParams &p, const void *constWeights,
                   : dnnl::memory(wPlain, ctx.engine, DNNL_MEMORY_NONE);
   I.src = dnnl::memory(srcMd, ctx.engine, DNNL_MEMORY_NONE);
   I.dst = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
-  if (I.input != Impl::Input::AsIs) {
-    I.converted.resize(srcMd.get_size());
-    I.src.set_data_handle(I.converted.data());
-  }
+  if (I.input != Impl::Input::AsIs)
+    I.convertedBytes = srcMd.get_size();
   dnnl::memory srcArg = I.src, dstArg = I.dst;
   if (chosenSrc != srcMd) {
     I.srcBlocked = dnnl::memory(chosenSrc, ctx.engine);
@@ -360,11 +358,17 @@ void Conv::run(const void *x, const float *weights, const float *bias,
                void *yOut, const float *sum) {
   Context &ctx = context();
   // A bf16 output on f32 kernels is computed in f32 first.
-  void *y = impl->outF32.empty() ? yOut : impl->outF32.data();
+  void *y = impl->roundOutput
+                ? threadScratch(2, impl->outElems * sizeof(float))
+                : yOut;
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
-  void *converted = impl->converted.data();
+  void *converted = nullptr;
+  if (impl->input != Impl::Input::AsIs) {
+    converted = threadScratch(0, impl->convertedBytes);
+    impl->src.set_data_handle(converted);
+  }
   const auto *xf = static_cast<const float *>(x);
   switch (impl->input) {
   case Impl::Input::AsIs:

@@ -44,6 +44,14 @@ using U8Output = std::optional<std::pair<float, int32_t>>;
 dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
                                      bool &hasSum, U8Output u8Out = {});
 
+/// Per-thread conversion scratch (the rounded, widened or quantized copy of
+/// an operand, or an f32 result rounded afterwards), shared by every
+/// kernel object a thread runs: ops run one at a time, and a kernel uses
+/// its slots only inside its run. Slot `slot` (0-2) holds at least `bytes`,
+/// 64-byte aligned; it grows when a larger op first needs it and is never
+/// given back to the system.
+void *threadScratch(int slot, size_t bytes);
+
 dnnl::memory::dims toDims(const Dims &d);
 /// Plain (row-major) layout tag for an activation of the given rank.
 tag plainTag(size_t rank);
