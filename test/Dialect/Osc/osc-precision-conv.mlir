@@ -73,3 +73,21 @@ func.func @qdq(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x3x3xf32> {
   %y = osc.conv %d, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x3x3xf32> loc("q")
   return %y : tensor<1x2x3x3xf32>
 }
+
+// A QDQ convolution whose bias is a model input stays f32 (the int8
+// kernels pack their bias once), its QuantizeLinear/DequantizeLinear pair
+// kept; bf16 and int8 leave it fp32 for the same reason.
+// QDQ-LABEL: func.func @qdq_input_bias
+// QDQ: osc.dequantize_linear
+// QDQ: osc.conv %{{.*}} bias(%arg1) {{.*}}: (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+// BF16-LABEL: func.func @qdq_input_bias
+// BF16: osc.conv %{{.*}} bias(%arg1) {{.*}}: (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+func.func @qdq_input_bias(%x: tensor<1x1x4x4xf32>, %bias: tensor<2xf32>) -> tensor<1x2x3x3xf32> {
+  %s = osc.constant dense<0.05> : tensor<f32>
+  %z = osc.constant dense<-8> : tensor<i8>
+  %q = osc.quantize_linear %x, %s, %z : (tensor<1x1x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x4xi8>
+  %d = osc.dequantize_linear %q, %s, %z : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x4xf32>
+  %w = osc.constant dense<[[[[0.6, -0.25], [1.0, 0.0]]], [[[-2.0, 0.9], [0.0, 0.5]]]]> : tensor<2x1x2x2xf32>
+  %y = osc.conv %d, %w bias(%bias) {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32> loc("qb")
+  return %y : tensor<1x2x3x3xf32>
+}

@@ -313,7 +313,9 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   /// (an i8 zero point z is the u8 z + 128: the same grid shifted). Its
   /// weight, the dequantized constant, is quantized per row or output
   /// channel (which gives back a per-channel symmetric model's integers
-  /// exactly).
+  /// exactly; per-tensor, asymmetric or, for a grouped transposed
+  /// convolution, axis-1 scales shared across groups are requantized, so
+  /// results differ slightly from the model's own integers).
   template <typename OpT> unsigned fuseQdq(llvm::Regex &keep) {
     unsigned fused = 0;
     getOperation().walk([&](OpT op) {
@@ -324,6 +326,9 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       if (!q || !wType.getElementType().isF32())
         return;
       if (keptInFp32(keep, op.getLoc()))
+        return;
+      // As in convert(): the int8 kernels pack their bias once.
+      if (Value bias = op.getBias(); bias && !bias.getDefiningOp<ConstantOp>())
         return;
       auto qs = scalarConstant(q.getScale()), ds = scalarConstant(dq.getScale());
       auto qz = q.getZeroPoint() ? scalarConstant(q.getZeroPoint()) : 0.0;
