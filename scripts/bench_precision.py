@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Precision benchmark: a model compiled in fp32, bf16 and int8 (calibrated
-on four generated input sets), and with --sparse-model its 1x4-pruned twin
+on four generated input sets; bf16 also with its chains forced on and off),
+and with --sparse-model its 1x4-pruned twin
 in sparse fp32 and int8, side by side with ONNX Runtime fp32 on the
 unpruned model, in alternating rounds on one pinned CPU, one thread; then
 bf16's and int8's accuracy against fp32 over N random input sets
@@ -61,8 +62,15 @@ def main():
         run(["/usr/bin/python3", os.path.join(HERE, "make_inputs.py"), a.model,
              "--seed", str(100 + seed), "--out", os.path.join(calib, "set%d" % seed)]
             + shape_flags)
+    # bf16 as compiled by default (osc-bf16-chains auto: chains only where
+    # this CPU multiplies bf16 natively), and with the chains forced either
+    # way, so that every machine measures what auto decided against.
     variants = [("fp32", a.model, ["--precision", "fp32"]),
                 ("bf16", a.model, ["--precision", "bf16"]),
+                ("bf16 chains always", a.model,
+                 ["--precision", "bf16", "--bf16-chains", "always"]),
+                ("bf16 chains never", a.model,
+                 ["--precision", "bf16", "--bf16-chains", "never"]),
                 ("int8", a.model, ["--precision", "int8", "--calibration-inputs", calib])]
     if a.sparse_model:
         variants += [("sparse fp32", a.sparse_model, ["--precision", "fp32"]),
@@ -110,7 +118,8 @@ def main():
                              str(a.iterations), "--warmup", "3"] + inputs)
             ms[name].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
     accuracy = []
-    for name, ref in (("bf16", "fp32"), ("int8", "fp32"), ("sparse int8", "sparse fp32"),
+    for name, ref in (("bf16", "fp32"), ("bf16 chains always", "bf16 chains never"),
+                      ("int8", "fp32"), ("sparse int8", "sparse fp32"),
                       ("sparse 4x4 int8", "sparse 4x4 fp32"),
                       ("int8 QDQ (imported)", "fp32")):
         if name in libs:
@@ -120,7 +129,9 @@ def main():
     with open("/proc/cpuinfo") as f:
         cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
         f.seek(0)
-        amx = " amx_tile " in next((l for l in f if l.startswith("flags")), "") + " "
+        flags = next((l for l in f if l.startswith("flags")), "") + " "
+        amx = " amx_tile " in flags
+        bf16 = " avx512_bf16 " in flags or " amx_bf16 " in flags
     print("CPU: %s; AMX: %s; one thread on CPU %d; %d rounds of %d runs" % (
         cpu, "yes" if amx else "no", a.cpu, a.rounds, a.iterations))
     print("%-26s %10s %18s %22s" % ("precision", "median ms", "vs ORT fp32",
@@ -140,6 +151,11 @@ def main():
             min(r), max(r), statistics.median(sp), min(sp), max(sp)))
     print("(int8 calibrated on 4 generated input sets, min-max; sparse rows run "
           "the pruned model, ORT the unpruned one)")
+    r = [x / o for x, o in zip(ms["bf16 chains always"], ms["bf16 chains never"])]
+    print("opscope bf16 chains always / never (same rounds): %.2fx [%.2f-%.2f]; "
+          "native bf16: %s, so --bf16-chains auto %s" % (
+              statistics.median(r), min(r), max(r), "yes" if bf16 else "no",
+              "carries them" if bf16 else "leaves them off"))
     if qdq:
         r = [x / o for x, o in zip(ms["int8 QDQ (imported)"], ms["ort qdq"])]
         print("opscope int8 QDQ (imported) / ONNX Runtime int8 QDQ, same model: "
