@@ -1,8 +1,8 @@
 //===- DenseConv.cpp - oneDNN convolutions and pooling --------------------===//
 //
 // Part of opscope's runtime: Conv, ConvTranspose and Pool on oneDNN (the
-// inner products and matmuls are in Dense.cpp; DnnlCommon.h is what both
-// share).
+// inner products are in Dense.cpp, matmuls in DenseMatMul.cpp; DnnlCommon.h
+// is what they share).
 //
 //===----------------------------------------------------------------------===//
 

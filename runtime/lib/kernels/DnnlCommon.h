@@ -1,8 +1,9 @@
 //===- DnnlCommon.h - what the oneDNN kernels share --------------*- C++ -*-===//
 //
 // Part of opscope's runtime (internal). The engine and stream, post-op
-// attributes, layout helpers and weight packing of the oneDNN-backed kernels
-// (Dense.cpp, DenseConv.cpp).
+// attributes, layout helpers, weight packing and conversion scratch of the
+// oneDNN-backed kernels (Dense.cpp, DenseMatMul.cpp, DenseConv.cpp,
+// DnnlRecurrent.cpp), defined in DnnlCommon.cpp.
 //
 //===----------------------------------------------------------------------===//
 
