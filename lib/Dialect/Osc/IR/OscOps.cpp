@@ -149,7 +149,7 @@ LogicalResult InnerProductOp::verify() {
     return emitOpError("weight shape ")
            << formatShape(w) << " has K=" << w[1]
            << " but the input's last dimension is " << in.back();
-  if (failed(verifyInt8WeightOp(*this, w[0], /*bf16Activations=*/true)))
+  if (failed(verifyInt8WeightOp(*this, w[0])))
     return failure();
   if (tensorType(getOutput()).getElementType().isBF16() && getSumInput())
     return emitOpError("a bf16 result cannot take a sum post-op");
@@ -249,7 +249,7 @@ LogicalResult ConvOp::verify() {
            << formatShape(w) << " expects " << w[1] * groups
            << " input channels with groups=" << groups << ", input has "
            << in[1];
-  if (failed(verifyInt8WeightOp(*this, w[0], /*bf16Activations=*/true)))
+  if (failed(verifyInt8WeightOp(*this, w[0])))
     return failure();
   if (tensorType(getOutput()).getElementType().isBF16() && getSumInput())
     return emitOpError("a bf16 result cannot take a sum post-op");
@@ -296,9 +296,6 @@ LogicalResult ConvTransposeOp::verify() {
                                    getInputScale(), getInputZeroPoint(),
                                    getWeightScales(), outChannels)))
     return failure();
-  if (!tensorType(getInput()).getElementType().isF32() &&
-      tensorType(getWeight()).getElementType().isInteger(8))
-    return emitOpError("an int8 transposed convolution has an f32 input");
   if (failed(verifyBias(*this, getBias(), outChannels, getInput())))
     return failure();
   SmallVector<int64_t> expected = {in[0], outChannels};

@@ -251,13 +251,12 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
 /// An inner product's or convolution's precision attributes and, inside
 /// an int8 chain, its u8 activations (`rows`: output rows or channels).
 template <typename OpT>
-LogicalResult verifyInt8WeightOp(OpT op, int64_t rows,
-                                 bool bf16Activations = false) {
+LogicalResult verifyInt8WeightOp(OpT op, int64_t rows) {
   if (failed(verifyWeightPrecision(op, op.getInput(), op.getWeight(),
                                    op.getOutput(), op.getInputScale(),
                                    op.getInputZeroPoint(),
                                    op.getWeightScales(), rows,
-                                   bf16Activations)))
+                                   /*bf16Activations=*/true)))
     return failure();
   return verifyU8Activations(op, op.getInput(), op.getOutput(), op.getBias(),
                              op.getSumInput(), op.getOutputScale(),

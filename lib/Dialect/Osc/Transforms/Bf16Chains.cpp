@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionPatterns.h"
+
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 #include "opscope/runtime/tuning.h"
@@ -25,19 +27,16 @@ namespace opscope::osc {
 using namespace mlir;
 using namespace opscope;
 using namespace opscope::osc;
+using opscope::osc::fusion::typeOf;
 
 namespace {
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Whether `op`'s operand `i` is rounded to bf16 by its kernel on entry.
 bool roundsOperand(Operation *op, unsigned i) {
   if (auto ip = dyn_cast<InnerProductOp>(op))
-    return tensorOf(ip.getWeight()).getElementType().isBF16() &&
+    return typeOf(ip.getWeight()).getElementType().isBF16() &&
            i == ip.getInputMutable().getOperandNumber();
   if (auto conv = dyn_cast<ConvOp>(op))
-    return tensorOf(conv.getWeight()).getElementType().isBF16() &&
+    return typeOf(conv.getWeight()).getElementType().isBF16() &&
            i == conv.getInputMutable().getOperandNumber();
   if (auto mm = dyn_cast<MatMulOp>(op))
     return mm.getComputeBf16() && i < 2;
@@ -79,12 +78,12 @@ enum Producer {
 };
 int producerKind(Operation *op) {
   if (auto conv = dyn_cast<ConvOp>(op))
-    return tensorOf(conv.getWeight()).getElementType().isBF16() &&
+    return typeOf(conv.getWeight()).getElementType().isBF16() &&
                    !conv.getSumInput()
                ? Conv
                : -1;
   if (auto ip = dyn_cast<InnerProductOp>(op))
-    return tensorOf(ip.getWeight()).getElementType().isBF16() &&
+    return typeOf(ip.getWeight()).getElementType().isBF16() &&
                    !ip.getSumInput()
                ? InnerProduct
                : -1;
@@ -103,7 +102,7 @@ struct Bf16ChainsPass : osc::impl::OscBf16ChainsBase<Bf16ChainsPass> {
   /// Makes `v` bf16, and the results of the ops that move it; returns the
   /// bytes of the buffers that became bf16 (a reshape's is a view).
   static int64_t makeBf16(Value v) {
-    auto t = tensorOf(v);
+    auto t = typeOf(v);
     v.setType(RankedTensorType::get(t.getShape(),
                                     BFloat16Type::get(v.getContext())));
     int64_t bytes = isa_and_nonnull<ReshapeOp>(v.getDefiningOp())
@@ -122,13 +121,18 @@ struct Bf16ChainsPass : osc::impl::OscBf16ChainsBase<Bf16ChainsPass> {
           << mode << "'";
       return signalPassFailure();
     }
-    // What rounds before: every f32 operand a kernel rounds on entry.
-    unsigned rounding = 0;
-    getOperation().walk([&](Operation *op) {
-      for (OpOperand &use : op->getOpOperands())
-        rounding += roundsOperand(op, use.getOperandNumber()) &&
-                    tensorOf(use.get()).getElementType().isF32();
-    });
+    // Operands a kernel rounds to bf16 on entry, of the given element type
+    // (f32 before the pass: each is a rounding; bf16 after: carried).
+    auto roundingOperands = [&](auto isType) {
+      unsigned n = 0;
+      getOperation().walk([&](Operation *op) {
+        for (OpOperand &use : op->getOpOperands())
+          n += roundsOperand(op, use.getOperandNumber()) &&
+               isType(typeOf(use.get()).getElementType());
+      });
+      return n;
+    };
+    unsigned rounding = roundingOperands([](Type t) { return t.isF32(); });
     if (!rounding)
       return;
     bool native = false;
@@ -156,17 +160,12 @@ struct Bf16ChainsPass : osc::impl::OscBf16ChainsBase<Bf16ChainsPass> {
       if (kind < 0 || op->getNumResults() != 1)
         return;
       Value y = op->getResult(0);
-      if (!tensorOf(y).getElementType().isF32() || !roundedByAllReaders(y))
+      if (!typeOf(y).getElementType().isF32() || !roundedByAllReaders(y))
         return;
       bytes += makeBf16(y);
       ++produced[kind];
     });
-    unsigned carried = 0;
-    getOperation().walk([&](Operation *op) {
-      for (OpOperand &use : op->getOpOperands())
-        carried += roundsOperand(op, use.getOperandNumber()) &&
-                   tensorOf(use.get()).getElementType().isBF16();
-    });
+    unsigned carried = roundingOperands([](Type t) { return t.isBF16(); });
     unsigned values = 0;
     for (unsigned n : produced)
       values += n;

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionPatterns.h"
+
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
@@ -22,17 +24,15 @@ namespace opscope::osc {
 using namespace mlir;
 using namespace opscope;
 using namespace opscope::osc;
+using opscope::osc::fusion::typeOf;
 
 namespace {
-Type elementType(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
 
 /// An op of kind OpT that quantizes its input to u8 inside its kernel: an
 /// i8 weight with the input's scale and zero point (osc-precision, or a
 /// model's QDQ pair).
 template <typename OpT> bool quantizesInput(OpT op) {
-  return op && elementType(op.getWeight()).isInteger(8) &&
+  return op && typeOf(op.getWeight()).getElementType().isInteger(8) &&
          op.getInputScaleAttr() &&
          op.getInputZeroPointAttr();
 }
@@ -46,7 +46,7 @@ struct Int8ChainsPass : osc::impl::OscInt8ChainsBase<Int8ChainsPass> {
   template <typename OpT> static bool carry(OpT op) {
     Value y = op.getOutput();
     if (!quantizesInput(op) || op.getSumInput() || !y.hasOneUse() ||
-        !elementType(y).isF32())
+        !typeOf(y).getElementType().isF32())
       return false;
     OpOperand &use = *y.getUses().begin();
     auto next = dyn_cast<OpT>(use.getOwner());

@@ -23,6 +23,8 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <type_traits>
 
@@ -103,9 +105,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         ++counts.kept;
         return;
       }
-      // The bf16 and int8 kernels pack their bias once: a bias that is a
-      // model input keeps the op fp32.
-      if (Value bias = op.getBias(); bias && !bias.getDefiningOp<ConstantOp>())
+      if (!constantBias(op))
         return;
       const calibration::TensorStats *st = nullptr;
       if (precision == "int8") {
@@ -327,8 +327,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         return;
       if (keptInFp32(keep, op.getLoc()))
         return;
-      // As in convert(): the int8 kernels pack their bias once.
-      if (Value bias = op.getBias(); bias && !bias.getDefiningOp<ConstantOp>())
+      if (!constantBias(op))
         return;
       auto qs = scalarConstant(q.getScale()), ds = scalarConstant(dq.getScale());
       auto qz = q.getZeroPoint() ? scalarConstant(q.getZeroPoint()) : 0.0;
@@ -358,6 +357,14 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       ++fused;
     });
     return fused;
+  }
+
+  /// Whether `op` has no bias or a constant one: the bf16 and int8 kernels
+  /// pack their bias once, so a bias that is a model input keeps the op
+  /// fp32.
+  template <typename OpT> static bool constantBias(OpT op) {
+    Value bias = op.getBias();
+    return !bias || bias.template getDefiningOp<ConstantOp>();
   }
 
   /// The output channel of each weight element: its row (inner product,
@@ -394,13 +401,13 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
     std::vector<int64_t> channelOf;
     int64_t n = outputChannels(op, channelOf);
-    std::vector<std::vector<float>> perChannel(n);
+    // rt::sparse::symmetricScale per channel: max |w| / 127, 1 for zeros.
+    std::vector<float> scales(n, 0.0f);
     for (size_t i = 0; i < values.size(); ++i)
-      perChannel[channelOf[i]].push_back(values[i]);
-    std::vector<float> scales(n);
-    for (int64_t r = 0; r < n; ++r)
-      scales[r] = rt::sparse::symmetricScale(
-          perChannel[r].data(), static_cast<int64_t>(perChannel[r].size()));
+      scales[channelOf[i]] =
+          std::max(scales[channelOf[i]], std::fabs(values[i]));
+    for (float &sc : scales)
+      sc = sc > 0.0f ? sc / 127.0f : 1.0f;
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       q[i] = rt::sparse::quantizeS8(values[i], scales[channelOf[i]]);
