@@ -12,7 +12,7 @@
 //
 //   bench-sparse [--rounds N] [--min-ms MS] [--quick] [--precision fp32|bf16|int8]
 //                [--shape NxK] [--m M] [--block 1x4|4x4]
-//                [--tile-order auto|tokens|chunks]
+//                [--tile-order auto|tokens|chunks] [--stores auto|cached|streamed]
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,13 +92,15 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
 
 int main(int argc, char **argv) {
   bool quick = false;
-  std::string onlyPrecision, onlyShape, onlyBlock, tileOrder = "auto";
+  std::string onlyPrecision, onlyShape, onlyBlock, tileOrder = "auto",
+              stores = "auto";
   int64_t onlyM = 0;
   auto usage = [] {
     std::fprintf(stderr, "usage: bench-sparse [--rounds N] [--min-ms MS] "
                          "[--quick] [--precision fp32|bf16|int8] [--shape NxK] "
                          "[--m M] [--block 1x4|4x4] "
-                         "[--tile-order auto|tokens|chunks]\n");
+                         "[--tile-order auto|tokens|chunks] "
+                         "[--stores auto|cached|streamed]\n");
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -119,6 +121,8 @@ int main(int argc, char **argv) {
       onlyM = std::atoll(argv[++i]);
     else if (a == "--tile-order" && i + 1 < argc)
       tileOrder = argv[++i];
+    else if (a == "--stores" && i + 1 < argc)
+      stores = argv[++i];
     else {
       std::fprintf(stderr, "bench-sparse: unknown or incomplete flag '%s'\n",
                    a.c_str());
@@ -136,7 +140,16 @@ int main(int argc, char **argv) {
                  tileOrder.c_str());
     return usage();
   }
-  // A/B of the sparse kernels' loop order on transposed outputs.
+  if (stores != "auto" && stores != "cached" && stores != "streamed") {
+    std::fprintf(stderr, "bench-sparse: --stores must be auto, cached or "
+                         "streamed, not '%s'\n",
+                 stores.c_str());
+    return usage();
+  }
+  // A/B of the sparse kernels' loop order and stores on transposed outputs.
+  setSparseStores(stores == "cached"     ? SparseStores::Cached
+                  : stores == "streamed" ? SparseStores::Streamed
+                                         : SparseStores::Auto);
   setSparseTileOrder(tileOrder == "tokens"   ? SparseTileOrder::TokenMajor
                      : tileOrder == "chunks" ? SparseTileOrder::ChunkMajor
                                              : SparseTileOrder::Auto);
@@ -151,11 +164,12 @@ int main(int argc, char **argv) {
   setDenseThreads(1); // oneDNN and the sparse kernels share OpenMP's pool
   bool amx = cpuHasAmx();
   std::printf("CPU: %s; AMX: %s; sparse kernels: f32 %s, bf16 %s, s8 %s; "
-              "one thread; tile order %s\n",
+              "one thread; tile order %s; stores %s\n",
               cpuModelName().c_str(), amx ? "yes" : "no",
               sparseIsa(sp::ValueType::F32).c_str(),
               sparseIsa(sp::ValueType::BF16).c_str(),
-              sparseIsa(sp::ValueType::S8).c_str(), tileOrder.c_str());
+              sparseIsa(sp::ValueType::S8).c_str(), tileOrder.c_str(),
+              stores.c_str());
   std::printf("speed-up = dense ms / sparse ms, median over %d alternating "
               "rounds [min-max]\n\n",
               rounds);

@@ -69,6 +69,20 @@ std::vector<uint8_t> packed(const std::vector<float> &w, int64_t n, int64_t k,
 
 /// 64-byte aligned copy, as the blob is in .weights (std::vector<uint8_t>
 /// is not aligned).
+/// A 64-byte aligned copy of `src` (outputs: the arena aligns every tensor
+/// so, and only an aligned output can be streamed).
+struct AlignedFloats {
+  std::vector<float> storage;
+  float *ptr;
+  explicit AlignedFloats(const std::vector<float> &src)
+      : storage(src.size() + 16) {
+    ptr = storage.data() +
+          (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / 4;
+    std::copy(src.begin(), src.end(), ptr);
+  }
+  std::vector<float> get(size_t n) const { return {ptr, ptr + n}; }
+};
+
 struct Aligned {
   std::vector<uint8_t> storage;
   uint8_t *ptr;
@@ -146,26 +160,51 @@ const Case kCases[] = {
 };
 
 /// Param: portable kernels?, layout bits (1 transposed input, 2 transposed
-/// output), block rows (1: 1x4 blocks; 4: 4x4), chunk-major tile order
-/// (forced for every transposed output over several token tiles, M a
-/// multiple of 16, whose sum does not alias it: M = 80 (a partial last
-/// tile), 128 and 320 run it; the automatic choice takes it only for large
-/// products).
-using KernelParam = std::tuple<bool, int, int, bool>;
+/// output), block rows (1: 1x4 blocks; 4: 4x4), loop order and stores: bit
+/// 1 the chunk-major tile order (forced for every transposed output over
+/// several token tiles, M a multiple of 16, whose sum does not alias it: M
+/// = 80 (a partial last tile), 128 and 320 run it; the automatic choice
+/// takes it only for large products), bit 2 non-temporal stores (forced
+/// wherever the AVX-512 kernels write a transposed output in place, M a
+/// multiple of 16: with and without post-ops; automatically only for
+/// outputs larger than L2). Without either bit, ordinary stores.
+using KernelParam = std::tuple<bool, int, int, int>;
 
-/// Sets the fixture's kernels and tile order; restores the defaults after.
+/// Sets the fixture's kernels, tile order and stores; restores the defaults
+/// after.
 class SparseKernelTest : public ::testing::TestWithParam<KernelParam> {
 protected:
   void SetUp() override {
+    int order = std::get<3>(GetParam());
     setSparsePortable(std::get<0>(GetParam()));
-    setSparseTileOrder(std::get<3>(GetParam()) ? SparseTileOrder::ChunkMajor
-                                               : SparseTileOrder::TokenMajor);
+    setSparseTileOrder(order & 1 ? SparseTileOrder::ChunkMajor
+                                 : SparseTileOrder::TokenMajor);
+    setSparseStores(order & 2 ? SparseStores::Streamed : SparseStores::Cached);
   }
   void TearDown() override {
     setSparsePortable(false);
     setSparseTileOrder(SparseTileOrder::Auto);
+    setSparseStores(SparseStores::Auto);
   }
 };
+
+/// Every layout and block shape: the portable kernels in both tile orders,
+/// the best ones (AVX-512 where the CPU has it) also with streamed stores
+/// (the portable kernels never stream).
+#define SPARSE_KERNEL_SUITES(Suite)                                            \
+  INSTANTIATE_TEST_SUITE_P(                                                    \
+      Portable, Suite,                                                         \
+      ::testing::Combine(::testing::Values(true),                              \
+                         ::testing::Values(0, 1, 2, 3),                        \
+                         ::testing::Values(1, 4), ::testing::Values(0, 1)),    \
+      paramName);                                                              \
+  INSTANTIATE_TEST_SUITE_P(                                                    \
+      Best, Suite,                                                             \
+      ::testing::Combine(::testing::Values(false),                             \
+                         ::testing::Values(0, 1, 2, 3),                        \
+                         ::testing::Values(1, 4),                              \
+                         ::testing::Values(0, 1, 2, 3)),                       \
+      paramName)
 
 /// The block rows a case runs with: 4x4 needs N to be a multiple of 4;
 /// Ratio 0 with N a multiple of 4 packs as 4x4 either way (a dense weight
@@ -181,7 +220,8 @@ std::string paramName(const ::testing::TestParamInfo<KernelParam> &info) {
          (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
          (std::get<1>(info.param) & 2 ? "T" : "N") + "_" +
          std::to_string(std::get<2>(info.param)) + "x4" +
-         (std::get<3>(info.param) ? "_chunks" : "_tokens");
+         (std::get<3>(info.param) & 1 ? "_chunks" : "_tokens") +
+         (std::get<3>(info.param) & 2 ? "_streamed" : "");
 }
 
 class SparseF32 : public SparseKernelTest {};
@@ -227,10 +267,11 @@ TEST_P(SparseF32, MatchesDense) {
           hasSum ? (layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum)
                  : std::vector<float>();
       bool alias = hasSum && postOps.size() > 1;
-      std::vector<float> y =
-          alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
-      ip.run(xin.data(), y.data(),
-             !hasSum ? nullptr : alias ? y.data() : sumIn.data());
+      AlignedFloats out(alias ? sumIn
+                              : std::vector<float>(tc.m * tc.n, -7.0f));
+      ip.run(xin.data(), out.ptr,
+             !hasSum ? nullptr : alias ? out.ptr : sumIn.data());
+      std::vector<float> y = out.get(tc.m * tc.n);
       if (layout.transposedOutput)
         y = transpose(y, tc.n, tc.m);
       double worst = 0;
@@ -241,11 +282,7 @@ TEST_P(SparseF32, MatchesDense) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Layouts, SparseF32,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4), ::testing::Bool()),
-    paramName);
+SPARSE_KERNEL_SUITES(SparseF32);
 
 class SparseBf16 : public SparseKernelTest {};
 
@@ -287,9 +324,9 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     std::vector<float> sumIn =
         layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
     bool alias = seed % 2;
-    std::vector<float> y =
-        alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
-    ip.run(xin.data(), y.data(), alias ? y.data() : sumIn.data());
+    AlignedFloats out(alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f));
+    ip.run(xin.data(), out.ptr, alias ? out.ptr : sumIn.data());
+    std::vector<float> y = out.get(tc.m * tc.n);
     if (layout.transposedOutput)
       y = transpose(y, tc.n, tc.m);
     double worst = 0;
@@ -300,11 +337,7 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Layouts, SparseBf16,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4), ::testing::Bool()),
-    paramName);
+SPARSE_KERNEL_SUITES(SparseBf16);
 
 class SparseS8 : public SparseKernelTest {};
 
@@ -381,10 +414,9 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     std::vector<float> sumIn =
         layout.transposedOutput ? transpose(sum, tc.m, tc.n) : sum;
     bool alias = seed % 2;
-    std::vector<float> y =
-        alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f);
-    ip.run(xin.data(), xScale, xZero, y.data(),
-           alias ? y.data() : sumIn.data());
+    AlignedFloats out(alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f));
+    ip.run(xin.data(), xScale, xZero, out.ptr, alias ? out.ptr : sumIn.data());
+    std::vector<float> y = out.get(tc.m * tc.n);
     if (layout.transposedOutput)
       y = transpose(y, tc.n, tc.m);
     double worst = 0;
@@ -395,11 +427,7 @@ TEST_P(SparseS8, MatchesIntegerReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Layouts, SparseS8,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(0, 1, 2, 3),
-                       ::testing::Values(1, 4), ::testing::Bool()),
-    paramName);
+SPARSE_KERNEL_SUITES(SparseS8);
 
 TEST(SparseFormat, MeasureAndBlockShapes) {
   // 2 x 8: row 0 has blocks [nz, 0], row 1 [0, 0] -> 3 of 4 1x4 blocks zero.

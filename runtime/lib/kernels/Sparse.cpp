@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <immintrin.h>
 #include <omp.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -58,6 +59,11 @@ std::atomic<bool> &forcePortable() {
   return force;
 }
 
+std::atomic<SparseStores> &storeMode() {
+  static std::atomic<SparseStores> mode{SparseStores::Auto};
+  return mode;
+}
+
 std::atomic<SparseTileOrder> &tileOrder() {
   static std::atomic<SparseTileOrder> order{SparseTileOrder::Auto};
   return order;
@@ -78,6 +84,15 @@ std::atomic<SparseTileOrder> &tileOrder() {
 /// (768x3072, K=3072) lost (0.86-0.88x), so there are none.
 /// `tileBytes`: one packed tile; `perTileBytes`: packed weight + one
 /// tile's outputs.
+/// This core's L2 (1 MiB where the system does not say).
+int64_t l2Bytes() {
+  static const int64_t l2 = [] {
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? int64_t(v) : int64_t(1) << 20;
+  }();
+  return l2;
+}
+
 bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
   switch (tileOrder().load()) {
   case SparseTileOrder::TokenMajor:
@@ -87,10 +102,7 @@ bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
   case SparseTileOrder::Auto:
     break;
   }
-  static const int64_t l2 = [] {
-    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return v > 0 ? int64_t(v) : int64_t(1) << 20;
-  }();
+  int64_t l2 = l2Bytes();
   return tiles >= 4 && 4 * tiles * tileBytes <= 3 * l2 &&
          4 * perTileBytes > 3 * l2;
 }
@@ -299,14 +311,23 @@ struct Common {
     }
   }
 
-  /// Runs `rows(s, first, last, n0, nc, xt, ldx, mc, yt, ldy)` over every
-  /// output tile, slab by slab. A transposed output whose tile is whole
+  /// Runs `rows(s, first, last, n0, nc, xt, ldx, mc, yt, ldy, stream)` over
+  /// every output tile, slab by slab. A transposed output whose tile is whole
   /// vectors (mc a multiple of 16) is accumulated in place, which saves
   /// copying every output once (measured 11% of an int8 4x4 run at M=1024);
   /// otherwise, and when the Sum post-op's input overlaps the output (its
   /// values must be read before the tile overwrites them), the tile goes
   /// through per-thread scratch. Token tiles are the outer loop, or, where
   /// useChunkMajor says so, chunks of output rows are.
+  ///
+  /// A transposed output larger than L2 is written past the caches (non-
+  /// temporal stores): an ordinary store first reads the line it fills, and
+  /// these loops' 256-byte pieces of rows 4 KiB or more apart defeat the
+  /// prefetchers that would hide that read (a 3072 x 1024 f32 output
+  /// written in the chunk-major order: 3.0 ms with ordinary stores, 0.55 ms
+  /// non-temporal, Ice Lake Xeon). The kernels stream their final values
+  /// where no post-op follows; otherwise the tile is finished in L1 scratch
+  /// and streamed out from there.
   template <typename Rows>
   void forEachTile(const uint32_t *x, int64_t lanes, float *y,
                    const float *sum, Rows rows) {
@@ -316,45 +337,65 @@ struct Common {
     bool sumOverlaps = sum && sum < y + m * n && y < sum + m * n;
     size_t tileLanes = size_t(kRows) * kTile;
     int64_t tiles = (m + kTile - 1) / kTile;
-    if (layout.transposedOutput && !sumOverlaps && m % 16 == 0 &&
-        useChunkMajor(tiles, int64_t(tileLanes) * 4,
-                      int64_t(p.h.totalBytes) + n * kTile * 4)) {
+    bool inPlace = layout.transposedOutput && !sumOverlaps;
+    bool chunkMajor = inPlace && m % 16 == 0 &&
+                      useChunkMajor(tiles, int64_t(tileLanes) * 4,
+                                    int64_t(p.h.totalBytes) + n * kTile * 4);
+    SparseStores stores = storeMode();
+    bool stream = inPlace && avx512 && m % 16 == 0 &&
+                  reinterpret_cast<uintptr_t>(y) % 64 == 0 &&
+                  (stores == SparseStores::Streamed ||
+                   (stores == SparseStores::Auto && chunkMajor));
+    bool viaScratch = stream && !postOps.empty();
+    // Tile [m0, m0 + mc) x chunk [n0, n0 + nc) from the packed tile `xtile`.
+    auto tile = [&](float *buf, int64_t n0, int64_t nc, int64_t m0, int64_t mc,
+                    const uint32_t *xtile) {
+      bool direct = inPlace && mc % 16 == 0;
+      float *out = direct && !viaScratch ? y + n0 * m + m0 : buf;
+      int64_t ldy = out == buf ? kTile : m;
+      for (int64_t s = 0; s < slabs; ++s)
+        rows(s, s == 0, s + 1 == slabs, n0, nc, xtile, kTile, mc, out, ldy,
+             stream && !viaScratch && s + 1 == slabs);
+      epilogue(out, ldy, direct, buf + kChunk * kTile, n0, nc, m0, mc, m, n,
+               postOps, sum, y, layout.transposedOutput, avx512);
+      if (viaScratch)
+        streamRows(buf, kTile, nc, mc, y + n0 * m + m0, m);
+    };
+    if (chunkMajor) {
       // Chunk-major: every tile packed, then each chunk of output rows over
-      // all of them, accumulated in place.
+      // all of them.
       xtAll.resize(tiles * tileLanes);
       for (int64_t t = 0; t < tiles; ++t)
         packTile(x, lanes, t * kTile, std::min(kTile, m - t * kTile),
                  xtAll.data + t * tileLanes);
-#pragma omp parallel for schedule(static)
-      for (int64_t c = 0; c < chunks; ++c) {
-        float *buf = yt[omp_get_thread_num()].data;
-        int64_t n0 = c * kChunk, nc = std::min(kChunk, n - n0);
-        for (int64_t t = 0; t < tiles; ++t) {
-          int64_t m0 = t * kTile, mc = std::min(kTile, m - m0);
-          float *out = y + n0 * m + m0;
-          for (int64_t s = 0; s < slabs; ++s)
-            rows(s, s == 0, s + 1 == slabs, n0, nc, xtAll.data + t * tileLanes,
-                 kTile, mc, out, m);
-          epilogue(out, m, true, buf + kChunk * kTile, n0, nc, m0, mc, m, n,
-                   postOps, sum, y, true, avx512);
+#pragma omp parallel
+      {
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c) {
+          float *buf = yt[omp_get_thread_num()].data;
+          int64_t n0 = c * kChunk, nc = std::min(kChunk, n - n0);
+          for (int64_t t = 0; t < tiles; ++t)
+            tile(buf, n0, nc, t * kTile, std::min(kTile, m - t * kTile),
+                 xtAll.data + t * tileLanes);
         }
+        if (stream)
+          _mm_sfence(); // this thread's streamed stores, before they are read
       }
       return;
     }
     for (int64_t m0 = 0; m0 < m; m0 += kTile) {
       int64_t mc = std::min(kTile, m - m0);
       packTile(x, lanes, m0, mc, xt.data);
-      bool direct = layout.transposedOutput && mc % 16 == 0 && !sumOverlaps;
-#pragma omp parallel for schedule(static)
-      for (int64_t c = 0; c < chunks; ++c) {
-        float *buf = yt[omp_get_thread_num()].data;
-        int64_t n0 = c * kChunk, nc = std::min(kChunk, n - n0);
-        float *out = direct ? y + n0 * m + m0 : buf;
-        int64_t ldy = direct ? m : kTile;
-        for (int64_t s = 0; s < slabs; ++s)
-          rows(s, s == 0, s + 1 == slabs, n0, nc, xt.data, kTile, mc, out, ldy);
-        epilogue(out, ldy, direct, buf + kChunk * kTile, n0, nc, m0, mc, m, n,
-                 postOps, sum, y, layout.transposedOutput, avx512);
+#pragma omp parallel
+      {
+#pragma omp for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c) {
+          int64_t n0 = c * kChunk;
+          tile(yt[omp_get_thread_num()].data, n0, std::min(kChunk, n - n0), m0,
+               mc, xt.data);
+        }
+        if (stream)
+          _mm_sfence();
       }
     }
   }
@@ -436,10 +477,10 @@ void SparseInnerProduct::run(const float *x, float *y, const float *sum) {
     c.forEachTile(x32, c.kRows, y, sum,
                   [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
                       const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy) {
+                      int64_t ldy, bool stream) {
                     if (c.avx512)
                       rowsBf16Avx512(int((mc + 15) / 16), p, s, first, n0, nc,
-                                     xt, ldx, yt, ldy, bias);
+                                     xt, ldx, yt, ldy, bias, stream);
                     else
                       rowsBf16Portable(p, s, first, n0, nc, xt, ldx, mc, yt, ldy,
                                        bias);
@@ -450,17 +491,17 @@ void SparseInnerProduct::run(const float *x, float *y, const float *sum) {
     c.forEachTile(x32, c.k, y, sum,
                   [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
                       const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy) {
+                      int64_t ldy, bool stream) {
                     rowsF32Avx512(int((mc + 15) / 16), p, s, first, n0, nc,
                                   reinterpret_cast<const float *>(xt), ldx, yt,
-                                  ldy, bias);
+                                  ldy, bias, stream);
                   });
     return;
   }
   c.forEachTile(x32, c.k, y, sum,
                 [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
                     const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy) {
+                      int64_t ldy, bool) {
                   rowsF32Portable(p, s, first, n0, nc,
                                   reinterpret_cast<const float *>(xt), ldx, mc,
                                   yt, ldy, bias);
@@ -518,17 +559,17 @@ void SparseInnerProductS8::run(const uint8_t *x, float xScale, int32_t xZero,
     c.forEachTile(x32, c.kRows, y, sum,
                   [&](int64_t s, bool first, bool last, int64_t n0, int64_t nc,
                       const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy) {
+                      int64_t ldy, bool stream) {
                     rowsS8Vnni(int((mc + 15) / 16), p, s, first, last, n0, nc,
                                reinterpret_cast<const uint8_t *>(xt), ldx, yt,
-                               ldy, bias, xScale, xZero);
+                               ldy, bias, xScale, xZero, stream);
                   });
     return;
   }
   c.forEachTile(x32, c.kRows, y, sum,
                 [&](int64_t s, bool first, bool last, int64_t n0, int64_t nc,
                     const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy) {
+                      int64_t ldy, bool) {
                   rowsS8Portable(p, s, first, last, n0, nc,
                                  reinterpret_cast<const uint8_t *>(xt), ldx, mc,
                                  yt, ldy, bias, xScale, xZero);
@@ -555,6 +596,8 @@ void opscope::rt::setSparsePortable(bool portable) { forcePortable() = portable;
 void opscope::rt::setSparseTileOrder(SparseTileOrder order) {
   tileOrder() = order;
 }
+
+void opscope::rt::setSparseStores(SparseStores stores) { storeMode() = stores; }
 
 void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
   if (cpuHas("bf16") && kernelIsa() == Isa::Avx512)

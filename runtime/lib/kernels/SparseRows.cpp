@@ -179,16 +179,36 @@ pairRows(const SlabRows &rows, int64_t n0, Init init, Block block,
 }
 
 /// Calls f(std::integral_constant<int, T>) for T = tiles (1..4).
-template <typename F> void withTiles(int tiles, F f) {
+/// A row's final f32 values: non-temporal where the caller says the output
+/// will not be read again soon (it goes past the caches; `p` 64-byte
+/// aligned), an ordinary store otherwise.
+/// (A template parameter of the kernels, not a run-time branch in them: a
+/// branch there made GCC 12 shuffle the accumulators through extra registers
+/// in the 4x4 s8 block loop, 1.7x slower.)
+template <bool Stream> AVX512 inline void storeOut(float *p, __m512 v) {
+  if constexpr (Stream)
+    _mm512_stream_ps(p, v);
+  else
+    _mm512_storeu_ps(p, v);
+}
+
+/// Calls f(tiles, stream) with both as compile-time constants.
+template <typename F> void withTiles(int tiles, bool stream, F f) {
+  auto go = [&](auto t) {
+    if (stream)
+      f(t, std::true_type());
+    else
+      f(t, std::false_type());
+  };
   switch (tiles) {
   case 1:
-    return f(std::integral_constant<int, 1>());
+    return go(std::integral_constant<int, 1>());
   case 2:
-    return f(std::integral_constant<int, 2>());
+    return go(std::integral_constant<int, 2>());
   case 3:
-    return f(std::integral_constant<int, 3>());
+    return go(std::integral_constant<int, 3>());
   default:
-    return f(std::integral_constant<int, 4>());
+    return go(std::integral_constant<int, 4>());
   }
 }
 
@@ -243,7 +263,7 @@ AVX512 void sparse_rows::transpose32(const void *srcv, int64_t lds, int64_t rows
 namespace {
 /// f32: separate accumulators for the even and odd elements of a block, so
 /// that 4T independent FMA chains hide the FMA latency.
-template <int T>
+template <int T, bool Stream>
 AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
                     int64_t nc, const float *xt, int64_t ldx, float *yt, int64_t ldy,
                     const float *bias) {
@@ -281,14 +301,13 @@ AVX512 void rowsF32(const Packed &p, int64_t s, bool first, int64_t n0,
       },
       [&](int64_t r, Acc &a) AVX512 {
         for (int t = 0; t < T; ++t)
-          _mm512_storeu_ps(yt + r * ldy + 16 * t,
-                          _mm512_add_ps(a.even[t], a.odd[t]));
+          storeOut<Stream>(yt + r * ldy + 16 * t, _mm512_add_ps(a.even[t], a.odd[t]));
       });
 }
 
 /// s8: one vpdpbusd per block and zmm; int32 partial sums across slabs, the
 /// dequantization into f32 on the last.
-template <int T>
+template <int T, bool Stream>
 AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
                        int64_t n0, int64_t nc, const uint8_t *xt,
                        int64_t ldxDwords, float *yt, int64_t ldy, const float *bias,
@@ -324,13 +343,13 @@ AVX512VNNI void rowsS8(const Packed &p, int64_t s, bool first, bool last,
         __m512i comp = _mm512_set1_epi32(xZero * p.rowSum[row]);
         for (int t = 0; t < T; ++t) {
           __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a.v[t], comp));
-          _mm512_storeu_ps(yt + r * ldy + 16 * t, _mm512_fmadd_ps(v, sc, b));
+          storeOut<Stream>(yt + r * ldy + 16 * t, _mm512_fmadd_ps(v, sc, b));
         }
       });
 }
 
 /// bf16: two vdpbf16ps per block and zmm (weights and activations in pairs).
-template <int T>
+template <int T, bool Stream>
 AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
                          int64_t nc, const uint32_t *xt, int64_t ldx,
                          float *yt, int64_t ldy, const float *bias) {
@@ -359,7 +378,7 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
       },
       [&](int64_t r, Acc &a) AVX512BF16 {
         for (int t = 0; t < T; ++t)
-          _mm512_storeu_ps(yt + r * ldy + 16 * t, a.v[t]);
+          storeOut<Stream>(yt + r * ldy + 16 * t, a.v[t]);
       });
 }
 
@@ -382,7 +401,7 @@ quadRows(const Packed &p, int64_t s, int64_t n0, int64_t nc, Init init,
   }
 }
 
-template <int T>
+template <int T, bool Stream>
 AVX512 void quadF32(const Packed &p, int64_t s, bool first, int64_t n0,
                     int64_t nc, const float *xt, int64_t ldx, float *yt, int64_t ldy,
                     const float *bias) {
@@ -417,13 +436,13 @@ AVX512 void quadF32(const Packed &p, int64_t s, bool first, int64_t n0,
       [&](int64_t r, Acc &a) AVX512 {
         for (int q = 0; q < 4; ++q)
           for (int t = 0; t < T; ++t)
-            _mm512_storeu_ps(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
+            storeOut<Stream>(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
       });
 }
 
 /// s8 in 4x4 blocks: four broadcast weight dwords per block, and per zmm of
 /// activations four vpdpbusd, one per output.
-template <int T>
+template <int T, bool Stream>
 AVX512VNNI void quadS8(const Packed &p, int64_t s, bool first, bool last,
                        int64_t n0, int64_t nc, const uint8_t *xt,
                        int64_t ldxDwords, float *yt, int64_t ldy, const float *bias,
@@ -468,13 +487,13 @@ AVX512VNNI void quadS8(const Packed &p, int64_t s, bool first, bool last,
           __m512i comp = _mm512_set1_epi32(xZero * p.rowSum[row]);
           for (int t = 0; t < T; ++t) {
             __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a.v[q][t], comp));
-            _mm512_storeu_ps(out + 16 * t, _mm512_fmadd_ps(v, sc, b));
+            storeOut<Stream>(out + 16 * t, _mm512_fmadd_ps(v, sc, b));
           }
         }
       });
 }
 
-template <int T>
+template <int T, bool Stream>
 AVX512BF16 void quadBf16(const Packed &p, int64_t s, bool first, int64_t n0,
                          int64_t nc, const uint32_t *xt, int64_t ldx,
                          float *yt, int64_t ldy, const float *bias) {
@@ -509,7 +528,7 @@ AVX512BF16 void quadBf16(const Packed &p, int64_t s, bool first, int64_t n0,
       [&](int64_t r, Acc &a) AVX512BF16 {
         for (int q = 0; q < 4; ++q)
           for (int t = 0; t < T; ++t)
-            _mm512_storeu_ps(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
+            storeOut<Stream>(yt + (r + q) * ldy + 16 * t, a.v[q][t]);
       });
 }
 } // namespace
@@ -517,12 +536,15 @@ AVX512BF16 void quadBf16(const Packed &p, int64_t s, bool first, int64_t n0,
 AVX512 void sparse_rows::rowsF32Avx512(int tiles, const Packed &p, int64_t s,
                                        bool first, int64_t n0, int64_t nc,
                                        const float *xt, int64_t ldx,
-                                       float *yt, int64_t ldy, const float *bias) {
-  withTiles(tiles, [&](auto t) AVX512 {
+                                       float *yt, int64_t ldy, const float *bias,
+                                       bool stream) {
+  withTiles(tiles, stream, [&](auto t, auto st) AVX512 {
+    constexpr int T = decltype(t)::value;
+    constexpr bool S = decltype(st)::value;
     if (p.h.blockRows == 4)
-      quadF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+      quadF32<T, S>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
     else
-      rowsF32<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+      rowsF32<T, S>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
   });
 }
 
@@ -531,14 +553,16 @@ AVX512VNNI void sparse_rows::rowsS8Vnni(int tiles, const Packed &p, int64_t s,
                                         int64_t nc, const uint8_t *xt,
                                         int64_t ldxDwords, float *yt, int64_t ldy,
                                         const float *bias, float xScale,
-                                        int32_t xZero) {
-  withTiles(tiles, [&](auto t) AVX512VNNI {
+                                        int32_t xZero, bool stream) {
+  withTiles(tiles, stream, [&](auto t, auto st) AVX512VNNI {
+    constexpr int T = decltype(t)::value;
+    constexpr bool S = decltype(st)::value;
     if (p.h.blockRows == 4)
-      quadS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords, yt, ldy,
-                                 bias, xScale, xZero);
+      quadS8<T, S>(p, s, first, last, n0, nc, xt, ldxDwords, yt, ldy, bias,
+                   xScale, xZero);
     else
-      rowsS8<decltype(t)::value>(p, s, first, last, n0, nc, xt, ldxDwords,
-                                 yt, ldy, bias, xScale, xZero);
+      rowsS8<T, S>(p, s, first, last, n0, nc, xt, ldxDwords, yt, ldy, bias,
+                   xScale, xZero);
   });
 }
 
@@ -546,18 +570,28 @@ AVX512BF16 void sparse_rows::rowsBf16Avx512(int tiles, const Packed &p,
                                             int64_t s, bool first, int64_t n0,
                                             int64_t nc, const uint32_t *xt,
                                             int64_t ldx, float *yt, int64_t ldy,
-                                            const float *bias) {
-  withTiles(tiles, [&](auto t) AVX512BF16 {
+                                            const float *bias, bool stream) {
+  withTiles(tiles, stream, [&](auto t, auto st) AVX512BF16 {
+    constexpr int T = decltype(t)::value;
+    constexpr bool S = decltype(st)::value;
     if (p.h.blockRows == 4)
-      quadBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+      quadBf16<T, S>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
     else
-      rowsBf16<decltype(t)::value>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
+      rowsBf16<T, S>(p, s, first, n0, nc, xt, ldx, yt, ldy, bias);
   });
 }
 
 //===----------------------------------------------------------------------===//
 // Packing helpers
 //===----------------------------------------------------------------------===//
+
+AVX512 void sparse_rows::streamRows(const float *src, int64_t lds,
+                                    int64_t rows, int64_t cols, float *dst,
+                                    int64_t ldd) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < cols; i += 16)
+      _mm512_stream_ps(dst + r * ldd + i, _mm512_load_ps(src + r * lds + i));
+}
 
 /// n floats -> n bf16 (round to nearest even), vectorized.
 AVX512BF16 void sparse_rows::toBf16Avx512(const float *x, uint16_t *y, int64_t n) {

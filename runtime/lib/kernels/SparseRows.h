@@ -55,7 +55,9 @@ struct Packed {
 // into the Y^T tile `yt` (row stride kTile). `first` starts from the bias,
 // otherwise the tile's partial sums are accumulated; s8 keeps int32 partial
 // sums in the tile and dequantizes into f32 on the `last` slab. The AVX-512
-// forms take `tiles` = zmm per row (ceil(mc / 16)).
+// forms take `tiles` = zmm per row (ceil(mc / 16)) and `stream`: store the
+// tile's final f32 values non-temporally (64-byte aligned rows; only on the
+// last slab, for output that will not be read again while it is in cache).
 void rowsF32Portable(const Packed &p, int64_t s, bool first, int64_t n0,
                      int64_t nc, const float *xt, int64_t ldx, int64_t mc,
                      float *yt, int64_t ldy, const float *bias);
@@ -69,17 +71,18 @@ void rowsBf16Portable(const Packed &p, int64_t s, bool first, int64_t n0,
 OPSCOPE_AVX512 void rowsF32Avx512(int tiles, const Packed &p, int64_t s,
                                   bool first, int64_t n0, int64_t nc,
                                   const float *xt, int64_t ldx, float *yt, int64_t ldy,
-                                  const float *bias);
+                                  const float *bias, bool stream);
 OPSCOPE_AVX512_VNNI void rowsS8Vnni(int tiles, const Packed &p, int64_t s,
                                     bool first, bool last, int64_t n0,
                                     int64_t nc, const uint8_t *xt,
                                     int64_t ldxDwords, float *yt, int64_t ldy,
                                     const float *bias, float xScale,
-                                    int32_t xZero);
+                                    int32_t xZero, bool stream);
 OPSCOPE_AVX512_BF16 void rowsBf16Avx512(int tiles, const Packed &p, int64_t s,
                                         bool first, int64_t n0, int64_t nc,
                                         const uint32_t *xt, int64_t ldx,
-                                        float *yt, int64_t ldy, const float *bias);
+                                        float *yt, int64_t ldy, const float *bias,
+                                        bool stream);
 
 /// dst[c * ldd + i] = src[i * lds + c] for i < rows, c < cols, on 32-bit
 /// elements: 16 x 16 blocks in registers (AVX-512) or plain loops.
@@ -94,6 +97,10 @@ void transpose32Portable(const void *src, int64_t lds, int64_t rows,
 /// A rows x cols block of 32-bit elements, row by row.
 void copy32(const void *src, int64_t lds, int64_t rows, int64_t cols,
             void *dst, int64_t ldd);
+/// dst = src, `rows` rows of `cols` floats, with non-temporal stores: both
+/// 64-byte aligned, `cols` a multiple of 16.
+OPSCOPE_AVX512 void streamRows(const float *src, int64_t lds, int64_t rows,
+                               int64_t cols, float *dst, int64_t ldd);
 /// n floats -> n bf16, round to nearest even.
 OPSCOPE_AVX512_BF16 void toBf16Avx512(const float *x, uint16_t *y, int64_t n);
 /// The same rounding on AVX-512F/BW integer units (CPUs without

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -136,7 +137,13 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   for (size_t i = 0; i < xq.size(); ++i)
     xq[i] = static_cast<uint8_t>(
         std::clamp(128.0f + x[i] * 2000.0f, 0.0f, 255.0f));
-  std::vector<float> y(m * n), bias(n, 0.01f);
+  std::vector<float> bias(n, 0.01f);
+  // The output 64-byte aligned, as the runtime's arena places every tensor
+  // (the sparse kernels stream large aligned outputs past the caches).
+  std::unique_ptr<float, void (*)(void *)> y(
+      static_cast<float *>(
+          std::aligned_alloc(64, (size_t(m * n) * sizeof(float) + 63) / 64 * 64)),
+      std::free);
   auto dense = randomVector(n * k, 2);
   std::vector<std::function<void()>> systems;
   std::unique_ptr<InnerProduct> df;
@@ -147,17 +154,17 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
                                             std::vector<PostOp>{},
                                             Bf16Activations{true, false});
     res.denseImpl = db->implementation();
-    systems.push_back([&] { db->runRaw(xb.data(), y.data()); });
+    systems.push_back([&] { db->runRaw(xb.data(), y.get()); });
   } else if (int8) {
     dq = std::make_unique<QuantizedInnerProduct>(
         m, k, n, dense.data(), bias.data(), std::vector<PostOp>{});
     res.denseImpl = dq->implementation();
-    systems.push_back([&] { dq->run(xq.data(), 0.01f, y.data()); });
+    systems.push_back([&] { dq->run(xq.data(), 0.01f, y.get()); });
   } else {
     df = std::make_unique<InnerProduct>(m, k, n, dense.data(), bias.data(),
                                         std::vector<PostOp>{});
     res.denseImpl = df->implementation();
-    systems.push_back([&] { df->run(x.data(), y.data()); });
+    systems.push_back([&] { df->run(x.data(), y.get()); });
   }
   std::vector<std::unique_ptr<AlignedBlob>> blobs;
   std::vector<std::unique_ptr<SparseInnerProduct>> sf;
@@ -184,14 +191,14 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         res.sparseImpl = sq.back()->implementation();
         auto *k8 = sq.back().get();
         systems.push_back(
-            [&, k8] { k8->run(xq.data(), 0.01f, 128, y.data()); });
+            [&, k8] { k8->run(xq.data(), 0.01f, 128, y.get()); });
       } else {
         sf.push_back(std::make_unique<SparseInnerProduct>(
             m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
             layout));
         res.sparseImpl = sf.back()->implementation();
         auto *kf = sf.back().get();
-        systems.push_back([&, kf] { kf->run(x.data(), y.data()); });
+        systems.push_back([&, kf] { kf->run(x.data(), y.get()); });
       }
     }
   }
@@ -201,7 +208,7 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     dm = std::make_unique<MatMulInnerProduct>(m, k, n, dense.data(),
                                               bias.data(), std::vector<PostOp>{});
     res.matmulImpl = dm->implementation();
-    systems.push_back([&] { dm->run(x.data(), y.data()); });
+    systems.push_back([&] { dm->run(x.data(), y.get()); });
   }
   for (auto &s : systems) // warm up: first touch, oneDNN's JIT
     s();

@@ -107,6 +107,14 @@ void setSparsePortable(bool portable);
 enum class SparseTileOrder { Auto, TokenMajor, ChunkMajor };
 void setSparseTileOrder(SparseTileOrder order);
 
+/// How the AVX-512 kernels store a transposed output they write in place:
+/// Auto (non-temporal stores, past the caches, when the output is larger
+/// than L2; Sparse.cpp says why), Cached (ordinary stores), or Streamed
+/// (non-temporal wherever they can: a 64-byte aligned output, M a multiple
+/// of 16, no residual sum aliasing it; for tests and A/B runs).
+enum class SparseStores { Auto, Cached, Streamed };
+void setSparseStores(SparseStores stores);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_SPARSE_H
