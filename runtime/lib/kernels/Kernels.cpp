@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +93,8 @@ void softmaxPortable(const float *x, const float *mask, int64_t group, float *y,
     double sum = 0;
     for (int64_t c = 0; c < cols; ++c) {
       float e = std::exp(in[c] + (m ? m[c] : 0.0f) - mx);
+      // Subnormal probabilities are 0, as in the AVX-512 kernel.
+      e = e < std::numeric_limits<float>::min() ? 0.0f : e;
       out[c] = e;
       sum += e;
     }
@@ -147,6 +150,23 @@ AVX512 inline __m512 exp512(__m512 x) {
   return _mm512_mask_blend_ps(nan, _mm512_scalef_ps(p, n), in);
 }
 
+/// exp512 with the results below 2^-126 (x < -87) flushed to zero, without
+/// ever computing a subnormal: on Intel cores an instruction that produces
+/// or reads one takes a microcode assist of a hundred cycles or more. A
+/// masked attention score (the mask adds -1e4 or the float minimum) made
+/// every exp of its softmax row subnormal (exp(-104), the clamp below, is
+/// 7e-46): DistilBERT-shaped softmax at 6.9 ns per element on an Ice Lake
+/// Xeon. Where every use below needs e^x only against 1 or a row sum of
+/// at least 1 (softmax, erf, tanh, sigmoid), a flushed result changes
+/// nothing but those subnormals; the Exp operator keeps exp512.
+AVX512 inline __m512 expFlush512(__m512 x) {
+  const __m512 lo = _mm512_set1_ps(-87.0f);
+  __mmask16 tiny = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
+  // max(lo, NaN) is NaN: NaN still passes through.
+  return _mm512_maskz_mov_ps(static_cast<__mmask16>(~tiny),
+                             exp512(_mm512_max_ps(lo, x)));
+}
+
 /// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7); below
 /// |x| = 0.5, where that absolute error is large relative to erf itself, by
 /// its Taylor series to x^11 (relative error below 3e-8). NaN passes through.
@@ -161,7 +181,7 @@ AVX512 inline __m512 erf512(__m512 x) {
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
   p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
   p = _mm512_mul_ps(p, t);
-  __m512 e = exp512(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax));
+  __m512 e = expFlush512(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax));
   __m512 y = _mm512_fnmadd_ps(p, e, _mm512_set1_ps(1.0f));
   // Restore the sign of x.
   __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x80000000));
@@ -185,7 +205,7 @@ AVX512 inline __m512 erf512(__m512 x) {
 /// cancels for small |x|: below 0.625, Cephes tanhf's odd polynomial
 /// x + x^3 P(x^2). NaN passes through exp512.
 AVX512 inline __m512 tanh512(__m512 x) {
-  __m512 e = exp512(_mm512_add_ps(x, x));
+  __m512 e = expFlush512(_mm512_add_ps(x, x));
   __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f),
                              _mm512_div_ps(_mm512_set1_ps(2.0f),
                                            _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
@@ -292,7 +312,7 @@ AVX512 void softmaxAvx512(const float *x, const float *mask, int64_t group,
     __m512 vsum = _mm512_setzero_ps();
     for (int64_t c = 0; c < cols; c += 16) {
       __mmask16 m = tailMask(cols - c);
-      __m512 e = _mm512_maskz_mov_ps(m, exp512(_mm512_sub_ps(loadScores(in, mrow, c, m), vmx)));
+      __m512 e = _mm512_maskz_mov_ps(m, expFlush512(_mm512_sub_ps(loadScores(in, mrow, c, m), vmx)));
       vsum = _mm512_add_ps(vsum, e);
       if (!log)
         _mm512_mask_storeu_ps(out + c, m, e);
@@ -348,7 +368,7 @@ AVX512 void transcendentalAvx512(Transcendental f, const float *x, float *y,
       r = tanh512(v);
       break;
     default:
-      r = _mm512_div_ps(one, _mm512_add_ps(one, exp512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+      r = _mm512_div_ps(one, _mm512_add_ps(one, expFlush512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
       break;
     }
     _mm512_mask_storeu_ps(y + i, m, r);
