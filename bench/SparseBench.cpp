@@ -13,6 +13,11 @@
 //   bench-sparse [--rounds N] [--min-ms MS] [--quick] [--precision fp32|bf16|int8]
 //                [--shape NxK] [--m M] [--block 1x4|4x4]
 //                [--tile-order auto|tokens|chunks] [--stores auto|cached|streamed]
+//                [--compare-stores]
+//
+// --compare-stores adds a column: the transposed kernel with ordinary stores
+// timed in the same rounds, cached ms / sparse ms per round (the gain of
+// the non-temporal stores where --stores lets them run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,12 +46,15 @@ namespace {
 using tooling::KernelPrecision;
 int rounds = 5;
 double minMs = 150; // time per system per round
+bool compareStores = false;
 
 struct Row {
   std::string precision, shape, block;
   int64_t m;
   double sparsity, denseMs, sparseMs, speedup, lo, hi, target;
   double rowsMs, rowsSpeedup; // the same kernel with row-major activations
+  // --compare-stores: median and spread of cached ms / sparse ms per round.
+  double storesGain = 0, storesLo = 0, storesHi = 0;
 };
 
 /// One shape, one M, one precision: dense and every ratio, in rounds
@@ -60,6 +68,7 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   config.minMs = minMs;
   config.rowMajor = true;
   config.blockRows = blockRows;
+  config.cachedStores = compareStores;
   auto res = tooling::measureInnerProducts(prec, n, k, m, ratios, config);
   denseImpl = res.denseImpl;
   sparseImpl = res.sparseImpl;
@@ -79,6 +88,14 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     row.rowsSpeedup = tooling::median(rowsRatio);
     row.lo = *std::min_element(ratio.begin(), ratio.end());
     row.hi = *std::max_element(ratio.begin(), ratio.end());
+    if (compareStores) {
+      std::vector<double> gain;
+      for (size_t r = 0; r < res.sparseMs[i].size(); ++r)
+        gain.push_back(res.sparseCachedMs[i][r] / res.sparseMs[i][r]);
+      row.storesGain = tooling::median(gain);
+      row.storesLo = *std::min_element(gain.begin(), gain.end());
+      row.storesHi = *std::max_element(gain.begin(), gain.end());
+    }
     double pct = std::round(ratios[i] * 100);
     // Issue 13's targets (none for bf16).
     row.target = bf16        ? 0.0
@@ -100,7 +117,7 @@ int main(int argc, char **argv) {
                          "[--quick] [--precision fp32|bf16|int8] [--shape NxK] "
                          "[--m M] [--block 1x4|4x4] "
                          "[--tile-order auto|tokens|chunks] "
-                         "[--stores auto|cached|streamed]\n");
+                         "[--stores auto|cached|streamed] [--compare-stores]\n");
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -123,6 +140,8 @@ int main(int argc, char **argv) {
       tileOrder = argv[++i];
     else if (a == "--stores" && i + 1 < argc)
       stores = argv[++i];
+    else if (a == "--compare-stores")
+      compareStores = true;
     else {
       std::fprintf(stderr, "bench-sparse: unknown or incomplete flag '%s'\n",
                    a.c_str());
@@ -188,10 +207,14 @@ int main(int argc, char **argv) {
   std::printf("sparse_ms/speedup: activations transposed (K x M in, N x M "
               "out), as inside a chain of the osc-sparse-layout pass;\n"
               "rows_ms/rows_x: row-major activations (the kernel transposes "
-              "its tiles), as at a chain boundary.\n\n");
-  std::printf("%-6s %-5s %-10s %5s %8s %9s %9s %8s %13s %7s %9s %7s\n",
+              "its tiles), as at a chain boundary.\n");
+  if (compareStores)
+    std::printf("stores_x: the transposed kernel with ordinary stores, in the "
+                "same rounds: its ms / sparse_ms, median [min-max].\n");
+  std::printf("\n%-6s %-5s %-10s %5s %8s %9s %9s %8s %13s %7s %9s %7s%s\n",
               "prec", "block", "NxK", "M", "sparsity", "dense_ms", "sparse_ms", "speedup",
-              "spread", "target", "rows_ms", "rows_x");
+              "spread", "target", "rows_ms", "rows_x",
+              compareStores ? "  stores_x        spread" : "");
   for (KernelPrecision prec :
        {KernelPrecision::F32, KernelPrecision::BF16, KernelPrecision::S8}) {
     if (!onlyPrecision.empty() && onlyPrecision != tooling::precisionName(prec))
@@ -216,11 +239,18 @@ int main(int argc, char **argv) {
           else
             std::snprintf(target, sizeof target, "-");
           std::printf("%-6s %-5s %-10s %5ld %7.0f%% %9.3f %9.3f %7.2fx %13s "
-                      "%7s %9.3f %6.2fx\n",
+                      "%7s %9.3f %6.2fx",
                       r.precision.c_str(), r.block.c_str(), r.shape.c_str(),
                       (long)r.m,
                       r.sparsity * 100, r.denseMs, r.sparseMs, r.speedup,
                       spread, target, r.rowsMs, r.rowsSpeedup);
+          if (compareStores) {
+            char storesSpread[32];
+            std::snprintf(storesSpread, sizeof storesSpread, "[%.2f-%.2f]",
+                          r.storesLo, r.storesHi);
+            std::printf("  %7.2fx %13s", r.storesGain, storesSpread);
+          }
+          std::printf("\n");
           std::fflush(stdout);
         }
       }

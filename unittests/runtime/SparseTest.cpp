@@ -166,8 +166,8 @@ const Case kCases[] = {
 /// = 80 (a partial last tile), 128 and 320 run it; the automatic choice
 /// takes it only for large products), bit 2 non-temporal stores (forced
 /// wherever the AVX-512 kernels write a transposed output in place, M a
-/// multiple of 16: with and without post-ops; automatically only for
-/// outputs larger than L2). Without either bit, ordinary stores.
+/// multiple of 16: with and without post-ops; automatically only where the
+/// chunk-major order runs). Without bit 2, ordinary stores.
 using KernelParam = std::tuple<bool, int, int, int>;
 
 /// Sets the fixture's kernels, tile order and stores; restores the defaults

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/sparse.h"
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
 #include "opscope/runtime/tooling/kernel_bench.h"
@@ -244,4 +245,30 @@ TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
     EXPECT_NE(r.sparseImpl.find("sparse"), std::string::npos) << r.sparseImpl;
   }
   EXPECT_EQ(calls, 6);
+}
+
+/// --compare-stores: the transposed kernel again with ordinary stores, in
+/// the same rounds, and the caller's store setting restored after each call.
+TEST(KernelBench, TimesCachedStoresWhenAsked) {
+  opscope::tooling::KernelBenchConfig config;
+  config.rounds = 2;
+  config.minMs = 0;
+  config.rowMajor = true;
+  config.cachedStores = true;
+  opscope::rt::setSparseStores(opscope::rt::SparseStores::Streamed);
+  for (auto prec : {opscope::tooling::KernelPrecision::F32,
+                    opscope::tooling::KernelPrecision::S8}) {
+    auto r = opscope::tooling::measureInnerProducts(prec, 64, 16, 32,
+                                                    {0.5, 0.9}, config);
+    ASSERT_EQ(r.sparseCachedMs.size(), 2u);
+    ASSERT_EQ(r.sparseRowMajorMs.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(r.sparseCachedMs[i].size(), 2u);
+      EXPECT_EQ(r.sparseRowMajorMs[i].size(), 2u);
+      for (double ms : r.sparseCachedMs[i])
+        EXPECT_GT(ms, 0.0);
+    }
+    EXPECT_EQ(opscope::rt::sparseStores(), opscope::rt::SparseStores::Streamed);
+  }
+  opscope::rt::setSparseStores(opscope::rt::SparseStores::Auto);
 }

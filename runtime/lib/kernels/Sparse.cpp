@@ -320,14 +320,17 @@ struct Common {
   /// through per-thread scratch. Token tiles are the outer loop, or, where
   /// useChunkMajor says so, chunks of output rows are.
   ///
-  /// A transposed output larger than L2 is written past the caches (non-
-  /// temporal stores): an ordinary store first reads the line it fills, and
-  /// these loops' 256-byte pieces of rows 4 KiB or more apart defeat the
-  /// prefetchers that would hide that read (a 3072 x 1024 f32 output
-  /// written in the chunk-major order: 3.0 ms with ordinary stores, 0.55 ms
-  /// non-temporal, Ice Lake Xeon). The kernels stream their final values
-  /// where no post-op follows; otherwise the tile is finished in L1 scratch
-  /// and streamed out from there.
+  /// Where the chunk-major order runs (an output several times L2), it is
+  /// written past the caches (non-temporal stores): an ordinary store first
+  /// reads the line it fills, and this loop's 256-byte pieces of rows 4 KiB
+  /// or more apart defeat the prefetchers that would hide that read (a 3072
+  /// x 1024 f32 output written in this order: 3.0 ms with ordinary stores,
+  /// 0.55 ms non-temporal, Ice Lake Xeon). The kernels stream their final
+  /// values where no post-op follows; otherwise the tile is finished in L1
+  /// scratch and streamed out from there. Token-major outputs stay cached:
+  /// streaming those over L2 too cost 3-8% end to end at batch 1 (the next
+  /// op reads them from cache); those over 4x L2 gained 10-25% for f32 4x4
+  /// blocks but lost 2-6% for 1x4 (3072x768, M=1024), so neither is done.
   template <typename Rows>
   void forEachTile(const uint32_t *x, int64_t lanes, float *y,
                    const float *sum, Rows rows) {
@@ -598,6 +601,8 @@ void opscope::rt::setSparseTileOrder(SparseTileOrder order) {
 }
 
 void opscope::rt::setSparseStores(SparseStores stores) { storeMode() = stores; }
+
+SparseStores opscope::rt::sparseStores() { return storeMode(); }
 
 void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
   if (cpuHas("bf16") && kernelIsa() == Isa::Avx512)

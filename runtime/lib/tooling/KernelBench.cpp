@@ -174,6 +174,13 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   std::vector<bool> layouts = {true};
   if (config.rowMajor)
     layouts.push_back(false);
+  // Runs `f` with ordinary stores, then restores the caller's setting.
+  auto cached = [](const std::function<void()> &f) {
+    SparseStores saved = sparseStores();
+    setSparseStores(SparseStores::Cached);
+    f();
+    setSparseStores(saved);
+  };
   for (double r : ratios) {
     auto w = dense;
     pruneBlocks(w, n, k, r, config.blockRows);
@@ -192,6 +199,10 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         auto *k8 = sq.back().get();
         systems.push_back(
             [&, k8] { k8->run(xq.data(), 0.01f, 128, y.get()); });
+        if (transposed && config.cachedStores)
+          systems.push_back([&, k8] {
+            cached([&] { k8->run(xq.data(), 0.01f, 128, y.get()); });
+          });
       } else {
         sf.push_back(std::make_unique<SparseInnerProduct>(
             m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
@@ -199,6 +210,9 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         res.sparseImpl = sf.back()->implementation();
         auto *kf = sf.back().get();
         systems.push_back([&, kf] { kf->run(x.data(), y.get()); });
+        if (transposed && config.cachedStores)
+          systems.push_back(
+              [&, kf] { cached([&] { kf->run(x.data(), y.get()); }); });
       }
     }
   }
@@ -212,18 +226,25 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   }
   for (auto &s : systems) // warm up: first touch, oneDNN's JIT
     s();
-  size_t per = layouts.size();
+  // Per ratio: transposed, [transposed with ordinary stores], [row-major].
+  size_t per = layouts.size() + (config.cachedStores ? 1 : 0);
+  size_t cachedAt = 1, rowMajorAt = config.cachedStores ? 2 : 1;
   res.sparseMs.assign(ratios.size(), {});
   if (config.rowMajor)
     res.sparseRowMajorMs.assign(ratios.size(), {});
+  if (config.cachedStores)
+    res.sparseCachedMs.assign(ratios.size(), {});
   int rounds = std::max(1, config.rounds);
   for (int r = 0; r < rounds; ++r) {
     res.denseMs.push_back(medianCallMs(systems[0], config.minMs));
     for (size_t i = 0; i < ratios.size(); ++i) {
-      res.sparseMs[i].push_back(medianCallMs(systems[1 + per * i], config.minMs));
+      const auto *at = &systems[1 + per * i];
+      res.sparseMs[i].push_back(medianCallMs(at[0], config.minMs));
+      if (config.cachedStores)
+        res.sparseCachedMs[i].push_back(medianCallMs(at[cachedAt], config.minMs));
       if (config.rowMajor)
         res.sparseRowMajorMs[i].push_back(
-            medianCallMs(systems[2 + per * i], config.minMs));
+            medianCallMs(at[rowMajorAt], config.minMs));
     }
     if (dm)
       res.matmulMs.push_back(medianCallMs(systems.back(), config.minMs));

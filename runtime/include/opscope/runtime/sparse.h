@@ -108,12 +108,13 @@ enum class SparseTileOrder { Auto, TokenMajor, ChunkMajor };
 void setSparseTileOrder(SparseTileOrder order);
 
 /// How the AVX-512 kernels store a transposed output they write in place:
-/// Auto (non-temporal stores, past the caches, when the output is larger
-/// than L2; Sparse.cpp says why), Cached (ordinary stores), or Streamed
+/// Auto (non-temporal stores, past the caches, where the chunk-major order
+/// runs; Sparse.cpp says why), Cached (ordinary stores), or Streamed
 /// (non-temporal wherever they can: a 64-byte aligned output, M a multiple
 /// of 16, no residual sum aliasing it; for tests and A/B runs).
 enum class SparseStores { Auto, Cached, Streamed };
 void setSparseStores(SparseStores stores);
+SparseStores sparseStores();
 
 } // namespace opscope::rt
 

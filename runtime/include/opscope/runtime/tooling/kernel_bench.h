@@ -45,6 +45,10 @@ struct KernelBenchConfig {
   bool rowMajor = false;
   /// Prune (and pack) in blockRows x 4 blocks: 1 (Intel's 1x4) or 4 (4x4).
   int64_t blockRows = 1;
+  /// Also time the transposed sparse kernel with ordinary stores
+  /// (rt::SparseStores::Cached) in the same rounds: an A/B of the
+  /// non-temporal stores.
+  bool cachedStores = false;
 };
 
 /// Per-round ms of every candidate of one shape, M and precision.
@@ -53,8 +57,9 @@ struct KernelBenchResult {
   std::vector<double> denseMs;
   /// fp32: the dense product on oneDNN's matmul primitive, per round.
   std::vector<double> matmulMs;
-  /// [ratio][round]: transposed activations, and row-major when asked.
-  std::vector<std::vector<double>> sparseMs, sparseRowMajorMs;
+  /// [ratio][round]: transposed activations, row-major and transposed with
+  /// ordinary stores when asked.
+  std::vector<std::vector<double>> sparseMs, sparseRowMajorMs, sparseCachedMs;
   /// Per-round dense/sparse for ratio `i` (transposed or row-major).
   std::vector<double> perRoundRatios(size_t i, bool rowMajor = false) const;
 };
