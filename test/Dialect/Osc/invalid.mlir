@@ -1554,6 +1554,38 @@ func.func @ip_u8_input_mismatch(%x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>) {
 
 // -----
 
+// An osc.if's value comes from either branch: it is not the u8 hand-over of
+// an int8 chain even when one branch's producer would match.
+func.func @ip_u8_input_from_if(%c: tensor<i1>, %x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>) {
+  %r = osc.if %c : tensor<i1> -> tensor<1x4x8xui8> {
+    %a = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 3 : i32} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+    osc.yield %a : tensor<1x4x8xui8>
+  } else {
+    %b = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.25 : f32, output_zero_point = 9 : i32} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+    osc.yield %b : tensor<1x4x8xui8>
+  }
+  // expected-error @+1 {{a ui8 input must be written by another inner_product}}
+  %0 = osc.inner_product %r, %w {input_scale = 0.5 : f32, input_zero_point = 3 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8xui8>, tensor<8x8xi8>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
+// Nor is an osc.loop's: its second result is the body's third yield operand
+// (the first is the condition), here the unquantized %b, not %p.
+func.func @ip_u8_input_from_loop(%n: tensor<i64>, %x: tensor<1x4x8xf32>, %w: tensor<8x8xi8>, %u: tensor<1x4x8xui8>) {
+  %r:2 = osc.loop max_trip_count(%n : tensor<i64>) iter_args(%u, %u : tensor<1x4x8xui8>, tensor<1x4x8xui8>) -> tensor<1x4x8xui8>, tensor<1x4x8xui8> {
+  ^bb0(%i: tensor<i64>, %cin: tensor<i1>, %a: tensor<1x4x8xui8>, %b: tensor<1x4x8xui8>):
+    %p = osc.inner_product %x, %w {input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>, output_scale = 0.5 : f32, output_zero_point = 3 : i32} : (tensor<1x4x8xf32>, tensor<8x8xi8>) -> tensor<1x4x8xui8>
+    osc.yield %cin, %p, %b : tensor<i1>, tensor<1x4x8xui8>, tensor<1x4x8xui8>
+  }
+  // expected-error @+1 {{a ui8 input must be written by another inner_product}}
+  %0 = osc.inner_product %r#1, %w {input_scale = 0.5 : f32, input_zero_point = 3 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8xui8>, tensor<8x8xi8>) -> tensor<1x4x8xf32>
+  return
+}
+
+// -----
+
 func.func @conv_u8_argument(%x: tensor<1x4x8x8xui8>, %w: tensor<6x4x3x3xi8>) {
   // expected-error @+1 {{a ui8 input must be written by another conv}}
   %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xui8>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>

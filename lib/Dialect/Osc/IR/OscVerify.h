@@ -211,10 +211,12 @@ inline LogicalResult verifyU8Activations(Operation *op, Value input,
   // A ui8 input is read with this op's input quantization: it must be
   // written with the same by an op of the same kind.
   if (tensorType(input).getElementType().isUnsignedInteger(8)) {
-    // Through region ops that yield it (an osc.probe around the producer).
+    // Through the osc.probe around the producer, which yields its body's
+    // results as they are; not through other region ops (an osc.if's value
+    // comes from either branch, an osc.loop's from its last iteration).
     Value v = input;
     Operation *def = v.getDefiningOp();
-    while (def && def->getNumRegions() == 1 && !def->getRegion(0).empty() &&
+    while (isa_and_nonnull<ProbeOp>(def) && !def->getRegion(0).empty() &&
            def->getRegion(0).back().mightHaveTerminator()) {
       Operation *term = def->getRegion(0).back().getTerminator();
       unsigned i = cast<OpResult>(v).getResultNumber();
