@@ -67,8 +67,6 @@ std::vector<uint8_t> packed(const std::vector<float> &w, int64_t n, int64_t k,
   return out;
 }
 
-/// 64-byte aligned copy, as the blob is in .weights (std::vector<uint8_t>
-/// is not aligned).
 /// A 64-byte aligned copy of `src` (outputs: the arena aligns every tensor
 /// so, and only an aligned output can be streamed).
 struct AlignedFloats {
@@ -83,6 +81,8 @@ struct AlignedFloats {
   std::vector<float> get(size_t n) const { return {ptr, ptr + n}; }
 };
 
+/// 64-byte aligned copy, as the blob is in .weights (std::vector<uint8_t>
+/// is not aligned).
 struct Aligned {
   std::vector<uint8_t> storage;
   uint8_t *ptr;
@@ -334,6 +334,20 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
       worst = std::max(worst,
                        std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
     EXPECT_LT(worst, 1e-4);
+
+    // The plain product too (no post-op, a separate output), as in SparseS8.
+    SparseInnerProduct plain(tc.m, blob.ptr, b.data(), {}, layout);
+    auto wantPlain = reference(xr, wr, b, {}, {}, tc.m, tc.k, tc.n);
+    AlignedFloats outPlain(std::vector<float>(tc.m * tc.n, -7.0f));
+    plain.run(xin.data(), outPlain.ptr);
+    y = outPlain.get(tc.m * tc.n);
+    if (layout.transposedOutput)
+      y = transpose(y, tc.n, tc.m);
+    worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst, std::fabs(y[i] - wantPlain[i]) /
+                                  (1.0 + std::fabs(wantPlain[i])));
+    EXPECT_LT(worst, 1e-4);
   }
 }
 
@@ -423,6 +437,22 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     for (size_t i = 0; i < y.size(); ++i)
       worst = std::max(worst,
                        std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-5);
+
+    // The plain product too (no post-op, a separate output): the kernels'
+    // own final stores, streamed where the fixture says so, and the
+    // chunk-major order where it can run.
+    SparseInnerProductS8 plain(tc.m, blob.ptr, b.data(), {}, layout);
+    auto wantPlain = reference(xd, wq, b, {}, {}, tc.m, tc.k, tc.n);
+    AlignedFloats outPlain(std::vector<float>(tc.m * tc.n, -7.0f));
+    plain.run(xin.data(), xScale, xZero, outPlain.ptr);
+    y = outPlain.get(tc.m * tc.n);
+    if (layout.transposedOutput)
+      y = transpose(y, tc.n, tc.m);
+    worst = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      worst = std::max(worst, std::fabs(y[i] - wantPlain[i]) /
+                                  (1.0 + std::fabs(wantPlain[i])));
     EXPECT_LT(worst, 1e-5);
   }
 }

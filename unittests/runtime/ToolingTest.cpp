@@ -255,6 +255,9 @@ TEST(KernelBench, TimesCachedStoresWhenAsked) {
   config.minMs = 0;
   config.rowMajor = true;
   config.cachedStores = true;
+  struct Restore {
+    ~Restore() { opscope::rt::setSparseStores(opscope::rt::SparseStores::Auto); }
+  } restore;
   opscope::rt::setSparseStores(opscope::rt::SparseStores::Streamed);
   for (auto prec : {opscope::tooling::KernelPrecision::F32,
                     opscope::tooling::KernelPrecision::S8}) {
@@ -270,5 +273,4 @@ TEST(KernelBench, TimesCachedStoresWhenAsked) {
     }
     EXPECT_EQ(opscope::rt::sparseStores(), opscope::rt::SparseStores::Streamed);
   }
-  opscope::rt::setSparseStores(opscope::rt::SparseStores::Auto);
 }

@@ -84,15 +84,6 @@ std::atomic<SparseTileOrder> &tileOrder() {
 /// (768x3072, K=3072) lost (0.86-0.88x), so there are none.
 /// `tileBytes`: one packed tile; `perTileBytes`: packed weight + one
 /// tile's outputs.
-/// This core's L2 (1 MiB where the system does not say).
-int64_t l2Bytes() {
-  static const int64_t l2 = [] {
-    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return v > 0 ? int64_t(v) : int64_t(1) << 20;
-  }();
-  return l2;
-}
-
 bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
   switch (tileOrder().load()) {
   case SparseTileOrder::TokenMajor:
@@ -102,7 +93,10 @@ bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
   case SparseTileOrder::Auto:
     break;
   }
-  int64_t l2 = l2Bytes();
+  static const int64_t l2 = [] {
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? int64_t(v) : int64_t(1) << 20;
+  }();
   return tiles >= 4 && 4 * tiles * tileBytes <= 3 * l2 &&
          4 * perTileBytes > 3 * l2;
 }
@@ -179,9 +173,11 @@ void applyActivation(PostOp p, float *row, int64_t len) {
 
 /// `yt` holds rows [n0, n0 + nc) x tokens [m0, m0 + mc) with leading
 /// dimension `ldy`: a scratch tile (kTile), or the transposed output itself
-/// (`direct`, ldy = M). Post-ops run on it; the Sum post-op reads `sum` (in
-/// the output layout; transposed into `scratch` when the output is not)
-/// before the store can overwrite it, since the sum may alias the output.
+/// (ldy = M). Post-ops run on it; the Sum post-op reads `sum` (in the
+/// output layout; transposed into `scratch` when the output is not) before
+/// the store can overwrite it, since the sum may alias the output. Then,
+/// unless `direct` (the tile is the output, or the caller stores it), the
+/// tile is stored in the output layout.
 void epilogue(float *yt, int64_t ldy, bool direct, float *scratch, int64_t n0,
               int64_t nc, int64_t m0, int64_t mc, int64_t m, int64_t n,
               const std::vector<PostOp> &postOps, const float *sum, float *y,
@@ -373,7 +369,7 @@ struct Common {
                  xtAll.data + t * tileLanes);
 #pragma omp parallel
       {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int64_t c = 0; c < chunks; ++c) {
           float *buf = yt[omp_get_thread_num()].data;
           int64_t n0 = c * kChunk, nc = std::min(kChunk, n - n0);
@@ -391,7 +387,7 @@ struct Common {
       packTile(x, lanes, m0, mc, xt.data);
 #pragma omp parallel
       {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int64_t c = 0; c < chunks; ++c) {
           int64_t n0 = c * kChunk;
           tile(yt[omp_get_thread_num()].data, n0, std::min(kChunk, n - n0), m0,

@@ -178,7 +178,6 @@ pairRows(const SlabRows &rows, int64_t n0, Init init, Block block,
   }
 }
 
-/// Calls f(std::integral_constant<int, T>) for T = tiles (1..4).
 /// A row's final f32 values: non-temporal where the caller says the output
 /// will not be read again soon (it goes past the caches; `p` 64-byte
 /// aligned), an ordinary store otherwise.

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <random>
 
@@ -144,6 +145,8 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
       static_cast<float *>(
           std::aligned_alloc(64, (size_t(m * n) * sizeof(float) + 63) / 64 * 64)),
       std::free);
+  if (!y)
+    throw std::bad_alloc();
   auto dense = randomVector(n * k, 2);
   std::vector<std::function<void()>> systems;
   std::unique_ptr<InnerProduct> df;
