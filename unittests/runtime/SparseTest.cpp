@@ -67,32 +67,22 @@ std::vector<uint8_t> packed(const std::vector<float> &w, int64_t n, int64_t k,
   return out;
 }
 
-/// A 64-byte aligned copy of `src` (outputs: the arena aligns every tensor
-/// so, and only an aligned output can be streamed).
-struct AlignedFloats {
-  std::vector<float> storage;
-  float *ptr;
-  explicit AlignedFloats(const std::vector<float> &src)
-      : storage(src.size() + 16) {
+/// A 64-byte aligned copy of `src`: packed blobs (as they are in .weights)
+/// and outputs (the arena aligns every tensor so, and only an aligned
+/// output can be streamed); std::vector's own storage is not aligned.
+template <typename T> struct Aligned {
+  std::vector<T> storage;
+  T *ptr;
+  explicit Aligned(const std::vector<T> &src)
+      : storage(src.size() + 64 / sizeof(T)) {
     ptr = storage.data() +
-          (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / 4;
+          (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 /
+              sizeof(T);
     std::copy(src.begin(), src.end(), ptr);
   }
-  std::vector<float> get(size_t n) const { return {ptr, ptr + n}; }
+  std::vector<T> get(size_t n) const { return {ptr, ptr + n}; }
 };
-
-/// 64-byte aligned copy, as the blob is in .weights (std::vector<uint8_t>
-/// is not aligned).
-struct Aligned {
-  std::vector<uint8_t> storage;
-  uint8_t *ptr;
-  explicit Aligned(const std::vector<uint8_t> &src)
-      : storage(src.size() + 64) {
-    ptr = storage.data() +
-          (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
-    std::copy(src.begin(), src.end(), ptr);
-  }
-};
+using AlignedFloats = Aligned<float>;
 
 double post(PostOp p, double v, double sum) {
   switch (p) {
@@ -147,6 +137,20 @@ std::vector<T> transpose(const std::vector<T> &a, int64_t rows, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j)
       t[j * rows + i] = a[i * cols + j];
   return t;
+}
+
+/// The worst error relative to 1 + |want| of the kernel's M x N output in
+/// `out` (N x M when `transposedOutput`) against `want` (M x N).
+double worstError(const AlignedFloats &out, const std::vector<double> &want,
+                  int64_t m, int64_t n, bool transposedOutput) {
+  std::vector<float> y = out.get(m * n);
+  if (transposedOutput)
+    y = transpose(y, n, m);
+  double worst = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    worst = std::max(worst,
+                     std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
+  return worst;
 }
 
 const Case kCases[] = {
@@ -271,14 +275,8 @@ TEST_P(SparseF32, MatchesDense) {
                               : std::vector<float>(tc.m * tc.n, -7.0f));
       ip.run(xin.data(), out.ptr,
              !hasSum ? nullptr : alias ? out.ptr : sumIn.data());
-      std::vector<float> y = out.get(tc.m * tc.n);
-      if (layout.transposedOutput)
-        y = transpose(y, tc.n, tc.m);
-      double worst = 0;
-      for (size_t i = 0; i < y.size(); ++i)
-        worst = std::max(worst, std::fabs(y[i] - want[i]) /
-                                    (1.0 + std::fabs(want[i])));
-      EXPECT_LT(worst, 2e-5);
+      EXPECT_LT(worstError(out, want, tc.m, tc.n, layout.transposedOutput),
+                2e-5);
     }
 }
 
@@ -326,28 +324,16 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     bool alias = seed % 2;
     AlignedFloats out(alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f));
     ip.run(xin.data(), out.ptr, alias ? out.ptr : sumIn.data());
-    std::vector<float> y = out.get(tc.m * tc.n);
-    if (layout.transposedOutput)
-      y = transpose(y, tc.n, tc.m);
-    double worst = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-      worst = std::max(worst,
-                       std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
-    EXPECT_LT(worst, 1e-4);
+    EXPECT_LT(worstError(out, want, tc.m, tc.n, layout.transposedOutput),
+              1e-4);
 
     // The plain product too (no post-op, a separate output), as in SparseS8.
     SparseInnerProduct plain(tc.m, blob.ptr, b.data(), {}, layout);
     auto wantPlain = reference(xr, wr, b, {}, {}, tc.m, tc.k, tc.n);
     AlignedFloats outPlain(std::vector<float>(tc.m * tc.n, -7.0f));
     plain.run(xin.data(), outPlain.ptr);
-    y = outPlain.get(tc.m * tc.n);
-    if (layout.transposedOutput)
-      y = transpose(y, tc.n, tc.m);
-    worst = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-      worst = std::max(worst, std::fabs(y[i] - wantPlain[i]) /
-                                  (1.0 + std::fabs(wantPlain[i])));
-    EXPECT_LT(worst, 1e-4);
+    EXPECT_LT(worstError(outPlain, wantPlain, tc.m, tc.n, layout.transposedOutput),
+              1e-4);
   }
 }
 
@@ -430,14 +416,8 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     bool alias = seed % 2;
     AlignedFloats out(alias ? sumIn : std::vector<float>(tc.m * tc.n, -7.0f));
     ip.run(xin.data(), xScale, xZero, out.ptr, alias ? out.ptr : sumIn.data());
-    std::vector<float> y = out.get(tc.m * tc.n);
-    if (layout.transposedOutput)
-      y = transpose(y, tc.n, tc.m);
-    double worst = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-      worst = std::max(worst,
-                       std::fabs(y[i] - want[i]) / (1.0 + std::fabs(want[i])));
-    EXPECT_LT(worst, 1e-5);
+    EXPECT_LT(worstError(out, want, tc.m, tc.n, layout.transposedOutput),
+              1e-5);
 
     // The plain product too (no post-op, a separate output): the kernels'
     // own final stores, streamed where the fixture says so, and the
@@ -446,14 +426,8 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     auto wantPlain = reference(xd, wq, b, {}, {}, tc.m, tc.k, tc.n);
     AlignedFloats outPlain(std::vector<float>(tc.m * tc.n, -7.0f));
     plain.run(xin.data(), xScale, xZero, outPlain.ptr);
-    y = outPlain.get(tc.m * tc.n);
-    if (layout.transposedOutput)
-      y = transpose(y, tc.n, tc.m);
-    worst = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-      worst = std::max(worst, std::fabs(y[i] - wantPlain[i]) /
-                                  (1.0 + std::fabs(wantPlain[i])));
-    EXPECT_LT(worst, 1e-5);
+    EXPECT_LT(worstError(outPlain, wantPlain, tc.m, tc.n, layout.transposedOutput),
+              1e-5);
   }
 }
 
