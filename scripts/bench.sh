@@ -42,8 +42,8 @@ echo "== Recurrent layers: opscope's kernel vs oneDNN's RNN primitive (docs/impo
 taskset -c 0 "$BUILD_DIR/bin/bench-recurrent"
 
 echo
-echo "== Sparse vs dense inner products (docs/sparsity.md), one thread pinned to CPU 0"
-taskset -c 0 "$BUILD_DIR/bin/bench-sparse"
+echo "== Sparse vs dense inner products (docs/sparsity.md), one thread pinned to CPU 0; stores_x: the gain of the non-temporal stores"
+taskset -c 0 "$BUILD_DIR/bin/bench-sparse" --compare-stores
 
 echo
 echo "== Sparse end to end: DistilBERT-shaped pruned to 80% by opscope-prune, seq 128, batch 1, one thread"
