@@ -9,6 +9,8 @@
 
 #include "DnnlCommon.h"
 
+#include "AlignedBuffer.h"
+
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/packed_weights.h"
 
@@ -170,23 +172,9 @@ dnnl::memory reordered(const dnnl::memory::desc &plainMd,
 } // namespace
 
 void *dnnlx::threadScratch(int slot, size_t bytes) {
-  struct Slot {
-    void *p = nullptr;
-    size_t size = 0;
-    ~Slot() { std::free(p); }
-  };
-  thread_local Slot slots[3];
-  Slot &s = slots[slot];
-  if (s.size < bytes) {
-    size_t size = (bytes + 63) / 64 * 64;
-    void *p = std::aligned_alloc(64, size);
-    if (!p)
-      throw std::bad_alloc();
-    std::free(s.p);
-    s.p = p;
-    s.size = size;
-  }
-  return s.p;
+  thread_local AlignedBuffer<unsigned char> slots[3];
+  slots[slot].resize(bytes);
+  return slots[slot].data;
 }
 
 dnnl::memory dnnlx::packed(const dnnl::memory::desc &plainMd,

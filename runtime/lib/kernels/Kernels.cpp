@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AlignedBuffer.h"
 #include "SparseRows.h"
 
 #include "opscope/runtime/kernels.h"
@@ -499,13 +500,13 @@ namespace {
 template <typename F>
 void bf16Rows(uint16_t *y, int64_t rows, int64_t cols, int64_t boundary,
               F f) {
-  thread_local std::vector<float> scratch;
+  thread_local AlignedBuffer<float> scratch;
   int64_t block = std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1));
   scratch.resize(block * cols);
   for (int64_t r = 0; r < rows;) {
     int64_t n = std::min({block, rows - r, boundary - r % boundary});
-    f(r, n, scratch.data());
-    roundToBf16(scratch.data(), y + r * cols, n * cols);
+    f(r, n, scratch.data);
+    roundToBf16(scratch.data, y + r * cols, n * cols);
     r += n;
   }
 }

@@ -16,6 +16,7 @@
 
 #include "opscope/runtime/sparse.h"
 
+#include "AlignedBuffer.h"
 #include "SparseRows.h"
 #include "opscope/runtime/kernels.h"
 
@@ -111,33 +112,6 @@ bool useBf16() {
   return !forcePortable() && has;
 }
 
-template <typename T> struct AlignedBuffer {
-  T *data = nullptr;
-  size_t size = 0;
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer &) = delete;
-  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
-  AlignedBuffer(AlignedBuffer &&o) noexcept : data(o.data), size(o.size) {
-    o.data = nullptr;
-    o.size = 0;
-  }
-  AlignedBuffer &operator=(AlignedBuffer &&o) noexcept {
-    std::swap(data, o.data);
-    std::swap(size, o.size);
-    return *this;
-  }
-  void resize(size_t n) {
-    if (n <= size)
-      return;
-    std::free(data);
-    data = static_cast<T *>(std::aligned_alloc(64, ((n * sizeof(T) + 63) / 64) * 64));
-    if (!data)
-      throw std::bad_alloc();
-    std::memset(data, 0, n * sizeof(T));
-    size = n;
-  }
-  ~AlignedBuffer() { std::free(data); }
-};
 
 //===----------------------------------------------------------------------===//
 // Epilogue: post-ops on a Y^T tile (rows = outputs, columns = tokens), then
@@ -176,9 +150,10 @@ void applyActivation(PostOp p, float *row, int64_t len) {
 /// (ldy = M). Post-ops run on it; the Sum post-op reads `sum` (in the
 /// output layout; transposed into `scratch` when the output is not) before
 /// the store can overwrite it, since the sum may alias the output. Then,
-/// unless `direct` (the tile is the output, or the caller stores it), the
-/// tile is stored in the output layout.
-void epilogue(float *yt, int64_t ldy, bool direct, float *scratch, int64_t n0,
+/// unless `direct` (the tile is the output itself), the tile is stored in
+/// the output layout, a transposed one non-temporally when `stream`.
+void epilogue(float *yt, int64_t ldy, bool direct, bool stream, float *scratch,
+              int64_t n0,
               int64_t nc, int64_t m0, int64_t mc, int64_t m, int64_t n,
               const std::vector<PostOp> &postOps, const float *sum, float *y,
               bool transposedOutput, bool avx512) {
@@ -208,6 +183,8 @@ void epilogue(float *yt, int64_t ldy, bool direct, float *scratch, int64_t n0,
   if (direct)
     return;
   if (transposedOutput) {
+    if (stream)
+      return streamRows(yt, kTile, nc, mc, y + n0 * m + m0, m);
     for (int64_t r = 0; r < nc; ++r)
       std::memcpy(y + (n0 + r) * m + m0, yt + r * kTile, mc * sizeof(float));
     return;
@@ -349,16 +326,14 @@ struct Common {
     // Tile [m0, m0 + mc) x chunk [n0, n0 + nc) from the packed tile `xtile`.
     auto tile = [&](float *buf, int64_t n0, int64_t nc, int64_t m0, int64_t mc,
                     const uint32_t *xtile) {
-      bool direct = inPlace && mc % 16 == 0;
-      float *out = direct && !viaScratch ? y + n0 * m + m0 : buf;
-      int64_t ldy = out == buf ? kTile : m;
+      bool direct = inPlace && mc % 16 == 0 && !viaScratch;
+      float *out = direct ? y + n0 * m + m0 : buf;
+      int64_t ldy = direct ? m : kTile;
       for (int64_t s = 0; s < slabs; ++s)
         rows(s, s == 0, s + 1 == slabs, n0, nc, xtile, kTile, mc, out, ldy,
-             stream && !viaScratch && s + 1 == slabs);
-      epilogue(out, ldy, direct, buf + kChunk * kTile, n0, nc, m0, mc, m, n,
-               postOps, sum, y, layout.transposedOutput, avx512);
-      if (viaScratch)
-        streamRows(buf, kTile, nc, mc, y + n0 * m + m0, m);
+             stream && direct && s + 1 == slabs);
+      epilogue(out, ldy, direct, stream, buf + kChunk * kTile, n0, nc, m0, mc,
+               m, n, postOps, sum, y, layout.transposedOutput, avx512);
     };
     if (chunkMajor) {
       // Chunk-major: every tile packed, then each chunk of output rows over

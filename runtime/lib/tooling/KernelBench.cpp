@@ -6,15 +6,15 @@
 
 #include "opscope/runtime/tooling/kernel_bench.h"
 
+#include "../kernels/AlignedBuffer.h"
+
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/sparse.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <numeric>
 #include <random>
 
@@ -141,12 +141,9 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   std::vector<float> bias(n, 0.01f);
   // The output 64-byte aligned, as the runtime's arena places every tensor
   // (the sparse kernels stream large aligned outputs past the caches).
-  std::unique_ptr<float, void (*)(void *)> y(
-      static_cast<float *>(
-          std::aligned_alloc(64, (size_t(m * n) * sizeof(float) + 63) / 64 * 64)),
-      std::free);
-  if (!y)
-    throw std::bad_alloc();
+  AlignedBuffer<float> yBuf;
+  yBuf.resize(size_t(m * n));
+  float *y = yBuf.data;
   auto dense = randomVector(n * k, 2);
   std::vector<std::function<void()>> systems;
   std::unique_ptr<InnerProduct> df;
@@ -157,17 +154,17 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
                                             std::vector<PostOp>{},
                                             Bf16Activations{true, false});
     res.denseImpl = db->implementation();
-    systems.push_back([&] { db->runRaw(xb.data(), y.get()); });
+    systems.push_back([&] { db->runRaw(xb.data(), y); });
   } else if (int8) {
     dq = std::make_unique<QuantizedInnerProduct>(
         m, k, n, dense.data(), bias.data(), std::vector<PostOp>{});
     res.denseImpl = dq->implementation();
-    systems.push_back([&] { dq->run(xq.data(), 0.01f, y.get()); });
+    systems.push_back([&] { dq->run(xq.data(), 0.01f, y); });
   } else {
     df = std::make_unique<InnerProduct>(m, k, n, dense.data(), bias.data(),
                                         std::vector<PostOp>{});
     res.denseImpl = df->implementation();
-    systems.push_back([&] { df->run(x.data(), y.get()); });
+    systems.push_back([&] { df->run(x.data(), y); });
   }
   std::vector<std::unique_ptr<AlignedBlob>> blobs;
   std::vector<std::unique_ptr<SparseInnerProduct>> sf;
@@ -201,10 +198,10 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         res.sparseImpl = sq.back()->implementation();
         auto *k8 = sq.back().get();
         systems.push_back(
-            [&, k8] { k8->run(xq.data(), 0.01f, 128, y.get()); });
+            [&, k8] { k8->run(xq.data(), 0.01f, 128, y); });
         if (transposed && config.cachedStores)
           systems.push_back([&, k8] {
-            cached([&] { k8->run(xq.data(), 0.01f, 128, y.get()); });
+            cached([&] { k8->run(xq.data(), 0.01f, 128, y); });
           });
       } else {
         sf.push_back(std::make_unique<SparseInnerProduct>(
@@ -212,10 +209,10 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
             layout));
         res.sparseImpl = sf.back()->implementation();
         auto *kf = sf.back().get();
-        systems.push_back([&, kf] { kf->run(x.data(), y.get()); });
+        systems.push_back([&, kf] { kf->run(x.data(), y); });
         if (transposed && config.cachedStores)
           systems.push_back(
-              [&, kf] { cached([&] { kf->run(x.data(), y.get()); }); });
+              [&, kf] { cached([&] { kf->run(x.data(), y); }); });
       }
     }
   }
@@ -225,7 +222,7 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     dm = std::make_unique<MatMulInnerProduct>(m, k, n, dense.data(),
                                               bias.data(), std::vector<PostOp>{});
     res.matmulImpl = dm->implementation();
-    systems.push_back([&] { dm->run(x.data(), y.get()); });
+    systems.push_back([&] { dm->run(x.data(), y); });
   }
   for (auto &s : systems) // warm up: first touch, oneDNN's JIT
     s();

@@ -367,29 +367,30 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
     return !bias || bias.template getDefiningOp<ConstantOp>();
   }
 
-  /// The output channel of each weight element: its row (inner product,
+  /// The output channel of weight element `i`: its row (inner product,
   /// convolution: N x K, OC x C/g x k...), or for a transposed convolution
   /// (C x OC/g x k...) `g * OC/g + j` of element [c, j, ...], g = c /
-  /// (C/g). Returns the channel count.
-  template <typename OpT>
-  static int64_t outputChannels(OpT op, std::vector<int64_t> &channelOf) {
+  /// (C/g). `count` is the channel count.
+  struct OutputChannels {
+    int64_t count, rowElems;       // rows: i / rowElems
+    int64_t ocg = 0, cg = 0, inner = 0; // transposed (ocg > 0)
+    int64_t operator()(int64_t i) const {
+      if (!ocg)
+        return i / rowElems;
+      int64_t ci = i / (ocg * inner), j = (i / inner) % ocg;
+      return ci / cg * ocg + j;
+    }
+  };
+  template <typename OpT> static OutputChannels outputChannels(OpT op) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
     int64_t n = wType.getNumElements();
-    channelOf.resize(n);
     if constexpr (std::is_same_v<OpT, ConvTransposeOp>) {
       int64_t c = wType.getDimSize(0), ocg = wType.getDimSize(1);
-      int64_t groups = op.getGroups(), cg = c / groups,
-              inner = n / (c * ocg);
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t ci = i / (ocg * inner), j = (i / inner) % ocg;
-        channelOf[i] = ci / cg * ocg + j;
-      }
-      return ocg * groups;
+      int64_t groups = op.getGroups();
+      return {ocg * groups, 0, ocg, c / groups, n / (c * ocg)};
     } else {
-      int64_t rows = wType.getDimSize(0), k = n / rows;
-      for (int64_t i = 0; i < n; ++i)
-        channelOf[i] = i / k;
-      return rows;
+      int64_t rows = wType.getDimSize(0);
+      return {rows, n / rows};
     }
   }
 
@@ -399,18 +400,19 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   void quantizeWeights(OpT op, ConstantOp c, ArrayRef<float> values,
                        OpBuilder &b) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
-    std::vector<int64_t> channelOf;
-    int64_t n = outputChannels(op, channelOf);
-    // rt::sparse::symmetricScale per channel: max |w| / 127, 1 for zeros.
-    std::vector<float> scales(n, 0.0f);
-    for (size_t i = 0; i < values.size(); ++i)
-      scales[channelOf[i]] =
-          std::max(scales[channelOf[i]], std::fabs(values[i]));
+    OutputChannels channelOf = outputChannels(op);
+    // rt::sparse::symmetricScale per channel (which need not be contiguous
+    // here): max |w| / 127, 1 for zeros.
+    std::vector<float> scales(channelOf.count, 0.0f);
+    for (size_t i = 0; i < values.size(); ++i) {
+      float &sc = scales[channelOf(int64_t(i))];
+      sc = std::max(sc, std::fabs(values[i]));
+    }
     for (float &sc : scales)
       sc = sc > 0.0f ? sc / 127.0f : 1.0f;
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
-      q[i] = rt::sparse::quantizeS8(values[i], scales[channelOf[i]]);
+      q[i] = rt::sparse::quantizeS8(values[i], scales[channelOf(int64_t(i))]);
     auto type = RankedTensorType::get(wType.getShape(), b.getIntegerType(8));
     auto w8 = b.create<ConstantOp>(
         c.getLoc(),

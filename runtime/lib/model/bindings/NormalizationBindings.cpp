@@ -62,37 +62,35 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
   bool log = c.flag("log");
   int64_t rank = static_cast<int64_t>(x.shape.size());
   const float *xp = c.ptr<const float>(x);
-  float *yp = c.ptr<float>(y);
   kernel = c.ownKernel();
   Shape shape = x.shape;
+  const float *mp = nullptr;
+  int64_t group = 1; // rows per mask row; < 1: a mask the row-wise kernel cannot read
+  if (c.has(1)) {
+    c.requireF32(c.in(1), "mask");
+    mp = c.ptr<const float>(c.in(1));
+    group = softmaxMaskRowGroup(shape, c.in(1).shape);
+  }
+  bool rowWise = axis == rank - 1 && group > 0;
+  int64_t cols = shape.empty() ? 1 : shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
   if (c.bf16OrF32(y, "output")) {
-    // A bf16 chain's hand-over (osc-bf16-chains): the row-wise kernel
-    // with a mask of whole rows or none.
-    auto *y16 = c.ptr<uint16_t>(y);
-    int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
-    const float *mp = nullptr;
-    int64_t group = 1;
-    if (c.has(1)) {
-      c.requireF32(c.in(1), "mask");
-      mp = c.ptr<const float>(c.in(1));
-      group = softmaxMaskRowGroup(shape, c.in(1).shape);
-    }
-    if (axis != rank - 1 || group < 1)
+    // A bf16 chain's hand-over (osc-bf16-chains): the row-wise kernel only.
+    if (!rowWise)
       c.fail("a bf16 softmax output needs the last axis and a mask that "
              "varies only over leading dimensions and the last one");
+    auto *y16 = c.ptr<uint16_t>(y);
     return [=] {
       rt::softmax(xp, mp, group, y16, rows, cols, log);
       return std::string();
     };
   }
-  if (!c.has(1)) {
-    if (axis == rank - 1) {
-      int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
-      return [=] {
-        rt::softmax(xp, nullptr, 1, yp, rows, cols, log);
-        return std::string();
-      };
-    }
+  float *yp = c.ptr<float>(y);
+  if (rowWise)
+    return [=] {
+      rt::softmax(xp, mp, group, yp, rows, cols, log);
+      return std::string();
+    };
+  if (!mp) {
     kernel = c.ownKernel(false);
     return [=] {
       softmaxAxis(xp, shape, axis, log, yp);
@@ -100,16 +98,6 @@ BoundKernel softmaxOp(const OpContext &c, std::string &kernel) {
     };
   }
   const BufferRef &mask = c.in(1);
-  c.requireF32(mask, "mask");
-  const float *mp = c.ptr<const float>(mask);
-  if (int64_t group = softmaxMaskRowGroup(shape, mask.shape);
-      axis == rank - 1 && group > 0) {
-    int64_t cols = shape.back(), rows = x.elements() / std::max<int64_t>(cols, 1);
-    return [=] {
-      rt::softmax(xp, mp, group, yp, rows, cols, log);
-      return std::string();
-    };
-  }
   // General mask: add it (broadcast) into the output, then normalise there.
   StridedWalk addMask = broadcastWalk(shape, {shape, mask.shape});
   kernel = c.ownKernel(axis == rank - 1);
