@@ -13,15 +13,20 @@
 //   bench-sparse [--rounds N] [--min-ms MS] [--quick] [--precision fp32|bf16|int8]
 //                [--shape NxK] [--m M] [--block 1x4|4x4]
 //                [--tile-order auto|tokens|chunks] [--stores auto|cached|streamed]
-//                [--compare-stores]
+//                [--compare-stores] [--ceiling]
 //
 // --compare-stores adds a column: the transposed kernel with ordinary stores
 // timed in the same rounds, cached ms / sparse ms per round (the gain of
 // the non-temporal stores where --stores lets them run).
 //
+// --ceiling prints, instead of the table, what the 1x4 kernels can reach on
+// this CPU at best against oneDNN's dense rate, the speed-up bound that
+// follows at 80 and 90%, and the kernels' own (printCeiling).
+//
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sinks.h"
 #include "opscope/runtime/sparse.h"
 #include "opscope/runtime/tooling/kernel_bench.h"
@@ -105,10 +110,121 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     rows.push_back(row);
   }
 }
+
+/// The 1x4 kernel's best rate here, in vpdpbusd (s8) or FMAs (f32) per
+/// second: the kernel itself (transposed layout, M = 256) on a
+/// fully populated 1x4 pattern, N = 768 rows of every block of K = 256 (s8,
+/// one slab: a 16 KiB activation tile) or K = 128 (f32, its slab: 32 KiB).
+/// Every activation load hits L1 and each row runs 64 (32) blocks without a
+/// miss or a short row; real sparsity only adds misses and row overhead, so
+/// this bounds the kernel at any sparsity. Median of `reps` timings.
+double kernelPeak(bool int8, double minMs, int reps) {
+  const int64_t n = 768, k = int8 ? 256 : 128, m = 256;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> w(size_t(n) * k), bias(n, 0.0f), y(size_t(n) * m);
+  for (float &v : w) {
+    float r = u(rng);
+    v = r < 0 ? r - 0.01f : r + 0.01f; // no zero element
+  }
+  auto t = int8 ? sp::ValueType::S8 : sp::ValueType::F32;
+  sp::Header h = sp::layout(t, n, k, sp::countNonZeroBlocks(w.data(), n, k, 1));
+  std::vector<uint64_t> blob((h.totalBytes + 7) / 8);
+  sp::pack(w.data(), n, k, t, blob.data(), 1);
+  SparseLayout layout{true, true};
+  std::vector<float> xf(size_t(k) * m);
+  for (float &v : xf)
+    v = u(rng);
+  std::vector<uint8_t> xq(size_t(k) * m);
+  for (auto &v : xq)
+    v = uint8_t(rng());
+  std::function<void()> pass;
+  std::unique_ptr<SparseInnerProduct> f32;
+  std::unique_ptr<SparseInnerProductS8> s8;
+  if (int8) {
+    s8 = std::make_unique<SparseInnerProductS8>(m, blob.data(), bias.data(),
+                                                std::vector<PostOp>{}, layout);
+    pass = [&] { s8->run(xq.data(), 0.02f, 128, y.data()); };
+  } else {
+    f32 = std::make_unique<SparseInnerProduct>(m, blob.data(), bias.data(),
+                                               std::vector<PostOp>{}, layout);
+    pass = [&] { f32->run(xf.data(), y.data()); };
+  }
+  double ops = double(n) * k * m / (int8 ? 64 : 16);
+  std::vector<double> rates;
+  for (int r = 0; r < reps; ++r) {
+    int64_t calls = 0;
+    double ms = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    do {
+      pass();
+      ++calls;
+      ms = std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - t0)
+               .count();
+    } while (ms < minMs);
+    rates.push_back(ops * calls / (ms * 1e-3));
+  }
+  return tooling::median(rates);
+}
+
+/// --ceiling: per precision (fp32, int8) the 1x4 kernel's best rate
+/// (kernelPeak), oneDNN's dense rate on 768x768 at `m` tokens and the
+/// sparse kernel's speed-up there at 80 and 90%, the kernel rate measured
+/// between the table's rounds.
+void printCeiling(const std::string &onlyPrecision, int64_t m, bool quick) {
+  const int64_t n = 768, k = 768;
+  std::printf(
+      "1x4 ceiling: with 1x4 blocks at arbitrary positions no two outputs "
+      "share an activation vector, so the 1x4 kernels load one 64-byte "
+      "vector per vpdpbusd (int8) or FMA (fp32).\n"
+      "peak_G/s: the kernel itself on a fully populated 1x4 pattern whose "
+      "activation tile stays in L1 (no miss, no short row): its best rate, "
+      "in vpdpbusd or FMAs per second.\n"
+      "dense_G/s: oneDNN's dense product %ldx%ld at M=%ld in the same units; "
+      "bound = 1 / (1 - sparsity) x peak / dense, what no sparsity can beat "
+      "with this kernel; kernel: the table's speed-up (same shape and M, "
+      "median over %d rounds).\n\n",
+      (long)n, (long)k, (long)m, rounds);
+  std::printf("%-6s %10s %10s %10s %9s %10s %7s %9s %10s %7s\n", "prec",
+              "dense_G/s", "peak_G/s", "peak/dense", "bound_80%", "kernel_80%",
+              "target", "bound_90%", "kernel_90%", "target");
+  for (KernelPrecision prec : {KernelPrecision::F32, KernelPrecision::S8}) {
+    if (!onlyPrecision.empty() && onlyPrecision != tooling::precisionName(prec))
+      continue;
+    bool int8 = prec == KernelPrecision::S8;
+    double peakMs = quick ? 30 : minMs;
+    std::vector<double> peaks;
+    tooling::KernelBenchConfig config;
+    config.rounds = rounds;
+    config.minMs = minMs;
+    config.blockRows = 1;
+    std::vector<double> ratios = {0.8, 0.9};
+    auto res = tooling::measureInnerProducts(
+        prec, n, k, m, ratios, config,
+        [&](int, int) { peaks.push_back(kernelPeak(int8, peakMs, 1)); });
+    double peak = tooling::median(peaks);
+    double denseOps = double(n) * k * m / (int8 ? 64 : 16);
+    double dense = denseOps / (tooling::median(res.denseMs) * 1e-3);
+    double kernel[2], bound[2];
+    for (int i = 0; i < 2; ++i) {
+      kernel[i] = tooling::median(res.perRoundRatios(i));
+      bound[i] = peak / dense / (1 - ratios[i]);
+    }
+    std::printf("%-6s %10.2f %10.2f %10.2f %8.2fx %9.2fx %7s %8.2fx %9.2fx "
+                "%7s\n",
+                tooling::precisionName(prec), dense * 1e-9, peak * 1e-9,
+                peak / dense, bound[0], kernel[0], int8 ? ">= 3.0" : ">= 2.0",
+                bound[1], kernel[1], int8 ? ">= 5.0" : ">= 4.0");
+    std::printf("  (%s: dense %s, sparse %s)\n", tooling::precisionName(prec),
+                res.denseImpl.c_str(), res.sparseImpl.c_str());
+    std::fflush(stdout);
+  }
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  bool quick = false;
+  bool quick = false, ceiling = false;
   std::string onlyPrecision, onlyShape, onlyBlock, tileOrder = "auto",
               stores = "auto";
   int64_t onlyM = 0;
@@ -117,7 +233,8 @@ int main(int argc, char **argv) {
                          "[--quick] [--precision fp32|bf16|int8] [--shape NxK] "
                          "[--m M] [--block 1x4|4x4] "
                          "[--tile-order auto|tokens|chunks] "
-                         "[--stores auto|cached|streamed] [--compare-stores]\n");
+                         "[--stores auto|cached|streamed] [--compare-stores] "
+                         "[--ceiling]\n");
     return 2;
   };
   for (int i = 1; i < argc; ++i) {
@@ -142,6 +259,8 @@ int main(int argc, char **argv) {
       stores = argv[++i];
     else if (a == "--compare-stores")
       compareStores = true;
+    else if (a == "--ceiling")
+      ceiling = true;
     else {
       std::fprintf(stderr, "bench-sparse: unknown or incomplete flag '%s'\n",
                    a.c_str());
@@ -182,13 +301,17 @@ int main(int argc, char **argv) {
   }
   setDenseThreads(1); // oneDNN and the sparse kernels share OpenMP's pool
   bool amx = cpuHasAmx();
-  std::printf("CPU: %s; AMX: %s; sparse kernels: f32 %s, bf16 %s, s8 %s; "
-              "one thread; tile order %s; stores %s\n",
+  std::printf("CPU: %s; AMX: %s; ISA cap: %s; sparse kernels: f32 %s, bf16 "
+              "%s, s8 %s; one thread; tile order %s; stores %s\n",
               cpuModelName().c_str(), amx ? "yes" : "no",
-              sparseIsa(sp::ValueType::F32).c_str(),
+              isaLevelName(maxIsa()), sparseIsa(sp::ValueType::F32).c_str(),
               sparseIsa(sp::ValueType::BF16).c_str(),
               sparseIsa(sp::ValueType::S8).c_str(), tileOrder.c_str(),
               stores.c_str());
+  if (ceiling) {
+    printCeiling(onlyPrecision, onlyM > 0 ? onlyM : quick ? 128 : 1024, quick);
+    return 0;
+  }
   std::printf("speed-up = dense ms / sparse ms, median over %d alternating "
               "rounds [min-max]\n\n",
               rounds);
