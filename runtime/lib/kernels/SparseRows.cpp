@@ -383,8 +383,10 @@ AVX512BF16 void rowsBf16(const Packed &p, int64_t s, bool first, int64_t n0,
 
 /// The 4x4-block loop: one block row (four outputs) at a time, the four
 /// outputs' accumulators in flight together, so that each activation vector
-/// loaded serves four outputs (Intel's "4x1" VNNI pattern, concatenated
-/// along K: kernel_vnni.md in intel-extension-for-transformers).
+/// loaded serves four outputs: the inner loop of Intel's "4x1" VNNI kernel
+/// (kernel_vnni.md in intel-extension-for-transformers), whose blocks are
+/// four outputs at one k concatenated along K; here the four k of a block
+/// are consecutive (docs/sparsity.md, What 1x4 blocks can reach).
 template <typename Acc, typename Init, typename Block, typename Store>
 __attribute__((always_inline)) inline void
 quadRows(const Packed &p, int64_t s, int64_t n0, int64_t nc, Init init,
