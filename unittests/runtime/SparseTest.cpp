@@ -82,6 +82,7 @@ template <typename T> struct Aligned {
   }
   std::vector<T> get(size_t n) const { return {ptr, ptr + n}; }
 };
+template <typename T> Aligned(const std::vector<T> &) -> Aligned<T>;
 using AlignedFloats = Aligned<float>;
 
 double post(PostOp p, double v, double sum) {
@@ -551,8 +552,9 @@ TEST(SparseFormat, Bf16AsF32MatchesBf16Rounding) {
     std::vector<float> back(x.size());
     bf16ToF32(want.data(), back.data(), int64_t(want.size()));
     for (size_t i = 0; i < x.size(); ++i)
-      if (!std::isnan(x[i]))
+      if (!std::isnan(x[i])) {
         EXPECT_EQ(back[i], y[i]) << i;
+      }
   }
   setKernelIsa(Isa::Avx512);
 }

@@ -6,7 +6,8 @@
 // A weight W is N x K, row-major, as osc.inner_product holds it (N outputs,
 // K the reduction). A block shape R x C groups R consecutive outputs and C
 // consecutive reduction elements; opscope's kernels run 1 x 4 blocks (four
-// consecutive input features of one output, Intel's "1x4" sparse models)
+// consecutive input features of one output: issue 13's "1x4"; Intel's
+// sparse models group four outputs at one k, docs/sparsity.md)
 // and 4 x 4 blocks (four such blocks of four consecutive outputs at the same
 // k), which a weight pruned in 4x4 blocks packs into (chooseBlockRows): the
 // kernels then load each activation vector once for four outputs instead of

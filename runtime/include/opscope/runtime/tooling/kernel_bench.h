@@ -43,7 +43,7 @@ struct KernelBenchConfig {
   /// Also time the sparse kernel with row-major activations (a chain
   /// boundary); by default only the transposed layout (inside a chain).
   bool rowMajor = false;
-  /// Prune (and pack) in blockRows x 4 blocks: 1 (Intel's 1x4) or 4 (4x4).
+  /// Prune (and pack) in blockRows x 4 blocks: 1 (1x4) or 4 (4x4).
   int64_t blockRows = 1;
   /// Also time the transposed sparse kernel with ordinary stores
   /// (rt::SparseStores::Cached) in the same rounds: an A/B of the
