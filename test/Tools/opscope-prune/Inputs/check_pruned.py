@@ -2,7 +2,7 @@
 implementation of its own (numpy, python onnx):
 
   check_pruned.py IN OUT [--sparsity R] [--block RxC] [--ops REGEX]
-                  [--per-layer FILE]
+                  [--per-layer FILE] [--same-bytes] [--sparsity-1x4]
 
 For every prunable layer (MatMul/Gemm, constant 2-D FLOAT weight used once,
 A not constant), in the [N, K] view of its weight and RxC blocks:
@@ -20,7 +20,10 @@ dtype, dims and storage form (raw_data, float_data or external data, which
 must then live in OUT.data next to OUT). With --same-bytes (a model without
 external data, written by a deterministic protobuf serializer such as python
 onnx's), OUT must also equal IN byte for byte outside the pruned weights'
-data. Prints one line per layer; exits 1 on the first failure.
+data. Prints one line per layer; exits 1 on the first failure. With
+--sparsity-1x4, also the pruned weights' ratio of zero 1x4 blocks (whole
+blocks), overall and its per-layer range: what opscope-prune's note on
+other block shapes reports.
 """
 import argparse
 import copy
@@ -100,6 +103,7 @@ def main():
     p.add_argument("--ops")
     p.add_argument("--per-layer")
     p.add_argument("--same-bytes", action="store_true")
+    p.add_argument("--sparsity-1x4", action="store_true")
     a = p.parse_args()
     r, c = (int(v) for v in a.block.split("x"))
     per = {}
@@ -113,6 +117,7 @@ def main():
     ci, co = constants(m_in.graph), constants(m_out.graph)
     ri, ro = constants(raw_in.graph), constants(raw_out.graph)
     pruned = set()
+    zero14, blocks14 = [], []
     for name, weight, trans in layers(m_in):
         if a.ops and not (re.search(a.ops, name) or re.search(a.ops, weight)):
             continue
@@ -160,6 +165,16 @@ def main():
             fail("%s: zeroed a block of L1 %g but kept one of %g" %
                  (name, l1[newly].max(), l1[kept].min()))
         print("layer %s blocks %d target %.4f reached %.4f ok" % (name, nblocks, target, reached))
+        k4 = wo.shape[1] // 4 * 4
+        if k4:
+            z = (blocks_of(wo[:, :k4], 1, 4) == 0).all(axis=2)
+            zero14.append(int(z.sum()))
+            blocks14.append(z.size)
+
+    if a.sparsity_1x4 and blocks14:
+        each = [z / b for z, b in zip(zero14, blocks14)]
+        print("1x4 block sparsity %.4f (%.4f-%.4f per layer)" %
+              (sum(zero14) / sum(blocks14), min(each), max(each)))
 
     if a.same_bytes:
         src, dst = open(a.inp, "rb").read(), open(a.out, "rb").read()
