@@ -44,6 +44,12 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   tuning::Database database;
   bool haveDatabase = false;
   unsigned fellBack = 0;
+  /// Inner products that stay dense (mode auto) although their weight has
+  /// at least `threshold` of its elements zero, because the zeros are not
+  /// in 1x4 blocks (4x1 or unstructured pruning), and the range of those
+  /// weights' element sparsity.
+  unsigned unblocked = 0;
+  double unblockedLo = 1, unblockedHi = 0;
 
   void runOnOperation() override {
     if (mode != "auto" && mode != "always" && mode != "never") {
@@ -81,6 +87,9 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     }
     // Per function: the pass instance runs on every function in turn.
     fellBack = 0;
+    unblocked = 0;
+    unblockedLo = 1;
+    unblockedHi = 0;
     SmallVector<InnerProductOp> candidates;
     getOperation().walk([&](InnerProductOp op) { candidates.push_back(op); });
     SmallVector<SparseInnerProductOp> sparseOps;
@@ -94,6 +103,20 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       layout = transposeSparseChains(getOperation());
     numLinks = layout.links;
     numReorders = layout.reorders;
+    if (unblocked > 0)
+      llvm::errs() << "osc-sparse-layout: note: " << unblocked << " of "
+                   << candidates.size()
+                   << " inner products stay dense although "
+                   << llvm::format("%.0f", unblockedLo * 100)
+                   << (unblockedHi - unblockedLo >= 0.005
+                           ? llvm::formatv("-{0:F0}", unblockedHi * 100).str()
+                           : std::string())
+                   << "% of their weights are zero: too few of the zeros "
+                      "fill whole 1x4 blocks (block sparsity under the "
+                      "threshold "
+                   << llvm::format("%g", double(threshold))
+                   << "), and the sparse kernels run 1x4 and 4x4 blocks "
+                      "(docs/sparsity.md, Blocks)\n";
     if (haveDatabase && fellBack > 0)
       llvm::errs() << "osc-sparse-layout: " << fellBack << " of "
                    << candidates.size()
@@ -199,9 +222,16 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     if (!tuningDb.empty())
       op->setAttr("osc.kernel_choice",
                   StringAttr::get(op.getContext(), why));
+    int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
+    double elementRatio = static_cast<double>(zeros) / values->size();
+    if (!pick && mode == "auto" && ratio < threshold &&
+        elementRatio >= threshold) {
+      ++unblocked;
+      unblockedLo = std::min(unblockedLo, elementRatio);
+      unblockedHi = std::max(unblockedHi, elementRatio);
+    }
     if (!pick)
       return {};
-    int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
     int64_t nnz = bs.blocks - bs.zeroBlocks;
     // A bf16 weight (--precision bf16) packs as bf16 pairs, an int8 one as
     // VNNI s8 dwords: packing re-derives each row's scale from the
@@ -228,7 +258,7 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
         op.getLoc(), op.getType(), op.getInput(), packed.getOutput(), op.getBias(),
         op.getSumInput(), op.getPostOps(), b.getDenseI64ArrayAttr({n, k}),
         b.getF64FloatAttr(ratio),
-        b.getF64FloatAttr(static_cast<double>(zeros) / values->size()),
+        b.getF64FloatAttr(elementRatio),
         b.getI64IntegerAttr(nnz), /*transposed_input=*/UnitAttr(),
         /*transposed_output=*/UnitAttr(), op.getInputScaleAttr(),
         op.getInputZeroPointAttr(), b.getI64IntegerAttr(blockRows));
