@@ -322,9 +322,11 @@ std::string prune::pruneModel(onnx::ModelProto &model, const Options &options,
           std::memcpy(t.mutable_float_data()->mutable_data(), values.data(),
                       bytes);
       }
-      BlockCounts k14 = countZeroBlocks(w, BlockShape{1, 4});
-      r.blocks1x4 = k14.blocks;
-      r.zero1x4 = k14.zeroBlocks;
+      if (r.target) {
+        BlockCounts k14 = countZeroBlocks(w, BlockShape{1, 4});
+        r.blocks1x4 = k14.blocks;
+        r.zero1x4 = k14.zeroBlocks;
+      }
     }
     report.layers.push_back(std::move(r));
   }
@@ -396,9 +398,11 @@ void prune::printReport(std::ostream &os, const Report &report) {
      << " weights in zero blocks)\n";
   for (const auto &n : report.notPrunable)
     os << "note: " << n.str() << "\n";
-  // Shapes without kernels of their own run on the 1x4 ones, with the 1x4
-  // sparsity they leave (docs/sparsity.md, Blocks).
-  if (report.block == BlockShape{1, 4} || report.block == BlockShape{4, 4})
+  // Shapes the kernels do not run as such go to the 1x4 ones with the 1x4
+  // sparsity they leave (docs/sparsity.md, Blocks); those made of whole 4x4
+  // blocks (4x4, 8x4, 4x8, ...) pack as 4x4 at their own sparsity.
+  if (report.block == BlockShape{1, 4} ||
+      (report.block.rows % 4 == 0 && report.block.cols % 4 == 0))
     return;
   int64_t blocks14 = 0, zero14 = 0;
   double lo = 1, hi = 0;
@@ -416,8 +420,9 @@ void prune::printReport(std::ostream &os, const Report &report) {
   BlockCounts all{blocks14, zero14};
   os << "note: opscope's sparse kernels run 1x4 and 4x4 blocks; after "
      << report.block.str() << " pruning the pruned weights' 1x4 block "
-     << "sparsity is " << ratioText(all.ratio()) << " (" << ratioText(lo)
-     << "-" << ratioText(hi)
+     << "sparsity is " << ratioText(all.ratio()) << " ("
+     << (ratioText(lo) == ratioText(hi) ? ratioText(lo)
+                                        : ratioText(lo) + "-" + ratioText(hi))
      << " per layer), and opscope-compile runs a weight sparse from "
         "--sparse-threshold (0.7 by default) up\n";
 }

@@ -102,8 +102,9 @@ struct LayerReport {
   bool nk = false;
   /// 0 when the block shape does not fit a layer left as it was.
   int64_t blocks = 0, zeroBefore = 0, zeroAfter = 0;
-  /// The weight's whole 1x4 blocks and its zero ones after pruning: what
-  /// the compiler's sparse detection sees (its kernels run 1x4 and 4x4).
+  /// A pruned weight's whole 1x4 blocks and its zero ones after pruning,
+  /// close to what the compiler's detection measures (which also counts a
+  /// trailing partial block when 4 does not divide K).
   int64_t blocks1x4 = 0, zero1x4 = 0;
   /// The requested ratio; nullopt when the layer was left as it was.
   std::optional<double> target;

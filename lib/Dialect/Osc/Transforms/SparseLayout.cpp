@@ -27,6 +27,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 namespace opscope::osc {
 #define GEN_PASS_DEF_OSCSPARSELAYOUT
@@ -44,12 +46,24 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   tuning::Database database;
   bool haveDatabase = false;
   unsigned fellBack = 0;
-  /// Inner products that stay dense (mode auto) although their weight has
-  /// at least `threshold` of its elements zero, because the zeros are not
-  /// in 1x4 blocks (4x1 or unstructured pruning), and the range of those
-  /// weights' element sparsity.
+  /// A range of ratios, printed as whole percentages ("80%", "40-42%").
+  struct PercentRange {
+    double lo = 1, hi = 0;
+    void add(double v) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    std::string str() const {
+      long a = std::lround(lo * 100), b = std::lround(hi * 100);
+      return std::to_string(a) + (a == b ? "" : "-" + std::to_string(b)) + "%";
+    }
+  };
+  /// Inner products the threshold kept dense (mode auto, no tuning database
+  /// entry) although at least `threshold` of their weight's elements are
+  /// zero, because too few zeros fill whole 1x4 blocks (4x1 or unstructured
+  /// pruning): how many, their element and their 1x4 block sparsity.
   unsigned unblocked = 0;
-  double unblockedLo = 1, unblockedHi = 0;
+  PercentRange unblockedElements, unblockedBlocks;
 
   void runOnOperation() override {
     if (mode != "auto" && mode != "always" && mode != "never") {
@@ -88,8 +102,7 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     // Per function: the pass instance runs on every function in turn.
     fellBack = 0;
     unblocked = 0;
-    unblockedLo = 1;
-    unblockedHi = 0;
+    unblockedElements = unblockedBlocks = PercentRange();
     SmallVector<InnerProductOp> candidates;
     getOperation().walk([&](InnerProductOp op) { candidates.push_back(op); });
     SmallVector<SparseInnerProductOp> sparseOps;
@@ -105,15 +118,11 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     numReorders = layout.reorders;
     if (unblocked > 0)
       llvm::errs() << "osc-sparse-layout: note: " << unblocked << " of "
-                   << candidates.size()
-                   << " inner products stay dense although "
-                   << llvm::format("%.0f", unblockedLo * 100)
-                   << (unblockedHi - unblockedLo >= 0.005
-                           ? llvm::formatv("-{0:F0}", unblockedHi * 100).str()
-                           : std::string())
-                   << "% of their weights are zero: too few of the zeros "
-                      "fill whole 1x4 blocks (block sparsity under the "
-                      "threshold "
+                   << candidates.size() << " inner products stay dense "
+                   << "although " << unblockedElements.str()
+                   << " of their weights are zero: too few of the zeros fill "
+                      "whole 1x4 blocks (1x4 block sparsity "
+                   << unblockedBlocks.str() << ", under the threshold "
                    << llvm::format("%g", double(threshold))
                    << "), and the sparse kernels run 1x4 and 4x4 blocks "
                       "(docs/sparsity.md, Blocks)\n";
@@ -224,11 +233,10 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                   StringAttr::get(op.getContext(), why));
     int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
     double elementRatio = static_cast<double>(zeros) / values->size();
-    if (!pick && mode == "auto" && ratio < threshold &&
-        elementRatio >= threshold) {
+    if (!pick && why == "threshold" && elementRatio >= threshold) {
       ++unblocked;
-      unblockedLo = std::min(unblockedLo, elementRatio);
-      unblockedHi = std::max(unblockedHi, elementRatio);
+      unblockedElements.add(elementRatio);
+      unblockedBlocks.add(ratio);
     }
     if (!pick)
       return {};

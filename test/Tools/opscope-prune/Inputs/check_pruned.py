@@ -173,8 +173,9 @@ def main():
 
     if a.sparsity_1x4 and blocks14:
         each = [z / b for z, b in zip(zero14, blocks14)]
-        print("1x4 block sparsity %.4f (%.4f-%.4f per layer)" %
-              (sum(zero14) / sum(blocks14), min(each), max(each)))
+        lo, hi = "%.4f" % min(each), "%.4f" % max(each)
+        print("1x4 block sparsity %.4f (%s per layer)" %
+              (sum(zero14) / sum(blocks14), lo if lo == hi else lo + "-" + hi))
 
     if a.same_bytes:
         src, dst = open(a.inp, "rb").read(), open(a.out, "rb").read()
