@@ -2,8 +2,9 @@
 //
 // Part of opscope's runtime (internal). What Sparse.cpp's tile loop calls:
 // the packed blob's sections, the row kernels that compute a 64 x 64 tile
-// of Y^T for one K-slab (portable and AVX-512, per element type), and the
-// 32-bit transposes and bf16 conversions that pack activation tiles. The
+// of Y^T for one K-slab (portable and AVX-512, per element type;
+// SparseRows.cpp), and the 32-bit transposes, bf16 conversions and
+// quantizations that pack activation tiles (SparseConvert.cpp). The
 // AVX-512 entry points carry their target attribute here too; callers pick
 // them only on CPUs that have it.
 //
