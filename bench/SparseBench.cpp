@@ -111,71 +111,8 @@ void measure(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   }
 }
 
-/// The 1x4 kernel (transposed layout, M = 256) on a fully populated 1x4
-/// pattern: N = 768 rows with every block of K present, packed 1x4.
-struct FullPattern {
-  static constexpr int64_t n = 768, m = 256;
-  std::vector<uint64_t> blob;
-  std::vector<float> bias, xf;
-  std::vector<uint8_t> xq;
-  std::unique_ptr<float, decltype(&std::free)> y{nullptr, &std::free};
-  std::unique_ptr<SparseInnerProduct> f32;
-  std::unique_ptr<SparseInnerProductS8> s8;
-  std::function<void()> pass;
-
-  FullPattern(bool int8, int64_t k) : bias(n, 0.0f) {
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> w(size_t(n) * k);
-    for (float &v : w) {
-      float r = u(rng);
-      v = r < 0 ? r - 0.01f : r + 0.01f; // no zero element
-    }
-    auto t = int8 ? sp::ValueType::S8 : sp::ValueType::F32;
-    sp::Header h =
-        sp::layout(t, n, k, sp::countNonZeroBlocks(w.data(), n, k, 1));
-    blob.resize((h.totalBytes + 7) / 8);
-    sp::pack(w.data(), n, k, t, blob.data(), 1);
-    // 64-byte aligned, as the arena gives the kernels.
-    y.reset(static_cast<float *>(std::aligned_alloc(64, n * m * 4)));
-    SparseLayout layout{true, true};
-    if (int8) {
-      xq.resize(size_t(k) * m);
-      for (auto &v : xq)
-        v = uint8_t(rng());
-      s8 = std::make_unique<SparseInnerProductS8>(
-          m, blob.data(), bias.data(), std::vector<PostOp>{}, layout);
-      pass = [this] { s8->run(xq.data(), 0.02f, 128, y.get()); };
-    } else {
-      xf.resize(size_t(k) * m);
-      for (float &v : xf)
-        v = u(rng);
-      f32 = std::make_unique<SparseInnerProduct>(
-          m, blob.data(), bias.data(), std::vector<PostOp>{}, layout);
-      pass = [this] { f32->run(xf.data(), y.get()); };
-    }
-    pass(); // warm: first-touch faults, packed buffers
-  }
-};
-
-/// The 1x4 kernel's block loop at its best here, in vpdpbusd (s8) or FMAs
-/// (f32) per second: the marginal rate of a fully populated pattern between
-/// K = k0 and 2 k0 (s8 128 / 256: activation tiles of 8 and 16 KiB; f32 64
-/// / 128: 16 and 32 KiB, one slab each), so every activation load hits L1,
-/// every row runs 32-64 blocks, and what a call pays per output (bias or
-/// partial sums, dequantization, stores) cancels out. Real sparsity only
-/// adds misses, short rows and those per-output costs, so this rate bounds
-/// the kernel at any sparsity. One timing of each (medians of calls).
-double kernelPeak(const FullPattern &small, const FullPattern &large,
-                  int64_t k0, bool int8, double ms) {
-  double a = tooling::medianCallMs(small.pass, ms);
-  double b = tooling::medianCallMs(large.pass, ms);
-  double ops = double(FullPattern::n) * k0 * FullPattern::m / (int8 ? 64 : 16);
-  return b > a ? ops / ((b - a) * 1e-3) : 0.0; // 0: lost in the noise
-}
-
 /// --ceiling: per precision (fp32, int8) the 1x4 kernel's block-loop rate
-/// (kernelPeak), oneDNN's dense rate on 768x768 at `m` tokens and the
+/// (tooling::SparsePeak), oneDNN's dense rate on 768x768 at `m` tokens and the
 /// sparse kernel's own speed-up there at 80 and 90%, all in the same rounds.
 void printCeiling(const std::string &onlyPrecision, int64_t m) {
   const int64_t n = 768, k = 768;
@@ -201,8 +138,7 @@ void printCeiling(const std::string &onlyPrecision, int64_t m) {
     if (!onlyPrecision.empty() && onlyPrecision != tooling::precisionName(prec))
       continue;
     bool int8 = prec == KernelPrecision::S8;
-    const int64_t k0 = int8 ? 128 : 64;
-    FullPattern small(int8, k0), large(int8, 2 * k0);
+    tooling::SparsePeak sparsePeak(prec);
     std::vector<double> peaks;
     tooling::KernelBenchConfig config;
     config.rounds = rounds;
@@ -212,7 +148,7 @@ void printCeiling(const std::string &onlyPrecision, int64_t m) {
     // The peak is timed after every round of the dense and sparse products.
     auto res = tooling::measureInnerProducts(
         prec, n, k, m, ratios, config, [&](int, int) {
-          peaks.push_back(kernelPeak(small, large, k0, int8, minMs));
+          peaks.push_back(sparsePeak.rate(minMs));
         });
     double peak = tooling::median(peaks);
     double denseOps = double(n) * k * m / (int8 ? 64 : 16);

@@ -112,7 +112,6 @@ bool useBf16() {
   return !forcePortable() && has;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Epilogue: post-ops on a Y^T tile (rows = outputs, columns = tokens), then
 // the store into the output layout.

@@ -110,9 +110,10 @@ std::vector<float> randomVector(size_t n, unsigned seed) {
 struct AlignedBlob {
   std::unique_ptr<uint8_t[]> storage;
   uint8_t *ptr;
+  /// Packed in `blockRows` x 4 blocks, or as the compiler would choose (0).
   AlignedBlob(const std::vector<float> &w, int64_t n, int64_t k,
-              sp::ValueType t) {
-    int64_t br = sp::chooseBlockRows(w.data(), n, k);
+              sp::ValueType t, int64_t blockRows = 0) {
+    int64_t br = blockRows ? blockRows : sp::chooseBlockRows(w.data(), n, k);
     int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k, br);
     size_t bytes = sp::layout(t, n, k, nnz, br).totalBytes;
     storage.reset(new uint8_t[bytes + 64]);
@@ -252,6 +253,61 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
       onRound(r + 1, rounds);
   }
   return res;
+}
+
+//===----------------------------------------------------------------------===//
+// SparsePeak
+//===----------------------------------------------------------------------===//
+
+/// The kernel on a fully populated 1x4 pattern: N = 768 rows with every
+/// block of K, packed 1x4 (the compiler would pack a dense weight 4x4).
+struct SparsePeak::Pattern {
+  static constexpr int64_t n = 768, m = 256;
+  AlignedBlob blob;
+  std::vector<float> bias = std::vector<float>(n, 0.0f), xf;
+  std::vector<uint8_t> xq;
+  AlignedBuffer<float> y;
+  std::unique_ptr<SparseInnerProduct> f32;
+  std::unique_ptr<SparseInnerProductS8> s8;
+  std::function<void()> pass;
+
+  Pattern(bool int8, int64_t k)
+      : blob(randomVector(size_t(n) * k, 3), n, k,
+             int8 ? sp::ValueType::S8 : sp::ValueType::F32, 1) {
+    y.resize(size_t(n) * m);
+    SparseLayout layout{true, true};
+    if (int8) {
+      auto x = randomVector(size_t(k) * m, 4);
+      for (float v : x)
+        xq.push_back(static_cast<uint8_t>(
+            std::clamp(128.0f + v * 2000.0f, 0.0f, 255.0f)));
+      s8 = std::make_unique<SparseInnerProductS8>(
+          m, blob.ptr, bias.data(), std::vector<PostOp>{}, layout);
+      pass = [this] { s8->run(xq.data(), 0.01f, 128, y.data); };
+    } else {
+      xf = randomVector(size_t(k) * m, 4);
+      f32 = std::make_unique<SparseInnerProduct>(
+          m, blob.ptr, bias.data(), std::vector<PostOp>{}, layout);
+      pass = [this] { f32->run(xf.data(), y.data); };
+    }
+    pass(); // warm: first-touch faults, packed buffers
+  }
+};
+
+SparsePeak::SparsePeak(KernelPrecision prec)
+    : k0(prec == KernelPrecision::S8 ? 128 : 64),
+      int8(prec == KernelPrecision::S8) {
+  small = std::make_unique<Pattern>(int8, k0);
+  large = std::make_unique<Pattern>(int8, 2 * k0);
+}
+
+SparsePeak::~SparsePeak() = default;
+
+double SparsePeak::rate(double minMs) {
+  double a = medianCallMs(small->pass, minMs);
+  double b = medianCallMs(large->pass, minMs);
+  double ops = double(Pattern::n) * k0 * Pattern::m / (int8 ? 64 : 16);
+  return b > a ? ops / ((b - a) * 1e-3) : 0.0;
 }
 
 } // namespace opscope::tooling

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,30 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
                      const std::vector<double> &ratios,
                      const KernelBenchConfig &config,
                      const std::function<void(int, int)> &onRound = {});
+
+/// The 1x4 sparse kernel's block loop at its best on this CPU (f32 or s8;
+/// bench-sparse --ceiling), in FMAs (f32) or vpdpbusd (s8) per second: the
+/// kernel itself (transposed layout, M = 256) on fully populated 1x4
+/// patterns of 768 rows at two reductions whose activation tiles stay in L1
+/// (s8 K = 128 and 256, 8 and 16 KiB; f32 64 and 128, 16 and 32 KiB, one
+/// slab each), and the rate of the difference. Every activation load hits
+/// L1, every row runs 16-64 blocks, and the per-output work (bias or
+/// partial sums, dequantization, stores) cancels out; real sparsity only
+/// adds misses, short rows and that work, so this rate bounds the kernel.
+class SparsePeak {
+public:
+  explicit SparsePeak(KernelPrecision prec); ///< F32 or S8
+  ~SparsePeak();
+  /// One measurement (each pattern's median call over `minMs`); 0 when the
+  /// noise hides the difference.
+  double rate(double minMs);
+
+private:
+  struct Pattern;
+  std::unique_ptr<Pattern> small, large;
+  int64_t k0;
+  bool int8;
+};
 
 } // namespace opscope::tooling
 
