@@ -5,8 +5,10 @@ A trace (``opscope-run --profile --trace``, ``OPSCOPE_PROFILE``) loads into
 iteration span), ``ops`` (one row per probe: the probe table's columns and
 the per-op statistics opscope-analyze prints) and ``summary`` (one row: the
 run summary). A profile CSV (``--csv``) loads into ``ops`` (its per-op part)
-and ``summary`` (its network totals). Standard library, numpy and pandas
-only. See docs/python.md.
+and ``summary`` (its network totals). An opscope-sweep results directory
+loads into one frame, a row per point and host (``load_sweep``,
+docs/sweep.md). Standard library, numpy and pandas only. See
+docs/python.md.
 
 Example, on the files of
 ``opscope-run mlp.so --profile --iterations 20 --warmup 3 --trace trace.json --csv profile.csv``
@@ -44,10 +46,11 @@ Name: probe, dtype: int64
 """
 from .errors import LoadError
 from .profile_csv import ProfileCsv, read_profile_csv
+from .sweep_results import load_sweep
 from .trace import (ANALYZE_OP_COLUMNS, ANALYZE_SUMMARY_COLUMNS, Trace,
                     load_trace)
 
-__all__ = ["load", "load_trace", "read_profile_csv", "Trace", "ProfileCsv",
+__all__ = ["load", "load_trace", "read_profile_csv", "load_sweep", "Trace", "ProfileCsv",
            "LoadError", "ANALYZE_OP_COLUMNS", "ANALYZE_SUMMARY_COLUMNS"]
 
 

@@ -1,0 +1,309 @@
+"""opscope-sweep: a grid of models, shapes, precisions, sparsities and thread
+counts, profiled on every CPU tier of a Dask cluster.
+
+  opscope-sweep SPEC.yaml|json [--scheduler tcp://HOST:8786] [-o RESULTS_DIR]
+
+Each point (and each tier it is placed on) is one Dask task that prunes,
+compiles and profiles with opscope's tools on a worker
+(sweep_worker.run_point); the driver writes each result to RESULTS_DIR as it
+arrives (sweep_results.ResultsDir), so an interrupted sweep resumes where it
+stopped. Without --scheduler it starts a LocalCluster with one single-thread
+worker per core. See docs/sweep.md.
+"""
+import argparse
+import logging
+import os
+import signal
+import sys
+import time
+
+from .sweep_results import ResultsDir, best_per_tier, load_sweep
+from .sweep_spec import TIERS, SpecError, load_spec, read_models
+from .sweep_worker import (METADATA_KEY, RESOURCE, TIER_RESOURCE, TierPlugin,
+                           find_tools, has_tools, run_point)
+
+PROG = "opscope-sweep"
+
+
+class Failure(Exception):
+    """Stops the sweep with exit code 1 and this message."""
+
+
+def _say(message):
+    print("%s: %s" % (PROG, message), file=sys.stderr, flush=True)
+
+
+def _arguments(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Profile a grid of configurations on every CPU tier of "
+                               "a Dask cluster (docs/sweep.md).")
+    p.add_argument("spec", help="the sweep's spec, YAML or JSON")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a running dask-scheduler (tcp://HOST:8786); default: a "
+                        "LocalCluster on this machine")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="results directory (default: SPEC's name with -results, in the "
+                        "current directory); a sweep run again into it skips finished points")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="LocalCluster only: workers (default: one per core)")
+    p.add_argument("--tools-dir", metavar="DIR",
+                   help="opscope's tools (default: next to this command, else on PATH); "
+                        "a worker's own OPSCOPE_TOOLS_DIR wins")
+    p.add_argument("--min-workers", type=int, default=1, metavar="N",
+                   help="with --scheduler: wait for N workers before planning (default 1)")
+    p.add_argument("--wait", type=float, default=60, metavar="SECONDS",
+                   help="how long to wait for the scheduler and workers, and for a "
+                        "tier's workers to come back before its points are given up "
+                        "(default 60)")
+    p.add_argument("--rerun-failed", action="store_true",
+                   help="run the points recorded as failed again (finished ones are "
+                        "always skipped)")
+    a = p.parse_args(argv)
+    if a.workers is not None and a.workers < 1:
+        p.error("--workers: expected a positive integer, got %d" % a.workers)
+    if a.workers is not None and a.scheduler:
+        p.error("--workers applies to the LocalCluster, not to --scheduler")
+    if a.min_workers < 1:
+        p.error("--min-workers: expected a positive integer, got %d" % a.min_workers)
+    if a.wait <= 0:
+        p.error("--wait: expected a positive number of seconds")
+    if a.tools_dir is not None:
+        a.tools_dir = os.path.abspath(a.tools_dir)
+        if not has_tools(a.tools_dir):
+            p.error("--tools-dir: %s does not hold opscope-compile, opscope-run and "
+                    "opscope-prune" % a.tools_dir)
+    return a
+
+
+def _tools_hint(args):
+    """The tools folder the driver suggests to workers (they may have their
+    own); required for a LocalCluster, whose workers are this machine."""
+    if args.tools_dir:
+        return args.tools_dir
+    here = os.path.dirname(os.path.realpath(sys.argv[0] or "."))
+    try:
+        return find_tools(here, "give --tools-dir, or put opscope's bin on PATH")
+    except RuntimeError as e:
+        if not args.scheduler:
+            raise Failure(str(e)) from None
+        return None
+
+
+def _cluster(args):
+    """(client, cluster or None)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise Failure("Dask is missing: install python3-distributed "
+                      "(scripts/install-deps.sh does)") from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if args.scheduler:
+        try:
+            client = Client(args.scheduler, timeout=args.wait)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise Failure("cannot reach the scheduler at %s: %s" % (args.scheduler, e)) from None
+        try:
+            client.wait_for_workers(args.min_workers, timeout=args.wait)
+        except (TimeoutError, OSError):
+            client.close()
+            raise Failure("%s: fewer than %d workers after %g s" % (
+                args.scheduler, args.min_workers, args.wait)) from None
+        return client, None
+    n = args.workers or len(os.sched_getaffinity(0))
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def _workers(client, tools):
+    """{address: info} of the live workers with a tier (sweep_worker's
+    detect_tier); says why the others have none."""
+    client.register_worker_plugin(TierPlugin(tools), name=TierPlugin.name)
+    return _live_workers(client, warn=True)
+
+
+def _live_workers(client, warn=False):
+    live = client.scheduler_info()["workers"]
+    try:
+        meta = client.get_metadata([METADATA_KEY], default={}) or {}
+    except KeyError:
+        meta = {}
+    out = {}
+    for addr in live:
+        info = meta.get(addr)
+        if info and info.get("tier"):
+            out[addr] = info
+        elif warn:
+            _say("worker %s has no tier and gets no point: %s" % (
+                addr, info["error"] if info else "its tier probe did not report"))
+    return out
+
+
+def _order(tiers):
+    return sorted(tiers, key=lambda t: TIERS.index(t) if t in TIERS else len(TIERS))
+
+
+def _plan(spec, workers):
+    """(slots, tiers): one slot per point and tier ('any' when the spec
+    places each point once)."""
+    have = _order({w["tier"] for w in workers.values()})
+    if spec.tiers == "any":
+        tiers = ["any"]
+    elif spec.tiers == "every":
+        tiers = have
+    else:
+        missing = [t for t in spec.tiers if t not in have]
+        if missing:
+            raise Failure("%s: no worker has tier %s (the cluster's tiers: %s)"
+                          % (spec.path, missing[0], ", ".join(have)))
+        tiers = spec.tiers
+    return [(p, t) for p in spec.points() for t in tiers], tiers
+
+
+def _describe(res):
+    where = "%s (%s)" % (res["tier"] or "?", res["host"])
+    if res["status"] == "ok":
+        return "on %s: ok, p50 %.3f ms" % (where, res["latency_p50_ms"])
+    return "on %s: failed at %s: %s" % (where, res["stage"], res["error"])
+
+
+def _sweep(args, spec, results, client):
+    tools = args.tools_hint
+    workers = _workers(client, tools)
+    if not workers:
+        raise Failure("no worker with a tier: nothing can run")
+    slots, tiers = _plan(spec, workers)
+    results.start(args.spec, spec.settings())
+    on_disk = results.finished()
+
+    def done(key):
+        return any(s == "ok" or not args.rerun_failed for _, s in on_disk.get(key, []))
+
+    todo = [(p, t) for p, t in slots if not done((p.id, t))]
+    hosts = sorted({w["host"] for w in workers.values()})
+    _say("%d points x %d tier%s (%s) = %d runs on %d worker%s (%s); %d finished before"
+         % (len(slots) // len(tiers), len(tiers), "" if len(tiers) == 1 else "s",
+            ", ".join(tiers), len(slots), len(workers), "" if len(workers) == 1 else "s",
+            ", ".join(hosts), len(slots) - len(todo)))
+
+    from distributed import wait
+    models = {}
+    for m in spec.models:
+        if any(p.model is m for p, _ in todo):
+            with open(m.path, "rb") as f:
+                [models[m.name]] = client.scatter([f.read()], broadcast=True, hash=False)
+    futures = {}
+    stamp = "%x" % int(time.time() * 1000)
+    for p, t in todo:
+        task = {"point": p.as_dict(), "slot": t, "model_sha256": p.model.sha256,
+                "model_ext": os.path.splitext(p.model.path)[1] or ".onnx",
+                "tools_hint": tools, "iterations": spec.iterations, "warmup": spec.warmup,
+                "calibration": spec.calibration, "timeout": spec.timeout}
+        resources = {RESOURCE: 1}
+        if t != "any":
+            resources[TIER_RESOURCE + t] = 1
+        f = client.submit(run_point, task, models[p.model.name], resources=resources,
+                          retries=2, pure=False, key="opscope-%s-%s-%s" % (p.id, t, stamp))
+        futures[f] = (p, t, time.time())
+
+    count, total = len(slots) - len(todo), len(slots)
+    lost, orphaned_since = [], {}
+    pending = set(futures)
+    while pending:
+        try:
+            finished, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            finished = set()
+        for f in finished:
+            p, t, started = futures[f]
+            count += 1
+            if f.status != "finished":
+                why = f.exception() if f.status == "error" else f.status
+                lost.append((p.id, t))
+                _say("[%d/%d] %s for %s: not run: %s" % (count, total, p.id, t, why))
+                continue
+            res = f.result()
+            old = [n for n, s in on_disk.get((p.id, t), []) if s != "ok"]
+            name, record = results.write(res, {"wall_s": round(time.time() - started, 3),
+                                               "warmup": spec.warmup})
+            for n in old:
+                if n != name:
+                    results.remove(n)
+            _say("[%d/%d] %s %s" % (count, total, p.id, _describe(record)))
+        # A tier whose every worker is gone: its points wait --wait seconds
+        # for one to join, then are given up (a rerun resumes them).
+        live = {w["tier"] for w in _live_workers(client).values()} if pending else set()
+        now = time.time()
+        for t in {futures[f][1] for f in pending}:
+            if t == "any" and live or t in live:
+                orphaned_since.pop(t, None)
+                continue
+            since = orphaned_since.setdefault(t, now)
+            if now - since < args.wait:
+                continue
+            for f in [f for f in pending if futures[f][1] == t]:
+                f.cancel()
+                pending.discard(f)
+                count += 1
+                lost.append((futures[f][0].id, t))
+                _say("[%d/%d] %s for %s: not run: no worker of tier %s left for %g s"
+                     % (count, total, futures[f][0].id, t, t, args.wait))
+    return lost
+
+
+def _report(results, lost):
+    frame = load_sweep(results.path)
+    best = best_per_tier(frame)
+    if len(best):
+        print(best.to_string(index=False, na_rep="-", float_format=lambda v: "%.3f" % v))
+    failed = frame[frame["status"] != "ok"]
+    for _, r in failed.iterrows():
+        print("failed: %s on %s (%s) at %s: %s" % (r["point"], r["tier"], r["host"],
+                                                   r["stage"], r["error"]))
+    print("%s: %d ok, %d failed, %d not run; results in %s (opscope-report --sweep %s -o "
+          "sweep.html draws them)" % (PROG, (frame["status"] == "ok").sum(), len(failed),
+                                      len(lost), results.path, results.path))
+    return 1 if len(failed) or lost else 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None):
+    args = _arguments(sys.argv[1:] if argv is None else argv)
+    cluster = client = None
+    try:
+        spec = load_spec(args.spec)
+        read_models(spec)
+        if args.output is None:
+            args.output = os.path.splitext(os.path.basename(args.spec))[0] + "-results"
+        results = ResultsDir(args.output)
+        why = results.check_settings(spec.settings())
+        if why:
+            raise Failure("%s holds another sweep's results (%s): give another -o DIR"
+                          % (args.output, why))
+        args.tools_hint = _tools_hint(args)
+        signal.signal(signal.SIGTERM, _interrupt)
+        client, cluster = _cluster(args)
+        lost = _sweep(args, spec, results, client)
+        return _report(results, lost)
+    except (SpecError, Failure) as e:
+        _say("error: %s" % e)
+        return 1
+    except KeyboardInterrupt:
+        _say("interrupted; the points written to %s are kept, and running the same "
+             "command again resumes the sweep" % args.output)
+        return 130
+    finally:
+        for c in (client, cluster):
+            if c is not None:
+                try:
+                    c.close()
+                except Exception:  # closing after an interrupt: nothing to report
+                    pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
