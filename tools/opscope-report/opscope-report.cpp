@@ -6,7 +6,9 @@
 // machine is calibrated and, with --diff, the per-op change. Every figure is
 // rendered by the analyzer's library (the same calls opscope-analyze makes,
 // as JSON for the charts and as its markdown tables for the text), so the
-// page and opscope-analyze cannot disagree. See docs/report.md.
+// page and opscope-analyze cannot disagree. See docs/report.md. Two other
+// pages: `--bench GRID.csv` (an opscope-bench grid) and `--sweep DIR` (an
+// opscope-sweep results directory, Sweep.cpp; docs/sweep.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include "opscope/runtime/whatif.h"
 
 #include "FileOutput.h"
+#include "Sweep.h"
 #include "ToolCommon.h"
 
 #include <CLI/CLI.hpp>
@@ -222,7 +225,9 @@ std::string chartJs() {
 }
 
 std::string page(const json &data, const unsigned char *script = kReportJs) {
-  std::string title = (script == kBenchJs ? "opscope bench: " : "opscope report: ") +
+  std::string title = (script == kBenchJs   ? "opscope bench: "
+                       : script == kSweepJs ? "opscope sweep: "
+                                            : "opscope report: ") +
                       data["header"]["model"].get<std::string>();
   std::ostringstream os;
   os << "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta "
@@ -319,6 +324,11 @@ int main(int argc, char **argv) {
       "--bench", benchPath,
       "instead of a trace: chart an opscope-bench grid (its --csv file)");
   traceOpt->excludes(benchOpt);
+  std::string sweepDir;
+  auto *sweepOpt = app.add_option(
+      "--sweep", sweepDir,
+      "instead of a trace: chart an opscope-sweep results directory");
+  sweepOpt->excludes(traceOpt)->excludes(benchOpt);
   app.add_option("-o,--output", outPath, "the HTML file to write")->required();
   app.add_option("--diff", diffPath,
                  "compare with another trace (this one is 'before')");
@@ -343,23 +353,27 @@ int main(int argc, char **argv) {
   tools::addVersionFlag(app, "opscope-report");
   if (int code = tools::parseCommandLine(app, argc, argv); code >= 0)
     return code;
-  if (!benchPath.empty()) {
+  if (!benchPath.empty() || !sweepDir.empty()) {
+    const char *mode = benchPath.empty() ? "--sweep" : "--bench";
     for (const char *flag : {"--diff", "--what-if", "--machine", "--label",
                              "--include-warmup", "--skip-iterations", "-t"})
       if (app.count(flag))
-        return fail(std::string(flag) + " applies to traces, not to --bench",
+        return fail(std::string(flag) + " applies to traces, not to " + mode,
                     tools::kUsage);
     json data;
-    if (std::string err = readBenchCsv(benchPath, data); !err.empty())
+    std::string err = benchPath.empty() ? report::readSweep(sweepDir, data)
+                                        : readBenchCsv(benchPath, data);
+    if (!err.empty())
       return fail(err);
-    if (std::string err = tools::writeFileAtomically(outPath, page(data, kBenchJs));
-        !err.empty())
+    err = tools::writeFileAtomically(
+        outPath, page(data, benchPath.empty() ? kSweepJs : kBenchJs));
+    if (!err.empty())
       return fail(err);
     std::cout << "wrote " << outPath << "\n";
     return 0;
   }
   if (tracePath.empty())
-    return fail("a trace file is required (or --bench GRID.csv)",
+    return fail("a trace file is required (or --bench GRID.csv, or --sweep DIR)",
                 tools::kUsage);
   bool projecting = app.count("--what-if") > 0;
   for (const char *flag : {"--precision", "--db"})
