@@ -11,6 +11,9 @@ PKGS=(
   libonnx-testdata libgtest-dev libbenchmark-dev nlohmann-json3-dev
   python3-onnx python3-numpy python3-pandas zlib1g-dev libzstd-dev bc time pkgconf
   libxxhash-dev
+  # opscope-sweep: Dask distributed (LocalCluster, dask-scheduler,
+  # dask-worker) and YAML specs
+  python3-distributed python3-yaml
   # make fuzz / make check-sanitize: clang's libFuzzer and sanitizer
   # runtimes, and the omp.h clang compiles the runtime against
   libclang-rt-19-dev libomp-19-dev
