@@ -15,7 +15,7 @@ CMAKE_FLAGS := -G Ninja \
   -DLLVM_DIR=$(LLVM_DIR)/lib/cmake/llvm \
   -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/build/utils/lit/lit.py
 
-.PHONY: all deps configure build test demo bench docs clean fuzz check-sanitize sanitize-build
+.PHONY: all deps configure build test demo bench docs clean fuzz check-sanitize sanitize-build amx-bundle
 
 all: build
 
@@ -38,6 +38,12 @@ demo: build
 
 bench: build
 	@scripts/bench.sh $(BUILD_DIR)
+
+# A folder under 64 MiB that measures AMX on a bare x86-64 Linux (the
+# device machine, or any AMX host): tools, libraries, BERT-mini builds and
+# run-amx.sh (docs/benchmarks.md, "AMX").
+amx-bundle: build
+	@scripts/make-amx-bundle.sh $(BUILD_DIR)
 
 docs: build
 	cmake --build $(BUILD_DIR) --target opscope-docs-update

@@ -9,6 +9,10 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       + -sparse4x4; distilbert-opset14-sparse4x4 is built when named)
       4 layers, hidden 256, 4 heads, ffn 1024, vocab 30522; token type
       embeddings; mask as (1 - cast(mask)) * -10000 via Unsqueeze/Cast/Sub/Mul.
+  bert-mini-vocab2k-opset14 (+ -sparse), built only when named: BERT-mini
+      with a 2,048-word vocabulary, so that its fp32, bf16, int8 and pruned
+      builds fit `make amx-bundle`'s 64 MiB (the 30,522-word embedding alone
+      is 31 MB in fp32); every inner product has BERT-mini's shape.
   distilbert-opset14, distilbert-opset17 (+ -sparse)
       6 layers, hidden 768, 12 heads, ffn 3072, vocab 30522; mask as
       Where(Equal(mask, 0) expanded, -inf, scores).
@@ -59,6 +63,10 @@ ENCODERS = {
                       max_pos=512, token_types=True, mask="cast_sub_mul"),
     "distilbert": dict(layers=6, hidden=768, heads=12, ffn=3072, vocab=30522,
                        max_pos=512, token_types=False, mask="where"),
+}
+# Encoders built only when named (not part of the corpus the tests walk).
+ON_REQUEST_ENCODERS = {
+    "bert-mini-vocab2k": dict(ENCODERS["bert-mini"], vocab=2048),
 }
 
 
@@ -491,8 +499,9 @@ def build(name):
         parts = parts[:-1]
     opset = int(parts[-1][len("opset"):])
     family = "-".join(parts[:-1])
-    if family in ENCODERS:
-        graph = encoder(name, ENCODERS[family], opset, sparse)
+    if family in ENCODERS or family in ON_REQUEST_ENCODERS:
+        cfg = ENCODERS.get(family) or ON_REQUEST_ENCODERS[family]
+        graph = encoder(name, cfg, opset, sparse)
     elif family == "mlp":
         graph = mlp(name, opset)
     elif family == "cnn":
