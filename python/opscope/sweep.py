@@ -11,6 +11,7 @@ stopped. Without --scheduler it starts a LocalCluster with one single-thread
 worker per core. See docs/sweep.md.
 """
 import argparse
+import collections
 import logging
 import os
 import signal
@@ -110,16 +111,18 @@ def _cluster(args):
                 args.scheduler, args.min_workers, args.wait)) from None
         return client, None
     n = args.workers or len(os.sched_getaffinity(0))
+    # Loopback only; the scheduler's HTTP server (the dashboard, when bokeh
+    # is installed) on a free port, so concurrent sweeps do not collide.
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None,
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0",
                            silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
-def _workers(client, tools):
+def _workers(client, tools, local):
     """{address: info} of the live workers with a tier (sweep_worker's
     detect_tier); says why the others have none."""
-    client.register_worker_plugin(TierPlugin(tools), name=TierPlugin.name)
+    client.register_worker_plugin(TierPlugin(tools, ignore_sigint=local), name=TierPlugin.name)
     return _live_workers(client, warn=True)
 
 
@@ -168,9 +171,109 @@ def _describe(res):
     return "on %s: failed at %s: %s" % (where, res["stage"], res["error"])
 
 
+class _Runs:
+    """The sweep's Dask tasks: submitted, collected as they finish, and kept
+    going when workers die. Dask itself re-runs a dead worker's task on
+    another (and retries a task that raised); this covers what it cannot:
+    a model's scattered bytes lost with every worker that held them (the
+    task is cancelled: the bytes are sent again and the task resubmitted),
+    and a tier left without workers (its tasks wait --wait seconds for one,
+    then are given up: a rerun resumes them)."""
+
+    def __init__(self, client, spec, args, results, on_disk, total, done):
+        self.client, self.spec, self.args, self.results = client, spec, args, results
+        self.on_disk, self.total, self.count = on_disk, total, done
+        self.models = {}    # model name -> its bytes, scattered
+        self.running = {}   # future -> (point, slot, submitted)
+        self.waiting = {}   # (point, slot) -> since when it waits for a worker
+        self.orphaned = {}  # slot -> since when no live worker serves it
+        self.resubmitted = collections.Counter()
+        self.lost = []
+        self.stamp = "%x" % int(time.time() * 1000)
+        self.live, self.checked = set(), 0.0
+
+    def submit(self, p, t):
+        m = p.model
+        if m.name not in self.models:
+            with open(m.path, "rb") as f:
+                [self.models[m.name]] = self.client.scatter([f.read()], broadcast=True,
+                                                            hash=False)
+        task = {"point": p.as_dict(), "slot": t, "model_sha256": m.sha256,
+                "model_file": os.path.basename(m.path), "tools_hint": self.args.tools_hint,
+                "iterations": self.spec.iterations, "warmup": self.spec.warmup,
+                "calibration": self.spec.calibration, "timeout": self.spec.timeout}
+        resources = {RESOURCE: 1}
+        if t != "any":
+            resources[TIER_RESOURCE + t] = 1
+        key = "opscope-%s-%s-%s" % (p.id, t, self.stamp)
+        if self.resubmitted[(p.id, t)]:
+            key += "-%d" % self.resubmitted[(p.id, t)]
+        f = self.client.submit(run_point, task, self.models[m.name], resources=resources,
+                               retries=2, pure=False, key=key)
+        self.running[f] = (p, t, time.time())
+
+    def run(self, todo):
+        for p, t in todo:
+            self.submit(p, t)
+        while self.running or self.waiting:
+            finished = [f for f in self.running if f.done()]
+            for f in finished:
+                self.collect(f)
+            self.watch()
+            if not finished:
+                time.sleep(0.1)
+        return self.lost
+
+    def collect(self, f):
+        p, t, started = self.running.pop(f)
+        if f.status == "cancelled" and self.resubmitted[(p.id, t)] < 3:
+            self.models.pop(p.model.name, None)
+            self.waiting[(p, t)] = time.time()
+            return
+        self.count += 1
+        if f.status != "finished":
+            why = f.exception() if f.status == "error" else f.status
+            return self.give_up(p, t, "%s: %s" % (type(why).__name__, why)
+                                if isinstance(why, BaseException) else why)
+        old = [n for n, s in self.on_disk.get((p.id, t), []) if s != "ok"]
+        name, record = self.results.write(f.result(), {
+            "wall_s": round(time.time() - started, 3), "warmup": self.spec.warmup}, old)
+        _say("[%d/%d] %s %s" % (self.count, self.total, p.id, _describe(record)))
+
+    def give_up(self, p, t, why):
+        self.lost.append((p.id, t))
+        _say("[%d/%d] %s for %s: not run: %s" % (self.count, self.total, p.id, t, why))
+
+    def watch(self):
+        now = time.time()
+        if now - self.checked < 1.0:
+            return
+        self.checked = now
+        self.live = {w["tier"] for w in _live_workers(self.client).values()}
+        alive = lambda t: bool(self.live) if t == "any" else t in self.live
+        for t in {t for _, t, _ in self.running.values()}:
+            if alive(t):
+                self.orphaned.pop(t, None)
+            elif now - self.orphaned.setdefault(t, now) >= self.args.wait:
+                for f, (p, slot, _) in list(self.running.items()):
+                    if slot == t:
+                        f.cancel()
+                        del self.running[f]
+                        self.count += 1
+                        self.give_up(p, t, "no worker of tier %s for %g s" % (t, self.args.wait))
+        for (p, t), since in list(self.waiting.items()):
+            if alive(t):
+                del self.waiting[(p, t)]
+                self.resubmitted[(p.id, t)] += 1
+                self.submit(p, t)
+            elif now - since >= self.args.wait:
+                del self.waiting[(p, t)]
+                self.count += 1
+                self.give_up(p, t, "no worker of tier %s for %g s" % (t, self.args.wait))
+
+
 def _sweep(args, spec, results, client):
-    tools = args.tools_hint
-    workers = _workers(client, tools)
+    workers = _workers(client, args.tools_hint, local=not args.scheduler)
     if not workers:
         raise Failure("no worker with a tier: nothing can run")
     slots, tiers = _plan(spec, workers)
@@ -182,74 +285,13 @@ def _sweep(args, spec, results, client):
 
     todo = [(p, t) for p, t in slots if not done((p.id, t))]
     hosts = sorted({w["host"] for w in workers.values()})
-    _say("%d points x %d tier%s (%s) = %d runs on %d worker%s (%s); %d finished before"
-         % (len(slots) // len(tiers), len(tiers), "" if len(tiers) == 1 else "s",
-            ", ".join(tiers), len(slots), len(workers), "" if len(workers) == 1 else "s",
-            ", ".join(hosts), len(slots) - len(todo)))
-
-    from distributed import wait
-    models = {}
-    for m in spec.models:
-        if any(p.model is m for p, _ in todo):
-            with open(m.path, "rb") as f:
-                [models[m.name]] = client.scatter([f.read()], broadcast=True, hash=False)
-    futures = {}
-    stamp = "%x" % int(time.time() * 1000)
-    for p, t in todo:
-        task = {"point": p.as_dict(), "slot": t, "model_sha256": p.model.sha256,
-                "model_ext": os.path.splitext(p.model.path)[1] or ".onnx",
-                "tools_hint": tools, "iterations": spec.iterations, "warmup": spec.warmup,
-                "calibration": spec.calibration, "timeout": spec.timeout}
-        resources = {RESOURCE: 1}
-        if t != "any":
-            resources[TIER_RESOURCE + t] = 1
-        f = client.submit(run_point, task, models[p.model.name], resources=resources,
-                          retries=2, pure=False, key="opscope-%s-%s-%s" % (p.id, t, stamp))
-        futures[f] = (p, t, time.time())
-
-    count, total = len(slots) - len(todo), len(slots)
-    lost, orphaned_since = [], {}
-    pending = set(futures)
-    while pending:
-        try:
-            finished, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            finished = set()
-        for f in finished:
-            p, t, started = futures[f]
-            count += 1
-            if f.status != "finished":
-                why = f.exception() if f.status == "error" else f.status
-                lost.append((p.id, t))
-                _say("[%d/%d] %s for %s: not run: %s" % (count, total, p.id, t, why))
-                continue
-            res = f.result()
-            old = [n for n, s in on_disk.get((p.id, t), []) if s != "ok"]
-            name, record = results.write(res, {"wall_s": round(time.time() - started, 3),
-                                               "warmup": spec.warmup})
-            for n in old:
-                if n != name:
-                    results.remove(n)
-            _say("[%d/%d] %s %s" % (count, total, p.id, _describe(record)))
-        # A tier whose every worker is gone: its points wait --wait seconds
-        # for one to join, then are given up (a rerun resumes them).
-        live = {w["tier"] for w in _live_workers(client).values()} if pending else set()
-        now = time.time()
-        for t in {futures[f][1] for f in pending}:
-            if t == "any" and live or t in live:
-                orphaned_since.pop(t, None)
-                continue
-            since = orphaned_since.setdefault(t, now)
-            if now - since < args.wait:
-                continue
-            for f in [f for f in pending if futures[f][1] == t]:
-                f.cancel()
-                pending.discard(f)
-                count += 1
-                lost.append((futures[f][0].id, t))
-                _say("[%d/%d] %s for %s: not run: no worker of tier %s left for %g s"
-                     % (count, total, futures[f][0].id, t, t, args.wait))
-    return lost
+    placed = "each on any worker" if tiers == ["any"] else "x %d tier%s (%s)" % (
+        len(tiers), "" if len(tiers) == 1 else "s", ", ".join(tiers))
+    _say("%d points %s = %d runs on %d worker%s (%s); %d finished before"
+         % (len(slots) // len(tiers), placed, len(slots), len(workers),
+            "" if len(workers) == 1 else "s", ", ".join(hosts), len(slots) - len(todo)))
+    runs = _Runs(client, spec, args, results, on_disk, len(slots), len(slots) - len(todo))
+    return runs.run(todo)
 
 
 def _report(results, lost):

@@ -135,13 +135,15 @@ class ResultsDir:
                 continue  # load_sweep names the file; a rerun replaces it
         return done
 
-    def write(self, result, extra):
-        """Writes one point's folder whole (see the module's docstring);
-        returns (folder name, the result record). A point already on disk
-        under the same name is kept (Dask ran it twice)."""
+    def write(self, result, extra, replace=()):
+        """Writes one point's folder whole (see the module's docstring) and
+        removes the folders named in `replace` (the point's earlier failed
+        runs); returns (folder name, the result record). A point already on
+        disk under the same name, and not to be replaced, is kept (Dask ran
+        it twice)."""
         name = point_dir_name(result["point"], result["tier"], result["host"])
         final = os.path.join(self.points, name)
-        if os.path.isdir(final):
+        if os.path.isdir(final) and name not in replace:
             with open(os.path.join(final, "result.json")) as f:
                 return name, json.load(f)
         cfg = result["config"]
@@ -170,9 +172,14 @@ class ResultsDir:
                 timespec="seconds")
             _fsync_write(os.path.join(tmp, "result.json"),
                          json.dumps(record, indent=1, allow_nan=False) + "\n")
+            if name in replace:
+                self.remove(name)
             os.rename(tmp, final)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        for old in replace:
+            if old != name and os.path.isdir(os.path.join(self.points, old)):
+                self.remove(old)
         dfd = os.open(self.points, os.O_RDONLY)
         try:
             os.fsync(dfd)

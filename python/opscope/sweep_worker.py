@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -87,13 +88,19 @@ def _run(argv, cwd, timeout):
 
 
 def _error_line(code, stderr):
-    """The tool's error in one line: its 'error:' line, else its last one."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    for l in lines:
+    """The tool's error in one line: its 'error:' line with the indented
+    lines that continue it, else its last line."""
+    lines = [l.rstrip() for l in stderr.splitlines() if l.strip()]
+    for i, l in enumerate(lines):
         if "error:" in l:
-            return l
+            more = []
+            for c in lines[i + 1:]:
+                if not c[:1].isspace():
+                    break
+                more.append(c.strip())
+            return " ".join([l.strip()] + more)[:400]
     if lines:
-        return lines[-1]
+        return lines[-1].strip()[:400]
     return "exit code %d" % code if code >= 0 else "killed by signal %d" % -code
 
 
@@ -139,10 +146,18 @@ class TierPlugin(WorkerPlugin):
 
     name = "opscope-tier"
 
-    def __init__(self, tools_hint):
+    def __init__(self, tools_hint, ignore_sigint=False):
         self.tools_hint = tools_hint
+        self.ignore_sigint = ignore_sigint
 
     async def setup(self, worker):
+        if self.ignore_sigint:
+            # A LocalCluster's workers share the driver's terminal: Ctrl-C is
+            # the driver's to handle (it closes the cluster), not theirs.
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except ValueError:  # not the main thread: nothing to quieten
+                pass
         loop = asyncio.get_running_loop()
         info = await loop.run_in_executor(None, detect_once, self.tools_hint)
         info = dict(info, worker=worker.address)
@@ -170,9 +185,11 @@ def _atomic_dir(final, build):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _model_file(cache, sha, ext, data):
-    # The extension stays: opscope-compile tells .onnx from .onnxtext by it.
-    path = os.path.join(cache, "models", sha + ext)
+def _model_file(cache, sha, name, data):
+    """The model's bytes in this machine's cache, under its own file name:
+    opscope-compile names the model after it (the trace's `model`) and tells
+    .onnx from .onnxtext by its extension."""
+    path = os.path.join(cache, "models", sha, name)
     if not os.path.isfile(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
@@ -211,6 +228,8 @@ def run_point(task, model_bytes):
     tools_id = _tools_id(tools)
     timeout = task["timeout"]
 
+    cached_models = []
+
     def step(stage, argv, cwd):
         t0 = time.time()
         code, out, err = _run(argv, cwd, timeout)
@@ -218,37 +237,44 @@ def run_point(task, model_bytes):
                                 "exit_code": code, "seconds": round(time.time() - t0, 3),
                                 "stderr": err[-4000:]})
         if code != 0:
-            result.update(stage=stage, exit_code=code, error=_error_line(code, err))
+            # The model's name, not its place in this machine's cache.
+            error = _error_line(code, err)
+            for folder in cached_models:
+                error = error.replace(folder + os.sep, "")
+            result.update(stage=stage, exit_code=code, error=error)
             raise _StepFailed()
         return out
 
     try:
-        model = _model_file(cache, task["model_sha256"], task["model_ext"], model_bytes)
+        model = _model_file(cache, task["model_sha256"], task["model_file"], model_bytes)
+        cached_models.append(os.path.dirname(model))
+        stem = os.path.splitext(task["model_file"])[0]
         if point["sparsity"] > 0:
-            key = hashlib.sha256(("%s|%r|%s" % (task["model_sha256"], point["sparsity"],
-                                                tools_id)).encode()).hexdigest()[:24]
+            key = hashlib.sha256(json.dumps([task["model_sha256"], task["model_file"],
+                                             point["sparsity"], tools_id]).encode()).hexdigest()[:24]
             pruned = os.path.join(cache, "pruned", key)
             _atomic_dir(pruned, lambda tmp: step(
                 "prune", [os.path.join(tools, "opscope-prune"), model, "--sparsity",
-                          repr(point["sparsity"]), "-o", os.path.join(tmp, "model.onnx")], tmp))
-            model = os.path.join(pruned, "model.onnx")
+                          repr(point["sparsity"]), "-o", os.path.join(tmp, stem + ".onnx")], tmp))
+            model = os.path.join(pruned, stem + ".onnx")
+            cached_models.append(pruned)
         flags = ["--precision", point["precision"]]
         if point["precision"] == "int8":
             flags += ["--calibration-inputs", task["calibration"]]
         for s in point["input_shapes"]:
             flags += ["--input-shape", s]
-        key = hashlib.sha256(json.dumps([task["model_sha256"], point["sparsity"], flags,
-                                         tools_id]).encode()).hexdigest()[:24]
+        key = hashlib.sha256(json.dumps([task["model_sha256"], task["model_file"],
+                                         point["sparsity"], flags, tools_id]).encode()).hexdigest()[:24]
         compiled = os.path.join(cache, "compiled", detected["tier"], key)
         cached = os.path.isdir(compiled)
         _atomic_dir(compiled, lambda tmp: step(
             "compile", [os.path.join(tools, "opscope-compile"), model, "-o",
-                        os.path.join(tmp, "model.so")] + flags, tmp))
+                        os.path.join(tmp, stem + ".so")] + flags, tmp))
         result["compile_cached"] = cached
         runs = os.path.join(cache, "runs")
         os.makedirs(runs, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix="point-", dir=runs) as tmp:
-            step("run", [os.path.join(tools, "opscope-run"), os.path.join(compiled, "model.so"),
+            step("run", [os.path.join(tools, "opscope-run"), os.path.join(compiled, stem + ".so"),
                          "--profile", "--trace", "trace.json", "--csv", "profile.csv",
                          "--iterations", str(task["iterations"]), "--warmup",
                          str(task["warmup"]), "--threads", str(point["threads"]), "-q"], tmp)
