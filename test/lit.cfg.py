@@ -42,6 +42,6 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.opscope_tools_dir, config.llvm_tools_dir]
 tools = ["opscope-opt", "opscope-translate", "opscope-analyze", "opscope-compile",
          "opscope-run", "opscope-prune", "opscope-tune", "opscope-capi-example",
-         "opscope-report", "opscope-bench", "opscope-profile"]
+         "opscope-report", "opscope-bench", "opscope-profile", "opscope-sweep"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
