@@ -393,7 +393,10 @@ struct Layout {
 } // namespace
 
 TransposedLayoutStats osc::transposeSparseChains(func::FuncOp func) {
-  Layout l{func, {}, {}, {}};
+  // (Not `Layout l{func, {}, ...}`: DenseMap's size constructor is explicit,
+  // so copy-list-initializing it is an error under clang.)
+  Layout l;
+  l.func = func;
   l.buildGroups();
   SmallVector<unsigned> chosen;
   for (unsigned g = 0; g < l.groups.size(); ++g) {
