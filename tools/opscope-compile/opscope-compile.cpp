@@ -37,9 +37,10 @@ int main(int argc, char **argv) {
   std::string emit = "lib";
   bool noFuse = false, noCheck = false, noProbes = false;
   std::string profile, printFusion;
+  // (No CLI::ExistingFile check: a missing model is a failure, exit 1 with
+  // the tool's prefix, as in every other tool, not a usage error.)
   app.add_option("model", opts.input, "model: .onnx, .onnxtext or .mlir")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   app.add_option("--input-shape", shapes,
                  "static shape of a graph input, NAME=DIMS (e.g. "
                  "input_ids=1x128); repeat per input")
@@ -161,6 +162,14 @@ int main(int argc, char **argv) {
           app, static_cast<int>(argvFixed.size()), argvFixed.data());
       code >= 0)
     return code;
+  if (std::error_code ec; !std::filesystem::is_regular_file(opts.input, ec)) {
+    llvm::errs() << "opscope-compile: error: " << opts.input << ": "
+                 << (std::filesystem::exists(opts.input, ec)
+                         ? "not a regular file"
+                         : "no such file")
+                 << "\n";
+    return 1;
+  }
 
   // This machine's tuning database (opscope-tune). The compiler does not
   // link oneDNN: its version is the one the tree was built against, the
