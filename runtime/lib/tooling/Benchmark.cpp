@@ -100,7 +100,10 @@ opscope::tooling::runBenchmark(const std::vector<Session *> &sessions,
       pinThisThread(config.cores[k]);
     Session &s = *sessions[k];
     Profiler &prof = s.profiler();
-    prof.enable(config.profile);
+    // Only ever switched on here: a session OPSCOPE_PROFILE made record
+    // (docs/profiling.md) keeps recording without --profile.
+    if (config.profile)
+      prof.enable(true);
     {
       auto span = prof.record("warm up");
       for (int i = 0; i < config.warmup; ++i) {
