@@ -692,7 +692,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       return {};
 
   SmallVector<Value> results;
+  // ONNX requires graph output names to be unique; a repeated one would
+  // give the compiled model two outputs of one name.
+  llvm::StringSet<> outputNames;
   for (const auto &out : graph.output()) {
+    if (!outputNames.insert(out.name()).second) {
+      fileError() << "graph output '" << out.name()
+                  << "' is listed twice (ONNX requires unique output names)";
+      return {};
+    }
     Value v = lookup(out.name());
     if (!v) {
       fileError() << "graph output '" << out.name()
