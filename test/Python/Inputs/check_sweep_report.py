@@ -15,14 +15,13 @@ Prints one line per check; exits 1 on the first failure.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 import opscope
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "Tools", "opscope-report", "Inputs"))
-from check_report import Tables, data_of, fail, ok, png_pixels  # noqa: E402
+from check_report import browse, data_of, fail, ok, screenshot  # noqa: E402
 
 
 def cells(v, fmt):
@@ -74,16 +73,7 @@ def main():
 
     if not args.browser:
         return 0
-    chrome = [args.browser, "--headless", "--no-sandbox", "--disable-gpu",
-              "--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars"]
-    url = "file://" + os.path.abspath(args.page)
-    r = subprocess.run(chrome + ["--dump-dom", "--enable-logging=stderr", "--v=0", url],
-                       capture_output=True, text=True, timeout=120)
-    console = [l for l in r.stderr.splitlines() if "CONSOLE" in l]
-    if r.returncode != 0 or console:
-        fail("browser: exit %d, console: %s" % (r.returncode, console[:5]))
-    dom = Tables()
-    dom.feed(r.stdout)
+    dom = browse(args.browser, args.page)
     body = dom.body
     if body.get("data-status") != "ok" or body.get("data-charts") != "2" or \
             body.get("data-drawn") != "2":
@@ -96,11 +86,7 @@ def main():
             fail("table %s in the DOM differs:\n%s\n%s" % (cls, dom.tables.get(cls),
                                                            [spec["columns"]] + spec["rows"]))
     ok("tables in the DOM: best and points, cell for cell the data's")
-    r = subprocess.run(chrome + ["--screenshot=" + args.screenshot, "--window-size=1200,1800",
-                                 url], capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        fail("screenshot: exit %d: %s" % (r.returncode, r.stderr[-500:]))
-    width, height, bpp, rows = png_pixels(args.screenshot)
+    width, height, bpp, rows = screenshot(args.browser, args.page, args.screenshot, 1800)
     n = sum(1 for row in rows for x in range(0, len(row), bpp)
             if tuple(row[x:x + 3]) == (0x4e, 0x79, 0xa7))
     if n < 2000:

@@ -126,6 +126,37 @@ def png_pixels(path):
     return width, height, bpp, rows
 
 
+def _chrome(browser, page):
+    """Headless Chromium with every host name unresolvable, and the page's URL."""
+    return ([browser, "--headless", "--no-sandbox", "--disable-gpu",
+             "--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars"],
+            "file://" + __import__("os").path.abspath(page))
+
+
+def browse(browser, page):
+    """The page's DOM as Tables, loaded offline in headless Chromium; fails
+    on a console message. (check_sweep_report.py uses it too.)"""
+    chrome, url = _chrome(browser, page)
+    r = subprocess.run(chrome + ["--dump-dom", "--enable-logging=stderr", "--v=0", url],
+                       capture_output=True, text=True, timeout=120)
+    console = [l for l in r.stderr.splitlines() if "CONSOLE" in l]
+    if r.returncode != 0 or console:
+        fail("browser: exit %d, console: %s" % (r.returncode, console[:5]))
+    dom = Tables()
+    dom.feed(r.stdout)
+    return dom
+
+
+def screenshot(browser, page, out, height):
+    """png_pixels of a 1200 x `height` screenshot of the page, saved to out."""
+    chrome, url = _chrome(browser, page)
+    r = subprocess.run(chrome + ["--screenshot=" + out, "--window-size=1200,%d" % height, url],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        fail("screenshot: exit %d: %s" % (r.returncode, r.stderr[-500:]))
+    return png_pixels(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("report")
@@ -221,16 +252,7 @@ def main():
     if not args.browser:
         return 0
     # 3. In a browser, offline: every host name fails to resolve.
-    chrome = [args.browser, "--headless", "--no-sandbox", "--disable-gpu",
-              "--host-resolver-rules=MAP * ~NOTFOUND", "--hide-scrollbars"]
-    url = "file://" + __import__("os").path.abspath(args.report)
-    r = subprocess.run(chrome + ["--dump-dom", "--enable-logging=stderr", "--v=0", url],
-                       capture_output=True, text=True, timeout=120)
-    console = [l for l in r.stderr.splitlines() if "CONSOLE" in l]
-    if r.returncode != 0 or console:
-        fail("browser: exit %d, console: %s" % (r.returncode, console[:5]))
-    dom = Tables()
-    dom.feed(r.stdout)
+    dom = browse(args.browser, args.report)
     if dom.body.get("data-status") != "ok" or dom.body.get("data-errors"):
         fail("page status %r, errors %r" % (dom.body.get("data-status"), dom.body.get("data-errors")))
     if dom.body.get("data-charts") != str(args.charts) or dom.body.get("data-drawn") != str(args.charts):
@@ -250,12 +272,10 @@ def main():
                  % (cls, dom.tables.get(cls), markdown_cells(md)))
     ok("tables on the page: %s, cell for cell the analyzer's" % ", ".join(c for c, _ in tables))
 
-    r = subprocess.run(chrome + ["--screenshot=" + args.screenshot, "--window-size=1200,%d"
-                                 % (3000 + 900 * bool(args.diff) + 500 * bool(mem and mem.get("peak_live_bytes") is not None) + 1500 * bool(args.what_if)), url],
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
-        fail("screenshot: exit %d: %s" % (r.returncode, r.stderr[-500:]))
-    width, height, bpp, rows = png_pixels(args.screenshot)
+    width, height, bpp, rows = screenshot(
+        args.browser, args.report, args.screenshot,
+        3000 + 900 * bool(args.diff) + 500 * bool(mem and mem.get("peak_live_bytes") is not None)
+        + 1500 * bool(args.what_if))
     # Chart colours (report.js): the first op type's, and with --diff the
     # slower/faster bars'.
     # The change bars are red (slower) or green (faster): which ones are
