@@ -291,11 +291,15 @@ def _sweep(args, spec, results, client):
          % (len(slots) // len(tiers), placed, len(slots), len(workers),
             "" if len(workers) == 1 else "s", ", ".join(hosts), len(slots) - len(todo)))
     runs = _Runs(client, spec, args, results, on_disk, len(slots), len(slots) - len(todo))
-    return runs.run(todo)
+    return {(p.id, t) for p, t in slots}, runs.run(todo)
 
 
-def _report(results, lost):
+def _report(results, slots, lost):
+    """The best configurations and the failures among this spec's points (a
+    results directory may hold others: an axis shortened since); the exit
+    code."""
     frame = load_sweep(results.path)
+    frame = frame[[k in slots for k in zip(frame["point"], frame["slot"])]]
     best = best_per_tier(frame)
     if len(best):
         print(best.to_string(index=False, na_rep="-", float_format=lambda v: "%.3f" % v))
@@ -329,13 +333,14 @@ def main(argv=None):
         args.tools_hint = _tools_hint(args)
         signal.signal(signal.SIGTERM, _interrupt)
         client, cluster = _cluster(args)
-        lost = _sweep(args, spec, results, client)
-        return _report(results, lost)
+        slots, lost = _sweep(args, spec, results, client)
+        return _report(results, slots, lost)
     except (SpecError, Failure) as e:
         _say("error: %s" % e)
         return 1
     except KeyboardInterrupt:
-        _say("interrupted; the points written to %s are kept, and running the same "
+        _say("interrupted" if args.output is None else
+             "interrupted; the points written to %s are kept, and running the same "
              "command again resumes the sweep" % args.output)
         return 130
     finally:
