@@ -17,7 +17,14 @@ static size_t elements(const int64_t *dims, size_t rank) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: %s MODEL.so\nLoads a compiled model, fills every input "
+           "with a constant (1 for integers, 0.5 for floats), runs it once "
+           "and prints each output's name, shape and first values.\n",
+           argv[0]);
+    return 0;
+  }
+  if (argc != 2 || argv[1][0] == '-') {
     fprintf(stderr, "usage: %s MODEL.so\n", argv[0]);
     return 2;
   }

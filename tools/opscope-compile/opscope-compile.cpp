@@ -149,10 +149,25 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--print-fusion")
       a = "--print-fusion=table";
-    if (a == "--profile")
+    if (a == "--profile") {
       bareProfile = true; // every op; selected below
-    else
+      // `--profile REGEX` (a space, not '='): the regex would be read as a
+      // second model or another flag's value; say what was meant.
+      if (i + 1 < argc) {
+        llvm::StringRef next = argv[i + 1];
+        bool model = next.ends_with(".onnx") || next.ends_with(".onnxtext") ||
+                     next.ends_with(".mlir");
+        // (args holds the program and, when it came first, the model.)
+        if (!next.starts_with("-") && !model && args.size() > 1) {
+          llvm::errs() << "opscope-compile: error: --profile takes its "
+                          "regex after '=': --profile='"
+                       << next << "' (got '--profile " << next << "')\n";
+          return 2;
+        }
+      }
+    } else {
       args.push_back(std::move(a));
+    }
   }
   std::vector<char *> argvFixed;
   for (std::string &a : args)

@@ -140,8 +140,8 @@ std::string flopsEstimate(Profile &p, const std::string &machineFile,
                           int threads) {
   analysis::Machine m;
   std::string err = analysis::loadMachine(machineFile, m);
-  if (!err.empty())
-    return err + " (measure it with opscope-analyze --calibrate)";
+  if (!err.empty()) // (loadMachine's message already says how to make one)
+    return err;
   double gflops = m.forThreads(threads).peakGflops;
   if (!(gflops > 0))
     return machineFile + ": no peak GFLOP/s";

@@ -233,8 +233,8 @@ int main(int argc, char **argv) {
   app.add_flag("--print-probes", printProbes,
                "print the model's probe table and exit (nothing runs)");
   app.add_flag("--profile", profile,
-               "record probes (the model must be compiled with --profile); "
-               "prints a per-op summary");
+               "record probes (every model has them unless compiled with "
+               "--no-probes); prints a per-op summary");
   app.add_option("--trace", tracePath,
                  "with --profile: Chrome trace JSON (Perfetto, opscope-analyze)");
   app.add_option("--csv", csvPath, "with --profile: per-op profile CSV");
@@ -429,6 +429,31 @@ int main(int argc, char **argv) {
                    std::to_string(usage.allowed) + " cores idle)";
     }
     setDenseThreads(threads);
+    // A probe buffer must hold one iteration (an event per probe and the
+    // iteration's span), or the profile is empty rows; one that cannot hold
+    // the whole run drops its later events: say what would.
+    if (profile && probeCapacity > 0) {
+      size_t perIteration = model->probes().size() + 1;
+      size_t runs = static_cast<size_t>(warmup) +
+                    static_cast<size_t>(std::max(iterations, 1));
+      // ... and the run's two labelled spans ("warm up", "measure").
+      size_t needed = perIteration * runs + 2;
+      if (probeCapacity < perIteration)
+        die("--probe-buffer " + std::to_string(probeCapacity) +
+                " holds less than one iteration of this model (" +
+                std::to_string(perIteration) +
+                " events: one per probe and the iteration's span); give at "
+                "least " +
+                std::to_string(needed) + " for this run",
+            2);
+      if (probeCapacity < needed && !quiet)
+        std::fprintf(stderr,
+                     "opscope-run: note: --probe-buffer %zu holds %zu of this "
+                     "run's %zu iterations; later events are dropped (give "
+                     "--probe-buffer %zu to keep them all)\n",
+                     probeCapacity, probeCapacity / perIteration, runs,
+                     needed);
+    }
     std::vector<std::unique_ptr<Session>> sessions;
     for (int i = 0; i < instances; ++i)
       sessions.push_back(model->createSession(probeCapacity));
