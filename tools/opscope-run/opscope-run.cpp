@@ -572,6 +572,7 @@ int main(int argc, char **argv) {
                 << threads << (sessions.size() > 1 ? " per instance" : "")
                 << threadNote
                 << (profile ? ", profiling" : "") << "\n";
+      std::cout << opscope::kernelTierLine() << "\n";
       std::cout << "latency ms: count " << l.count << "  min " << ms(l.min)
                 << "  max " << ms(l.max) << "  mean " << ms(l.mean)
                 << "  median " << ms(l.p50) << "  p90 " << ms(l.p90)

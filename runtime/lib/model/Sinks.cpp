@@ -11,6 +11,7 @@
 #include "opscope/runtime/sinks.h"
 
 #include "opscope/runtime/kernels.h"
+#include "opscope/runtime/sparse.h"
 #include "opscope/runtime/text.h"
 
 #include <nlohmann/json.hpp>
@@ -99,7 +100,9 @@ std::string opscope::kernelIsaName() {
   // The CPU's best, within the OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA cap.
   using rt::IsaLevel;
   IsaLevel best = IsaLevel::Sse41;
-  if (__builtin_cpu_supports("avx512bf16"))
+  if (__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16"))
+    best = IsaLevel::Avx512CoreAmx;
+  else if (__builtin_cpu_supports("avx512bf16"))
     best = IsaLevel::Avx512CoreBf16;
   else if (__builtin_cpu_supports("avx512vnni"))
     best = IsaLevel::Avx512CoreVnni;
@@ -108,6 +111,17 @@ std::string opscope::kernelIsaName() {
   else if (__builtin_cpu_supports("avx2"))
     best = IsaLevel::Avx2;
   return rt::isaLevelName(std::min(best, rt::maxIsa()));
+}
+
+std::string opscope::kernelTierLine() {
+  using rt::sparse::ValueType;
+  return "tier " + kernelIsaName() + " (ISA cap " +
+         rt::isaLevelName(rt::maxIsa()) + "): oneDNN's dense kernels up to " +
+         kernelIsaName() + ", opscope's own " +
+         (rt::kernelIsa() == rt::Isa::Avx512 ? "avx512" : "portable") +
+         ", sparse f32 " + rt::sparseIsa(ValueType::F32) + ", bf16 " +
+         rt::sparseIsa(ValueType::BF16) + ", s8 " +
+         rt::sparseIsa(ValueType::S8);
 }
 
 double opscope::percentile(const std::vector<double> &sorted, double p) {

@@ -37,6 +37,10 @@ struct ProfileData {
 /// CPU model name and the best ISA the kernels use (for trace headers).
 std::string cpuModelName();
 std::string kernelIsaName();
+/// One line naming the tier in force: the ISA (and cap), and the
+/// implementation of opscope's own and sparse kernels (opscope-run's
+/// summary, `--print-probes`).
+std::string kernelTierLine();
 /// Whether the CPU has AMX tiles (`amx_tile` in /proc/cpuinfo).
 bool cpuHasAmx();
 
