@@ -85,8 +85,9 @@ std::string lossProfile(Session &session, const Model &model,
                         const std::function<void(size_t, size_t)> &onStep);
 
 /// The recommendation: per-layer sparsities chosen greedily by projected
-/// ms gained per unit of sensitivity (mean relative L2), the sum of the
-/// chosen sensitivities within `budget`.
+/// ms gained per unit of sensitivity (mean relative L2), each step moving a
+/// layer to any higher measured ratio, the sum of the chosen sensitivities
+/// within `budget`.
 struct Recommendation {
   double budget = 0;
   std::map<std::string, double> sparsity; ///< layer -> ratio (pruned only)
