@@ -409,6 +409,36 @@ int main(int argc, char **argv) {
 
     if (perf) {
       std::string err = perfProfile(*model, p, iterations, dbPath);
+      // This machine's tuning database lacks the model's shapes (or has no
+      // file yet): measure them here with opscope-tune on the same build,
+      // at every profiled sparsity, and project again; no loop of
+      // suggested commands for the user to run.
+      if (!err.empty() &&
+          (err.find("no tuning database") != std::string::npos ||
+           err.find("measure them with") != std::string::npos)) {
+        std::ostringstream ratios;
+        for (size_t i = 0; i < sparsities.size(); ++i)
+          ratios << (i ? "," : "") << sparsities[i];
+        std::vector<std::string> tune = {
+            tools::siblingTool("opscope-tune"), so, "--sparsity", ratios.str(),
+            "--threads", std::to_string(threads)};
+        if (!dbPath.empty()) {
+          tune.push_back("--db");
+          tune.push_back(dbPath);
+        }
+        std::string cmd;
+        for (const std::string &a : tune)
+          cmd += (cmd.empty() ? "" : " ") + a;
+        std::cerr << "opscope-profile: this machine's tuning database lacks "
+                     "the model's weight shapes; measuring them now: "
+                  << cmd << "\n";
+        std::string table;
+        int rc = tools::runCapture(tune, table);
+        if (rc != 0)
+          return fail("measuring the model's shapes failed (" + cmd +
+                      (rc < 0 ? ": could not start)" : ")"));
+        err = perfProfile(*model, p, iterations, dbPath);
+      }
       if (!err.empty())
         return fail(err);
     } else if (flopsOnly) {

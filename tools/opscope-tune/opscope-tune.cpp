@@ -16,6 +16,7 @@
 #include "opscope/runtime/sinks.h"
 #include "opscope/runtime/sparse.h"
 #include "opscope/runtime/tooling/kernel_bench.h"
+#include "opscope/runtime/tooling/model_files.h"
 #include "opscope/runtime/tuning.h"
 
 #include "Progress.h"
@@ -131,9 +132,14 @@ int main(int argc, char **argv) {
   bool noSave = false;
   int rounds = 5, threads = 1;
   double minMs = 250;
+  std::vector<std::string> inputShapes;
   app.add_option("model", modelPath,
-                 "a compiled model (.so): tune the weight shapes and M of its "
-                 "inner products");
+                 "a compiled model (.so), or an .onnx/.onnxtext compiled on "
+                 "the fly (with --input-shape): tune the weight shapes and M "
+                 "of its inner products");
+  app.add_option("--input-shape", inputShapes,
+                 "for an .onnx model: static input shape NAME=DIMS")
+      ->take_all();
   app.add_option("--shape", shapeArgs, "weight shapes NxK (outputs x reduction)")
       ->delimiter(',')
       ->check(shapeValidator());
@@ -204,9 +210,28 @@ int main(int argc, char **argv) {
     for (int64_t m : mArgs)
       problems.insert({sh, m});
   }
+  if (!inputShapes.empty() &&
+      (modelPath.empty() ||
+       !tooling::needsCompiling(tooling::classifyModelFile(modelPath))))
+    return fail("--input-shape applies to an .onnx model; a compiled model "
+                "has fixed shapes",
+                kUsage);
   if (!modelPath.empty()) {
     try {
-      auto model = Model::load(modelPath);
+      // An .onnx model: compiled into opscope-run's cache (the same
+      // library opscope-run and opscope-profile would use), then tuned.
+      std::string library = modelPath;
+      if (tooling::needsCompiling(tooling::classifyModelFile(modelPath))) {
+        tooling::CompileRequest request;
+        request.model = modelPath;
+        request.inputShapes = inputShapes;
+        std::string error;
+        library = tooling::compileIntoCache(
+            request, tooling::defaultCacheDir(), error);
+        if (library.empty())
+          return fail(error, kFailure);
+      }
+      auto model = Model::load(library);
       size_t found = 0;
       for (const auto &p : model->probes()) {
         if (p.type != "inner_product" && p.type != "sparse_inner_product")

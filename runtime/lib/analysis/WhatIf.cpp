@@ -533,8 +533,9 @@ std::string analysis::projectWithDatabase(const Profile &profile,
                    .string();
       if (!std::filesystem::exists(dbPath))
         return "no tuning database for this machine (" + dbPath +
-               "): measure the model's weight shapes with opscope-tune "
-               "MODEL.so first, or give --db FILE";
+               "): measure the model's weight shapes with `opscope-tune "
+               "MODEL.so` (or `opscope-tune MODEL.onnx --input-shape "
+               "NAME=DIMS ...`) first, or give --db FILE";
       db = tuning::load(dbPath, &here);
     } else {
       db = tuning::load(dbPath);
