@@ -6,6 +6,8 @@
 
 #include "opscope/runtime/tooling/model_files.h"
 
+#include "opscope/runtime/sinks.h"
+
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,6 +59,10 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
     key += "|" + s;
   for (const std::string &f : r.extraFlags)
     key += "|flag:" + f;
+  // The tier the build is for (the CPU under OPSCOPE_MAX_ISA): the compiler
+  // chooses kernels and layouts from this machine's tuning database and
+  // CPU, so a library built under one cap is not reused under another.
+  key += "|tier:" + kernelIsaName();
   std::ostringstream hex;
   hex << std::hex << std::hash<std::string>()(key);
   return (fs::path(cacheDir) /
