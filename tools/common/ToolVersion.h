@@ -11,6 +11,7 @@
 #define OPSCOPE_TOOLS_COMMON_TOOLVERSION_H
 
 #include "opscope/Version.h"
+#include "opscope/runtime/cpu.h"
 
 #include <oneapi/dnnl/dnnl_version.h>
 
@@ -31,21 +32,19 @@ inline std::string cpuModel() {
   return "unknown";
 }
 
-/// The instruction sets the runtime will use on this CPU: its own kernels
-/// (AVX-512 or portable, chosen at run time) and the best oneDNN ISA the
-/// CPU offers (oneDNN dispatches the same way).
+/// The instruction sets the runtime will use on this CPU, under the
+/// OPSCOPE_MAX_ISA cap (cpu.h, the runtime's own description): its own
+/// kernels (AVX-512 or portable) and oneDNN's best ISA.
 inline std::string runtimeIsa() {
-  __builtin_cpu_init();
-  std::string own = __builtin_cpu_supports("avx512f") ? "avx512" : "portable";
-  std::string dnnl =
-      __builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16")
-          ? "avx512_core_amx"
-      : __builtin_cpu_supports("avx512bf16") ? "avx512_core_bf16"
-      : __builtin_cpu_supports("avx512vnni") ? "avx512_core_vnni"
-      : __builtin_cpu_supports("avx512f")    ? "avx512_core"
-      : __builtin_cpu_supports("avx2")       ? "avx2"
-                                             : "sse41";
-  return "opscope kernels " + own + ", oneDNN " + dnnl;
+  rt::IsaLevel tier = rt::tierInForce();
+  std::string own = tier >= rt::IsaLevel::Avx512Core ? "avx512" : "portable";
+  rt::IsaCap cap = rt::isaCapFromEnvironment();
+  return "opscope kernels " + own + ", oneDNN " +
+         rt::kIsaLevelNames[static_cast<int>(tier)] +
+         (cap.level == rt::IsaLevel::All
+              ? std::string()
+              : std::string(" (ISA cap ") +
+                    rt::kIsaLevelNames[static_cast<int>(cap.level)] + ")");
 }
 
 /// What `TOOL --version` prints.

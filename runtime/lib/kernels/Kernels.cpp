@@ -32,9 +32,6 @@ bool cpuHasAvx512() {
   return has;
 }
 
-constexpr const char *kIsaNames[] = {
-    "sse41",           "avx2",           "avx512_core",     "avx512_core_vnni",
-    "avx512_core_bf16", "avx512_core_amx", "all"};
 
 std::atomic<Isa> &selectedIsa() {
   static std::atomic<Isa> isa{cpuHasAvx512() ? Isa::Avx512 : Isa::Portable};
@@ -411,31 +408,19 @@ void opscope::rt::transcendental(Transcendental f, const float *x, float *y,
 }
 
 const char *opscope::rt::isaLevelName(IsaLevel level) {
-  return kIsaNames[static_cast<int>(level)];
+  return kIsaLevelNames[static_cast<int>(level)];
 }
 
 IsaLevel opscope::rt::maxIsa() {
   static const IsaLevel cap = [] {
-    const char *var = "OPSCOPE_MAX_ISA";
-    const char *v = std::getenv(var);
-    if (!v || !*v) {
-      var = "DNNL_MAX_CPU_ISA";
-      v = std::getenv(var);
-    }
-    if (!v || !*v)
-      return IsaLevel::All;
-    std::string s(v);
-    for (char &c : s)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (int i = 0; i <= static_cast<int>(IsaLevel::All); ++i)
-      if (s == kIsaNames[i])
-        return static_cast<IsaLevel>(i);
-    std::fprintf(stderr,
-                 "opscope: warning: %s=%s is not one of sse41, avx2, "
-                 "avx512_core, avx512_core_vnni, avx512_core_bf16, "
-                 "avx512_core_amx, all; ignored\n",
-                 var, v);
-    return IsaLevel::All;
+    IsaCap c = isaCapFromEnvironment();
+    if (!c.unknownVariable.empty())
+      std::fprintf(stderr,
+                   "opscope: warning: %s=%s is not one of sse41, avx2, "
+                   "avx512_core, avx512_core_vnni, avx512_core_bf16, "
+                   "avx512_core_amx, all; ignored\n",
+                   c.unknownVariable.c_str(), c.unknownValue.c_str());
+    return c.level;
   }();
   return cap;
 }

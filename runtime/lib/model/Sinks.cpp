@@ -98,19 +98,7 @@ bool opscope::cpuHasAmx() {
 
 std::string opscope::kernelIsaName() {
   // The CPU's best, within the OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA cap.
-  using rt::IsaLevel;
-  IsaLevel best = IsaLevel::Sse41;
-  if (__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16"))
-    best = IsaLevel::Avx512CoreAmx;
-  else if (__builtin_cpu_supports("avx512bf16"))
-    best = IsaLevel::Avx512CoreBf16;
-  else if (__builtin_cpu_supports("avx512vnni"))
-    best = IsaLevel::Avx512CoreVnni;
-  else if (__builtin_cpu_supports("avx512f"))
-    best = IsaLevel::Avx512Core;
-  else if (__builtin_cpu_supports("avx2"))
-    best = IsaLevel::Avx2;
-  return rt::isaLevelName(std::min(best, rt::maxIsa()));
+  return rt::isaLevelName(std::min(rt::hostIsaLevel(), rt::maxIsa()));
 }
 
 std::string opscope::kernelTierLine() {

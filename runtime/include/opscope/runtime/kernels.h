@@ -11,6 +11,7 @@
 #ifndef OPSCOPE_RUNTIME_KERNELS_H
 #define OPSCOPE_RUNTIME_KERNELS_H
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/kinds.h"
 
 #include <cstdint>
@@ -22,19 +23,10 @@ namespace opscope::rt {
 
 /// The ISA cap for A/B comparisons, in oneDNN's names: `OPSCOPE_MAX_ISA`
 /// (or, when unset, `DNNL_MAX_CPU_ISA`) = sse41, avx2, avx512_core,
-/// avx512_core_vnni, avx512_core_bf16, avx512_core_amx or all. Read once
-/// per process; opscope's kernels and oneDNN (which gets the same cap before
-/// its first primitive) both honour it. An unknown value is reported on
-/// stderr once and ignored.
-enum class IsaLevel {
-  Sse41,
-  Avx2,
-  Avx512Core,
-  Avx512CoreVnni,
-  Avx512CoreBf16,
-  Avx512CoreAmx,
-  All
-};
+/// avx512_core_vnni, avx512_core_bf16, avx512_core_amx or all (IsaLevel,
+/// cpu.h). Read once per process; opscope's kernels and oneDNN (which gets
+/// the same cap before its first primitive) both honour it. An unknown
+/// value is reported on stderr once and ignored.
 IsaLevel maxIsa();
 inline bool isaAllowed(IsaLevel level) { return level <= maxIsa(); }
 /// The cap's oneDNN name ("all" when there is none).
