@@ -344,6 +344,8 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
     so.threshold = opts.sparseThreshold;
     so.transposeChains = !opts.noSparseChains;
     so.tuningDb = opts.tuningDb;
+    so.scalarPrecisions = opts.scalarSparsePrecisions;
+    so.tier = opts.tier;
     so.report = !opts.printFusion.empty() && opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscSparseLayout(so));
     // u8 hand-overs between int8 ops (after the sparse decisions: block-

@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "opscope/runtime/calibration.h"
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/tuning.h"
 
 #include "Calibration.h"
@@ -203,6 +204,19 @@ int main(int argc, char **argv) {
     else if (kernels == "tuned")
       llvm::errs() << "opscope-compile: no tuning database for this machine ("
                    << db << "; run opscope-tune): the rules decide\n";
+  }
+
+  // The tier the model is compiled for: this CPU under OPSCOPE_MAX_ISA.
+  // Where it runs a precision's sparse kernel scalar (f32 and bf16 need
+  // AVX-512, s8 AVX-512 VNNI), --sparse auto keeps such ops dense unless
+  // the tuning database measured them.
+  {
+    opscope::rt::IsaLevel tier = opscope::rt::tierInForce();
+    opts.tier = opscope::rt::kIsaLevelNames[static_cast<int>(tier)];
+    if (tier < opscope::rt::IsaLevel::Avx512Core)
+      opts.scalarSparsePrecisions = "fp32,bf16,int8";
+    else if (tier < opscope::rt::IsaLevel::Avx512CoreVnni)
+      opts.scalarSparsePrecisions = "int8";
   }
 
   if (fusion->count())

@@ -49,6 +49,12 @@ struct CompileOptions {
   std::string bf16Chains = "auto";
   /// osc-sparse-layout's tuning database ("": the threshold decides).
   std::string tuningDb;
+  /// Precisions (comma-separated) whose sparse kernels run scalar on the
+  /// target CPU, which --sparse auto then keeps dense where no database
+  /// entry decides; and the target's tier, for the note. opscope-compile
+  /// fills both from the CPU it runs on (opscope/runtime/cpu.h).
+  std::string scalarSparsePrecisions;
+  std::string tier;
   bool timing = false;        ///< per-phase timing to stderr
   /// Largest activation arena and `.weights` file (--max-total-bytes); the
   /// per-tensor limit is `import.maxTensorBytes`.

@@ -5,6 +5,10 @@
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{transpose-chains=false report}))' | FileCheck %s --check-prefix=ROWS
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=sometimes}))' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-sparse-layout{threshold=1.5}))' 2>&1 | FileCheck %s --check-prefix=BADTHRESHOLD
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{scalar-precisions=fp32,bf16,int8 tier=avx2 report}))' 2>%t.scalar.err | FileCheck %s --check-prefix=SCALAR
+// RUN: FileCheck %s --check-prefix=SCALARNOTE < %t.scalar.err
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{scalar-precisions=int8 tier=avx512_core report}))' 2>&1 | FileCheck %s --check-prefix=SCALARINT8
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-sparse-layout{mode=always scalar-precisions=fp32 report}))' 2>&1 | FileCheck %s --check-prefix=ALWAYS
 
 // A transformer FFN: up projection with GELU, down projection with the
 // residual sum, then a dense layer. %w1 and %w2 have 13 of their 16 1x4
@@ -53,6 +57,16 @@
 // ROWS-NOT: transposed_
 // ROWS: osc.sparse_inner_product {{.*}} -> tensor<1x4x8xf32>
 // ROWS-NOT: transposed_
+
+// Where the target CPU runs the fp32 sparse kernel scalar (opscope-compile
+// passes scalar-precisions from the tier in force, e.g. AVX2 or below), the
+// threshold keeps both weights dense and says so once; mode=always still
+// forces them, and a precision the target runs vectorised is unaffected.
+// SCALAR: osc-sparse-layout: 0 of 3 inner products sparse
+// SCALAR-NOT: sparse_inner_product
+// SCALARNOTE: osc-sparse-layout: note: 2 of 3 inner products stay dense although their 1x4 block sparsity reaches the threshold 0.7: the sparse kernels for fp32 run scalar on this CPU's tier (avx2), slower than dense; --sparse=always forces them, and opscope-tune's database decides by measurement
+// SCALARINT8-NOT: note
+// SCALARINT8: osc-sparse-layout: 2 of 3 inner products sparse
 
 // BADMODE: osc-sparse-layout: mode must be auto, always or never, got 'sometimes'
 // BADTHRESHOLD: osc-sparse-layout: threshold must be in [0, 1], got 1.5

@@ -22,12 +22,15 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 
 namespace opscope::osc {
@@ -64,6 +67,11 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   /// pruning): how many, their element and their 1x4 block sparsity.
   unsigned unblocked = 0;
   PercentRange unblockedElements, unblockedBlocks;
+  /// Inner products the threshold would have made sparse but whose sparse
+  /// kernel runs scalar on the target CPU (scalar-precisions), and their
+  /// precisions.
+  unsigned keptScalar = 0;
+  std::set<std::string> keptScalarPrecisions;
 
   void runOnOperation() override {
     if (mode != "auto" && mode != "always" && mode != "never") {
@@ -101,6 +109,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     }
     // Per function: the pass instance runs on every function in turn.
     fellBack = 0;
+    keptScalar = 0;
+    keptScalarPrecisions.clear();
     unblocked = 0;
     unblockedElements = unblockedBlocks = PercentRange();
     SmallVector<InnerProductOp> candidates;
@@ -126,6 +136,22 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                    << llvm::format("%g", double(threshold))
                    << "), and the sparse kernels run 1x4 and 4x4 blocks "
                       "(docs/sparsity.md, Blocks)\n";
+    if (keptScalar > 0) {
+      std::string precisions;
+      for (const std::string &p : keptScalarPrecisions)
+        precisions += (precisions.empty() ? "" : ", ") + p;
+      llvm::errs() << "osc-sparse-layout: note: " << keptScalar << " of "
+                   << candidates.size()
+                   << " inner products stay dense although their 1x4 block "
+                      "sparsity reaches the threshold "
+                   << llvm::format("%g", double(threshold))
+                   << ": the sparse kernels for " << precisions
+                   << " run scalar on this CPU's tier"
+                   << (tier.empty() ? std::string()
+                                    : " (" + tier.getValue() + ")")
+                   << ", slower than dense; --sparse=always forces them, "
+                      "and opscope-tune's database decides by measurement\n";
+    }
     if (haveDatabase && fellBack > 0)
       llvm::errs() << "osc-sparse-layout: " << fellBack << " of "
                    << candidates.size()
@@ -175,6 +201,10 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     int64_t blockRows = sp::chooseBlockRows(values->data(), n, k);
     bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
     std::string why = mode == "auto" ? "threshold" : "mode " + mode.getValue();
+    const char *precisionName = s8 ? "int8" : bf16 ? "bf16" : "fp32";
+    bool scalar = llvm::is_contained(
+        llvm::split(StringRef(scalarPrecisions.getValue()), ','),
+        precisionName);
     if (mode == "auto" && haveDatabase) {
       auto outType = cast<RankedTensorType>(op.getResult().getType());
       int64_t m = outType.getNumElements() / n;
@@ -189,6 +219,12 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
         e = database.find(n, k, m, precision, /*threads=*/1, "1x4");
       if (!e) {
         ++fellBack;
+        if (pick && scalar) {
+          pick = false;
+          why = "threshold: scalar sparse kernels on this tier";
+          ++keptScalar;
+          keptScalarPrecisions.insert(precisionName);
+        }
       } else {
         // The highest measured ratio at or below the weight's: the sparse
         // kernel only gets faster with more zero blocks, so that latency
@@ -213,6 +249,12 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                               std::lround(at->sparsity * 100))
                     .str();
       }
+    }
+    if (mode == "auto" && !haveDatabase && pick && scalar) {
+      pick = false;
+      why = "threshold: scalar sparse kernels on this tier";
+      ++keptScalar;
+      keptScalarPrecisions.insert(precisionName);
     }
     // Staying dense: the faster of oneDNN's two dense primitives, where the
     // database measured both (fp32).

@@ -161,7 +161,10 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
       entry is sparse when the sparse latency measured at the highest
       ratio at or below the weight's block sparsity is lower than the dense
       one (no such ratio: dense); ops without an entry, or without
-      `tuning-db`, are sparse from a block sparsity of `threshold` (0.7).
+      `tuning-db`, are sparse from a block sparsity of `threshold` (0.7),
+      unless their precision is in `scalar-precisions` (the target CPU runs
+      those sparse kernels scalar: opscope-compile passes what the tier in
+      force lacks), which keeps them dense with a note naming `tier`.
       Each op records why in `osc.kernel_choice`. A database of another
       CPU or ISA, or a corrupt one, is an error naming the file.
     * `mode=always`: every inner product with a constant f32 weight.
@@ -197,6 +200,8 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
     Option<"threshold", "threshold", "double", "0.7", "block sparsity from which auto picks the sparse kernel">,
     Option<"transposeChains", "transpose-chains", "bool", "true", "keep activations transposed between chained sparse ops">,
     Option<"tuningDb", "tuning-db", "std::string", "\"\"", "kernel tuning database (JSON) whose measurements decide in mode=auto">,
+    Option<"scalarPrecisions", "scalar-precisions", "std::string", "\"\"", "comma-separated precisions (fp32, bf16, int8) whose sparse kernels run scalar on the target CPU: mode=auto keeps those inner products dense where no tuning database entry decides">,
+    Option<"tier", "tier", "std::string", "\"\"", "the target CPU's tier, named in the note scalar-precisions gives">,
     Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
   ];
   let statistics = [
