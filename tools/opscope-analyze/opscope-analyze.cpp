@@ -94,6 +94,11 @@ int main(int argc, char **argv) {
                  "1x4 (default) or 4x4 (opscope-prune --block 4x4; the "
                  "runtime's 4x4 kernels)");
   opscope::tools::addWhatIfDatabaseOptions(app, precision, dbPath);
+  bool forceSparse = false;
+  app.add_flag("--force-sparse", forceSparse,
+               "with --what-if: project every sparse-capable op on the "
+               "sparse kernel (default: the kernel --sparse auto would "
+               "choose with the database, the faster of dense and sparse)");
   app.add_option("--check", checkPath,
                  "with --what-if: compare the projection with a measured "
                  "trace of the pruned model (compiled with --sparse)");
@@ -126,7 +131,8 @@ int main(int argc, char **argv) {
     return fail("a trace file is required (or --calibrate)", 2);
 
   bool projecting = app.count("--what-if") > 0;
-  for (const char *flag : {"--block", "--precision", "--db", "--check"})
+  for (const char *flag :
+       {"--block", "--precision", "--db", "--check", "--force-sparse"})
     if (!projecting && app.count(flag))
       return fail(std::string(flag) + " needs --what-if", kUsage);
   if (projecting) {
@@ -148,6 +154,7 @@ int main(int argc, char **argv) {
   WhatIfRequest request;
   request.precision = precision;
   request.block = block;
+  request.forceSparse = forceSparse;
   if (projecting) {
     std::string err = parseWhatIf(whatIf, "--what-if", request);
     if (!err.empty())

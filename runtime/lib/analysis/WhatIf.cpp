@@ -34,6 +34,13 @@ static std::string percentText(double ratio) {
   return buf;
 }
 
+/// A perf ratio as the tables print it: 0.62x.
+static std::string formatRatio(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", ratio);
+  return buf;
+}
+
 static std::string ratioList(const std::set<double> &ratios) {
   std::string s;
   for (double r : ratios) {
@@ -322,9 +329,14 @@ std::string analysis::projectWhatIf(const Profile &profile,
       out.ops.push_back(std::move(op));
       continue;
     }
-    double factor = 1.0 / *op.perfRatio;
-    if (op.ranSparse)
-      factor *= *op.currentPerfRatio;
+    // Dense time at this shape: measured, or (an op that ran sparse) its
+    // measured time times its current perf ratio. The compiler keeps an op
+    // dense where the database says sparse is no faster at the target.
+    double toDense = op.ranSparse ? *op.currentPerfRatio : 1.0;
+    op.projectedSparse = request.forceSparse || *op.perfRatio > 1.0;
+    double factor = toDense / (op.projectedSparse ? *op.perfRatio : 1.0);
+    if (!op.projectedSparse)
+      op.basis += "; kept dense (sparse " + formatRatio(*op.perfRatio) + ")";
     op.projectedUs = op.measuredUs * factor;
     op.projectedMeanUs = op.meanUs * factor;
     if (!entryIndex.count(e)) {

@@ -334,10 +334,19 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
                                        std::round(*request.sparsity * 100))) +
                                    "%"
                              : "the ratios of " + request.perLayerFile;
+    size_t keptDense = 0;
+    for (const WhatIfOp &op : w.ops)
+      keptDense += op.perfRatio && !op.projectedSparse;
     os << (md ? "" : "what-if: ") << w.model << ", " << target
-       << " in " << request.block
-       << " blocks on the sparse kernel; tuning database " << dbPath
-       << ", threads " << w.threads << "\n"
+       << " in " << request.block << " blocks, "
+       << (request.forceSparse
+               ? std::string("every such op on the sparse kernel "
+                             "(--force-sparse)")
+               : "each op on the kernel --sparse auto would choose with "
+                 "this database (the faster; " +
+                     std::to_string(keptDense) +
+                     " kept dense; --force-sparse projects them sparse)")
+       << "; tuning database " << dbPath << ", threads " << w.threads << "\n"
        << "perf ratio = dense ms / sparse ms measured for the op's weight "
           "shape, M and precision; linear between measured ratios, never "
           "beyond them\n\n";

@@ -40,6 +40,11 @@ struct WhatIfRequest {
   /// Names the database in messages and in the opscope-tune commands
   /// printed for missing measurements ("" when it is the default file).
   std::string dbFlag;
+  /// Project every op on the sparse kernel. By default the projection
+  /// follows the compiler's choice under --sparse auto with this database:
+  /// an op whose sparse kernel is slower than dense at the target
+  /// (perf ratio <= 1) stays dense.
+  bool forceSparse = false;
 };
 
 /// One op of the projection, in probe order.
@@ -54,6 +59,9 @@ struct WhatIfOp {
   /// the projection is measured x ratio(current) / ratio(target).
   std::optional<double> perfRatio, currentPerfRatio;
   bool ranSparse = false;
+  /// The kernel the projection assumes at the target: the compiler's
+  /// choice (the faster of the two), or sparse under forceSparse.
+  bool projectedSparse = false;
   std::string basis; // how perfRatio was found, or why the op is kept
   int64_t count = 0;
   double measuredUs = 0, projectedUs = 0;  // per iteration
