@@ -83,12 +83,24 @@ sanitize-build: deps $(SANITIZE_DIR)/build.ninja
 # Two lit tests are left out: they link a program with the system `cc`
 # against the installed runtime, which cannot link an ASan-instrumented
 # library (the sanitizer runtimes come with clang's driver).
-SANITIZE_LIT_FILTER_OUT ?= Tools/install.test|docs-commands.test
+# Tools/amx-bundle.test packs the build's binaries for other machines and
+# runs them under env -i (no ASAN_OPTIONS): not a sanitizer matter.
+SANITIZE_LIT_FILTER_OUT ?= Tools/install.test|docs-commands.test|Tools/amx-bundle.test
+# The suite runs once per entry: natively, then under each OPSCOPE_MAX_ISA
+# cap (oneDNN follows it), so the AVX2 tier's kernels, tails and masks are
+# sanitized on an AVX-512 host too. The ISA-independent checks (clang,
+# layering, generated docs) run natively only.
+SANITIZE_ISAS ?= native avx2
+SANITIZE_ISA_INDEPENDENT := clang-compile|runtime-standalone|docs-up-to-date
 check-sanitize: sanitize-build
-	cd $(SANITIZE_DIR) && ASAN_OPTIONS=$(ASAN_OPTIONS_TEST) \
-	  LIT_FILTER_OUT='$(SANITIZE_LIT_FILTER_OUT)' \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	@status=0; for isa in $(SANITIZE_ISAS); do \
+	  if [ $$isa = native ]; then cap=; skip='^$$'; else cap=$$isa; skip='$(SANITIZE_ISA_INDEPENDENT)'; fi; \
+	  echo "== check-sanitize: $$isa"; \
+	  (cd $(SANITIZE_DIR) && env $${cap:+OPSCOPE_MAX_ISA=$$cap} ASAN_OPTIONS=$(ASAN_OPTIONS_TEST) \
+	    LIT_FILTER_OUT='$(SANITIZE_LIT_FILTER_OUT)' \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest --output-on-failure -j $(JOBS) -E "$$skip") || status=1; \
+	done; exit $$status
 
 # Each libFuzzer harness for FUZZ_SECONDS, one after another, from its seed
 # corpus; crashes land in $(SANITIZE_DIR)/fuzz/<harness>/ (scripts/fuzz.sh).
