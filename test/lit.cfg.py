@@ -34,6 +34,8 @@ config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The ISA cap reaches every tool a test runs (the avx2 ctest run sets it).
+llvm_config.with_system_environment(["OPSCOPE_MAX_ISA", "DNNL_MAX_CPU_ISA"])
 # Tests never read or write the user's cache: a tuning database in
 # ~/.cache/opscope/tuning would change opscope-compile's kernel choices.
 config.environment["OPSCOPE_CACHE_DIR"] = os.path.join(config.test_exec_root, "opscope-cache")
