@@ -1,29 +1,34 @@
 //===- KernelsBench.cpp - opscope's own kernels at encoder sizes ----------===//
 //
 // Part of opscope. DistilBERT-shaped work (seq 128): LayerNorm over 128 x 768,
-// masked softmax over 12 x 128 x 128 scores, GELU over 128 x 3072, each with
-// the AVX-512 and the portable implementation.
+// masked softmax over 12 x 128 x 128 scores, GELU over 128 x 3072, and the
+// unfused forms' rows, conversions and transposes, each at every tier of
+// the kernel table (reference, avx2, avx512) the CPU has.
 //
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <utility>
 #include <vector>
 
 using namespace opscope::rt;
 
-static void setIsa(benchmark::State &state) {
-  setKernelIsa(state.range(0) ? Isa::Avx512 : Isa::Portable);
-  state.SetLabel(state.range(0) ? "avx512" : "portable");
+/// The benchmark's tier (its argument, an IsaLevel), set before it runs.
+static void setTier(benchmark::State &state) {
+  setKernelTier(static_cast<IsaLevel>(state.range(0)));
+  state.SetLabel(kernelTierName());
 }
 
 static void BM_LayerNorm(benchmark::State &state) {
-  setIsa(state);
+  setTier(state);
   std::vector<float> x(128 * 768, 0.5f), g(768, 1.0f), b(768, 0.0f), y(x.size());
   for (auto _ : state)
     layerNorm(x.data(), g.data(), b.data(), y.data(), 128, 768, 1e-12f);
@@ -31,7 +36,7 @@ static void BM_LayerNorm(benchmark::State &state) {
 }
 
 static void BM_SoftmaxMasked(benchmark::State &state) {
-  setIsa(state);
+  setTier(state);
   std::vector<float> x(12 * 128 * 128, 0.25f), mask(128, 0.0f), y(x.size());
   // The last quarter of the sequence is padding, as in make_inputs.py's
   // inputs: its scores get the mask's -10000.
@@ -42,10 +47,81 @@ static void BM_SoftmaxMasked(benchmark::State &state) {
 }
 
 static void BM_GeluErf(benchmark::State &state) {
-  setIsa(state);
+  setTier(state);
   std::vector<float> x(128 * 3072, 0.3f), y(x.size());
   for (auto _ : state)
     gelu(x.data(), y.data(), x.size(), false);
+  state.SetBytesProcessed(state.iterations() * x.size() * 8);
+}
+
+/// The unfused forms' rows: exp, an add, a where over the attention
+/// scores' shape, and a sum over 768 (the decomposed LayerNorm's mean).
+static void BM_Exp(benchmark::State &state) {
+  setTier(state);
+  std::vector<float> x(12 * 128 * 128, -0.5f), y(x.size());
+  for (auto _ : state)
+    transcendental(Transcendental::Exp, x.data(), y.data(), x.size());
+  state.SetBytesProcessed(state.iterations() * x.size() * 8);
+}
+
+static void BM_Add(benchmark::State &state) {
+  setTier(state);
+  Shape shape = {128, 3072};
+  std::vector<float> a(128 * 3072, 1.0f), b(a.size(), 2.0f), y(a.size());
+  for (auto _ : state)
+    binary(BinaryKind::Add, DType::F32, a.data(), shape, b.data(), shape,
+           y.data(), shape);
+  state.SetBytesProcessed(state.iterations() * a.size() * 12);
+}
+
+static void BM_Where(benchmark::State &state) {
+  setTier(state);
+  Shape shape = {12, 128, 128};
+  std::vector<uint8_t> c(12 * 128 * 128);
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = i % 3 != 0;
+  std::vector<float> a(c.size(), 1.0f), b(c.size(), -1e4f), y(c.size());
+  for (auto _ : state)
+    where(c.data(), shape, a.data(), shape, b.data(), shape, y.data(), shape,
+          sizeof(float));
+  state.SetBytesProcessed(state.iterations() * c.size() * 13);
+}
+
+static void BM_ReduceMean(benchmark::State &state) {
+  setTier(state);
+  Shape shape = {128, 768};
+  std::vector<float> x(128 * 768, 0.5f), y(128);
+  for (auto _ : state)
+    reduce(ReduceKind::Mean, DType::F32, x.data(), shape, {1}, y.data());
+  state.SetBytesProcessed(state.iterations() * x.size() * 4);
+}
+
+/// Dynamic int8's activation quantization and bf16 chains' rounding over
+/// an FFN activation (128 x 3072), and a 32-bit transpose of one (the
+/// sparse layout's and attention's transposes).
+static void BM_QuantizeU8(benchmark::State &state) {
+  setTier(state);
+  std::vector<float> x(128 * 3072, 0.3f);
+  std::vector<uint8_t> q(x.size());
+  for (auto _ : state)
+    quantizeU8(x.data(), q.data(), x.size(), 0.01f, 128);
+  state.SetBytesProcessed(state.iterations() * x.size() * 5);
+}
+
+static void BM_ToBf16(benchmark::State &state) {
+  setTier(state);
+  std::vector<float> x(128 * 3072, 0.3f);
+  std::vector<uint16_t> y(x.size());
+  for (auto _ : state)
+    roundToBf16(x.data(), y.data(), x.size());
+  state.SetBytesProcessed(state.iterations() * x.size() * 6);
+}
+
+static void BM_Transpose(benchmark::State &state) {
+  setTier(state);
+  std::vector<float> x(128 * 3072, 0.3f), y(x.size());
+  for (auto _ : state)
+    transposeMatrices32(x.data(), 1, 128, 3072, y.data());
   state.SetBytesProcessed(state.iterations() * x.size() * 8);
 }
 
@@ -71,30 +147,32 @@ static void BM_InnerProduct(benchmark::State &state) {
 BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
-/// Each own kernel at every implementation this CPU (under OPSCOPE_MAX_ISA)
-/// has: the AVX-512 form only where it can run, never a row of errors.
+/// Each own kernel at every tier of the kernel table this CPU (under
+/// OPSCOPE_MAX_ISA) has: reference, avx2, avx512 (never a row of errors
+/// for a tier it lacks).
 int main(int argc, char **argv) {
-  setKernelIsa(Isa::Avx512);
-  bool avx512 = kernelIsa() == Isa::Avx512;
-  setKernelIsa(Isa::Portable);
-  std::printf("opscope's own kernels: %s (ISA cap %s)\n",
-              avx512 ? "portable and avx512"
-                     : "portable only (no AVX-512 here or under the cap)",
+  std::vector<IsaLevel> tiers;
+  std::string names;
+  for (IsaLevel level : {IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core})
+    if (setKernelTier(level) == level) {
+      tiers.push_back(level);
+      names += (names.empty() ? "" : ", ") + std::string(kernelTierName());
+    }
+  setKernelTier(IsaLevel::All);
+  std::printf("opscope's own kernels: %s (ISA cap %s)\n", names.c_str(),
               isaLevelName(maxIsa()));
-  std::vector<int64_t> isas = {0};
-  if (avx512)
-    isas.push_back(1);
-  for (int64_t isa : isas) {
-    benchmark::RegisterBenchmark("BM_LayerNorm", BM_LayerNorm)
-        ->Arg(isa)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_SoftmaxMasked", BM_SoftmaxMasked)
-        ->Arg(isa)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_GeluErf", BM_GeluErf)
-        ->Arg(isa)
-        ->Unit(benchmark::kMicrosecond);
-  }
+  using Fn = void (*)(benchmark::State &);
+  const std::pair<const char *, Fn> kernels[] = {
+      {"BM_LayerNorm", BM_LayerNorm},   {"BM_SoftmaxMasked", BM_SoftmaxMasked},
+      {"BM_GeluErf", BM_GeluErf},       {"BM_Exp", BM_Exp},
+      {"BM_Add", BM_Add},               {"BM_Where", BM_Where},
+      {"BM_ReduceMean", BM_ReduceMean}, {"BM_QuantizeU8", BM_QuantizeU8},
+      {"BM_ToBf16", BM_ToBf16},         {"BM_Transpose", BM_Transpose}};
+  for (const auto &[name, fn] : kernels)
+    for (IsaLevel level : tiers)
+      benchmark::RegisterBenchmark(name, fn)
+          ->Arg(static_cast<int64_t>(level))
+          ->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 2;

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Tiers.h"
+
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/model.h"
@@ -197,9 +199,8 @@ TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
       {{1, 2, 2, 2, 3, 37}, {0, 1, 4, 2, 5, 3}},
       {{2, 3, 3, 4, 6}, {0, 1, 3, 4, 2}},
   };
-  for (Isa isa : {Isa::Portable, Isa::Avx512})
+  opscope::rt::tiers::forEachTier([&](IsaLevel) {
   for (const auto &[shape, perm] : cases) {
-    setKernelIsa(isa);
     std::vector<float> x(numElements(shape));
     std::iota(x.begin(), x.end(), 0.0f);
     StridedWalk w = transposeWalk(shape, perm);
@@ -210,7 +211,7 @@ TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
     stridedCopyShortInner(x.data(), got.data(), *shuffle, sizeof(float));
     EXPECT_EQ(got, want);
   }
-  setKernelIsa(Isa::Avx512);
+  });
   // A long innermost dimension, or an input not contiguous along the next
   // one, is not a shuffle.
   EXPECT_FALSE(shortInnerWalk(transposeWalk({16, 16}, {1, 0})).has_value());

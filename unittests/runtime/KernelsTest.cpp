@@ -1,10 +1,13 @@
 //===- KernelsTest.cpp - opscope's own kernels vs plain references --------===//
 //
-// Part of opscope. Each kernel runs in both implementations (AVX-512 when the
-// CPU has it, and portable) on sizes that exercise the vector tails (1, 3,
-// 17, 773) and is compared with a double-precision reference.
+// Part of opscope. Each kernel runs at every tier of the kernel table the
+// CPU allows (reference, AVX2, AVX-512 and its VNNI/BF16 levels) on sizes
+// that exercise the vector tails (1, 3, 17, 773) and is compared with a
+// double-precision reference.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Tiers.h"
 
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
@@ -29,15 +32,7 @@ std::vector<float> randomVector(size_t n, float scale, unsigned seed) {
   return v;
 }
 
-class KernelsTest : public ::testing::TestWithParam<Isa> {
-protected:
-  void SetUp() override {
-    setKernelIsa(GetParam());
-    if (GetParam() == Isa::Avx512 && kernelIsa() != Isa::Avx512)
-      GTEST_SKIP() << "this CPU has no AVX-512";
-  }
-  void TearDown() override { setKernelIsa(Isa::Avx512); }
-};
+class KernelsTest : public opscope::rt::tiers::TierTest {};
 
 void expectNear(const std::vector<float> &got, const std::vector<double> &want,
                 double rel, double abs) {
@@ -311,8 +306,7 @@ TEST_P(KernelsTest, Bf16OutputsAreRoundedF32) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isas, KernelsTest,
-                         ::testing::Values(Isa::Portable, Isa::Avx512),
-                         [](const auto &info) {
-                           return info.param == Isa::Avx512 ? "Avx512" : "Portable";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Tiers, KernelsTest,
+    ::testing::ValuesIn(opscope::rt::tiers::kernelLevels()),
+    opscope::rt::tiers::levelParamName);

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/kernels.h"
+#include "Tiers.h"
+
 #include "opscope/runtime/sparse.h"
 
 #include <gtest/gtest.h>
@@ -26,11 +28,21 @@ using namespace opscope::rt;
 namespace sp = opscope::rt::sparse;
 
 namespace {
-/// Whether the tier in force (the CPU under OPSCOPE_MAX_ISA) has a feature:
-/// the expected kernel follows the cap, never the host alone, so the suite
-/// passes under every cap (make test runs it under avx2 as well).
-bool tierHas(bool cpuHas, IsaLevel level) {
-  return cpuHas && isaAllowed(level);
+/// The expected kernel follows the tier in force, never the host alone, so
+/// the suite passes under every cap (make test runs it under avx2 as well).
+/// The row kernel the table's ladder (KernelTable.cpp) gives a weight type
+/// at the tier in force.
+std::string expectedSparseIsa(sp::ValueType t) {
+  IsaLevel tier = kernelTier();
+  if (t == sp::ValueType::S8 && tier >= IsaLevel::Avx512CoreVnni)
+    return "avx512_vnni";
+  if (t == sp::ValueType::BF16 && tier >= IsaLevel::Avx512CoreBf16)
+    return "avx512_bf16";
+  if (t == sp::ValueType::BF16 && tier >= IsaLevel::Avx512Core)
+    return "avx512:f32";
+  if (t != sp::ValueType::S8 && tier >= IsaLevel::Avx512Core)
+    return "avx512";
+  return tier >= IsaLevel::Avx2 ? "avx2" : "reference";
 }
 std::vector<float> randomVector(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -170,7 +182,7 @@ const Case kCases[] = {
     {320, 72, 136, 0.8}, // five token tiles, three row chunks (one partial)
 };
 
-/// Param: portable kernels?, layout bits (1 transposed input, 2 transposed
+/// Param: the kernel tier (All: the best this machine allows), layout bits (1 transposed input, 2 transposed
 /// output), block rows (1: 1x4 blocks; 4: 4x4), loop order and stores: bit
 /// 1 the chunk-major tile order (forced for every transposed output over
 /// several token tiles, M a multiple of 16, whose sum does not alias it: M
@@ -179,7 +191,7 @@ const Case kCases[] = {
 /// wherever the AVX-512 kernels write a transposed output in place, M a
 /// multiple of 16: with and without post-ops; automatically only where the
 /// chunk-major order runs). Without bit 2, ordinary stores.
-using KernelParam = std::tuple<bool, int, int, int>;
+using KernelParam = std::tuple<IsaLevel, int, int, int>;
 
 /// Sets the fixture's kernels, tile order and stores; restores the defaults
 /// after.
@@ -187,31 +199,34 @@ class SparseKernelTest : public ::testing::TestWithParam<KernelParam> {
 protected:
   void SetUp() override {
     int order = std::get<3>(GetParam());
-    setSparsePortable(std::get<0>(GetParam()));
+    IsaLevel level = std::get<0>(GetParam());
+    if (setKernelTier(level) != level && level != IsaLevel::All)
+      GTEST_SKIP() << "this CPU (or OPSCOPE_MAX_ISA) has no "
+                   << isaLevelName(level);
     setSparseTileOrder(order & 1 ? SparseTileOrder::ChunkMajor
                                  : SparseTileOrder::TokenMajor);
     setSparseStores(order & 2 ? SparseStores::Streamed : SparseStores::Cached);
   }
   void TearDown() override {
-    setSparsePortable(false);
+    setKernelTier(IsaLevel::All);
     setSparseTileOrder(SparseTileOrder::Auto);
     setSparseStores(SparseStores::Auto);
   }
 };
 
-/// Every layout and block shape: the portable kernels in both tile orders,
-/// the best ones (AVX-512 where the CPU has it) also with streamed stores
-/// (the portable kernels never stream).
+/// Every layout and block shape: the reference and AVX2 kernels in both
+/// tile orders, the best ones (AVX-512 where the CPU has it) also with
+/// streamed stores (only the AVX-512 kernels stream).
 #define SPARSE_KERNEL_SUITES(Suite)                                            \
   INSTANTIATE_TEST_SUITE_P(                                                    \
-      Portable, Suite,                                                         \
-      ::testing::Combine(::testing::Values(true),                              \
+      Lower, Suite,                                                            \
+      ::testing::Combine(::testing::Values(IsaLevel::Sse41, IsaLevel::Avx2),   \
                          ::testing::Values(0, 1, 2, 3),                        \
                          ::testing::Values(1, 4), ::testing::Values(0, 1)),    \
       paramName);                                                              \
   INSTANTIATE_TEST_SUITE_P(                                                    \
       Best, Suite,                                                             \
-      ::testing::Combine(::testing::Values(false),                             \
+      ::testing::Combine(::testing::Values(IsaLevel::All),                     \
                          ::testing::Values(0, 1, 2, 3),                        \
                          ::testing::Values(1, 4),                              \
                          ::testing::Values(0, 1, 2, 3)),                       \
@@ -227,7 +242,11 @@ int64_t caseBlockRows(const Case &tc, int br) {
 }
 
 std::string paramName(const ::testing::TestParamInfo<KernelParam> &info) {
-  return std::string(std::get<0>(info.param) ? "Portable" : "Best") + "_in" +
+  IsaLevel level = std::get<0>(info.param);
+  return std::string(level == IsaLevel::All     ? "best"
+                     : level == IsaLevel::Sse41 ? "reference"
+                                                : isaLevelName(level)) +
+         "_in" +
          (std::get<1>(info.param) & 1 ? "T" : "N") + "_out" +
          (std::get<1>(info.param) & 2 ? "T" : "N") + "_" +
          std::to_string(std::get<2>(info.param)) + "x4" +
@@ -266,10 +285,8 @@ TEST_P(SparseF32, MatchesDense) {
       EXPECT_EQ(ip.implementation(), "opscope:sparse_" + std::to_string(br) +
                                          "x4:" + sparseIsa(sp::ValueType::F32) +
                                          ":f32");
-      EXPECT_EQ(sparseIsa(sp::ValueType::F32) == "portable",
-                std::get<0>(GetParam()) ||
-                    !tierHas(__builtin_cpu_supports("avx512f"),
-                             IsaLevel::Avx512Core));
+      EXPECT_EQ(sparseIsa(sp::ValueType::F32),
+                expectedSparseIsa(sp::ValueType::F32));
       std::vector<float> xin =
           layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
       // The sum, in the output's layout, aliases the output (an in-place
@@ -320,15 +337,9 @@ TEST_P(SparseBf16, MatchesRoundedReference) {
     EXPECT_EQ(ip.implementation(),
               "opscope:sparse_" + std::to_string(br) + "x4:" + sparseIsa(sp::ValueType::BF16) + ":bf16");
     // AVX512-BF16, else the f32 AVX-512 kernel on the rounded operands,
-    // else portable.
-    EXPECT_EQ(
-        sparseIsa(sp::ValueType::BF16) == "portable",
-        std::get<0>(GetParam()) ||
-            !tierHas(__builtin_cpu_supports("avx512f"), IsaLevel::Avx512Core));
-    EXPECT_EQ(
-        sparseIsa(sp::ValueType::BF16) == "avx512:f32",
-        !std::get<0>(GetParam()) && !nativeBf16() &&
-            tierHas(__builtin_cpu_supports("avx512f"), IsaLevel::Avx512Core));
+    // else AVX2's widening kernel, else the reference.
+    EXPECT_EQ(sparseIsa(sp::ValueType::BF16),
+              expectedSparseIsa(sp::ValueType::BF16));
     std::vector<float> xin =
         layout.transposedInput ? transpose(x, tc.m, tc.k) : x;
     std::vector<float> sumIn =
@@ -411,10 +422,8 @@ TEST_P(SparseS8, MatchesIntegerReference) {
     EXPECT_EQ(ip.implementation(), "opscope:sparse_" + std::to_string(br) +
                                        "x4:" + sparseIsa(sp::ValueType::S8) +
                                        ":s8");
-    EXPECT_EQ(sparseIsa(sp::ValueType::S8) == "portable",
-              std::get<0>(GetParam()) ||
-                  !tierHas(__builtin_cpu_supports("avx512vnni"),
-                           IsaLevel::Avx512CoreVnni));
+    EXPECT_EQ(sparseIsa(sp::ValueType::S8),
+              expectedSparseIsa(sp::ValueType::S8));
     std::vector<uint8_t> xin = xq;
     if (layout.transposedInput) {
       // K/4 rows of M dwords: four consecutive k of a token per dword.
@@ -552,8 +561,7 @@ TEST(SparseFormat, Bf16AsF32MatchesBf16Rounding) {
   std::vector<uint16_t> want(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     want[i] = sp::toBf16(x[i]);
-  for (Isa isa : {Isa::Portable, Isa::Avx512}) {
-    setKernelIsa(isa);
+  opscope::rt::tiers::forEachTier([&](IsaLevel) {
     std::vector<float> y(x.size(), -7.0f);
     roundToBf16AsF32(x.data(), y.data(), int64_t(x.size()));
     for (size_t i = 0; i < x.size(); ++i) {
@@ -568,8 +576,7 @@ TEST(SparseFormat, Bf16AsF32MatchesBf16Rounding) {
       if (!std::isnan(x[i])) {
         EXPECT_EQ(back[i], y[i]) << i;
       }
-  }
-  setKernelIsa(Isa::Avx512);
+  });
 }
 } // namespace
 
@@ -591,8 +598,7 @@ TEST(Quantize, U8AndTransposedVnniLayout) {
     float q = std::nearbyint(v * (1.0f / scale)) + zero;
     return static_cast<uint8_t>(std::fmin(std::fmax(q, 0.0f), 255.0f));
   };
-  for (Isa isa : {Isa::Portable, Isa::Avx512}) {
-    setKernelIsa(isa);
+  opscope::rt::tiers::forEachTier([&](IsaLevel) {
     std::vector<uint8_t> q(k * m), qt(k * m);
     quantizeU8(x.data(), q.data(), k * m, scale, zero);
     for (size_t i = 0; i < x.size(); ++i)
@@ -606,8 +612,7 @@ TEST(Quantize, U8AndTransposedVnniLayout) {
       for (int64_t t = 0; t < m; ++t)
         ASSERT_EQ(qt[((r / 4) * m + t) * 4 + r % 4], want(x[r * m + t]))
             << "k " << r << " token " << t;
-  }
-  setKernelIsa(Isa::Avx512);
+  });
   std::vector<uint8_t> bad(3 * m);
   EXPECT_THROW(quantizeU8Transposed(x.data(), bad.data(), 3, m, scale, zero),
                std::invalid_argument);
@@ -634,8 +639,7 @@ TEST(Quantize, S8AndMaxAbs) {
       return static_cast<int8_t>(
           std::fmin(std::fmax(std::nearbyint(v / scale), -128.0f), 127.0f));
     };
-    for (Isa isa : {Isa::Portable, Isa::Avx512}) {
-      setKernelIsa(isa);
+    opscope::rt::tiers::forEachTier([&](IsaLevel) {
       std::vector<int8_t> q(n, 99);
       quantizeS8(x.data(), q.data(), n, scale);
       for (int64_t i = 0; i < n; ++i)
@@ -646,8 +650,7 @@ TEST(Quantize, S8AndMaxAbs) {
         y[2] = 3.0f;
       }
       EXPECT_EQ(maxAbs(y.data(), n), 12.5f);
-    }
+    });
   }
-  setKernelIsa(Isa::Avx512);
 }
 } // namespace

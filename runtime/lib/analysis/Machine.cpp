@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/cpu.h"
+
+#include "../kernels/x86_64/PeakFma.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,71 +16,27 @@
 #include <cstdlib>
 #include <cstdio>
 #include <fstream>
-#include <immintrin.h>
 #include <memory>
 #include <thread>
 
 using nlohmann::json;
+using namespace opscope;
 using namespace opscope::analysis;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr int kAccumulators = 16;
-
-/// FMA throughput on one core: independent accumulators hide the latency.
-__attribute__((target("avx512f"))) double fmaGflopsAvx512(double seconds) {
-  __m512 acc[kAccumulators];
-  for (int i = 0; i < kAccumulators; ++i)
-    acc[i] = _mm512_set1_ps(1.0f + i * 1e-3f);
-  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-  int64_t rounds = 0;
-  auto start = Clock::now();
-  double elapsed = 0;
-  do {
-    for (int r = 0; r < 4096; ++r)
-      for (int i = 0; i < kAccumulators; ++i)
-        acc[i] = _mm512_fmadd_ps(acc[i], a, b);
-    rounds += 4096;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds);
-  float sink = 0;
-  for (int i = 0; i < kAccumulators; ++i)
-    sink += _mm512_reduce_add_ps(acc[i]);
-  volatile float keep = sink;
-  (void)keep;
-  return rounds * kAccumulators * 16.0 * 2.0 / elapsed / 1e9;
-}
-
-__attribute__((target("avx2,fma"))) double fmaGflopsAvx2(double seconds) {
-  __m256 acc[kAccumulators];
-  for (int i = 0; i < kAccumulators; ++i)
-    acc[i] = _mm256_set1_ps(1.0f + i * 1e-3f);
-  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
-  int64_t rounds = 0;
-  auto start = Clock::now();
-  double elapsed = 0;
-  do {
-    for (int r = 0; r < 4096; ++r)
-      for (int i = 0; i < kAccumulators; ++i)
-        acc[i] = _mm256_fmadd_ps(acc[i], a, b);
-    rounds += 4096;
-    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  } while (elapsed < seconds);
-  float out[8], sink = 0;
-  for (int i = 0; i < kAccumulators; ++i) {
-    _mm256_storeu_ps(out, acc[i]);
-    sink += out[0];
-  }
-  volatile float keep = sink;
-  (void)keep;
-  return rounds * kAccumulators * 8.0 * 2.0 / elapsed / 1e9;
-}
-
+/// One core's FMA throughput with the widest vectors of the tier in force
+/// (cpu.h): the peak the roofline compares against.
 double coreGflops(double seconds) {
-  if (__builtin_cpu_supports("avx512f"))
-    return fmaGflopsAvx512(seconds);
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return fmaGflopsAvx2(seconds);
+  rt::IsaLevel tier = rt::tierInForce();
+#if defined(__x86_64__)
+  if (tier >= rt::IsaLevel::Avx512Core)
+    return peak::fmaGflopsAvx512(seconds);
+  if (tier >= rt::IsaLevel::Avx2)
+    return peak::fmaGflopsAvx2(seconds);
+#endif
+  (void)tier;
+  (void)seconds;
   return 0.0;
 }
 

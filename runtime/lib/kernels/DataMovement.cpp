@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SparseRows.h"
+#include "KernelTable.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
@@ -25,15 +25,10 @@ void opscope::rt::transposeMatrices32(const void *x, int64_t batch,
                                       int64_t rows, int64_t cols, void *y) {
   const auto *src = static_cast<const uint32_t *>(x);
   auto *dst = static_cast<uint32_t *>(y);
-  bool avx512 = kernelIsa() == Isa::Avx512;
-  for (int64_t b = 0; b < batch; ++b) {
-    const uint32_t *s = src + b * rows * cols;
-    uint32_t *d = dst + b * rows * cols;
-    if (avx512)
-      sparse_rows::transpose32(s, cols, rows, cols, d, rows);
-    else
-      sparse_rows::transpose32Portable(s, cols, rows, cols, d, rows);
-  }
+  auto transpose32 = kernelTable().transpose32;
+  for (int64_t b = 0; b < batch; ++b)
+    transpose32(src + b * rows * cols, cols, rows, cols,
+                dst + b * rows * cols, rows);
 }
 
 bool opscope::rt::asMatrixTranspose(const Shape &shape,

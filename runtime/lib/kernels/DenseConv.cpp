@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DnnlCommon.h"
-#include "SparseRows.h"
+#include "KernelTable.h"
 
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
@@ -110,10 +110,7 @@ namespace {
 int64_t paddedChannels(const ConvParams &p, bool constWeights,
                        bool biasReady) {
   int64_t outC = p.output[1];
-  int64_t block = isaAllowed(IsaLevel::Avx512Core) &&
-                          __builtin_cpu_supports("avx512f")
-                      ? 16
-                      : 8;
+  int64_t block = cpuTier() >= IsaLevel::Avx512Core ? 16 : 8;
   bool sum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
              p.postOps.end();
   if (p.transposed || p.groups != 1 || p.input.size() != 4 || !constWeights ||
@@ -340,16 +337,14 @@ namespace {
 /// scratch, into NHWC or NCHW.
 void copyPaddedChannels(const float *scratch, int64_t batch, int64_t pixels,
                         int64_t padC, int64_t outC, bool nhwc, float *y) {
-  bool avx512 = kernelIsa() == Isa::Avx512;
+  auto transpose32 = kernelTable().transpose32;
   for (int64_t n = 0; n < batch; ++n) {
     const float *src = scratch + n * pixels * padC;
     float *dst = y + n * pixels * outC;
     if (nhwc)
       sparse_rows::copy32(src, padC, pixels, outC, dst, outC);
-    else if (avx512)
-      sparse_rows::transpose32(src, padC, pixels, outC, dst, pixels);
     else
-      sparse_rows::transpose32Portable(src, padC, pixels, outC, dst, pixels);
+      transpose32(src, padC, pixels, outC, dst, pixels);
   }
 }
 } // namespace

@@ -2,12 +2,13 @@
 //
 // Part of opscope's runtime. The scalar function of every kind comes from
 // kinds.h (shared with the compiler's constant folders); this file only
-// walks tensors with it. The f32 rows that dominate unfused transformers are
-// cloned for AVX-512 (`target_clones`), and exp/erf/tanh/sigmoid use the
-// vectorised polynomials of kernels.h.
+// walks tensors with it. The f32 rows that dominate unfused transformers and
+// contiguous 32-bit selects run the kernel table's rows (RowKernels.h, one
+// form per tier), and exp/erf/tanh/sigmoid its vectorised polynomials.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelTable.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
@@ -20,45 +21,6 @@ using namespace opscope::rt::detail;
 
 namespace {
 
-/// The f32 add/sub/mul/div rows, the bulk of an unfused transformer's
-/// elementwise time, cloned for AVX-512. The kind is a constant in each
-/// loop, so binaryScalar's switch folds away and the loop vectorises.
-__attribute__((target_clones("avx512f", "default"))) void
-f32ArithRow(BinaryKind k, const float *a, int64_t sa, const float *b,
-            int64_t sb, float *y, int64_t n) {
-#define OPSCOPE_ROW(K)                                                         \
-  if (sa == 1 && sb == 1) {                                                    \
-    for (int64_t i = 0; i < n; ++i)                                            \
-      y[i] = binaryScalar<float>(K, a[i], b[i]);                               \
-  } else if (sa == 1 && sb == 0) {                                             \
-    float z = b[0];                                                            \
-    for (int64_t i = 0; i < n; ++i)                                            \
-      y[i] = binaryScalar<float>(K, a[i], z);                                  \
-  } else if (sa == 0 && sb == 1) {                                             \
-    float x = a[0];                                                            \
-    for (int64_t i = 0; i < n; ++i)                                            \
-      y[i] = binaryScalar<float>(K, x, b[i]);                                  \
-  } else {                                                                     \
-    for (int64_t i = 0; i < n; ++i)                                            \
-      y[i] = binaryScalar<float>(K, a[i * sa], b[i * sb]);                     \
-  }
-  switch (k) {
-  case BinaryKind::Add:
-    OPSCOPE_ROW(BinaryKind::Add)
-    break;
-  case BinaryKind::Sub:
-    OPSCOPE_ROW(BinaryKind::Sub)
-    break;
-  case BinaryKind::Mul:
-    OPSCOPE_ROW(BinaryKind::Mul)
-    break;
-  default:
-    OPSCOPE_ROW(BinaryKind::Div)
-    break;
-  }
-#undef OPSCOPE_ROW
-}
-
 template <typename T>
 void binaryTyped(BinaryKind k, const T *a, const T *b, T *y,
                  const StridedWalk &w) {
@@ -69,7 +31,7 @@ void binaryTyped(BinaryKind k, const T *a, const T *b, T *y,
         const T *br = b + off[2];
         if constexpr (std::is_same_v<T, float>) {
           if (k <= BinaryKind::Div) {
-            f32ArithRow(k, ar, st[1], br, st[2], yr, n);
+            kernelTable().arithRow(k, ar, st[1], br, st[2], yr, n);
             return;
           }
         }
@@ -95,21 +57,6 @@ void compareTyped(CompareKind k, const T *a, const T *b, uint8_t *y,
           y[off[0] + i] =
               compareScalar<T>(k, a[off[1] + i * st[1]], b[off[2] + i * st[2]]);
       });
-}
-
-/// f32 unary rows, cloned for AVX-512: one loop per kind with the kind a
-/// constant, generated from the kinds table.
-__attribute__((target_clones("avx512f", "default"))) void
-unaryF32Row(UnaryKind k, const float *x, float *y, int64_t n, float alpha,
-            float beta) {
-  switch (k) {
-#define OPSCOPE_UNARY_KIND(E, N, F)                                            \
-  case UnaryKind::E:                                                           \
-    for (int64_t i = 0; i < n; ++i)                                            \
-      y[i] = unaryFloat<float>(UnaryKind::E, x[i], alpha, beta);               \
-    return;
-#include "opscope/runtime/kinds.def"
-  }
 }
 
 template <typename T>
@@ -138,8 +85,8 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
     default:
       break;
     }
-    unaryF32Row(k, static_cast<const float *>(x), static_cast<float *>(y), n,
-                alpha, beta);
+    kernelTable().unaryRow(k, static_cast<const float *>(x),
+                           static_cast<float *>(y), n, alpha, beta);
     return;
   }
   dispatchType(t, [&](auto *tag) {
@@ -189,6 +136,15 @@ void opscope::rt::where(const uint8_t *cond, const void *a, const void *b,
     T *yt = static_cast<T *>(y);
     walkRows<4>(w, [&](std::array<int64_t, 4> off, int64_t n,
                        std::array<int64_t, 4> st) {
+      if constexpr (sizeof(T) == 4) {
+        if (st[1] == 1 && st[2] == 1 && st[3] == 1) {
+          kernelTable().select32(
+              cond + off[1], reinterpret_cast<const uint32_t *>(at + off[2]),
+              reinterpret_cast<const uint32_t *>(bt + off[3]),
+              reinterpret_cast<uint32_t *>(yt + off[0]), n);
+          return;
+        }
+      }
       for (int64_t i = 0; i < n; ++i)
         yt[off[0] + i] = cond[off[1] + i * st[1]] ? at[off[2] + i * st[2]]
                                                   : bt[off[3] + i * st[3]];

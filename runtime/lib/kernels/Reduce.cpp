@@ -1,11 +1,12 @@
 //===- Reduce.cpp - reductions over any set of axes -----------------------===//
 //
 // Part of opscope's runtime. Trailing contiguous f32 axes are reduced row by
-// row with vectorisable loops (cloned for AVX-512); other layouts walk the
+// row by the kernel table's reduceRows (RowKernels.h); other layouts walk the
 // input once, accumulating into the output.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelTable.h"
 #include "Walk.h"
 
 #include <cmath>
@@ -14,47 +15,6 @@
 
 using namespace opscope::rt;
 using namespace opscope::rt::detail;
-
-namespace {
-__attribute__((target_clones("avx512f", "default"))) void
-reduceRowsF32(ReduceKind k, const float *x, float *y, int64_t rows,
-              int64_t cols) {
-  constexpr int kLanes = 16;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *in = x + r * cols;
-    float acc[kLanes];
-    bool isMax = k == ReduceKind::Max, isMin = k == ReduceKind::Min;
-    bool square = k == ReduceKind::SumSquare || k == ReduceKind::L2;
-    float init = isMax ? -INFINITY : isMin ? INFINITY : 0.0f;
-    for (float &a : acc)
-      a = init;
-    int64_t c = 0;
-    for (; c + kLanes <= cols; c += kLanes)
-      for (int l = 0; l < kLanes; ++l) {
-        float v = in[c + l];
-        if (isMax)
-          acc[l] = std::max(acc[l], v);
-        else if (isMin)
-          acc[l] = std::min(acc[l], v);
-        else
-          acc[l] += square ? v * v : v;
-      }
-    float total = init;
-    for (float a : acc)
-      total = isMax ? std::max(total, a) : isMin ? std::min(total, a) : total + a;
-    for (; c < cols; ++c) {
-      float v = in[c];
-      total = isMax ? std::max(total, v) : isMin ? std::min(total, v)
-                                         : total + (square ? v * v : v);
-    }
-    if (k == ReduceKind::Mean)
-      total /= static_cast<float>(cols);
-    else if (k == ReduceKind::L2)
-      total = std::sqrt(total);
-    y[r] = total;
-  }
-}
-} // namespace
 
 void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
                          const Shape &xShape, const std::vector<int64_t> &axes,
@@ -69,7 +29,7 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
     int64_t cols = 1;
     for (size_t i = xShape.size() - axes.size(); i < xShape.size(); ++i)
       cols *= xShape[i];
-    reduceRowsF32(k, static_cast<const float *>(x), static_cast<float *>(y),
+    kernelTable().reduceRows(k, static_cast<const float *>(x), static_cast<float *>(y),
                   numElements(xShape) / std::max<int64_t>(cols, 1), cols);
     return;
   }

@@ -17,6 +17,7 @@
 #include "opscope/runtime/sparse.h"
 
 #include "AlignedBuffer.h"
+#include "KernelTable.h"
 #include "SparseRows.h"
 #include "opscope/runtime/kernels.h"
 
@@ -24,7 +25,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
-#include <immintrin.h>
 #include <omp.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -36,30 +36,6 @@ using sparse::Header;
 using sparse::ValueType;
 
 namespace {
-/// What the CPU has, within the OPSCOPE_MAX_ISA cap.
-bool cpuHas(const char *what) {
-  if (std::strcmp(what, "avx512f") == 0)
-    return __builtin_cpu_supports("avx512f") &&
-           isaAllowed(IsaLevel::Avx512Core);
-  if (std::strcmp(what, "vnni") == 0)
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vnni") &&
-           isaAllowed(IsaLevel::Avx512CoreVnni);
-  if (std::strcmp(what, "avx512bw") == 0)
-    return __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") &&
-           isaAllowed(IsaLevel::Avx512Core);
-  if (std::strcmp(what, "bf16") == 0)
-    return nativeBf16();
-  return false;
-}
-
-std::atomic<bool> &forcePortable() {
-  static std::atomic<bool> force{false};
-  return force;
-}
-
 std::atomic<SparseStores> &storeMode() {
   static std::atomic<SparseStores> mode{SparseStores::Auto};
   return mode;
@@ -100,16 +76,6 @@ bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
   }();
   return tiles >= 4 && 4 * tiles * tileBytes <= 3 * l2 &&
          4 * perTileBytes > 3 * l2;
-}
-
-bool useAvx512F32() { return !forcePortable() && cpuHas("avx512f"); }
-bool useVnni() {
-  static const bool has = cpuHas("vnni");
-  return !forcePortable() && has;
-}
-bool useBf16() {
-  static const bool has = cpuHas("bf16");
-  return !forcePortable() && has;
 }
 
 //===----------------------------------------------------------------------===//
@@ -155,8 +121,8 @@ void epilogue(float *yt, int64_t ldy, bool direct, bool stream, float *scratch,
               int64_t n0,
               int64_t nc, int64_t m0, int64_t mc, int64_t m, int64_t n,
               const std::vector<PostOp> &postOps, const float *sum, float *y,
-              bool transposedOutput, bool avx512) {
-  auto transpose = avx512 ? transpose32 : transpose32Portable;
+              bool transposedOutput, const KernelTable &kt) {
+  auto transpose = kt.transpose32;
   for (PostOp p : postOps) {
     if (p != PostOp::Sum) {
       for (int64_t r = 0; r < nc; ++r)
@@ -183,7 +149,7 @@ void epilogue(float *yt, int64_t ldy, bool direct, bool stream, float *scratch,
     return;
   if (transposedOutput) {
     if (stream)
-      return streamRows(yt, kTile, nc, mc, y + n0 * m + m0, m);
+      return kt.streamRows(yt, kTile, nc, mc, y + n0 * m + m0, m);
     for (int64_t r = 0; r < nc; ++r)
       std::memcpy(y + (n0 + r) * m + m0, yt + r * kTile, mc * sizeof(float));
     return;
@@ -201,16 +167,18 @@ struct Common {
   std::vector<float> bias;
   std::vector<PostOp> postOps;
   SparseLayout layout;
-  bool avx512;
+  KernelTable kt;        // the tier's kernels when the layer was built
+  SparseRowsEntry rows;  // the row kernel of the weights' element type
   AlignedBuffer<uint32_t> xt;            // kRows x kTile lanes
   AlignedBuffer<uint32_t> xtAll;         // every tile, for chunk-major
   std::vector<AlignedBuffer<float>> yt;  // per thread, 2 x kChunk x kTile:
                                          // the output tile, the sum's
 
   Common(int64_t m, const void *blob, const float *b, std::vector<PostOp> post,
-         SparseLayout layout, int64_t lanesPerRow, bool avx512)
+         SparseLayout layout, int64_t lanesPerRow, const KernelTable &kt,
+         SparseRowsEntry rows)
       : p(blob), m(m), n(p.h.n), k(p.h.k), postOps(std::move(post)),
-        layout(layout), avx512(avx512) {
+        layout(layout), kt(kt), rows(rows) {
     if (m <= 0)
       throw std::invalid_argument("sparse inner product: M must be positive");
     int64_t k4 = (k + 3) / 4 * 4;
@@ -240,10 +208,8 @@ struct Common {
       packTileBf16(reinterpret_cast<const float *>(x), m0, mc, dst);
     else if (layout.transposedInput)
       copy32(x + m0, m, lanes, mc, dst, kTile);
-    else if (avx512)
-      transpose32(x + m0 * lanes, lanes, mc, lanes, dst, kTile);
     else
-      transpose32Portable(x + m0 * lanes, lanes, mc, lanes, dst, kTile);
+      kt.transpose32(x + m0 * lanes, lanes, mc, lanes, dst, kTile);
   }
 
   /// f32 activations to bf16 pairs: kRows rows of kTile dwords.
@@ -256,34 +222,24 @@ struct Common {
       for (int64_t i = 0; i < mc; ++i) {
         uint16_t *row = rowsBf16.data + i * k2;
         const float *src = x + (m0 + i) * k;
-        if (avx512)
-          toBf16Avx512(src, row, k);
-        else
-          for (int64_t c = 0; c < k; ++c)
-            row[c] = sparse::toBf16(src[c]);
+        kt.toBf16(src, row, k);
         std::fill(row + k, row + k2, uint16_t(0));
       }
-      (avx512 ? transpose32 : transpose32Portable)(rowsBf16.data, kRows, mc,
-                                                   kRows, dst, kTile);
+      kt.transpose32(rowsBf16.data, kRows, mc, kRows, dst, kTile);
       return;
     }
     for (int64_t q = 0; q < kRows; ++q) {
       const float *a = 2 * q < k ? x + 2 * q * m + m0 : nullptr;
       const float *b = 2 * q + 1 < k ? x + (2 * q + 1) * m + m0 : nullptr;
       uint32_t *out = dst + q * kTile;
-      if (!a) {
+      if (!a)
         std::fill(out, out + mc, 0u);
-      } else if (avx512) {
-        pairRowAvx512(a, b, mc, out);
-      } else {
-        for (int64_t i = 0; i < mc; ++i)
-          out[i] = sparse::toBf16(a[i]) |
-                   (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
-      }
+      else
+        kt.pairRowBf16(a, b, mc, out);
     }
   }
 
-  /// Runs `rows(s, first, last, n0, nc, xt, ldx, mc, yt, ldy, stream)` over
+  /// Runs the row kernel (`call` carries its run-time arguments) over
   /// every output tile, slab by slab. A transposed output whose tile is whole
   /// vectors (mc a multiple of 16) is accumulated in place, which saves
   /// copying every output once (measured 11% of an int8 4x4 run at M=1024);
@@ -303,9 +259,8 @@ struct Common {
   /// streaming those over L2 too cost 3-8% end to end at batch 1 (the next
   /// op reads them from cache); those over 4x L2 gained 10-25% for f32 4x4
   /// blocks but lost 2-6% for 1x4 (3072x768, M=1024), so neither is done.
-  template <typename Rows>
   void forEachTile(const uint32_t *x, int64_t lanes, float *y,
-                   const float *sum, Rows rows) {
+                   const float *sum, SparseRowsCall call) {
     ensureThreads();
     int64_t chunks = (n + kChunk - 1) / kChunk;
     int64_t slabs = p.h.slabs();
@@ -317,7 +272,7 @@ struct Common {
                       useChunkMajor(tiles, int64_t(tileLanes) * 4,
                                     int64_t(p.h.totalBytes) + n * kTile * 4);
     SparseStores stores = storeMode();
-    bool stream = inPlace && avx512 && m % 16 == 0 &&
+    bool stream = inPlace && rows.streams && kt.streamRows && m % 16 == 0 &&
                   reinterpret_cast<uintptr_t>(y) % 64 == 0 &&
                   (stores == SparseStores::Streamed ||
                    (stores == SparseStores::Auto && chunkMajor));
@@ -328,11 +283,17 @@ struct Common {
       bool direct = inPlace && mc % 16 == 0 && !viaScratch;
       float *out = direct ? y + n0 * m + m0 : buf;
       int64_t ldy = direct ? m : kTile;
-      for (int64_t s = 0; s < slabs; ++s)
-        rows(s, s == 0, s + 1 == slabs, n0, nc, xtile, kTile, mc, out, ldy,
-             stream && direct && s + 1 == slabs);
+      SparseRowsCall c = call;
+      c.p = &p;
+      c.n0 = n0, c.nc = nc, c.xt = xtile, c.ldx = kTile, c.mc = mc;
+      c.yt = out, c.ldy = ldy, c.bias = biasPtr();
+      for (int64_t s = 0; s < slabs; ++s) {
+        c.s = s, c.first = s == 0, c.last = s + 1 == slabs;
+        c.stream = stream && direct && c.last;
+        rows.run(c);
+      }
       epilogue(out, ldy, direct, stream, buf + kChunk * kTile, n0, nc, m0, mc,
-               m, n, postOps, sum, y, layout.transposedOutput, avx512);
+               m, n, postOps, sum, y, layout.transposedOutput, kt);
     };
     if (chunkMajor) {
       // Chunk-major: every tile packed, then each chunk of output rows over
@@ -351,8 +312,8 @@ struct Common {
             tile(buf, n0, nc, t * kTile, std::min(kTile, m - t * kTile),
                  xtAll.data + t * tileLanes);
         }
-        if (stream)
-          _mm_sfence(); // this thread's streamed stores, before they are read
+        if (stream) // this thread's streamed stores, before they are read
+          std::atomic_thread_fence(std::memory_order_seq_cst);
       }
       return;
     }
@@ -368,7 +329,7 @@ struct Common {
                mc, xt.data);
         }
         if (stream)
-          _mm_sfence();
+          std::atomic_thread_fence(std::memory_order_seq_cst);
       }
     }
   }
@@ -391,14 +352,6 @@ struct SparseInnerProduct::Impl : Common {
   AlignedBuffer<float> xr;
 };
 
-namespace {
-/// Whether bf16 weights run on the f32 AVX-512 kernel: the CPU has AVX-512
-/// but not AVX512-BF16, where the portable bf16 kernel measured 1.3-3.7x
-/// slower than dense bf16 (768x768, M=128, 70-90%, Ice Lake Xeon). The
-/// products are the bf16 ones (bf16 values multiply exactly in f32).
-bool bf16OnF32Kernel() { return !useBf16() && useAvx512F32(); }
-} // namespace
-
 SparseInnerProduct::SparseInnerProduct(int64_t m, const void *packed,
                                        const float *bias,
                                        std::vector<PostOp> postOps,
@@ -410,7 +363,8 @@ SparseInnerProduct::SparseInnerProduct(int64_t m, const void *packed,
     throw std::invalid_argument(
         "SparseInnerProduct needs f32 or bf16 packed weights");
   AlignedBuffer<uint8_t> widened;
-  bool asF32 = bf16 && bf16OnF32Kernel();
+  const KernelTable &kt = kernelTable();
+  bool asF32 = bf16 && kt.bf16OnF32;
   if (asF32) {
     // Repacked once as f32 (the f32 kernel's slab width).
     std::vector<float> w(size_t(h.n) * h.k);
@@ -425,8 +379,8 @@ SparseInnerProduct::SparseInnerProduct(int64_t m, const void *packed,
     bf16 = false;
   }
   impl = std::make_unique<Impl>(m, packed, bias, std::move(postOps), layout,
-                                bf16 ? 2 : 1,
-                                bf16 ? useBf16() : useAvx512F32());
+                                bf16 ? 2 : 1, kt,
+                                bf16 ? kt.sparseBf16 : kt.sparseF32);
   impl->bf16 = bf16;
   impl->bf16AsF32 = asF32;
   if (asF32) {
@@ -439,46 +393,12 @@ SparseInnerProduct::~SparseInnerProduct() = default;
 
 void SparseInnerProduct::run(const float *x, float *y, const float *sum) {
   Impl &c = *impl;
-  const Packed &p = c.p;
-  const float *bias = c.biasPtr();
   if (c.bf16AsF32) {
     roundToBf16AsF32(x, c.xr.data, c.m * c.k);
     x = c.xr.data;
   }
-  auto *x32 = reinterpret_cast<const uint32_t *>(x);
-  if (c.bf16) {
-    c.forEachTile(x32, c.kRows, y, sum,
-                  [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
-                      const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy, bool stream) {
-                    if (c.avx512)
-                      rowsBf16Avx512(int((mc + 15) / 16), p, s, first, n0, nc,
-                                     xt, ldx, yt, ldy, bias, stream);
-                    else
-                      rowsBf16Portable(p, s, first, n0, nc, xt, ldx, mc, yt, ldy,
-                                       bias);
-                  });
-    return;
-  }
-  if (c.avx512) {
-    c.forEachTile(x32, c.k, y, sum,
-                  [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
-                      const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy, bool stream) {
-                    rowsF32Avx512(int((mc + 15) / 16), p, s, first, n0, nc,
-                                  reinterpret_cast<const float *>(xt), ldx, yt,
-                                  ldy, bias, stream);
-                  });
-    return;
-  }
-  c.forEachTile(x32, c.k, y, sum,
-                [&](int64_t s, bool first, bool, int64_t n0, int64_t nc,
-                    const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy, bool) {
-                  rowsF32Portable(p, s, first, n0, nc,
-                                  reinterpret_cast<const float *>(xt), ldx, mc,
-                                  yt, ldy, bias);
-                });
+  c.forEachTile(reinterpret_cast<const uint32_t *>(x), c.bf16 ? c.kRows : c.k,
+                y, sum, SparseRowsCall{});
 }
 
 namespace {
@@ -490,11 +410,8 @@ std::string family(const Packed &p) {
 
 std::string SparseInnerProduct::implementation() const {
   if (impl->bf16AsF32)
-    return family(impl->p) + "avx512:f32:bf16";
-  if (impl->bf16)
-    return family(impl->p) + (impl->avx512 ? "avx512_bf16" : "portable") +
-           ":bf16";
-  return family(impl->p) + (impl->avx512 ? "avx512" : "portable") + ":f32";
+    return family(impl->p) + impl->kt.sparseBf16.name + ":bf16";
+  return family(impl->p) + impl->rows.name + (impl->bf16 ? ":bf16" : ":f32");
 }
 
 //===----------------------------------------------------------------------===//
@@ -516,55 +433,32 @@ SparseInnerProductS8::SparseInnerProductS8(int64_t m, const void *packed,
   if (h.k % 4)
     throw std::invalid_argument(
         "SparseInnerProductS8 needs K to be a multiple of 4");
+  const KernelTable &kt = kernelTable();
   impl = std::make_unique<Impl>(m, packed, bias, std::move(postOps), layout, 4,
-                                useVnni());
+                                kt, kt.sparseS8);
 }
 
 SparseInnerProductS8::~SparseInnerProductS8() = default;
 
 void SparseInnerProductS8::run(const uint8_t *x, float xScale, int32_t xZero,
                                float *y, const float *sum) {
-  Impl &c = *impl;
-  const Packed &p = c.p;
-  const float *bias = c.biasPtr();
-  auto *x32 = reinterpret_cast<const uint32_t *>(x);
-  if (c.avx512) {
-    c.forEachTile(x32, c.kRows, y, sum,
-                  [&](int64_t s, bool first, bool last, int64_t n0, int64_t nc,
-                      const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy, bool stream) {
-                    rowsS8Vnni(int((mc + 15) / 16), p, s, first, last, n0, nc,
-                               reinterpret_cast<const uint8_t *>(xt), ldx, yt,
-                               ldy, bias, xScale, xZero, stream);
-                  });
-    return;
-  }
-  c.forEachTile(x32, c.kRows, y, sum,
-                [&](int64_t s, bool first, bool last, int64_t n0, int64_t nc,
-                    const uint32_t *xt, int64_t ldx, int64_t mc, float *yt,
-                      int64_t ldy, bool) {
-                  rowsS8Portable(p, s, first, last, n0, nc,
-                                 reinterpret_cast<const uint8_t *>(xt), ldx, mc,
-                                 yt, ldy, bias, xScale, xZero);
-                });
+  SparseRowsCall call{};
+  call.xScale = xScale;
+  call.xZero = xZero;
+  impl->forEachTile(reinterpret_cast<const uint32_t *>(x), impl->kRows, y, sum,
+                    call);
 }
 
 std::string SparseInnerProductS8::implementation() const {
-  return family(impl->p) + (impl->avx512 ? "avx512_vnni" : "portable") +
-         ":s8";
+  return family(impl->p) + impl->rows.name + ":s8";
 }
 
 std::string opscope::rt::sparseIsa(ValueType t) {
-  if (t == ValueType::S8)
-    return useVnni() ? "avx512_vnni" : "portable";
-  if (t == ValueType::BF16)
-    return useBf16()            ? "avx512_bf16"
-           : bf16OnF32Kernel() ? "avx512:f32"
-                               : "portable";
-  return useAvx512F32() ? "avx512" : "portable";
+  const KernelTable &kt = kernelTable();
+  return t == ValueType::S8     ? kt.sparseS8.name
+         : t == ValueType::BF16 ? kt.sparseBf16.name
+                                : kt.sparseF32.name;
 }
-
-void opscope::rt::setSparsePortable(bool portable) { forcePortable() = portable; }
 
 void opscope::rt::setSparseTileOrder(SparseTileOrder order) {
   tileOrder() = order;
@@ -574,56 +468,11 @@ void opscope::rt::setSparseStores(SparseStores stores) { storeMode() = stores; }
 
 SparseStores opscope::rt::sparseStores() { return storeMode(); }
 
-void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
-  if (cpuHas("bf16") && kernelIsa() == Isa::Avx512)
-    return toBf16Avx512(x, y, n);
-  if (cpuHas("avx512bw") && kernelIsa() == Isa::Avx512)
-    return toBf16Avx512F(x, y, n);
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = sparse::toBf16(x[i]);
-}
-
-void opscope::rt::quantizeU8(const float *x, uint8_t *q, int64_t n,
-                             float scale, int32_t zeroPoint) {
-  float inv = 1.0f / scale;
-  if (kernelIsa() == Isa::Avx512)
-    return sparse_rows::quantizeU8Avx512(x, q, n, inv, zeroPoint);
-  for (int64_t i = 0; i < n; ++i)
-    q[i] = sparse_rows::quantizeU8One(x[i], inv, zeroPoint);
-}
-
-void opscope::rt::quantizeS8(const float *x, int8_t *q, int64_t n,
-                             float scale) {
-  float inv = 1.0f / scale;
-  if (kernelIsa() == Isa::Avx512)
-    return sparse_rows::quantizeS8Avx512(x, q, n, inv);
-  for (int64_t i = 0; i < n; ++i)
-    q[i] = static_cast<int8_t>(
-        std::clamp(std::nearbyint(x[i] * inv), -128.0f, 127.0f));
-}
-
-float opscope::rt::maxAbs(const float *x, int64_t n) {
-  if (kernelIsa() == Isa::Avx512)
-    return sparse_rows::maxAbsAvx512(x, n);
-  float m = 0.0f;
-  for (int64_t i = 0; i < n; ++i) {
-    float a = std::fabs(x[i]);
-    m = m < a ? a : m;
-  }
-  return m;
-}
-
 void opscope::rt::quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
                                        int64_t m, float scale,
                                        int32_t zeroPoint) {
   if (k % 4)
     throw std::invalid_argument("quantizeU8Transposed needs K to be a "
                                 "multiple of 4");
-  float inv = 1.0f / scale;
-  if (kernelIsa() == Isa::Avx512)
-    return sparse_rows::quantizeU8TransposedAvx512(x, q, k, m, inv, zeroPoint);
-  for (int64_t r = 0; r < k; ++r)
-    for (int64_t t = 0; t < m; ++t)
-      q[((r / 4) * m + t) * 4 + r % 4] =
-          sparse_rows::quantizeU8One(x[r * m + t], inv, zeroPoint);
+  kernelTable().quantizeU8Transposed(x, q, k, m, 1.0f / scale, zeroPoint);
 }

@@ -169,12 +169,12 @@ struct OpContext {
       fail(std::string("element type ") + dtypeName(r.dtype) +
            " is not supported by the runtime yet");
   }
-  /// `opscope:<kind>:<isa>` for opscope's own kernels: the kernel family
-  /// compile-time reports show (kinds.def), with the ISA the runtime chose
-  /// (`portable` for kernels that are not dispatched).
+  /// `opscope:<kind>:<tier>` for opscope's own kernels: the kernel family
+  /// compile-time reports show (kinds.def), with the kernel table's tier
+  /// (`reference` for kernels that have no vector forms).
   std::string ownKernel(bool dispatched = true) const {
     return std::string(kernelFamily(op.kind)) + ":" +
-           (dispatched && kernelIsa() == Isa::Avx512 ? "avx512" : "portable");
+           (dispatched ? kernelTierName() : "reference");
   }
   std::vector<PostOp> postOps() const {
     std::vector<PostOp> v;

@@ -88,17 +88,12 @@ std::string opscope::cpuModelName() {
 }
 
 bool opscope::cpuHasAmx() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("flags", 0) == 0)
-      return (line + " ").find(" amx_tile ") != std::string::npos;
-  return false;
+  return rt::hostIsaLevel() >= rt::IsaLevel::Avx512CoreAmx;
 }
 
 std::string opscope::kernelIsaName() {
   // The CPU's best, within the OPSCOPE_MAX_ISA / DNNL_MAX_CPU_ISA cap.
-  return rt::isaLevelName(std::min(rt::hostIsaLevel(), rt::maxIsa()));
+  return rt::isaLevelName(rt::cpuTier());
 }
 
 std::string opscope::kernelTierLine() {
@@ -106,7 +101,7 @@ std::string opscope::kernelTierLine() {
   return "tier " + kernelIsaName() + " (ISA cap " +
          rt::isaLevelName(rt::maxIsa()) + "): oneDNN's dense kernels up to " +
          kernelIsaName() + ", opscope's own " +
-         (rt::kernelIsa() == rt::Isa::Avx512 ? "avx512" : "portable") +
+         rt::kernelTierName() +
          ", sparse f32 " + rt::sparseIsa(ValueType::F32) + ", bf16 " +
          rt::sparseIsa(ValueType::BF16) + ", s8 " +
          rt::sparseIsa(ValueType::S8);

@@ -44,22 +44,33 @@ inline std::optional<IsaLevel> parseIsaLevel(std::string name) {
   return std::nullopt;
 }
 
-/// The best level this CPU has, ignoring any cap.
+/// The best level this CPU has, ignoring any cap: the only place opscope
+/// reads the CPU's features, once per process (per library).
 inline IsaLevel hostIsaLevel() {
+  static const IsaLevel level = [] {
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("amx-tile") && __builtin_cpu_supports("amx-bf16"))
-    return IsaLevel::Avx512CoreAmx;
-  if (__builtin_cpu_supports("avx512bf16"))
-    return IsaLevel::Avx512CoreBf16;
-  if (__builtin_cpu_supports("avx512vnni"))
-    return IsaLevel::Avx512CoreVnni;
-  if (__builtin_cpu_supports("avx512f"))
-    return IsaLevel::Avx512Core;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return IsaLevel::Avx2;
+    __builtin_cpu_init();
+    bool core = __builtin_cpu_supports("avx512f") &&
+                __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") &&
+                __builtin_cpu_supports("avx512dq");
+    if (core && __builtin_cpu_supports("amx-tile") &&
+        __builtin_cpu_supports("amx-bf16") &&
+        __builtin_cpu_supports("avx512bf16"))
+      return IsaLevel::Avx512CoreAmx;
+    if (core && __builtin_cpu_supports("avx512bf16") &&
+        __builtin_cpu_supports("avx512vnni"))
+      return IsaLevel::Avx512CoreBf16;
+    if (core && __builtin_cpu_supports("avx512vnni"))
+      return IsaLevel::Avx512CoreVnni;
+    if (core)
+      return IsaLevel::Avx512Core;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      return IsaLevel::Avx2;
 #endif
-  return IsaLevel::Sse41;
+    return IsaLevel::Sse41;
+  }();
+  return level;
 }
 
 /// The cap the environment sets (`OPSCOPE_MAX_ISA`, else
@@ -89,6 +100,15 @@ inline IsaCap isaCapFromEnvironment() {
 /// The tier in force: this CPU's best level within the environment's cap.
 inline IsaLevel tierInForce() {
   return std::min(hostIsaLevel(), isaCapFromEnvironment().level);
+}
+
+/// The name of the form opscope's own f32 kernels take at `level` (the
+/// kernel table's tiers: plain C++ below AVX2, then AVX2 + FMA, then
+/// AVX-512), as kernel names carry it.
+inline const char *ownKernelTierName(IsaLevel level) {
+  return level >= IsaLevel::Avx512Core ? "avx512"
+         : level >= IsaLevel::Avx2     ? "avx2"
+                                       : "reference";
 }
 
 } // namespace opscope::rt

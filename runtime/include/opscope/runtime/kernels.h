@@ -1,10 +1,11 @@
 //===- kernels.h - opscope's own CPU kernels --------------------*- C++ -*-===//
 //
 // Part of opscope's runtime (no MLIR, no LLVM). The kernels oneDNN does not
-// provide, over row-major f32 data. Each picks its implementation once per
-// process: AVX-512 when the CPU has it, portable C++ otherwise. The AVX-512
-// paths use polynomial exp/erf (within 2e-7 absolute of the libm values on
-// the ranges that matter, see the tests), the portable ones use libm.
+// provide, over row-major f32 data. Each runs the form of the kernel table's
+// tier (kernelTier): AVX-512, AVX2 + FMA, or the reference C++. The vector
+// forms use polynomial exp/erf/tanh (within 2e-7 absolute of the libm
+// values on the ranges that matter, see the tests), the reference uses
+// libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "opscope/runtime/cpu.h"
 #include "opscope/runtime/kinds.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,15 +31,26 @@ namespace opscope::rt {
 /// value is reported on stderr once and ignored.
 IsaLevel maxIsa();
 inline bool isaAllowed(IsaLevel level) { return level <= maxIsa(); }
+/// This CPU's best level within the cap: what oneDNN runs at, and the
+/// highest tier of opscope's own kernel table.
+inline IsaLevel cpuTier() { return std::min(hostIsaLevel(), maxIsa()); }
 /// The cap's oneDNN name ("all" when there is none).
 const char *isaLevelName(IsaLevel level);
 
-/// Which implementation the kernels use in this process.
-enum class Isa { Portable, Avx512 };
-Isa kernelIsa();
-/// Forces an implementation (tests compare both); Avx512 is honoured only
-/// when the CPU supports it.
-void setKernelIsa(Isa isa);
+/// The tier of opscope's own kernels in this process: the level their
+/// table (runtime/lib/kernels/KernelTable.h) was filled for, the CPU's best
+/// within the cap unless setKernelTier chose a lower one. The kernel table
+/// has forms for the reference (plain C++, any CPU: Sse41 here), avx2
+/// (AVX2 + FMA), avx512_core, and the VNNI and BF16 levels for the sparse
+/// s8 and bf16 kernels.
+IsaLevel kernelTier();
+/// The name of the tier whose f32 kernels run ("reference", "avx2",
+/// "avx512"), as kernel names carry it (`opscope:layer_norm:avx2`).
+const char *kernelTierName();
+/// Rebuilds the table at `level`, lowered to what the CPU and the cap
+/// allow, and returns the level it got (tests and benchmarks compare the
+/// tiers; do not call it while kernels run).
+IsaLevel setKernelTier(IsaLevel level);
 
 /// y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta, for each of
 /// `rows` rows of `cols` elements. `beta` may be null.
@@ -96,8 +109,7 @@ inline int64_t softmaxMaskRowGroup(const std::vector<int64_t> &shape,
 /// form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void gelu(const float *x, float *y, int64_t n, bool tanhForm);
 
-/// Rounds n floats to bfloat16 (nearest even): AVX512-BF16 when the CPU
-/// has it, else portable.
+/// Rounds n floats to bfloat16 (nearest even).
 void roundToBf16(const float *x, uint16_t *y, int64_t n);
 /// The same rounding, kept in f32 (the low 16 bits zero): what bf16
 /// products computed on f32 units read, so that they equal the bf16 ones.
@@ -112,15 +124,15 @@ void bf16ToF32(const uint16_t *x, float *y, int64_t n);
 bool nativeBf16();
 
 /// Quantizes n floats to u8 (int8 inner products): q = clamp(round(x /
-/// scale) + zeroPoint, 0, 255), rounding to nearest even; AVX-512 when
-/// available. NaN quantizes to 0.
+/// scale) + zeroPoint, 0, 255), rounding to nearest even. NaN quantizes
+/// to 0.
 void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
                 int32_t zeroPoint);
 /// Quantizes n floats to s8 symmetrically: q = clamp(round(x / scale),
-/// -128, 127), rounding to nearest even; AVX-512 when available.
+/// -128, 127), rounding to nearest even.
 void quantizeS8(const float *x, int8_t *q, int64_t n, float scale);
 /// The largest |x| of n floats (0 for n = 0; NaN is skipped), for dynamic
-/// quantization; AVX-512 when available.
+/// quantization.
 float maxAbs(const float *x, int64_t n);
 
 /// Elementwise transcendental functions over n f32 elements (the unfused

@@ -39,7 +39,9 @@ struct SparseLayout {
 };
 
 /// Which implementation the sparse kernels of a given value type use here.
-/// `implementationName(F32)` is e.g. "avx512" or "portable".
+/// The kernel table's name for it: "avx512", "avx2", "reference"; s8
+/// "avx512_vnni"; bf16 "avx512_bf16" or "avx512:f32" (widened weights on
+/// the f32 kernel).
 std::string sparseIsa(sparse::ValueType t);
 
 /// f32 or bf16 weights (bf16 activations are converted on packing the
@@ -93,10 +95,6 @@ private:
 /// must be a multiple of 4.
 void quantizeU8Transposed(const float *x, uint8_t *q, int64_t k, int64_t m,
                           float scale, int32_t zeroPoint);
-
-/// Forces the portable sparse kernels (tests compare both); false restores
-/// the CPU's best.
-void setSparsePortable(bool portable);
 
 /// The loop order of a transposed-output product: Auto (chunk-major when
 /// the weight and one token tile's outputs overflow three quarters of L2

@@ -1,0 +1,96 @@
+//===- KernelTable.cpp - the ladder that fills the kernel table -----------===//
+//
+// Part of opscope's runtime. The one place that turns the CPU's tier
+// (cpu.h: detected once, capped once by OPSCOPE_MAX_ISA) into the kernels
+// opscope's own code runs: the reference forms, then every tier up to the
+// one in force, each overwriting the entries it implements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTable.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+
+using namespace opscope::rt;
+
+namespace {
+KernelTable build(IsaLevel level) {
+  KernelTable t;
+  t.level = level;
+  fillReferenceKernels(t);
+#if defined(__x86_64__)
+  if (level >= IsaLevel::Avx2) {
+    fillAvx2Kernels(t);
+    fillAvx2SparseKernels(t);
+  }
+  if (level >= IsaLevel::Avx512Core) {
+    fillAvx512Kernels(t);
+    fillAvx512SparseKernels(t);
+  }
+  if (level >= IsaLevel::Avx512CoreVnni)
+    fillAvx512VnniKernels(t);
+  if (level >= IsaLevel::Avx512CoreBf16)
+    fillAvx512Bf16Kernels(t);
+#endif
+  return t;
+}
+
+/// Two tables and an index: setKernelTier rebuilds the idle one and
+/// switches, so a reader never sees a half-filled table. (Tests and
+/// benchmarks switch between runs, not during one.)
+struct Tables {
+  KernelTable slot[2];
+  std::atomic<int> current{0};
+  std::mutex rebuild;
+  Tables() { slot[0] = build(cpuTier()); }
+};
+
+Tables &tables() {
+  static Tables t;
+  return t;
+}
+} // namespace
+
+const KernelTable &opscope::rt::kernelTable() {
+  Tables &t = tables();
+  return t.slot[t.current.load(std::memory_order_acquire)];
+}
+
+IsaLevel opscope::rt::kernelTier() { return kernelTable().level; }
+
+const char *opscope::rt::kernelTierName() { return kernelTable().name; }
+
+IsaLevel opscope::rt::setKernelTier(IsaLevel level) {
+  Tables &t = tables();
+  std::lock_guard<std::mutex> lock(t.rebuild);
+  level = std::min({level, hostIsaLevel(), maxIsa()});
+  int next = 1 - t.current.load();
+  t.slot[next] = build(level);
+  t.current.store(next, std::memory_order_release);
+  return level;
+}
+
+const char *opscope::rt::isaLevelName(IsaLevel level) {
+  return kIsaLevelNames[static_cast<int>(level)];
+}
+
+IsaLevel opscope::rt::maxIsa() {
+  static const IsaLevel cap = [] {
+    IsaCap c = isaCapFromEnvironment();
+    if (!c.unknownVariable.empty())
+      std::fprintf(stderr,
+                   "opscope: warning: %s=%s is not one of sse41, avx2, "
+                   "avx512_core, avx512_core_vnni, avx512_core_bf16, "
+                   "avx512_core_amx, all; ignored\n",
+                   c.unknownVariable.c_str(), c.unknownValue.c_str());
+    return c.level;
+  }();
+  return cap;
+}
+
+bool opscope::rt::nativeBf16() {
+  return cpuTier() >= IsaLevel::Avx512CoreBf16;
+}

@@ -1,0 +1,148 @@
+//===- KernelTable.h - opscope's own kernels, one table per tier -*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). Every kernel of opscope's own that
+// has more than one implementation is reached through this table, filled
+// once per process (and again when a test or benchmark calls
+// setKernelTier): the reference forms first, then each tier the CPU has,
+// within OPSCOPE_MAX_ISA, overwrites the entries it implements (MLAS's
+// platform table, XNNPACK's configs). The tier comes from cpu.h, the one
+// place that reads the CPU.
+//
+// Adding a tier for a kernel is one file in the tier's folder
+// (x86_64/avx2/, x86_64/avx512/, or a new one) and one assignment in its
+// fill function. Intrinsics live only in those folders, which are compiled
+// only for x86-64; each function carries its target attribute, so the
+// library still runs on any x86-64 and the choice is made at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_KERNELTABLE_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_KERNELTABLE_H
+
+#include "SparseRows.h"
+
+#include "opscope/runtime/kernels.h"
+#include "opscope/runtime/kinds.h"
+
+#include <cstdint>
+
+namespace opscope::rt {
+
+/// One call of a block-sparse row kernel (SparseRows.h): rows [n0, n0+nc)
+/// of K-slab `s` over tokens [0, mc) of the packed activation tile `xt`
+/// (f32 lanes, bf16 pairs or u8 quads by the kernel), into the Y^T tile
+/// `yt`. s8 kernels keep int32 partial sums in `yt` until the `last` slab,
+/// which dequantizes with xScale, xZero and the blob's scales and row sums.
+/// `stream`: store the last slab's values non-temporally (only offered
+/// where the entry's `streams` is set).
+struct SparseRowsCall {
+  const sparse_rows::Packed *p;
+  int64_t s;
+  bool first, last;
+  int64_t n0, nc;
+  const void *xt;
+  int64_t ldx; ///< lanes (32-bit) per packed row
+  int64_t mc;
+  float *yt;
+  int64_t ldy;
+  const float *bias;
+  float xScale;
+  int32_t xZero;
+  bool stream;
+};
+
+/// A sparse row kernel and what the tile loop must know about it.
+struct SparseRowsEntry {
+  void (*run)(const SparseRowsCall &) = nullptr;
+  const char *name = "reference"; ///< the tier's name in kernel names
+  bool vectorised = false;        ///< false: scalar C++
+  bool streams = false;           ///< honours SparseRowsCall::stream
+};
+
+struct KernelTable {
+  /// The level the table was filled for (the CPU's best within the cap
+  /// and what setKernelTier asked), and the name of the tier that filled
+  /// the f32 kernels below ("reference", "avx2", "avx512").
+  IsaLevel level = IsaLevel::Sse41;
+  const char *name = "reference";
+
+  // Rows of f32 (kernels.h documents each).
+  void (*layerNorm)(const float *x, const float *gamma, const float *beta,
+                    float *y, int64_t rows, int64_t cols, float eps);
+  void (*layerNormTransposed)(const float *x, const float *gamma,
+                              const float *beta, float *y, int64_t rows,
+                              int64_t cols, float eps);
+  /// `group` >= 1.
+  void (*softmax)(const float *x, const float *mask, int64_t group, float *y,
+                  int64_t rows, int64_t cols, bool log);
+  void (*gelu)(const float *x, float *y, int64_t n, bool tanhForm);
+  void (*transcendental)(Transcendental f, const float *x, float *y,
+                         int64_t n);
+  /// y = a (op) b over n elements, a and b with strides 0 or 1 (or any).
+  void (*arithRow)(BinaryKind k, const float *a, int64_t sa, const float *b,
+                   int64_t sb, float *y, int64_t n);
+  void (*unaryRow)(UnaryKind k, const float *x, float *y, int64_t n,
+                   float alpha, float beta);
+  /// Reduces each of `rows` contiguous rows of `cols` elements.
+  void (*reduceRows)(ReduceKind k, const float *x, float *y, int64_t rows,
+                     int64_t cols);
+  /// y = cond ? a : b over n elements (u8 condition).
+  void (*select32)(const uint8_t *cond, const uint32_t *a, const uint32_t *b,
+                   uint32_t *y, int64_t n);
+
+  // Conversions and quantization (`inv` = 1 / scale).
+  void (*toBf16)(const float *x, uint16_t *y, int64_t n);
+  void (*roundToBf16AsF32)(const float *x, float *y, int64_t n);
+  void (*fromBf16)(const uint16_t *x, float *y, int64_t n);
+  void (*quantizeU8)(const float *x, uint8_t *q, int64_t n, float inv,
+                     int32_t zp);
+  void (*quantizeS8)(const float *x, int8_t *q, int64_t n, float inv);
+  float (*maxAbs)(const float *x, int64_t n);
+  void (*quantizeU8Transposed)(const float *x, uint8_t *q, int64_t k,
+                               int64_t m, float inv, int32_t zp);
+  /// Rows 2p and 2p+1 of a K x M input as bf16 pairs (`b` null: zeros).
+  void (*pairRowBf16)(const float *a, const float *b, int64_t mc,
+                      uint32_t *out);
+
+  // Data movement on 32-bit elements.
+  void (*transpose32)(const void *src, int64_t lds, int64_t rows,
+                      int64_t cols, void *dst, int64_t ldd);
+  void (*interleave2x32)(const void *a, const void *b, int64_t n, void *out);
+  /// Non-temporal row copy (64-byte aligned, cols a multiple of 16); null
+  /// where the tier has none (the tile loop then never streams).
+  void (*streamRows)(const float *src, int64_t lds, int64_t rows,
+                     int64_t cols, float *dst, int64_t ldd) = nullptr;
+
+  // Block-sparse row kernels, one per weight element type. `sparseBf16`
+  // without a native form (an AVX-512 CPU without AVX512-BF16) is left
+  // unvectorised and `bf16OnF32` set: the weights are widened to f32 once
+  // and the f32 kernel runs on bf16-rounded input instead.
+  SparseRowsEntry sparseF32, sparseS8, sparseBf16;
+  bool bf16OnF32 = false;
+};
+
+/// The table in force (filled on first use).
+const KernelTable &kernelTable();
+
+// The fill functions, tier by tier (each file of a tier's folder adds its
+// entries). The ladder that calls them is KernelTable.cpp.
+void fillReferenceKernels(KernelTable &t);
+#if defined(__x86_64__)
+void fillAvx2Kernels(KernelTable &t);
+void fillAvx2SparseKernels(KernelTable &t);
+void fillAvx512Kernels(KernelTable &t);
+void fillAvx512SparseKernels(KernelTable &t);
+void fillAvx512VnniKernels(KernelTable &t);
+void fillAvx512Bf16Kernels(KernelTable &t);
+#endif
+
+/// The reference elementwise rows and reductions, shared by the tiers
+/// (ElementwiseRows.inc compiled per tier).
+namespace reference {
+void transpose32(const void *src, int64_t lds, int64_t rows, int64_t cols,
+                 void *dst, int64_t ldd);
+} // namespace reference
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_KERNELTABLE_H

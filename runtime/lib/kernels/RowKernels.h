@@ -1,0 +1,163 @@
+//===- RowKernels.h - element-wise rows and reductions, every tier -*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). The bodies of the table's
+// element-wise rows (arithmetic, unary, select) and row reductions, written
+// once as plain loops the compiler vectorises. Each tier's file
+// instantiates them inside its own target-attributed functions
+// (always_inline puts the loops in the caller's target context), so every
+// tier gets its own vector width from one source; the reference tier
+// compiles them for the baseline. The scalar function of every kind comes
+// from kinds.h, shared with the compiler's constant folders; the files that
+// include this one compile with -ffp-contract=off so that no tier
+// contracts a kind's a*b+c into an FMA the folder does not.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H
+
+#include "opscope/runtime/kinds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace opscope::rt::row_kernels {
+
+#define OPSCOPE_INLINE __attribute__((always_inline)) inline
+
+/// The f32 add/sub/mul/div rows, the bulk of an unfused transformer's
+/// element-wise time. The kind is a constant in each loop, so
+/// binaryScalar's switch folds away and the loop vectorises.
+OPSCOPE_INLINE void arithRow(BinaryKind k, const float *a, int64_t sa,
+                             const float *b, int64_t sb, float *y, int64_t n) {
+#define OPSCOPE_ROW(K)                                                         \
+  if (sa == 1 && sb == 1) {                                                    \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      y[i] = binaryScalar<float>(K, a[i], b[i]);                               \
+  } else if (sa == 1 && sb == 0) {                                             \
+    float z = b[0];                                                            \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      y[i] = binaryScalar<float>(K, a[i], z);                                  \
+  } else if (sa == 0 && sb == 1) {                                             \
+    float x = a[0];                                                            \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      y[i] = binaryScalar<float>(K, x, b[i]);                                  \
+  } else {                                                                     \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      y[i] = binaryScalar<float>(K, a[i * sa], b[i * sb]);                     \
+  }
+  switch (k) {
+  case BinaryKind::Add:
+    OPSCOPE_ROW(BinaryKind::Add)
+    break;
+  case BinaryKind::Sub:
+    OPSCOPE_ROW(BinaryKind::Sub)
+    break;
+  case BinaryKind::Mul:
+    OPSCOPE_ROW(BinaryKind::Mul)
+    break;
+  default:
+    OPSCOPE_ROW(BinaryKind::Div)
+    break;
+  }
+#undef OPSCOPE_ROW
+}
+
+/// f32 unary rows: one loop per kind with the kind a constant, generated
+/// from the kinds table.
+OPSCOPE_INLINE void unaryRow(UnaryKind k, const float *x, float *y, int64_t n,
+                             float alpha, float beta) {
+  switch (k) {
+#define OPSCOPE_UNARY_KIND(E, N, F)                                            \
+  case UnaryKind::E:                                                           \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      y[i] = unaryFloat<float>(UnaryKind::E, x[i], alpha, beta);               \
+    return;
+#include "opscope/runtime/kinds.def"
+  }
+}
+
+/// y = cond ? a : b on contiguous 32-bit rows (where/select).
+OPSCOPE_INLINE void select32(const uint8_t *cond, const uint32_t *a,
+                             const uint32_t *b, uint32_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = cond[i] ? a[i] : b[i];
+}
+
+/// Each of `rows` contiguous rows of `cols` f32 reduced, with 16 partial
+/// results per row so that the loop vectorises at any width up to 512 bits.
+OPSCOPE_INLINE void reduceRows(ReduceKind k, const float *x, float *y,
+                               int64_t rows, int64_t cols) {
+  constexpr int kLanes = 16;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float acc[kLanes];
+    bool isMax = k == ReduceKind::Max, isMin = k == ReduceKind::Min;
+    bool square = k == ReduceKind::SumSquare || k == ReduceKind::L2;
+    float init = isMax ? -INFINITY : isMin ? INFINITY : 0.0f;
+    for (float &a : acc)
+      a = init;
+    int64_t c = 0;
+    for (; c + kLanes <= cols; c += kLanes)
+      for (int l = 0; l < kLanes; ++l) {
+        float v = in[c + l];
+        if (isMax)
+          acc[l] = std::max(acc[l], v);
+        else if (isMin)
+          acc[l] = std::min(acc[l], v);
+        else
+          acc[l] += square ? v * v : v;
+      }
+    float total = init;
+    for (float a : acc)
+      total = isMax ? std::max(total, a) : isMin ? std::min(total, a) : total + a;
+    for (; c < cols; ++c) {
+      float v = in[c];
+      total = isMax ? std::max(total, v) : isMin ? std::min(total, v)
+                                         : total + (square ? v * v : v);
+    }
+    if (k == ReduceKind::Mean)
+      total /= static_cast<float>(cols);
+    else if (k == ReduceKind::L2)
+      total = std::sqrt(total);
+    y[r] = total;
+  }
+}
+
+#undef OPSCOPE_INLINE
+
+} // namespace opscope::rt::row_kernels
+
+/// Defines the table's row entries for one tier, `ATTR` its target
+/// attribute (empty for the reference tier), in namespace NS.
+#define OPSCOPE_DEFINE_ROW_KERNELS(NS, ATTR)                                   \
+  namespace NS {                                                               \
+  ATTR void arithRow(opscope::rt::BinaryKind k, const float *a, int64_t sa,    \
+                     const float *b, int64_t sb, float *y, int64_t n) {        \
+    opscope::rt::row_kernels::arithRow(k, a, sa, b, sb, y, n);                 \
+  }                                                                            \
+  ATTR void unaryRow(opscope::rt::UnaryKind k, const float *x, float *y,       \
+                     int64_t n, float alpha, float beta) {                     \
+    opscope::rt::row_kernels::unaryRow(k, x, y, n, alpha, beta);               \
+  }                                                                            \
+  ATTR void select32(const uint8_t *cond, const uint32_t *a,                   \
+                     const uint32_t *b, uint32_t *y, int64_t n) {              \
+    opscope::rt::row_kernels::select32(cond, a, b, y, n);                      \
+  }                                                                            \
+  ATTR void reduceRows(opscope::rt::ReduceKind k, const float *x, float *y,    \
+                       int64_t rows, int64_t cols) {                           \
+    opscope::rt::row_kernels::reduceRows(k, x, y, rows, cols);                 \
+  }                                                                            \
+  }
+
+/// Assigns them into table `t`.
+#define OPSCOPE_FILL_ROW_KERNELS(NS, t)                                        \
+  do {                                                                         \
+    (t).arithRow = NS::arithRow;                                               \
+    (t).unaryRow = NS::unaryRow;                                               \
+    (t).select32 = NS::select32;                                               \
+    (t).reduceRows = NS::reduceRows;                                           \
+  } while (0)
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H

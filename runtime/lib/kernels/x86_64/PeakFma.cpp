@@ -1,0 +1,69 @@
+//===- PeakFma.cpp - one core's FMA peak, per vector width ----------------===//
+//
+// Part of opscope's analysis library (opscope-analyze --calibrate): FMA
+// loops with independent accumulators, which hide the latency, at 256 and
+// 512 bits. Machine.cpp picks one by the tier in force.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PeakFma.h"
+
+#include <chrono>
+#include <cstdint>
+#include <immintrin.h>
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr int kAccumulators = 16;
+} // namespace
+
+__attribute__((target("avx512f"))) double
+opscope::peak::fmaGflopsAvx512(double seconds) {
+  __m512 acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i)
+    acc[i] = _mm512_set1_ps(1.0f + i * 1e-3f);
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  int64_t rounds = 0;
+  auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    for (int r = 0; r < 4096; ++r)
+      for (int i = 0; i < kAccumulators; ++i)
+        acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    rounds += 4096;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  float sink = 0;
+  for (int i = 0; i < kAccumulators; ++i)
+    sink += _mm512_reduce_add_ps(acc[i]);
+  volatile float keep = sink;
+  (void)keep;
+  return rounds * kAccumulators * 16.0 * 2.0 / elapsed / 1e9;
+}
+
+__attribute__((target("avx2,fma"))) double
+opscope::peak::fmaGflopsAvx2(double seconds) {
+  __m256 acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i)
+    acc[i] = _mm256_set1_ps(1.0f + i * 1e-3f);
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  int64_t rounds = 0;
+  auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    for (int r = 0; r < 4096; ++r)
+      for (int i = 0; i < kAccumulators; ++i)
+        acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+    rounds += 4096;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  float out[8], sink = 0;
+  for (int i = 0; i < kAccumulators; ++i) {
+    _mm256_storeu_ps(out, acc[i]);
+    sink += out[0];
+  }
+  volatile float keep = sink;
+  (void)keep;
+  return rounds * kAccumulators * 8.0 * 2.0 / elapsed / 1e9;
+}
+

@@ -1,0 +1,536 @@
+//===- Avx2Kernels.cpp - the AVX2 + FMA tier of the kernel table ----------===//
+//
+// Part of opscope's runtime. The AVX2 + FMA forms of the table's f32 rows,
+// conversions, quantization and 32-bit data movement: what AMD Zen 2/3 and
+// Intel cores before AVX-512 run, and what OPSCOPE_MAX_ISA=avx2 selects on
+// any newer CPU. Eight lanes; tails use vmaskmov loads and stores. The
+// transcendentals are the AVX-512 tier's polynomials (Avx512Kernels.cpp)
+// at half the width, with 2^n built from the exponent bits in two steps
+// instead of vscalefps, so that their results agree with the AVX-512 ones
+// to the same bounds (FoldRunAgreementTest, KernelsTest).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../KernelTable.h"
+#include "../../RowKernels.h"
+
+#include <cmath>
+#include <immintrin.h>
+
+using namespace opscope;
+using namespace opscope::rt;
+using namespace opscope::rt::sparse_rows;
+
+#define AVX2 __attribute__((target("avx2,fma")))
+
+OPSCOPE_DEFINE_ROW_KERNELS(avx2_rows, AVX2)
+
+namespace opscope::rt::avx2_tier {
+
+/// Lanes [0, min(8, remaining)) set.
+AVX2 inline __m256i tailMask(int64_t remaining) {
+  int n = remaining >= 8 ? 8 : static_cast<int>(remaining);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+AVX2 inline __m256 loadMasked(const float *p, __m256i m) {
+  return _mm256_maskload_ps(p, m);
+}
+AVX2 inline void storeMasked(float *p, __m256i m, __m256 v) {
+  _mm256_maskstore_ps(p, m, v);
+}
+AVX2 inline __m256 absPs(__m256 x) {
+  return _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+AVX2 inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+AVX2 inline float hmax(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+/// 2^n for integral n in [-150, 128] (as floats): two factors whose
+/// exponents are in range, applied one after the other, so that results
+/// that underflow round as vscalefps does, and n = 128 overflows to inf.
+AVX2 inline __m256 scale2n(__m256 p, __m256 n) {
+  __m256i ni = _mm256_cvtps_epi32(n);
+  __m256i half = _mm256_srai_epi32(ni, 1);
+  __m256i rest = _mm256_sub_epi32(ni, half);
+  const __m256i bias = _mm256_set1_epi32(127);
+  __m256 f1 = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+  __m256 f2 = _mm256_castsi256_ps(
+      _mm256_slli_epi32(_mm256_add_epi32(rest, bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
+}
+
+/// e^x (exp512's Cephes polynomial). NaN passes through.
+AVX2 inline __m256 exp256(__m256 x) {
+  __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  __m256 in = x;
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)),
+                    _mm256_set1_ps(89.0f));
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r,
+                      _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  return _mm256_blendv_ps(scale2n(p, n), in, nan);
+}
+
+/// exp256 with results for x < -87 flushed to zero without computing a
+/// subnormal (expFlush512 says why).
+AVX2 inline __m256 expFlush256(__m256 x) {
+  const __m256 lo = _mm256_set1_ps(-87.0f);
+  __m256 tiny = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
+  // max(lo, NaN) is NaN (vmaxps returns its second operand): NaN passes.
+  return _mm256_andnot_ps(tiny, exp256(_mm256_max_ps(lo, x)));
+}
+
+/// erf (erf512's Abramowitz & Stegun 7.1.26, Taylor below |x| = 0.5).
+AVX2 inline __m256 erf256(__m256 x) {
+  __m256 ax = absPs(x);
+  __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
+                           _mm256_fmadd_ps(ax, _mm256_set1_ps(0.3275911f),
+                                           _mm256_set1_ps(1.0f)));
+  __m256 p = _mm256_set1_ps(1.061405429f);
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
+  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
+  p = _mm256_mul_ps(p, t);
+  __m256 e = expFlush256(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), ax), ax));
+  __m256 y = _mm256_fnmadd_ps(p, e, _mm256_set1_ps(1.0f));
+  __m256 sign = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(int(0x80000000u))));
+  y = _mm256_or_ps(y, sign);
+  __m256 z = _mm256_mul_ps(x, x);
+  __m256 q = _mm256_set1_ps(-1.0f / 1320.0f);
+  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f / 216.0f));
+  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-1.0f / 42.0f));
+  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f / 10.0f));
+  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-1.0f / 3.0f));
+  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f));
+  __m256 small = _mm256_mul_ps(_mm256_mul_ps(q, x),
+                               _mm256_set1_ps(1.12837916709551257f));
+  y = _mm256_blendv_ps(y, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/// tanh (tanh512's two forms).
+AVX2 inline __m256 tanh256(__m256 x) {
+  __m256 e = expFlush256(_mm256_add_ps(x, x));
+  __m256 big = _mm256_sub_ps(_mm256_set1_ps(1.0f),
+                             _mm256_div_ps(_mm256_set1_ps(2.0f),
+                                           _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+  __m256 z = _mm256_mul_ps(x, x);
+  __m256 p = _mm256_set1_ps(-5.70498872745e-3f);
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(2.06390887954e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
+  __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(x, z), p, x);
+  __m256 isSmall = _mm256_cmp_ps(absPs(x), _mm256_set1_ps(0.625f), _CMP_LT_OQ);
+  return _mm256_blendv_ps(big, small, isSmall);
+}
+
+AVX2 void layerNorm(const float *x, const float *gamma, const float *beta,
+                    float *y, int64_t rows, int64_t cols, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float *out = y + r * cols;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int64_t c = 0;
+    for (; c + 16 <= cols; c += 16) {
+      acc0 = _mm256_add_ps(acc0, _mm256_loadu_ps(in + c));
+      acc1 = _mm256_add_ps(acc1, _mm256_loadu_ps(in + c + 8));
+    }
+    for (; c < cols; c += 8)
+      acc0 = _mm256_add_ps(acc0, loadMasked(in + c, tailMask(cols - c)));
+    float mean = hsum(_mm256_add_ps(acc0, acc1)) / cols;
+    __m256 vmean = _mm256_set1_ps(mean);
+    __m256 sq0 = _mm256_setzero_ps(), sq1 = _mm256_setzero_ps();
+    for (c = 0; c + 16 <= cols; c += 16) {
+      __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(in + c), vmean);
+      __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(in + c + 8), vmean);
+      sq0 = _mm256_fmadd_ps(d0, d0, sq0);
+      sq1 = _mm256_fmadd_ps(d1, d1, sq1);
+    }
+    for (; c < cols; c += 8) {
+      __m256i m = tailMask(cols - c);
+      __m256 d = _mm256_and_ps(_mm256_sub_ps(loadMasked(in + c, m), vmean),
+                               _mm256_castsi256_ps(m));
+      sq0 = _mm256_fmadd_ps(d, d, sq0);
+    }
+    float inv = 1.0f / std::sqrt(hsum(_mm256_add_ps(sq0, sq1)) / cols + eps);
+    __m256 vinv = _mm256_set1_ps(inv);
+    for (c = 0; c < cols; c += 8) {
+      __m256i m = tailMask(cols - c);
+      __m256 v = _mm256_mul_ps(_mm256_sub_ps(loadMasked(in + c, m), vmean), vinv);
+      v = _mm256_mul_ps(v, loadMasked(gamma + c, m));
+      if (beta)
+        v = _mm256_add_ps(v, loadMasked(beta + c, m));
+      storeMasked(out + c, m, v);
+    }
+  }
+}
+
+/// Eight tokens (columns) at a time, as layerNormTransposedAvx512.
+AVX2 void layerNormTransposed(const float *x, const float *gamma,
+                              const float *beta, float *y, int64_t rows,
+                              int64_t cols, float eps) {
+  __m256 invCols = _mm256_set1_ps(1.0f / static_cast<float>(cols));
+  __m256 veps = _mm256_set1_ps(eps);
+  for (int64_t r = 0; r < rows; r += 8) {
+    __m256i m = tailMask(rows - r);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c)
+      acc = _mm256_add_ps(acc, loadMasked(x + c * rows + r, m));
+    __m256 mean = _mm256_mul_ps(acc, invCols);
+    __m256 sq = _mm256_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c) {
+      __m256 d = _mm256_sub_ps(loadMasked(x + c * rows + r, m), mean);
+      sq = _mm256_fmadd_ps(d, d, sq);
+    }
+    __m256 inv = _mm256_div_ps(
+        _mm256_set1_ps(1.0f),
+        _mm256_sqrt_ps(_mm256_fmadd_ps(sq, invCols, veps)));
+    for (int64_t c = 0; c < cols; ++c) {
+      __m256 v = _mm256_mul_ps(
+          _mm256_sub_ps(loadMasked(x + c * rows + r, m), mean), inv);
+      v = _mm256_mul_ps(v, _mm256_set1_ps(gamma[c]));
+      if (beta)
+        v = _mm256_add_ps(v, _mm256_set1_ps(beta[c]));
+      storeMasked(y + c * rows + r, m, v);
+    }
+  }
+}
+
+/// Scores plus mask; lanes past the row end read as -inf.
+AVX2 inline __m256 loadScores(const float *in, const float *mrow, int64_t c,
+                              __m256i m) {
+  __m256 v = loadMasked(in + c, m);
+  if (mrow)
+    v = _mm256_add_ps(v, loadMasked(mrow + c, m));
+  return _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v, _mm256_castsi256_ps(m));
+}
+
+AVX2 void softmax(const float *x, const float *mask, int64_t group, float *y,
+                  int64_t rows, int64_t cols, bool log) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    const float *mrow = mask ? mask + (r / group) * cols : nullptr;
+    float *out = y + r * cols;
+    __m256 vmax = _mm256_set1_ps(-INFINITY);
+    for (int64_t c = 0; c < cols; c += 8)
+      vmax = _mm256_max_ps(vmax, loadScores(in, mrow, c, tailMask(cols - c)));
+    float mx = hmax(vmax);
+    __m256 vmx = _mm256_set1_ps(mx);
+    __m256 vsum = _mm256_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 8) {
+      __m256i m = tailMask(cols - c);
+      __m256 e = _mm256_and_ps(
+          expFlush256(_mm256_sub_ps(loadScores(in, mrow, c, m), vmx)),
+          _mm256_castsi256_ps(m));
+      vsum = _mm256_add_ps(vsum, e);
+      if (!log)
+        storeMasked(out + c, m, e);
+    }
+    float sum = hsum(vsum);
+    if (log) {
+      __m256 shift = _mm256_set1_ps(mx + std::log(sum));
+      for (int64_t c = 0; c < cols; c += 8) {
+        __m256i m = tailMask(cols - c);
+        storeMasked(out + c, m, _mm256_sub_ps(loadScores(in, mrow, c, m), shift));
+      }
+    } else {
+      __m256 inv = _mm256_set1_ps(1.0f / sum);
+      for (int64_t c = 0; c < cols; c += 8) {
+        __m256i m = tailMask(cols - c);
+        storeMasked(out + c, m, _mm256_mul_ps(loadMasked(out + c, m), inv));
+      }
+    }
+  }
+}
+
+AVX2 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
+  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i m = tailMask(n - i);
+    __m256 v = loadMasked(x + i, m);
+    __m256 inner;
+    if (tanhForm) {
+      __m256 cube = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
+      __m256 u = _mm256_fmadd_ps(cube, _mm256_set1_ps(0.044715f), v);
+      inner = tanh256(_mm256_mul_ps(u, _mm256_set1_ps(0.7978845608f)));
+    } else {
+      inner = erf256(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678f)));
+    }
+    storeMasked(y + i, m, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, inner)));
+  }
+}
+
+AVX2 void transcendental(Transcendental f, const float *x, float *y,
+                         int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i m = tailMask(n - i);
+    __m256 v = loadMasked(x + i, m);
+    __m256 r;
+    switch (f) {
+    case Transcendental::Exp:
+      r = exp256(v);
+      break;
+    case Transcendental::Erf:
+      r = erf256(v);
+      break;
+    case Transcendental::Tanh:
+      r = tanh256(v);
+      break;
+    default:
+      r = _mm256_div_ps(one, _mm256_add_ps(one, expFlush256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+      break;
+    }
+    storeMasked(y + i, m, r);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions and quantization
+//===----------------------------------------------------------------------===//
+
+/// 8 floats rounded to bf16 (nearest even on the integer bits; NaNs
+/// quieted), the result in the high half of each lane.
+AVX2 inline __m256i bf16RoundedHigh(__m256 v) {
+  __m256i u = _mm256_castps_si256(v);
+  __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+  __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+  return _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)), nan);
+}
+
+/// The high halves of 8 lanes as 8 u16.
+AVX2 inline __m128i highHalves(__m256i r) {
+  __m256i w = _mm256_packus_epi32(_mm256_srli_epi32(r, 16), _mm256_setzero_si256());
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(w, 0x08));
+}
+
+AVX2 void toBf16(const float *x, uint16_t *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(y + i),
+                     highHalves(bf16RoundedHigh(_mm256_loadu_ps(x + i))));
+  for (; i < n; ++i)
+    y[i] = sparse::toBf16(x[i]);
+}
+
+AVX2 void roundToBf16AsF32(const float *x, float *y, int64_t n) {
+  const __m256i high = _mm256_set1_epi32(int32_t(0xffff0000u));
+  for (int64_t i = 0; i < n; i += 8) {
+    __m256i m = tailMask(n - i);
+    __m256i r = bf16RoundedHigh(loadMasked(x + i, m));
+    storeMasked(y + i, m, _mm256_castsi256_ps(_mm256_and_si256(r, high)));
+  }
+}
+
+AVX2 void fromBf16(const uint16_t *x, float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i w = _mm256_cvtepu16_epi32(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(x + i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), _mm256_slli_epi32(w, 16));
+  }
+  for (; i < n; ++i)
+    y[i] = sparse::fromBf16(x[i]);
+}
+
+/// Rows 2p and 2p+1 of a K x M input as bf16 pairs.
+AVX2 void pairRowBf16(const float *a, const float *b, int64_t mc,
+                      uint32_t *out) {
+  const __m256i high = _mm256_set1_epi32(int32_t(0xffff0000u));
+  int64_t i = 0;
+  for (; i + 8 <= mc; i += 8) {
+    __m256i lo = _mm256_srli_epi32(bf16RoundedHigh(_mm256_loadu_ps(a + i)), 16);
+    __m256i hi = b ? _mm256_and_si256(bf16RoundedHigh(_mm256_loadu_ps(b + i)), high)
+                   : _mm256_setzero_si256();
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i), _mm256_or_si256(lo, hi));
+  }
+  for (; i < mc; ++i)
+    out[i] = sparse::toBf16(a[i]) |
+             (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
+}
+
+AVX2 float maxAbs(const float *x, int64_t n) {
+  // Four accumulators hide vmaxps' latency; max(acc, NaN) keeps acc.
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(),
+                   _mm256_setzero_ps(), _mm256_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 4; ++j)
+      acc[j] = _mm256_max_ps(absPs(_mm256_loadu_ps(x + i + 8 * j)), acc[j]);
+  for (; i < n; i += 8)
+    acc[0] = _mm256_max_ps(absPs(loadMasked(x + i, tailMask(n - i))), acc[0]);
+  return hmax(_mm256_max_ps(_mm256_max_ps(acc[0], acc[1]),
+                            _mm256_max_ps(acc[2], acc[3])));
+}
+
+/// 8 floats to int32 round(x * inv) (nearest even, MXCSR's default).
+AVX2 inline __m256i roundScaled(__m256 x, __m256 inv) {
+  return _mm256_cvtps_epi32(_mm256_mul_ps(x, inv));
+}
+
+AVX2 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
+  const __m256 vinv = _mm256_set1_ps(inv);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i v = roundScaled(_mm256_loadu_ps(x + i), vinv);
+    // Saturating packs: int32 -> int16 -> int8.
+    __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(q + i), _mm_packs_epi16(w, w));
+  }
+  for (; i < n; ++i) {
+    // What cvtps2dq does with NaN and out-of-range values: INT_MIN.
+    float v = std::nearbyint(x[i] * inv);
+    q[i] = std::isnan(v) ? int8_t(-128)
+                         : static_cast<int8_t>(std::fmin(std::fmax(v, -128.0f), 127.0f));
+  }
+}
+
+/// 8 floats to u8 values in int32 lanes: clamp(round(x * inv) + zp, 0, 255).
+AVX2 inline __m256i quantize8(const float *x, __m256 inv, __m256i zp) {
+  __m256i v = _mm256_add_epi32(roundScaled(_mm256_loadu_ps(x), inv), zp);
+  return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()),
+                          _mm256_set1_epi32(255));
+}
+
+AVX2 void quantizeU8(const float *x, uint8_t *q, int64_t n, float inv,
+                     int32_t zp) {
+  const __m256 vinv = _mm256_set1_ps(inv);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i v = quantize8(x + i, vinv, vzp);
+    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(q + i), _mm_packus_epi16(w, w));
+  }
+  for (; i < n; ++i)
+    q[i] = quantizeU8One(x[i], inv, zp);
+}
+
+/// Four rows of a K x M input, 8 tokens at a time, into the VNNI layout:
+/// token t's dword holds rows r..r+3.
+AVX2 void quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
+                               int64_t m, float inv, int32_t zp) {
+  const __m256 vinv = _mm256_set1_ps(inv);
+  const __m256i vzp = _mm256_set1_epi32(zp);
+  for (int64_t r = 0; r < k; r += 4) {
+    const float *x0 = x + r * m;
+    uint8_t *out = q + r * m; // row r/4 of M dwords
+    int64_t t = 0;
+    for (; t + 8 <= m; t += 8) {
+      __m256i d = quantize8(x0 + t, vinv, vzp);
+      d = _mm256_or_si256(d, _mm256_slli_epi32(quantize8(x0 + m + t, vinv, vzp), 8));
+      d = _mm256_or_si256(d, _mm256_slli_epi32(quantize8(x0 + 2 * m + t, vinv, vzp), 16));
+      d = _mm256_or_si256(d, _mm256_slli_epi32(quantize8(x0 + 3 * m + t, vinv, vzp), 24));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + 4 * t), d);
+    }
+    for (; t < m; ++t)
+      for (int j = 0; j < 4; ++j)
+        out[4 * t + j] = quantizeU8One(x0[j * m + t], inv, zp);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// 32-bit data movement
+//===----------------------------------------------------------------------===//
+
+/// In-register transpose of 8 rows of 8 floats.
+AVX2 inline void transpose8(__m256 r[8]) {
+  __m256 t[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  __m256 s[8];
+  for (int i = 0; i < 2; ++i) {
+    s[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    s[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    s[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    s[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(s[i], s[i + 4], 0x31);
+  }
+}
+
+/// 8 x 8 blocks in registers, scalar edges.
+AVX2 void transpose32(const void *srcv, int64_t lds, int64_t rows,
+                      int64_t cols, void *dstv, int64_t ldd) {
+  const auto *src = static_cast<const float *>(srcv);
+  auto *dst = static_cast<float *>(dstv);
+  int64_t r8 = rows / 8 * 8, c8 = cols / 8 * 8;
+  __m256 r[8];
+  for (int64_t i0 = 0; i0 < r8; i0 += 8)
+    for (int64_t c0 = 0; c0 < c8; c0 += 8) {
+      for (int i = 0; i < 8; ++i)
+        r[i] = _mm256_loadu_ps(src + (i0 + i) * lds + c0);
+      transpose8(r);
+      for (int i = 0; i < 8; ++i)
+        _mm256_storeu_ps(dst + (c0 + i) * ldd + i0, r[i]);
+    }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = i < r8 ? c8 : 0; c < cols; ++c)
+      dst[c * ldd + i] = src[i * lds + c];
+}
+
+AVX2 void interleave2x32(const void *a, const void *b, int64_t n, void *out) {
+  const auto *pa = static_cast<const float *>(a);
+  const auto *pb = static_cast<const float *>(b);
+  auto *po = static_cast<float *>(out);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 va = _mm256_loadu_ps(pa + i), vb = _mm256_loadu_ps(pb + i);
+    __m256 lo = _mm256_unpacklo_ps(va, vb), hi = _mm256_unpackhi_ps(va, vb);
+    _mm256_storeu_ps(po + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+    _mm256_storeu_ps(po + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+  }
+  for (; i < n; ++i) {
+    po[2 * i] = pa[i];
+    po[2 * i + 1] = pb[i];
+  }
+}
+
+} // namespace opscope::rt::avx2_tier
+
+void opscope::rt::fillAvx2Kernels(KernelTable &t) {
+  t.name = "avx2";
+  t.layerNorm = avx2_tier::layerNorm;
+  t.layerNormTransposed = avx2_tier::layerNormTransposed;
+  t.softmax = avx2_tier::softmax;
+  t.gelu = avx2_tier::gelu;
+  t.transcendental = avx2_tier::transcendental;
+  OPSCOPE_FILL_ROW_KERNELS(avx2_rows, t);
+  t.toBf16 = avx2_tier::toBf16;
+  t.roundToBf16AsF32 = avx2_tier::roundToBf16AsF32;
+  t.fromBf16 = avx2_tier::fromBf16;
+  t.quantizeU8 = avx2_tier::quantizeU8;
+  t.quantizeS8 = avx2_tier::quantizeS8;
+  t.maxAbs = avx2_tier::maxAbs;
+  t.quantizeU8Transposed = avx2_tier::quantizeU8Transposed;
+  t.pairRowBf16 = avx2_tier::pairRowBf16;
+  t.transpose32 = avx2_tier::transpose32;
+  t.interleave2x32 = avx2_tier::interleave2x32;
+}

@@ -1,0 +1,510 @@
+//===- Avx512Kernels.cpp - the AVX-512 tier of the kernel table -----------===//
+//
+// Part of opscope's runtime. The AVX-512 (F, BW, VL, DQ: oneDNN's
+// avx512_core) forms of the table's f32 rows, conversions, quantization
+// and 32-bit data movement. Every function carries its target attribute:
+// the library builds for any x86-64 and KernelTable.cpp installs these
+// only where the CPU, within OPSCOPE_MAX_ISA, has AVX-512. Tails use masked
+// loads and stores rather than scalar loops. The transcendentals are
+// polynomials (within 2e-7 absolute of the libm values on the ranges that
+// matter, see FoldRunAgreementTest).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../../KernelTable.h"
+#include "../../RowKernels.h"
+
+#include <cmath>
+#include <immintrin.h>
+
+using namespace opscope;
+using namespace opscope::rt;
+using namespace opscope::rt::sparse_rows;
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
+
+OPSCOPE_DEFINE_ROW_KERNELS(avx512_rows, AVX512)
+
+namespace opscope::rt::avx512_tier {
+
+/// e^x: x = n ln2 + r, e^r by a degree-6 polynomial (Cephes expf), scaled by
+/// 2^n with scalef (which also handles overflow to inf and underflow to 0).
+/// NaN passes through, as std::exp.
+AVX512 inline __m512 exp512(__m512 x) {
+  __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  __m512 in = x;
+  // Past these bounds the result is 0 or inf anyway; clamping keeps n small.
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
+                    _mm512_set1_ps(89.0f));
+  __m512 n = _mm512_roundscale_ps(
+      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_mask_blend_ps(nan, _mm512_scalef_ps(p, n), in);
+}
+
+/// exp512 with the results for x < -87 (below e^-87 ~ 1.6e-38, just above
+/// the smallest normal float) flushed to zero, without computing a
+/// subnormal: on Intel cores an instruction that produces or reads one
+/// takes a microcode assist of a hundred cycles or more. A masked attention
+/// score (the mask adds -1e4 or the float minimum) made every exp of its
+/// softmax row subnormal (exp512 clamps at -104: e^-104 is 7e-46):
+/// DistilBERT-shaped softmax at 6.9 ns per element on an Ice Lake Xeon.
+/// Every use below needs e^x only against 1 or a row sum of at least 1
+/// (softmax, erf, tanh, sigmoid), so a flushed result changes nothing but
+/// those tiny values; the Exp operator keeps exp512. (A few subnormals can
+/// still come out of what follows: a softmax probability between e^-87 /
+/// sum and 2^-126, a sigmoid of -87..-88.7; rare, and only those lanes.)
+AVX512 inline __m512 expFlush512(__m512 x) {
+  const __m512 lo = _mm512_set1_ps(-87.0f);
+  __mmask16 tiny = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
+  // max(lo, NaN) is NaN: NaN still passes through.
+  return _mm512_maskz_mov_ps(static_cast<__mmask16>(~tiny),
+                             exp512(_mm512_max_ps(lo, x)));
+}
+
+/// erf by Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7); below
+/// |x| = 0.5, where that absolute error is large relative to erf itself, by
+/// its Taylor series to x^11 (relative error below 3e-8). NaN passes through.
+AVX512 inline __m512 erf512(__m512 x) {
+  __m512 ax = _mm512_abs_ps(x);
+  __m512 t = _mm512_div_ps(_mm512_set1_ps(1.0f),
+                           _mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f),
+                                           _mm512_set1_ps(1.0f)));
+  __m512 p = _mm512_set1_ps(1.061405429f);
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-1.453152027f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(1.421413741f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(-0.284496736f));
+  p = _mm512_fmadd_ps(p, t, _mm512_set1_ps(0.254829592f));
+  p = _mm512_mul_ps(p, t);
+  __m512 e = expFlush512(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), ax), ax));
+  __m512 y = _mm512_fnmadd_ps(p, e, _mm512_set1_ps(1.0f));
+  // Restore the sign of x.
+  __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x80000000));
+  y = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(y), sign));
+  // 2/sqrt(pi) * (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320)
+  __m512 z = _mm512_mul_ps(x, x);
+  __m512 q = _mm512_set1_ps(-1.0f / 1320.0f);
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f / 216.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-1.0f / 42.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f / 10.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-1.0f / 3.0f));
+  q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.0f));
+  __m512 small = _mm512_mul_ps(_mm512_mul_ps(q, x),
+                               _mm512_set1_ps(1.12837916709551257f));
+  y = _mm512_mask_blend_ps(
+      _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.5f), _CMP_LT_OQ), y, small);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), y, x);
+}
+
+/// tanh(x) = 1 - 2 / (e^{2x} + 1), which saturates cleanly at +-1 but
+/// cancels for small |x|: below 0.625, Cephes tanhf's odd polynomial
+/// x + x^3 P(x^2). NaN passes through exp512.
+AVX512 inline __m512 tanh512(__m512 x) {
+  __m512 e = expFlush512(_mm512_add_ps(x, x));
+  __m512 big = _mm512_sub_ps(_mm512_set1_ps(1.0f),
+                             _mm512_div_ps(_mm512_set1_ps(2.0f),
+                                           _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+  __m512 z = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(2.06390887954e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
+  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
+  __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), p, x);
+  __mmask16 isSmall = _mm512_cmp_ps_mask(_mm512_abs_ps(x),
+                                         _mm512_set1_ps(0.625f), _CMP_LT_OQ);
+  return _mm512_mask_blend_ps(isSmall, big, small);
+}
+
+AVX512 inline __mmask16 tailMask(int64_t remaining) {
+  return remaining >= 16 ? __mmask16(0xFFFF)
+                         : static_cast<__mmask16>((1u << remaining) - 1);
+}
+
+/// Sixteen tokens (columns) at a time: each pass walks the hidden rows with
+/// one vector load per row, so the statistics of 16 tokens are one vector.
+AVX512 void layerNormTransposed(const float *x, const float *gamma,
+                                      const float *beta, float *y,
+                                      int64_t rows, int64_t cols, float eps) {
+  __m512 invCols = _mm512_set1_ps(1.0f / static_cast<float>(cols));
+  __m512 veps = _mm512_set1_ps(eps);
+  for (int64_t r = 0; r < rows; r += 16) {
+    __mmask16 m = tailMask(rows - r);
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, x + c * rows + r));
+    __m512 mean = _mm512_mul_ps(acc, invCols);
+    __m512 sq = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; ++c) {
+      __m512 d = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + c * rows + r), mean);
+      sq = _mm512_fmadd_ps(d, d, sq);
+    }
+    __m512 inv = _mm512_div_ps(
+        _mm512_set1_ps(1.0f),
+        _mm512_sqrt_ps(_mm512_fmadd_ps(sq, invCols, veps)));
+    for (int64_t c = 0; c < cols; ++c) {
+      __m512 v = _mm512_mul_ps(
+          _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + c * rows + r), mean), inv);
+      v = _mm512_mul_ps(v, _mm512_set1_ps(gamma[c]));
+      if (beta)
+        v = _mm512_add_ps(v, _mm512_set1_ps(beta[c]));
+      _mm512_mask_storeu_ps(y + c * rows + r, m, v);
+    }
+  }
+}
+
+AVX512 void layerNorm(const float *x, const float *gamma,
+                            const float *beta, float *y, int64_t rows,
+                            int64_t cols, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    float *out = y + r * cols;
+    __m512 acc = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16)
+      acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(tailMask(cols - c), in + c));
+    float mean = _mm512_reduce_add_ps(acc) / cols;
+    __m512 vmean = _mm512_set1_ps(mean);
+    __m512 sq = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 d = _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, in + c), vmean);
+      sq = _mm512_fmadd_ps(d, d, sq);
+    }
+    float inv = 1.0f / std::sqrt(_mm512_reduce_add_ps(sq) / cols + eps);
+    __m512 vinv = _mm512_set1_ps(inv);
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, in + c), vmean), vinv);
+      v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, gamma + c));
+      if (beta)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, beta + c));
+      _mm512_mask_storeu_ps(out + c, m, v);
+    }
+  }
+}
+
+/// Scores plus mask; lanes past the row end read as -inf (neutral for max
+/// and exp).
+AVX512 inline __m512 loadScores(const float *in, const float *mrow, int64_t c,
+                                __mmask16 m) {
+  __m512 v = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), m, in + c);
+  if (mrow)
+    v = _mm512_mask_add_ps(v, m, v, _mm512_maskz_loadu_ps(m, mrow + c));
+  return v;
+}
+
+AVX512 void softmax(const float *x, const float *mask, int64_t group,
+                          float *y, int64_t rows, int64_t cols, bool log) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * cols;
+    const float *mrow = mask ? mask + (r / group) * cols : nullptr;
+    float *out = y + r * cols;
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    for (int64_t c = 0; c < cols; c += 16)
+      vmax = _mm512_max_ps(vmax, loadScores(in, mrow, c, tailMask(cols - c)));
+    float mx = _mm512_reduce_max_ps(vmax);
+    __m512 vmx = _mm512_set1_ps(mx);
+    __m512 vsum = _mm512_setzero_ps();
+    for (int64_t c = 0; c < cols; c += 16) {
+      __mmask16 m = tailMask(cols - c);
+      __m512 e = _mm512_maskz_mov_ps(m, expFlush512(_mm512_sub_ps(loadScores(in, mrow, c, m), vmx)));
+      vsum = _mm512_add_ps(vsum, e);
+      if (!log)
+        _mm512_mask_storeu_ps(out + c, m, e);
+    }
+    float sum = _mm512_reduce_add_ps(vsum);
+    if (log) {
+      __m512 shift = _mm512_set1_ps(mx + std::log(sum));
+      for (int64_t c = 0; c < cols; c += 16) {
+        __mmask16 m = tailMask(cols - c);
+        _mm512_mask_storeu_ps(out + c, m, _mm512_sub_ps(loadScores(in, mrow, c, m), shift));
+      }
+    } else {
+      __m512 inv = _mm512_set1_ps(1.0f / sum);
+      for (int64_t c = 0; c < cols; c += 16) {
+        __mmask16 m = tailMask(cols - c);
+        _mm512_mask_storeu_ps(out + c, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, out + c), inv));
+      }
+    }
+  }
+}
+
+AVX512 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 inner;
+    if (tanhForm) {
+      __m512 cube = _mm512_mul_ps(_mm512_mul_ps(v, v), v);
+      __m512 u = _mm512_fmadd_ps(cube, _mm512_set1_ps(0.044715f), v);
+      inner = tanh512(_mm512_mul_ps(u, _mm512_set1_ps(0.7978845608f)));
+    } else {
+      inner = erf512(_mm512_mul_ps(v, _mm512_set1_ps(0.70710678f)));
+    }
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, inner)));
+  }
+}
+AVX512 void transcendental(Transcendental f, const float *x, float *y,
+                                 int64_t n) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    __m512 r;
+    switch (f) {
+    case Transcendental::Exp:
+      r = exp512(v);
+      break;
+    case Transcendental::Erf:
+      r = erf512(v);
+      break;
+    case Transcendental::Tanh:
+      r = tanh512(v);
+      break;
+    default:
+      r = _mm512_div_ps(one, _mm512_add_ps(one, expFlush512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+      break;
+    }
+    _mm512_mask_storeu_ps(y + i, m, r);
+  }
+}
+
+
+/// In-register transpose of 16 rows of 16 floats.
+AVX512 inline void transpose16(__m512 r[16]) {
+  __m512 t[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 4; ++i) {
+      t[8 * h + i] = _mm512_shuffle_f32x4(r[8 * h + i], r[8 * h + i + 4], 0x88);
+      t[8 * h + i + 4] =
+          _mm512_shuffle_f32x4(r[8 * h + i], r[8 * h + i + 4], 0xDD);
+    }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+  }
+}
+
+/// 16 x 16 blocks in registers, scalar edges.
+AVX512 void transpose32(const void *srcv, int64_t lds, int64_t rows,
+                        int64_t cols, void *dstv, int64_t ldd) {
+  const auto *src = static_cast<const float *>(srcv);
+  auto *dst = static_cast<float *>(dstv);
+  int64_t r16 = rows / 16 * 16, c16 = cols / 16 * 16;
+  __m512 r[16];
+  for (int64_t i0 = 0; i0 < r16; i0 += 16)
+    for (int64_t c0 = 0; c0 < c16; c0 += 16) {
+      for (int i = 0; i < 16; ++i)
+        r[i] = _mm512_loadu_ps(src + (i0 + i) * lds + c0);
+      transpose16(r);
+      for (int i = 0; i < 16; ++i)
+        _mm512_storeu_ps(dst + (c0 + i) * ldd + i0, r[i]);
+    }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t c = i < r16 ? c16 : 0; c < cols; ++c)
+      dst[c * ldd + i] = src[i * lds + c];
+}
+
+
+AVX512 void streamRows(const float *src, int64_t lds,
+                                    int64_t rows, int64_t cols, float *dst,
+                                    int64_t ldd) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < cols; i += 16)
+      _mm512_stream_ps(dst + r * ldd + i, _mm512_load_ps(src + r * lds + i));
+}
+
+/// 16 floats rounded to bf16 (nearest even on the integer bits: add 0x7fff
+/// plus the lowest kept bit; NaNs quieted), the result in the high half of
+/// each 32-bit lane (the low half is garbage).
+AVX512 inline __m512i bf16RoundedHigh(__m512 v) {
+  __m512i u = _mm512_castps_si512(v);
+  __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16),
+                                 _mm512_set1_epi32(1));
+  __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                                                   lsb));
+  __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  return _mm512_mask_mov_epi32(
+      r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
+}
+
+/// The mask of the first min(16, n - i) lanes.
+
+AVX512 void toBf16(const float *x,
+                                                  uint16_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512i r = bf16RoundedHigh(_mm512_maskz_loadu_ps(m, x + i));
+    _mm512_mask_cvtepi32_storeu_epi16(y + i, m, _mm512_srli_epi32(r, 16));
+  }
+}
+
+AVX512 void roundToBf16AsF32(const float *x, float *y,
+                                                int64_t n) {
+  const __m512i high = _mm512_set1_epi32(int32_t(0xffff0000u));
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = tailMask(n - i);
+    __m512i r = bf16RoundedHigh(_mm512_maskz_loadu_ps(m, x + i));
+    _mm512_mask_storeu_ps(y + i, m,
+                          _mm512_castsi512_ps(_mm512_and_si512(r, high)));
+  }
+}
+
+AVX512 void fromBf16(const uint16_t *x, float *y,
+                                        int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512i w = _mm512_cvtepu16_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(x + i)));
+    _mm512_storeu_si512(y + i, _mm512_slli_epi32(w, 16));
+  }
+  for (; i < n; ++i)
+    y[i] = sparse::fromBf16(x[i]);
+}
+
+AVX512 void interleave2x32(const void *a, const void *b,
+                                        int64_t n, void *out) {
+  const auto *pa = static_cast<const float *>(a);
+  const auto *pb = static_cast<const float *>(b);
+  auto *po = static_cast<float *>(out);
+  // Lanes 0..15 of the pair (a, b) -> a0 b0 a1 b1 ... a7 b7, then a8 ...
+  const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18,
+                                      2, 17, 1, 16, 0);
+  const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11,
+                                      26, 10, 25, 9, 24, 8);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 va = _mm512_loadu_ps(pa + i), vb = _mm512_loadu_ps(pb + i);
+    _mm512_storeu_ps(po + 2 * i, _mm512_permutex2var_ps(va, lo, vb));
+    _mm512_storeu_ps(po + 2 * i + 16, _mm512_permutex2var_ps(va, hi, vb));
+  }
+  for (; i < n; ++i) {
+    po[2 * i] = pa[i];
+    po[2 * i + 1] = pb[i];
+  }
+}
+
+AVX512 float maxAbs(const float *x, int64_t n) {
+  // Four accumulators hide vmaxps' latency; max(acc, NaN) keeps acc.
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps(), _mm512_setzero_ps()};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 4; ++j)
+      acc[j] = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + i + 16 * j)),
+                             acc[j]);
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
+                              : __mmask16((1u << (n - i)) - 1);
+    acc[0] = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(m, x + i)),
+                           acc[0]);
+  }
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(acc[0], acc[1]),
+                                            _mm512_max_ps(acc[2], acc[3])));
+}
+
+AVX512 void quantizeS8(const float *x, int8_t *q,
+                                          int64_t n, float inv) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
+                              : __mmask16((1u << (n - i)) - 1);
+    // Round to nearest even, saturate to [-128, 127].
+    __m512i v = _mm512_cvtps_epi32(
+        _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vinv));
+    _mm512_mask_cvtsepi32_storeu_epi8(q + i, m, v);
+  }
+}
+
+AVX512 void quantizeU8(const float *x, uint8_t *q,
+                                          int64_t n, float inv, int32_t zp) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512i vzp = _mm512_set1_epi32(zp), zero = _mm512_setzero_si512();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    // Round to nearest even (MXCSR's default), add the zero point, clamp
+    // below at 0 and saturate above at 255.
+    __m512i v = _mm512_add_epi32(
+        _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + i), vinv)), vzp);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(q + i),
+                     _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero)));
+  }
+  for (; i < n; ++i)
+    q[i] = quantizeU8One(x[i], inv, zp);
+}
+
+/// 16 floats to 16 u8 (quantizeU8One's rounding).
+AVX512 inline __m128i quantize16(const float *x, __m512 inv, __m512i zp) {
+  __m512i v = _mm512_add_epi32(
+      _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x), inv)), zp);
+  return _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
+}
+AVX512 void quantizeU8Transposed(const float *x, uint8_t *q,
+                                                    int64_t k, int64_t m,
+                                                    float inv, int32_t zp) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  const __m512i vzp = _mm512_set1_epi32(zp);
+  for (int64_t r = 0; r < k; r += 4) {
+    const float *x0 = x + r * m;
+    uint8_t *out = q + r * m; // row r/4 of M dwords
+    int64_t t = 0;
+    for (; t + 16 <= m; t += 16) {
+      __m128i a = quantize16(x0 + t, vinv, vzp);
+      __m128i b = quantize16(x0 + m + t, vinv, vzp);
+      __m128i c = quantize16(x0 + 2 * m + t, vinv, vzp);
+      __m128i d = quantize16(x0 + 3 * m + t, vinv, vzp);
+      __m128i abLo = _mm_unpacklo_epi8(a, b), abHi = _mm_unpackhi_epi8(a, b);
+      __m128i cdLo = _mm_unpacklo_epi8(c, d), cdHi = _mm_unpackhi_epi8(c, d);
+      auto *o = reinterpret_cast<__m128i *>(out + 4 * t);
+      _mm_storeu_si128(o, _mm_unpacklo_epi16(abLo, cdLo));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(abLo, cdLo));
+      _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(abHi, cdHi));
+      _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(abHi, cdHi));
+    }
+    for (; t < m; ++t)
+      for (int j = 0; j < 4; ++j)
+        out[4 * t + j] = quantizeU8One(x0[j * m + t], inv, zp);
+  }
+}
+
+} // namespace opscope::rt::avx512_tier
+
+void opscope::rt::fillAvx512Kernels(KernelTable &t) {
+  t.name = "avx512";
+  t.layerNorm = avx512_tier::layerNorm;
+  t.layerNormTransposed = avx512_tier::layerNormTransposed;
+  t.softmax = avx512_tier::softmax;
+  t.gelu = avx512_tier::gelu;
+  t.transcendental = avx512_tier::transcendental;
+  OPSCOPE_FILL_ROW_KERNELS(avx512_rows, t);
+  t.toBf16 = avx512_tier::toBf16;
+  t.roundToBf16AsF32 = avx512_tier::roundToBf16AsF32;
+  t.fromBf16 = avx512_tier::fromBf16;
+  t.quantizeU8 = avx512_tier::quantizeU8;
+  t.quantizeS8 = avx512_tier::quantizeS8;
+  t.maxAbs = avx512_tier::maxAbs;
+  t.quantizeU8Transposed = avx512_tier::quantizeU8Transposed;
+  t.transpose32 = avx512_tier::transpose32;
+  t.interleave2x32 = avx512_tier::interleave2x32;
+  t.streamRows = avx512_tier::streamRows;
+}
