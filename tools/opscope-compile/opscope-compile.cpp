@@ -207,16 +207,14 @@ int main(int argc, char **argv) {
   }
 
   // The tier the model is compiled for: this CPU under OPSCOPE_MAX_ISA.
-  // Where it runs a precision's sparse kernel scalar (f32 and bf16 need
-  // AVX-512, s8 AVX-512 VNNI), --sparse auto keeps such ops dense unless
-  // the tuning database measured them.
+  // Where it runs the sparse kernels scalar (below AVX2: the kernel
+  // table's reference tier), --sparse auto keeps such ops dense unless the
+  // tuning database measured them.
   {
     opscope::rt::IsaLevel tier = opscope::rt::tierInForce();
     opts.tier = opscope::rt::kIsaLevelNames[static_cast<int>(tier)];
-    if (tier < opscope::rt::IsaLevel::Avx512Core)
+    if (tier < opscope::rt::IsaLevel::Avx2)
       opts.scalarSparsePrecisions = "fp32,bf16,int8";
-    else if (tier < opscope::rt::IsaLevel::Avx512CoreVnni)
-      opts.scalarSparsePrecisions = "int8";
   }
 
   if (fusion->count())
