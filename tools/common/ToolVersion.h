@@ -34,10 +34,10 @@ inline std::string cpuModel() {
 
 /// The instruction sets the runtime will use on this CPU, under the
 /// OPSCOPE_MAX_ISA cap (cpu.h, the runtime's own description): its own
-/// kernels (AVX-512 or portable) and oneDNN's best ISA.
+/// kernels' tier (avx512, avx2 or reference) and oneDNN's best ISA.
 inline std::string runtimeIsa() {
   rt::IsaLevel tier = rt::tierInForce();
-  std::string own = tier >= rt::IsaLevel::Avx512Core ? "avx512" : "portable";
+  std::string own = rt::ownKernelTierName(tier);
   rt::IsaCap cap = rt::isaCapFromEnvironment();
   return "opscope kernels " + own + ", oneDNN " +
          rt::kIsaLevelNames[static_cast<int>(tier)] +
