@@ -34,11 +34,8 @@ for spec in 10000:100 100000:100 1000000:100 1000000:10000; do
 done
 
 echo
-echo "== opscope's own kernels (DistilBERT seq-128 sizes), every implementation this CPU has"
+echo "== opscope's own kernels (DistilBERT seq-128 sizes) at every tier of the kernel table this CPU has (reference, avx2, avx512)"
 "$BUILD_DIR/bin/bench-kernels"
-echo
-echo "== The same under OPSCOPE_MAX_ISA=avx2 (oneDNN capped too): what an AVX2-only CPU runs"
-env -u DNNL_MAX_CPU_ISA OPSCOPE_MAX_ISA=avx2 "$BUILD_DIR/bin/bench-kernels"
 
 echo
 echo "== Recurrent layers: opscope's kernel vs oneDNN's RNN primitive (docs/importer.md), one thread pinned to CPU 0"

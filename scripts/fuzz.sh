@@ -15,7 +15,7 @@ build=$(cd "$1" && pwd)
 seconds=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz-onnx-import fuzz-trace fuzz-npy fuzz-plan)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz-onnx-import fuzz-trace fuzz-npy fuzz-plan fuzz-kernels)
 src=$(cd "$(dirname "$0")/.." && pwd)
 work="$build/fuzz"
 mkdir -p "$work"

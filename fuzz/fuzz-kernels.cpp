@@ -1,0 +1,240 @@
+//===- fuzz-kernels.cpp - libFuzzer harness: the kernel table's tiers -----===//
+//
+// Part of opscope. Bytes -> a kernel of the kernel table, a shape and
+// values -> the kernel at every tier this machine allows (reference, avx2,
+// avx512 and its VNNI/BF16 levels, under OPSCOPE_MAX_ISA), each compared
+// with the reference tier within the kernel's stated tolerance: bit for
+// bit for data movement, conversions, quantization and the exact s8
+// sparse sums; relative bounds for the f32 arithmetic and the polynomial
+// transcendentals (KernelsTest's and FoldRunAgreementTest's). A mismatch,
+// a crash or a sanitizer report (tails, masks, unaligned loads) is a bug:
+// the harness aborts with the kernel, tier and element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/generic.h"
+#include "opscope/runtime/kernels.h"
+#include "opscope/runtime/sparse.h"
+#include "opscope/runtime/sparse_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace opscope::rt;
+
+namespace {
+
+/// Reads the fuzz input front to back; past its end, zeros.
+struct Bytes {
+  const uint8_t *p;
+  size_t n, at = 0;
+  uint8_t u8() { return at < n ? p[at++] : 0; }
+  int64_t upTo(int64_t max) { return (u8() | (int64_t(u8()) << 8)) % max + 1; }
+  /// A float in [-range, range] (tenths of the byte pairs' value).
+  float value(float range) {
+    int v = int(u8() | (u8() << 8)) - 32768;
+    return range * float(v) / 32768.0f;
+  }
+};
+
+[[noreturn]] void mismatch(const char *kernel, IsaLevel level, size_t i,
+                           double ref, double got) {
+  std::fprintf(stderr,
+               "fuzz-kernels: %s at tier %s differs from the reference at "
+               "element %zu: %.9g vs %.9g\n",
+               kernel, isaLevelName(level), i, ref, got);
+  std::abort();
+}
+
+/// Runs `f` at the reference tier, then at every higher tier the machine
+/// allows, comparing each output with `same(ref, got, i)`.
+template <typename T, typename F, typename Same>
+void acrossTiers(const char *kernel, size_t size, F f, Same same) {
+  setKernelTier(IsaLevel::Sse41);
+  std::vector<T> ref(size);
+  f(ref.data());
+  for (IsaLevel level : {IsaLevel::Avx2, IsaLevel::Avx512Core,
+                         IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16}) {
+    if (setKernelTier(level) != level)
+      continue;
+    std::vector<T> got(size);
+    f(got.data());
+    for (size_t i = 0; i < size; ++i)
+      if (!same(ref[i], got[i]))
+        mismatch(kernel, level, i, double(ref[i]), double(got[i]));
+  }
+  setKernelTier(IsaLevel::All);
+}
+
+bool exact(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0;
+}
+template <typename T> bool equal(T a, T b) { return a == b; }
+/// |a - b| <= abs + rel |a|, NaN matching NaN.
+std::function<bool(float, float)> near(double rel, double abs) {
+  return [=](float a, float b) {
+    if (std::isnan(a) || std::isnan(b))
+      return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b))
+      return a == b;
+    return std::fabs(double(a) - b) <= abs + rel * std::fabs(double(a));
+  };
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Bytes in{data, size};
+  int kernel = in.u8() % 12;
+  int64_t rows = in.upTo(9), cols = in.upTo(70);
+  size_t n = size_t(rows * cols);
+  std::vector<float> x(n), g(cols), b(cols);
+  for (float &v : x)
+    v = in.value(12.0f);
+  for (int64_t c = 0; c < cols; ++c)
+    g[c] = in.value(2.0f), b[c] = in.value(2.0f);
+
+  switch (kernel) {
+  case 0:
+    acrossTiers<float>("layerNorm", n, [&](float *y) {
+      layerNorm(x.data(), g.data(), b.data(), y, rows, cols, 1e-5f);
+    }, near(1e-4, 1e-4));
+    break;
+  case 1:
+    acrossTiers<float>("layerNormTransposed", n, [&](float *y) {
+      layerNormTransposed(x.data(), g.data(), b.data(), y, cols, rows, 1e-5f);
+    }, near(1e-4, 1e-4));
+    break;
+  case 2: {
+    std::vector<float> mask(cols);
+    for (float &v : mask)
+      v = in.u8() % 4 == 0 ? -10000.0f : 0.0f;
+    bool log = in.u8() & 1;
+    acrossTiers<float>("softmax", n, [&](float *y) {
+      softmax(x.data(), mask.data(), rows, y, rows, cols, log);
+    }, near(1e-5, 1e-6));
+    break;
+  }
+  case 3: {
+    bool tanhForm = in.u8() & 1;
+    acrossTiers<float>("gelu", n, [&](float *y) {
+      gelu(x.data(), y, int64_t(n), tanhForm);
+    }, near(1e-5, 1e-6));
+    break;
+  }
+  case 4: {
+    auto f = static_cast<Transcendental>(in.u8() % 4);
+    acrossTiers<float>("transcendental", n, [&](float *y) {
+      transcendental(f, x.data(), y, int64_t(n));
+    }, near(1e-5, 1e-7));
+    break;
+  }
+  case 5: {
+    float scale = 0.01f + in.u8() / 16.0f;
+    int32_t zero = in.u8();
+    acrossTiers<uint8_t>("quantizeU8", n, [&](uint8_t *q) {
+      quantizeU8(x.data(), q, int64_t(n), scale, zero);
+    }, equal<uint8_t>);
+    acrossTiers<int8_t>("quantizeS8", n, [&](int8_t *q) {
+      quantizeS8(x.data(), q, int64_t(n), scale);
+    }, equal<int8_t>);
+    acrossTiers<float>("maxAbs", 1, [&](float *m) {
+      *m = maxAbs(x.data(), int64_t(n));
+    }, exact);
+    break;
+  }
+  case 6: {
+    acrossTiers<uint16_t>("roundToBf16", n, [&](uint16_t *y) {
+      roundToBf16(x.data(), y, int64_t(n));
+    }, equal<uint16_t>);
+    acrossTiers<float>("roundToBf16AsF32", n, [&](float *y) {
+      roundToBf16AsF32(x.data(), y, int64_t(n));
+    }, exact);
+    std::vector<uint16_t> h(n);
+    for (size_t i = 0; i < n; ++i)
+      h[i] = uint16_t(in.u8() | (in.u8() << 8));
+    acrossTiers<float>("bf16ToF32", n, [&](float *y) {
+      bf16ToF32(h.data(), y, int64_t(n));
+    }, exact);
+    break;
+  }
+  case 7:
+    acrossTiers<float>("transposeMatrices32", n, [&](float *y) {
+      transposeMatrices32(x.data(), 1, rows, cols, y);
+    }, exact);
+    break;
+  case 8: {
+    // where over a contiguous row, and an element-wise row per kind.
+    std::vector<uint8_t> cond(n);
+    for (uint8_t &c : cond)
+      c = in.u8() & 1;
+    Shape shape = {rows, cols};
+    std::vector<float> other(x.rbegin(), x.rend());
+    acrossTiers<float>("where", n, [&](float *y) {
+      where(cond.data(), shape, x.data(), shape, other.data(), shape, y, shape,
+            sizeof(float));
+    }, exact);
+    auto k = static_cast<BinaryKind>(in.u8() % 4); // add, sub, mul, div
+    acrossTiers<float>("binary", n, [&](float *y) {
+      binary(k, DType::F32, x.data(), shape, other.data(), shape, y, shape);
+    }, exact);
+    break;
+  }
+  case 9: {
+    Shape shape = {rows, cols};
+    auto k = in.u8() & 1 ? ReduceKind::Max : ReduceKind::Sum;
+    acrossTiers<float>("reduce", size_t(rows), [&](float *y) {
+      reduce(k, DType::F32, x.data(), shape, {1}, y);
+    }, near(1e-5, 1e-4));
+    break;
+  }
+  default: {
+    // A block-sparse inner product of M = rows x 4 tokens, K = 4 * ceil(cols / 4),
+    // N = 4 outputs per byte pair up to 64: f32, bf16 or s8 weights.
+    int64_t m = rows * 4, k = (cols + 3) / 4 * 4, nOut = 4 * in.upTo(16);
+    std::vector<float> w(size_t(nOut * k)), xs(size_t(m * k)), bias(nOut);
+    for (float &v : w)
+      v = in.u8() % 3 == 0 ? in.value(1.0f) : 0.0f;
+    for (float &v : xs)
+      v = in.value(4.0f);
+    for (float &v : bias)
+      v = in.value(1.0f);
+    auto type = kernel == 10 ? sparse::ValueType::F32
+                : in.u8() & 1 ? sparse::ValueType::BF16
+                              : sparse::ValueType::S8;
+    int64_t br = in.u8() & 1 ? 4 : 1;
+    sparse::Header h = sparse::layout(
+        type, nOut, k, sparse::countNonZeroBlocks(w.data(), nOut, k, br), br);
+    std::vector<uint8_t> blobBytes(h.totalBytes + 64);
+    void *blob = blobBytes.data() +
+                 (64 - reinterpret_cast<uintptr_t>(blobBytes.data()) % 64) % 64;
+    sparse::pack(w.data(), nOut, k, type, blob, br);
+    size_t outs = size_t(m * nOut);
+    if (type == sparse::ValueType::S8) {
+      std::vector<uint8_t> xq(xs.size());
+      for (size_t i = 0; i < xs.size(); ++i)
+        xq[i] = in.u8();
+      int32_t zero = in.u8();
+      acrossTiers<float>("sparse s8", outs, [&](float *y) {
+        SparseInnerProductS8 ip(m, blob, bias.data(), {});
+        ip.run(xq.data(), 0.05f, zero, y);
+      }, near(1e-5, 1e-4));
+    } else {
+      acrossTiers<float>(type == sparse::ValueType::F32 ? "sparse f32"
+                                                        : "sparse bf16",
+                         outs, [&](float *y) {
+        SparseInnerProduct ip(m, blob, bias.data(), {});
+        ip.run(xs.data(), y);
+      }, near(1e-4, 1e-4));
+    }
+    break;
+  }
+  }
+  return 0;
+}
