@@ -337,6 +337,7 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
     po.keepFp32 = opts.keepFp32;
     po.calibration = opts.calibration;
     po.calibrationMethod = opts.calibrationMethod;
+    po.weightBits = opts.int8WeightBits;
     po.report = opts.printFusion == "table";
     pm.nest<func::FuncOp>().addPass(osc::createOscPrecision(po));
     osc::OscSparseLayoutOptions so;

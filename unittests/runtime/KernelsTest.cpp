@@ -306,6 +306,13 @@ TEST_P(KernelsTest, Bf16OutputsAreRoundedF32) {
   }
 }
 
+/// int8 dot products are free of 16-bit saturation from AVX-512 VNNI up;
+/// below, int8 weights may have 7 bits.
+TEST(Int8Weights, LimitFollowsTheTier) {
+  EXPECT_EQ(int8SaturationFree(), cpuTier() >= IsaLevel::Avx512CoreVnni);
+  EXPECT_EQ(int8WeightLimit(), int8SaturationFree() ? 127 : 64);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Tiers, KernelsTest,
     ::testing::ValuesIn(opscope::rt::tiers::kernelLevels()),

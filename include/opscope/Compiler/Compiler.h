@@ -55,6 +55,10 @@ struct CompileOptions {
   /// fills both from the CPU it runs on (opscope/runtime/cpu.h).
   std::string scalarSparsePrecisions;
   std::string tier;
+  /// Bits of --precision int8's weights: 7 where the target CPU's int8
+  /// kernels would saturate 8-bit ones (no AVX-512 VNNI; opscope-compile
+  /// fills it from the CPU it runs on), else 8.
+  int int8WeightBits = 8;
   bool timing = false;        ///< per-phase timing to stderr
   /// Largest activation arena and `.weights` file (--max-total-bytes); the
   /// per-tensor limit is `import.maxTensorBytes`.

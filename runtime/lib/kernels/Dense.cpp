@@ -14,6 +14,7 @@
 #include "opscope/runtime/sparse_format.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
@@ -274,7 +275,45 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   std::vector<int32_t> rowSum; ///< sum_k Wq[n, k], for the zero point
   std::vector<uint8_t> xU8;    ///< the quantized input of run(const float *)
   bool u8Out = false;          ///< the output is u8 (runU8Out)
+  bool weights7 = false;       ///< 7-bit weights (int8WeightLimit)
+  /// Weights beyond the tier's saturation-free range (an imported model's
+  /// 8-bit weights without AVX-512 VNNI): an f32 primitive on the
+  /// dequantized weights, fed the dequantized u8 input, so the products
+  /// are the model's integers (exact in f32) instead of saturated ones.
+  bool f32Compute = false;
+  U8Output outQ;
+  std::vector<float> xF32, yF32;
   dnnl::memory scales;
+
+  void initF32(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
+               const float *biasData, const std::vector<PostOp> &postOps,
+               U8Output u8Out) {
+    f32Compute = true;
+    outQ = u8Out;
+    bool sumOp = false; // the int8 form's checks (a u8 output takes no sum)
+    attrWithPostOps(postOps, sumOp, u8Out);
+    std::vector<float> w(n_ * k_);
+    for (int64_t r = 0; r < n_; ++r)
+      for (int64_t c = 0; c < k_; ++c)
+        w[r * k_ + c] = float(wq[r * k_ + c]) * wScale[r];
+    build(m_, k_, n_, dt::f32, dt::f32, w.data(), dt::f32, biasData, postOps,
+          /*runtimeOutputScales=*/false);
+    xF32.resize(m_ * k_);
+    if (u8Out)
+      yF32.resize(m_ * n_);
+  }
+
+  /// The f32 form of runAny.
+  void runF32(const uint8_t *x, float xScale, int32_t xZero, void *y,
+              const float *sum) {
+    for (int64_t i = 0; i < m * k; ++i)
+      xF32[i] = float(int32_t(x[i]) - xZero) * xScale;
+    float *out = outQ ? yF32.data() : static_cast<float *>(y);
+    IpPrimitive::run(xF32.data(), out, sum);
+    if (outQ)
+      quantizeU8(out, static_cast<uint8_t *>(y), m * n, outQ->first,
+                 outQ->second);
+  }
 
   void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
             const float *biasData, const std::vector<PostOp> &postOps,
@@ -303,11 +342,14 @@ QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
     : impl(std::make_unique<Impl>()) {
   Impl &I = *impl;
   // Per-row symmetric quantization of the weights, as the packed sparse
-  // s8 weights have it.
+  // s8 weights have it: to [-127, 127], or [-64, 64] where the tier's
+  // int8 kernels would saturate (docs/precision.md, int8 without VNNI).
+  const int limit = int8WeightLimit();
+  I.weights7 = limit < 127;
   std::vector<int8_t> wq(n * k);
   I.wScale.resize(n);
   for (int64_t r = 0; r < n; ++r) {
-    I.wScale[r] = sparse::symmetricScale(weightData + r * k, k);
+    I.wScale[r] = sparse::symmetricScale(weightData + r * k, k) * 127.0f / limit;
     for (int64_t c = 0; c < k; ++c)
       wq[r * k + c] = sparse::quantizeS8(weightData[r * k + c], I.wScale[r]);
   }
@@ -321,6 +363,16 @@ QuantizedInnerProduct::QuantizedInnerProduct(
     : impl(std::make_unique<Impl>()) {
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
+  // Weights beyond the tier's saturation-free range (8-bit weights without
+  // AVX-512 VNNI) compute in f32 on the dequantized weights; 7-bit ones
+  // (opscope-compile --precision int8 for such a tier) stay int8.
+  const int limit = int8WeightLimit();
+  if (!std::all_of(s8Weights, s8Weights + n * k,
+                   [&](int8_t v) { return std::abs(v) <= limit; })) {
+    impl->initF32(m, k, n, s8Weights, biasData, postOps, u8Output);
+    return;
+  }
+  impl->weights7 = limit < 127;
   impl->init(m, k, n, s8Weights, biasData, postOps, u8Output);
 }
 
@@ -343,6 +395,8 @@ void QuantizedInnerProduct::runU8Out(const uint8_t *x, float xScale,
 void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
                                    int32_t xZero, void *y, const float *sum) {
   Impl &I = *impl;
+  if (I.f32Compute)
+    return I.runF32(x, xScale, xZero, y, sum);
   if (xScale != I.lastXScale || xZero != I.lastXZero) {
     // oneDNN adds the bias before the output scales: divide it, and take
     // the zero point's xZero * rowSum out of the accumulator there.
@@ -374,7 +428,8 @@ const uint8_t *QuantizedInnerProduct::quantized(const float *x, float xScale,
 }
 
 std::string QuantizedInnerProduct::implementation() const {
-  return impl->pd.impl_info_str();
+  return std::string(impl->pd.impl_info_str()) +
+         (impl->f32Compute ? ":f32" : impl->weights7 ? ":s8w7" : "");
 }
 
 const std::vector<float> &QuantizedInnerProduct::weightScales() const {

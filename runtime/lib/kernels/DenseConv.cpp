@@ -13,6 +13,7 @@
 #include "opscope/runtime/kernels.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
@@ -60,6 +61,11 @@ ConvGeometry opscope::rt::dnnlx::convGeometry(const ConvParams &p) {
 }
 
 struct Conv::Impl {
+  /// int8 weights beyond the tier's saturation-free range (8-bit weights
+  /// without AVX-512 VNNI): an f32 convolution on the dequantized weights,
+  /// fed the dequantized input, and `q` the int8 parameters around it.
+  std::unique_ptr<Conv> asF32;
+  ConvParams q;
   bool transposed = false;
   bool hasSum = false, constWeights = false, hasBias = false;
   /// The bias is a model input, rebound on every run.
@@ -143,6 +149,41 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
   if (static_cast<int64_t>(p.weightScales.size()) != p.output[1])
     throw std::invalid_argument("an int8 convolution needs one weight scale "
                                 "per output channel");
+  // Where oneDNN's int8 kernels would saturate these weights (8-bit ones
+  // without AVX-512 VNNI), the products are computed in f32 instead: the
+  // model's integers, exact in f32, never saturated ones.
+  const int limit = int8WeightLimit();
+  int64_t wElems = product(p.weight);
+  if (!std::all_of(s8Weights, s8Weights + wElems,
+                   [&](int8_t v) { return std::abs(v) <= limit; })) {
+    // The output channel of each weight element: O x I/g x k... for a
+    // convolution, I x O/g x k... for a transposed one.
+    int64_t spatial = 1;
+    for (size_t d = 2; d < p.weight.size(); ++d)
+      spatial *= p.weight[d];
+    std::vector<float> w(wElems);
+    for (int64_t i = 0; i < wElems; ++i) {
+      int64_t o = i / (p.weight[1] * spatial);
+      if (p.transposed) {
+        int64_t group = o / (p.weight[0] / p.groups);
+        o = group * p.weight[1] + (i / spatial) % p.weight[1];
+      }
+      w[i] = float(s8Weights[i]) * p.weightScales[o];
+    }
+    bool sumOp = false; // the int8 form's checks (a u8 output takes no sum)
+    attrWithPostOps(p.postOps, sumOp,
+                    p.outputU8 ? U8Output({p.outputScale, p.outputZero})
+                               : U8Output());
+    ConvParams f = p;
+    f.inputU8 = f.outputU8 = false;
+    f.weightScales.clear();
+    impl->asF32 = std::make_unique<Conv>(f, w.data(), constBias, hasBias);
+    impl->q = p;
+    impl->inElems = product(p.input);
+    impl->outElems = product(p.output);
+    impl->implInfo = impl->asF32->implementation() + ":f32";
+    return;
+  }
   build(p, s8Weights, Compute::Int8, constBias, hasBias);
 }
 
@@ -351,6 +392,31 @@ void copyPaddedChannels(const float *scratch, int64_t batch, int64_t pixels,
 
 void Conv::run(const void *x, const float *weights, const float *bias,
                void *yOut, const float *sum) {
+  if (impl->asF32) {
+    // The int8 input's values (a u8 input dequantized; an f32 one rounded
+    // to the input's quantization grid), the f32 product, and a u8 output
+    // quantized after it.
+    const ConvParams &q = impl->q;
+    auto *xf = static_cast<float *>(threadScratch(1, impl->inElems * 4));
+    std::vector<uint8_t> xq;
+    const uint8_t *xu8 = static_cast<const uint8_t *>(x);
+    if (!q.inputU8) {
+      xq.resize(impl->inElems);
+      quantizeU8(static_cast<const float *>(x), xq.data(), impl->inElems,
+                 q.inputScale, q.inputZero);
+      xu8 = xq.data();
+    }
+    for (int64_t i = 0; i < impl->inElems; ++i)
+      xf[i] = float(int32_t(xu8[i]) - q.inputZero) * q.inputScale;
+    float *yf = q.outputU8 ? static_cast<float *>(threadScratch(
+                                 2, impl->outElems * 4))
+                           : static_cast<float *>(yOut);
+    impl->asF32->run(xf, weights, bias, yf, sum);
+    if (q.outputU8)
+      quantizeU8(yf, static_cast<uint8_t *>(yOut), impl->outElems,
+                 q.outputScale, q.outputZero);
+    return;
+  }
   Context &ctx = context();
   // A bf16 output on f32 kernels is computed in f32 first.
   void *y = impl->roundOutput

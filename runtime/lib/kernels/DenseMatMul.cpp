@@ -44,10 +44,12 @@ struct MatMul::Impl {
 
 namespace {
 /// Symmetric per-tensor s8 quantization of n values: returns the scale
-/// (max |x| / 127; 1 for all zeros).
-float quantizeS8Dynamic(const float *x, int8_t *q, int64_t n) {
+/// (max |x| / limit; 1 for all zeros). The rhs (oneDNN's weights) takes
+/// int8WeightLimit(): 7 bits where the tier's int8 kernels would saturate.
+float quantizeS8Dynamic(const float *x, int8_t *q, int64_t n,
+                        int limit = 127) {
   float amax = maxAbs(x, n);
-  float scale = amax > 0.0f ? amax / 127.0f : 1.0f;
+  float scale = amax > 0.0f ? amax / float(limit) : 1.0f;
   quantizeS8(x, q, n, scale);
   return scale;
 }
@@ -152,7 +154,8 @@ MatMul::MatMul(const Dims &aShape, const Dims &bShape, const Dims &cShape,
     if (constB) {
       // Quantized once; packing copies it.
       std::vector<int8_t> q(impl->bElems);
-      impl->bScale = quantizeS8Dynamic(constB, q.data(), impl->bElems);
+      impl->bScale =
+          quantizeS8Dynamic(constB, q.data(), impl->bElems, int8WeightLimit());
       impl->b = packed(bPlain, impl->pd.weights_desc(), q.data());
     } else {
       impl->bS8.resize(impl->bElems);
@@ -226,7 +229,8 @@ void MatMul::runRaw(const void *a, const void *b, void *c) {
     float aScale = quantizeS8Dynamic(f32(a), I.aS8.data(), I.aElems);
     I.a.set_data_handle(I.aS8.data());
     if (!I.constB) {
-      I.bScale = quantizeS8Dynamic(f32(b), I.bS8.data(), I.bElems);
+      I.bScale = quantizeS8Dynamic(f32(b), I.bS8.data(), I.bElems,
+                                   int8WeightLimit());
       I.b.set_data_handle(I.bS8.data());
     }
     I.outScale = I.scale * aScale * I.bScale;
@@ -251,5 +255,6 @@ void MatMul::runRaw(const void *a, const void *b, void *c) {
 }
 
 std::string MatMul::implementation() const {
-  return std::string(impl->pd.impl_info_str()) + (impl->asF32 ? ":f32" : "");
+  return std::string(impl->pd.impl_info_str()) + (impl->asF32 ? ":f32" : "") +
+         (impl->int8 && int8WeightLimit() < 127 ? ":s8w7" : "");
 }

@@ -10,7 +10,11 @@
 
 #include "DnnlCommon.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/kernels.h"
 
 #include <unordered_map>
 
@@ -33,6 +37,18 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   Context &ctx = context();
   ConvGeometry geo = convGeometry(p);
   const Dims &w = geo.weight;
+  // ConvInteger's outputs are exact integers: no requantization. Where the
+  // tier's int8 kernels would saturate (int8WeightLimit), weights beyond
+  // 7 bits are refused, and the binding runs the portable kernel.
+  int64_t wElems = 1;
+  for (int64_t d : p.weight)
+    wElems *= d;
+  const int limit = int8WeightLimit();
+  if (!std::all_of(weights, weights + wElems,
+                   [&](int8_t v) { return std::abs(v) <= limit; }))
+    throw std::invalid_argument(
+        "int8 weights beyond 7 bits would saturate in oneDNN's int8 "
+        "convolution on this tier (no AVX-512 VNNI)");
   dnnl::memory::desc wPlain(toDims(w), dt::s8, geo.plainWeightTag);
   dnnl::memory::desc wAny(toDims(w), dt::s8, tag::any);
   dt srcType = srcSigned ? dt::s8 : dt::u8;

@@ -132,7 +132,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         op.getWeightMutable().assign(bf.getOutput());
         after += 2.0 * type.getNumElements();
       } else {
-        quantizeWeights(op, c, *values, b);
+        quantizeWeights(op, c, *values, b, weightBits);
         calibration::U8Params p = calibration::chooseU8(*st, *method);
         op.setInputScaleAttr(b.getF32FloatAttr(p.scale));
         op.setInputZeroPointAttr(b.getI32IntegerAttr(p.zeroPoint));
@@ -343,7 +343,9 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
         return;
       auto c = op.getWeight().template getDefiningOp<ConstantOp>();
       OpBuilder b(c);
-      quantizeWeights(op, c, *values, b);
+      // The model's own 8-bit integers, whatever the target (a runtime
+      // whose int8 kernels would saturate them computes them in f32).
+      quantizeWeights(op, c, *values, b, /*bits=*/8);
       op.setInputScaleAttr(b.getF32FloatAttr(static_cast<float>(*qs)));
       op.setInputZeroPointAttr(b.getI32IntegerAttr(
           static_cast<int32_t>(*qz) + (s8 ? 128 : 0)));
@@ -398,18 +400,20 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
   /// symmetric, to i8 with weight_scales.
   template <typename OpT>
   void quantizeWeights(OpT op, ConstantOp c, ArrayRef<float> values,
-                       OpBuilder &b) {
+                       OpBuilder &b, int bits) {
     auto wType = cast<RankedTensorType>(op.getWeight().getType());
     OutputChannels channelOf = outputChannels(op);
     // rt::sparse::symmetricScale per channel (which need not be contiguous
-    // here): max |w| / 127, 1 for zeros.
+    // here): max |w| / 127, 1 for zeros; with weight-bits=7, max |w| / 64
+    // (a target whose int8 kernels would saturate 8-bit weights).
+    const float limit = bits == 7 ? 64.0f : 127.0f;
     std::vector<float> scales(channelOf.count, 0.0f);
     for (size_t i = 0; i < values.size(); ++i) {
       float &sc = scales[channelOf(int64_t(i))];
       sc = std::max(sc, std::fabs(values[i]));
     }
     for (float &sc : scales)
-      sc = sc > 0.0f ? sc / 127.0f : 1.0f;
+      sc = sc > 0.0f ? sc / limit : 1.0f;
     std::vector<int8_t> q(values.size());
     for (size_t i = 0; i < values.size(); ++i)
       q[i] = rt::sparse::quantizeS8(values[i], scales[channelOf(int64_t(i))]);

@@ -131,6 +131,19 @@ void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
 /// Quantizes n floats to s8 symmetrically: q = clamp(round(x / scale),
 /// -128, 127), rounding to nearest even.
 void quantizeS8(const float *x, int8_t *q, int64_t n, float scale);
+/// Whether int8 dot products cannot saturate at the tier in force. AVX-512
+/// VNNI (vpdpbusd) and AMX accumulate u8 x s8 products in int32; below
+/// them oneDNN's int8 kernels multiply with vpmaddubsw, which saturates the
+/// sum of two u8 x s8 products at 16 bits (oneDNN's "Nuances of int8
+/// computations") unless every |w| <= 64: 2 x 255 x 64 = 32640.
+inline bool int8SaturationFree() {
+  return cpuTier() >= IsaLevel::Avx512CoreVnni;
+}
+/// The largest |w| int8 weights may have for oneDNN's int8 kernels at the
+/// tier in force: 127, or 64 where they would saturate (7-bit weights, as
+/// ONNX Runtime's reduce_range).
+inline int int8WeightLimit() { return int8SaturationFree() ? 127 : 64; }
+
 /// The largest |x| of n floats (0 for n = 0; NaN is skipped), for dynamic
 /// quantization.
 float maxAbs(const float *x, int64_t n);

@@ -113,8 +113,13 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     auto mm = std::shared_ptr<MatMulInnerProduct>(dnnlCreate(c, [&] {
       return new MatMulInnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
     }));
-    kernel = "onednn:" + mm->implementation() + ":matmul";
-    return bindInnerProduct(c, mm, plain);
+    // A database measured on another tier can name the matmul where this
+    // tier has only oneDNN's reference loop for it (below AVX-512): the
+    // inner product primitive then, as without the database.
+    if (mm->implementation().rfind("ref", 0) != 0) {
+      kernel = "onednn:" + mm->implementation() + ":matmul";
+      return bindInnerProduct(c, mm, plain);
+    }
   }
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
