@@ -9,6 +9,7 @@ DIR/<harness>/ gets:
   fuzz-trace        the analyzer's test traces
   fuzz-npy          .npy files of every dtype and rank the reader accepts
   fuzz-plan         plan + NUL + .weights of small models compiled by BUILD
+  fuzz-kernels      one input per kernel: its number, then random bytes
 Regression files (test/fuzz-regressions/<harness>/) are seeds too.
 """
 import argparse
@@ -33,7 +34,8 @@ def main():
     a = ap.parse_args()
     src, build, out = a.src, os.path.abspath(a.build), a.out
     dirs = {h: os.path.join(out, h) for h in
-            ("fuzz-onnx-import", "fuzz-trace", "fuzz-npy", "fuzz-plan")}
+            ("fuzz-onnx-import", "fuzz-trace", "fuzz-npy", "fuzz-plan",
+             "fuzz-kernels")}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="opscope-seeds-")
@@ -99,6 +101,13 @@ def main():
         weights = open(lib[:-3] + ".weights", "rb").read()
         with open(os.path.join(dirs["fuzz-plan"], "plan%d" % i), "wb") as f:
             f.write(data[start:end] + b"\0" + weights)
+
+    # The kernel harness reads a kernel number, then shape and value bytes.
+    rng = np.random.default_rng(5)
+    for kernel in range(12):
+        with open(os.path.join(dirs["fuzz-kernels"], "kernel%d" % kernel),
+                  "wb") as f:
+            f.write(bytes([kernel]) + rng.integers(0, 256, 600, np.uint8).tobytes())
 
     # Regression files seed their harness too.
     for h, d in dirs.items():
