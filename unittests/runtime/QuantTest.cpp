@@ -156,10 +156,14 @@ TEST(ConvInteger, OneDnnMatchesPortable) {
     for (auto &v : x)
       v = uint8_t(rng());
     // Where oneDNN's int8 kernels would saturate (no VNNI), they take
-    // 7-bit weights only, and refuse others (the portable kernel runs).
+    // 7-bit weights only, and refuse others (the portable kernel runs);
+    // from VNNI up every s8 weight, -128 included.
     const int limit = int8WeightLimit();
     for (auto &v : w)
-      v = int8_t(int(rng() % (2 * limit + 1)) - limit);
+      v = int8SaturationFree() ? int8_t(rng())
+                               : int8_t(int(rng() % (2 * limit + 1)) - limit);
+    if (int8SaturationFree())
+      w[0] = -128;
     ConvParams p;
     p.input = tc.x;
     p.weight = tc.w;

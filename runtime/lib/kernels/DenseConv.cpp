@@ -152,10 +152,8 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
   // Where oneDNN's int8 kernels would saturate these weights (8-bit ones
   // without AVX-512 VNNI), the products are computed in f32 instead: the
   // model's integers, exact in f32, never saturated ones.
-  const int limit = int8WeightLimit();
   int64_t wElems = product(p.weight);
-  if (!std::all_of(s8Weights, s8Weights + wElems,
-                   [&](int8_t v) { return std::abs(v) <= limit; })) {
+  if (int8WeightsSaturate(s8Weights, wElems)) {
     // The output channel of each weight element: O x I/g x k... for a
     // convolution, I x O/g x k... for a transposed one.
     int64_t spatial = 1;

@@ -11,10 +11,13 @@
 #define OPSCOPE_RUNTIME_LIB_KERNELS_DNNLCOMMON_H
 
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/kernels.h"
 
 #include <dnnl.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -44,6 +47,18 @@ using U8Output = std::optional<std::pair<float, int32_t>>;
 /// positive, the zero point in [0, 255] and there is no sum post-op.
 dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
                                      bool &hasSum, U8Output u8Out = {});
+
+/// Whether oneDNN's int8 kernels could saturate on these n s8 weights at
+/// the tier in force: below AVX-512 VNNI (int8SaturationFree()) a weight
+/// beyond int8WeightLimit() lets a pair of u8 x s8 products overflow
+/// vpmaddubsw's 16 bits; from VNNI up every s8 value, -128 included, is
+/// exact (docs/precision.md, int8 without VNNI).
+inline bool int8WeightsSaturate(const int8_t *w, int64_t n) {
+  if (int8SaturationFree())
+    return false;
+  const int limit = int8WeightLimit();
+  return !std::all_of(w, w + n, [&](int8_t v) { return std::abs(v) <= limit; });
+}
 
 /// Per-thread conversion scratch (the rounded, widened or quantized copy of
 /// an operand, or an f32 result rounded afterwards), shared by every

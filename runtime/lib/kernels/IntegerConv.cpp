@@ -43,9 +43,7 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   int64_t wElems = 1;
   for (int64_t d : p.weight)
     wElems *= d;
-  const int limit = int8WeightLimit();
-  if (!std::all_of(weights, weights + wElems,
-                   [&](int8_t v) { return std::abs(v) <= limit; }))
+  if (int8WeightsSaturate(weights, wElems))
     throw std::invalid_argument(
         "int8 weights beyond 7 bits would saturate in oneDNN's int8 "
         "convolution on this tier (no AVX-512 VNNI)");
