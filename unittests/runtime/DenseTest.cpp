@@ -494,12 +494,14 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
       Conv f32Out(p, wb.data(), b.data(), true);
       // The padding follows the tier's block of output channels: 16 on
       // AVX-512 (24 -> 32), 8 below (24 needs none).
-      if (outC == 24 && !nativeBf16() && cpuTier() >= IsaLevel::Avx512Core)
+      if (outC == 24 && !nativeBf16() && cpuTier() >= IsaLevel::Avx512Core) {
         EXPECT_NE(f32Out.implementation().find(":oc24to32"), std::string::npos)
             << f32Out.implementation();
-      if (cpuTier() < IsaLevel::Avx512Core)
+      }
+      if (cpuTier() < IsaLevel::Avx512Core) {
         EXPECT_EQ(f32Out.implementation().find(":oc"), std::string::npos)
             << f32Out.implementation();
+      }
       std::vector<float> y(outElems), yFromBf16(outElems);
       f32Out.run(in.data(), nullptr, nullptr, y.data());
       ConvParams pin = p;
@@ -780,8 +782,7 @@ TEST(QuantizedInnerProduct, Int8ChainCarriesU8) {
     wq.resize(rows * cols);
     ws.resize(rows);
     for (auto &v : wq)
-      v = static_cast<int8_t>(int(rng() % (2 * int8WeightLimit() + 1)) -
-                              int8WeightLimit());
+      v = static_cast<int8_t>(int(rng() % 255) - 127);
     for (auto &v : ws)
       v = 0.0005f + 0.002f * (rng() % 100) / 100.0f;
   };
@@ -860,9 +861,9 @@ TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
       QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(),
                                withBias ? b.data() : nullptr, {PostOp::Relu});
       // 8-bit weights where the tier's int8 kernels would saturate (no
-      // AVX-512 VNNI) compute in f32 on the dequantized weights, and the
-      // kernel's name says so: the same products, never saturated ones.
-      EXPECT_EQ(ip.implementation().find(":f32") != std::string::npos,
+      // AVX-512 VNNI) run split in two 7-bit halves, and the kernel's name
+      // says so: the same integers, never saturated ones.
+      EXPECT_EQ(ip.implementation().find(":s8w7x2") != std::string::npos,
                 !int8SaturationFree())
           << ip.implementation();
       std::vector<float> y(m * n);
@@ -892,6 +893,60 @@ TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
                                           (withBias ? b[0] : 0.0)),
                   1e-4 * (1 + std::fabs(y[0])));
     }
+}
+} // namespace
+
+namespace {
+/// 8-bit weights on the worst input for a 16-bit multiply-add: u8 255
+/// against 127 and -128, whose pairs (64770, -65280) saturate vpmaddubsw's
+/// 16-bit lanes on oneDNN's int8 kernels below AVX-512 VNNI. Every tier
+/// gives the exact integer sums (the split 7-bit form there), with a
+/// zero point, a bias and a u8 output too; odd sizes for the tails.
+TEST(QuantizedInnerProduct, EightBitWeightsNeverSaturate) {
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 2, 1},
+                         {3, 37, 5}, {17, 256, 19}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+    std::vector<int8_t> wq(n * k);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < k; ++c) // rows of 127, of -128, then mixed
+        wq[j * k + c] = j % 3 == 0   ? 127
+                        : j % 3 == 1 ? -128
+                                     : ((c / 2) % 2 ? 127 : -128);
+    std::vector<float> ws(n, 1.0f / 1024), b(n, 0.25f);
+    std::vector<uint8_t> x(m * k, 255);
+    for (int64_t i = 1; i < m; ++i) // other rows: other large values
+      for (int64_t c = 0; c < k; ++c)
+        x[i * k + c] = uint8_t(200 + (i * 7 + c * 3) % 56);
+    for (int32_t xZero : {0, 3}) {
+      SCOPED_TRACE(xZero);
+      const float xScale = 0.5f;
+      QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(), b.data(), {});
+      EXPECT_EQ(ip.implementation().find(":s8w7x2") != std::string::npos,
+                !int8SaturationFree())
+          << ip.implementation();
+      // Scales of powers of two: the exact sum survives f32 for k <= 256.
+      std::vector<float> y(m * n);
+      ip.run(x.data(), xScale, xZero, y.data());
+      const float yScale = 64.0f;
+      const int32_t yZero = 100;
+      QuantizedInnerProduct ipU8(m, k, n, wq.data(), ws.data(), b.data(), {},
+                                 std::make_pair(yScale, yZero));
+      std::vector<uint8_t> yq(m * n);
+      ipU8.runU8Out(x.data(), xScale, xZero, yq.data());
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t c = 0; c < k; ++c)
+            acc += int64_t(int(x[i * k + c]) - xZero) * wq[j * k + c];
+          double want = double(xScale) * ws[j] * double(acc) + b[j];
+          EXPECT_NEAR(y[i * n + j], want, 1e-6 * (1 + std::fabs(want)))
+              << i << "," << j << " sum " << acc;
+          double q = std::clamp(std::nearbyint(want / yScale) + yZero, 0.0,
+                                255.0);
+          EXPECT_EQ(int(yq[i * n + j]), int(q)) << i << "," << j;
+        }
+    }
+  }
 }
 } // namespace
 
@@ -1221,9 +1276,10 @@ TEST(MatMulInnerProduct, MatchesInnerProduct) {
     EXPECT_LT(worst, 1e-5);
     // Below AVX-512 oneDNN 2.6 runs this matmul only on its reference loop
     // (the binding then takes the inner product primitive instead).
-    if (cpuTier() >= IsaLevel::Avx512Core)
+    if (cpuTier() >= IsaLevel::Avx512Core) {
       EXPECT_EQ(mm.implementation().find("ref"), std::string::npos)
           << mm.implementation();
+    }
   }
 }
 } // namespace

@@ -277,42 +277,38 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   bool u8Out = false;          ///< the output is u8 (runU8Out)
   bool weights7 = false;       ///< 7-bit weights (int8WeightLimit)
   /// Weights beyond the tier's saturation-free range (an imported model's
-  /// 8-bit weights without AVX-512 VNNI): an f32 primitive on the
-  /// dequantized weights, fed the dequantized u8 input, so the products
-  /// are the model's integers (exact in f32) instead of saturated ones.
-  bool f32Compute = false;
-  U8Output outQ;
-  std::vector<float> xF32, yF32;
+  /// 8-bit weights without AVX-512 VNNI), split in two 7-bit halves
+  /// w = hi + lo (hi = w / 2 rounded toward zero, lo = w - hi, both in
+  /// [-64, 64]) laid side by side along K, N x 2K, and each input row
+  /// given twice, M x 2K: the one int8 primitive sums x.hi + x.lo = x.w
+  /// with no pair of products beyond 2 x 255 x 64 = 32640, the model's
+  /// integers exactly, at twice the products of the 7-bit form.
+  bool split = false;
+  int64_t kIn = 0;                ///< K of the input (half the primitive's)
+  std::vector<uint8_t> xTwice;    ///< the input, each row twice (split)
   dnnl::memory scales;
 
-  void initF32(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
-               const float *biasData, const std::vector<PostOp> &postOps,
-               U8Output u8Out) {
-    f32Compute = true;
-    outQ = u8Out;
-    bool sumOp = false; // the int8 form's checks (a u8 output takes no sum)
-    attrWithPostOps(postOps, sumOp, u8Out);
-    std::vector<float> w(n_ * k_);
+  /// The split form's weights: [hi | lo] per row.
+  static std::vector<int8_t> splitWeights(const int8_t *wq, int64_t n_,
+                                          int64_t k_) {
+    std::vector<int8_t> w2(n_ * 2 * k_);
     for (int64_t r = 0; r < n_; ++r)
-      for (int64_t c = 0; c < k_; ++c)
-        w[r * k_ + c] = float(wq[r * k_ + c]) * wScale[r];
-    build(m_, k_, n_, dt::f32, dt::f32, w.data(), dt::f32, biasData, postOps,
-          /*runtimeOutputScales=*/false);
-    xF32.resize(m_ * k_);
-    if (u8Out)
-      yF32.resize(m_ * n_);
+      for (int64_t c = 0; c < k_; ++c) {
+        int v = wq[r * k_ + c], hi = v / 2;
+        w2[r * 2 * k_ + c] = static_cast<int8_t>(hi);
+        w2[r * 2 * k_ + k_ + c] = static_cast<int8_t>(v - hi);
+      }
+    return w2;
   }
 
-  /// The f32 form of runAny.
-  void runF32(const uint8_t *x, float xScale, int32_t xZero, void *y,
-              const float *sum) {
-    for (int64_t i = 0; i < m * k; ++i)
-      xF32[i] = float(int32_t(x[i]) - xZero) * xScale;
-    float *out = outQ ? yF32.data() : static_cast<float *>(y);
-    IpPrimitive::run(xF32.data(), out, sum);
-    if (outQ)
-      quantizeU8(out, static_cast<uint8_t *>(y), m * n, outQ->first,
-                 outQ->second);
+  /// The split form's input: each row of x (M x kIn) twice.
+  const uint8_t *twice(const uint8_t *x) {
+    xTwice.resize(m * k);
+    for (int64_t r = 0; r < m; ++r) {
+      std::memcpy(&xTwice[r * k], x + r * kIn, kIn);
+      std::memcpy(&xTwice[r * k + kIn], x + r * kIn, kIn);
+    }
+    return xTwice.data();
   }
 
   void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
@@ -353,6 +349,7 @@ QuantizedInnerProduct::QuantizedInnerProduct(int64_t m, int64_t k, int64_t n,
     for (int64_t c = 0; c < k; ++c)
       wq[r * k + c] = sparse::quantizeS8(weightData[r * k + c], I.wScale[r]);
   }
+  I.kIn = k;
   I.init(m, k, n, wq.data(), biasData, postOps);
 }
 
@@ -364,15 +361,16 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
   // Weights beyond the tier's saturation-free range (8-bit weights without
-  // AVX-512 VNNI) compute in f32 on the dequantized weights; 7-bit ones
-  // (opscope-compile --precision int8 for such a tier) stay int8.
-  const int limit = int8WeightLimit();
-  if (!std::all_of(s8Weights, s8Weights + n * k,
-                   [&](int8_t v) { return std::abs(v) <= limit; })) {
-    impl->initF32(m, k, n, s8Weights, biasData, postOps, u8Output);
+  // AVX-512 VNNI) run split in two 7-bit halves (Impl::split); 7-bit ones
+  // (opscope-compile --precision int8 for such a tier) as they are.
+  impl->kIn = k;
+  if (int8WeightsSaturate(s8Weights, n * k)) {
+    impl->split = true;
+    impl->init(m, 2 * k, n, Impl::splitWeights(s8Weights, n, k).data(),
+               biasData, postOps, u8Output);
     return;
   }
-  impl->weights7 = limit < 127;
+  impl->weights7 = int8WeightLimit() < 127;
   impl->init(m, k, n, s8Weights, biasData, postOps, u8Output);
 }
 
@@ -395,8 +393,6 @@ void QuantizedInnerProduct::runU8Out(const uint8_t *x, float xScale,
 void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
                                    int32_t xZero, void *y, const float *sum) {
   Impl &I = *impl;
-  if (I.f32Compute)
-    return I.runF32(x, xScale, xZero, y, sum);
   if (xScale != I.lastXScale || xZero != I.lastXZero) {
     // oneDNN adds the bias before the output scales: divide it, and take
     // the zero point's xZero * rowSum out of the accumulator there.
@@ -409,7 +405,7 @@ void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
     I.lastXScale = xScale;
     I.lastXZero = xZero;
   }
-  I.run(x, y, sum);
+  I.run(I.split ? I.twice(x) : x, y, sum);
 }
 
 void QuantizedInnerProduct::run(const float *x, float xScale, int32_t xZero,
@@ -422,14 +418,14 @@ void QuantizedInnerProduct::run(const float *x, float xScale, int32_t xZero,
 const uint8_t *QuantizedInnerProduct::quantized(const float *x, float xScale,
                                                 int32_t xZero) {
   Impl &I = *impl;
-  I.xU8.resize(I.m * I.k);
-  quantizeU8(x, I.xU8.data(), I.m * I.k, xScale, xZero);
+  I.xU8.resize(I.m * I.kIn);
+  quantizeU8(x, I.xU8.data(), I.m * I.kIn, xScale, xZero);
   return I.xU8.data();
 }
 
 std::string QuantizedInnerProduct::implementation() const {
   return std::string(impl->pd.impl_info_str()) +
-         (impl->f32Compute ? ":f32" : impl->weights7 ? ":s8w7" : "");
+         (impl->split ? ":s8w7x2" : impl->weights7 ? ":s8w7" : "");
 }
 
 const std::vector<float> &QuantizedInnerProduct::weightScales() const {
