@@ -3,6 +3,7 @@
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=bf16 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=BF16
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/conv-calibration.json keep-fp32=^c2 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=KEEP
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=QDQ
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{weight-bits=7 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=QDQ7
 
 // "c1" (source nodes c1, r1: the conv with its fused ReLU) saw [-1, 3]:
 // u8 scale 4/255, zero point round(1 / (4/255)) = round(63.75) = 64. Its
@@ -42,6 +43,12 @@
 // zero point -8: the u8 zero point 120) runs it in int8 on %x with the
 // model's scale, in any precision; the pair is gone.
 // QDQ: osc-precision: 1 inner products or convolutions of the model's QuantizeLinear/DequantizeLinear pairs run in int8 with the model's activation scales
+// For a target without AVX-512 VNNI the model's 8-bit weights stay 8-bit
+// (the same integers, weight scales unchanged), and the report says the
+// runtime computes that convolution in f32.
+// QDQ7: osc-precision: 1 inner products or convolutions of the model's QuantizeLinear/DequantizeLinear pairs run in int8 with the model's activation scales
+// QDQ7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 1 convolutions with the model's 8-bit weights computed in f32 (:f32){{$}}
+// QDQ7: osc.conv %arg0, {{.*}}weight_scales = array<f32: 0.00787401571, 0.0157480314>{{.*}}tensor<2x1x2x2xi8>
 // QDQ: func.func @qdq
 // QDQ-NOT: quantize_linear
 // QDQ: osc.conv %arg0, {{.*}}input_scale = 5.000000e-02 : f32, input_zero_point = 120 : i32{{.*}}weight_scales = array<f32: 0.00787401571, 0.0157480314>{{.*}}tensor<2x1x2x2xi8>

@@ -7,6 +7,8 @@
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=MM
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json report}))' | FileCheck %s --check-prefix=MMREPORT
 // RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json keep-fp32=^scores report}))' | FileCheck %s --check-prefix=MMKEEP
+// RUN: opscope-opt %s --mlir-disable-threading -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json weight-bits=7 report}))' -mlir-print-debuginfo=false | FileCheck %s --check-prefix=W7
+// RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/ffn-calibration.json weight-bits=6}))' 2>&1 | FileCheck %s --check-prefix=WBITS
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8}))' 2>&1 | FileCheck %s --check-prefix=NOCAL
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%S/Inputs/missing.json}))' 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not opscope-opt %s -pass-pipeline='builtin.module(func.func(osc-precision{precision=int8 calibration=%s}))' 2>&1 | FileCheck %s --check-prefix=NOTCAL
@@ -22,6 +24,18 @@
 // CHECK: osc.inner_product %arg0, %[[W1]] bias(%{{.*}}) post_ops [gelu_erf] {input_scale = 0.0313725509 : f32, input_zero_point = 64 : i32, weight_scales = array<f32: 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.00559055107, 0.005511811, 0.00779527565>} : (tensor<1x4x8xf32>, tensor<8x8xi8>, tensor<8xf32>) -> tensor<1x4x8xf32>
 // CHECK: osc.inner_product {{.*}} {input_scale = 0.0392156877 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 0.00196850393,
 // CHECK: up_w.s8: "0x40000000{{(00)+}}327F22AA00000000817443670000000000000000C6812538"
+
+// weight-bits=7 (opscope-compile for a tier without AVX-512 VNNI, whose
+// int8 kernels would saturate 8-bit weights): scales max |w| / 64, row 5
+// quantizes to 25, 64, 17, -43 (0x19 40 11 D5), and the report says which
+// form runs (docs/precision.md, int8 without VNNI).
+// W7: osc-precision: int8 (calibration {{.*}}ffn-calibration.json, minmax), 2 of 2 inner products in int8
+// W7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 2 inner products or convolutions with 7-bit weights ([-64, 64], :s8w7){{$}}
+// W7: osc-precision: int8 (calibration {{.*}}), 0 of 0 inner products in int8
+// W7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 1 matmuls with a 7-bit right operand (:s8w7){{$}}
+// W7: osc.inner_product %arg0, {{.*}}weight_scales = array<f32: 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.0110937497, 1.093750e-02, 0.0154687501>}
+// W7: up_w.s8: "0x40000000{{(00)+}}194011D500000000C03B22340000000000000000E3C0131C"
+// WBITS: osc-precision: weight-bits must be 8 or 7, got 6
 
 // percentile:99 of "down"'s histogram (0, 98, 1, 1 over [0, 10]) is 7.5
 // (scale 7.5/255); of "up"'s flat one, -1.92 and 5.92 (scale 7.84/255, zero

@@ -57,6 +57,12 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
           << precision << "'";
       return signalPassFailure();
     }
+    if (weightBits != 8 && weightBits != 7) {
+      emitError(getOperation()->getLoc(),
+                "osc-precision: weight-bits must be 8 or 7, got ")
+          << static_cast<int>(weightBits);
+      return signalPassFailure();
+    }
     llvm::Regex keep(keepFp32);
     std::string regexError;
     if (!keepFp32.empty() && !keep.isValid(regexError)) {
@@ -85,8 +91,9 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       for (const calibration::TensorStats &t : calib->tensors)
         stats[t.key()] = &t;
     }
-    unsigned qdq = fuseQdq<InnerProductOp>(keep) + fuseQdq<ConvOp>(keep) +
-                   fuseQdq<ConvTransposeOp>(keep);
+    unsigned qdqIps = fuseQdq<InnerProductOp>(keep);
+    unsigned qdqConvs = fuseQdq<ConvOp>(keep) + fuseQdq<ConvTransposeOp>(keep);
+    unsigned qdq = qdqIps + qdqConvs;
     Counts ips, convs, deconvs;
     std::vector<std::string> uncalibrated;
     double before = 0, after = 0;
@@ -238,6 +245,42 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       if (precision == "int8" && matmulsLowIntensity)
         llvm::outs() << ", " << matmulsLowIntensity
                      << " fp32 (fewer than 64 products per quantized element)";
+      llvm::outs() << "\n";
+    }
+    // For a target without AVX-512 VNNI (weight-bits=7) oneDNN's int8
+    // kernels would saturate 8-bit weights: say which int8 form each kind
+    // of weight runs in there, as the kernel names will (docs/precision.md,
+    // int8 without VNNI).
+    unsigned quantizedHere =
+        precision == "int8"
+            ? ips.converted + convs.converted + deconvs.converted
+            : 0;
+    unsigned int8MatMuls = precision == "int8" ? matmulsConverted : 0;
+    if (report && weightBits == 7 && (quantizedHere || int8MatMuls || qdq)) {
+      llvm::outs() << "osc-precision: int8 without AVX-512 VNNI on the "
+                      "target (8-bit weights would saturate):";
+      const char *sep = " ";
+      if (quantizedHere) {
+        llvm::outs() << sep << quantizedHere
+                     << " inner products or convolutions with 7-bit weights "
+                        "([-64, 64], :s8w7)";
+        sep = "; ";
+      }
+      if (int8MatMuls) {
+        llvm::outs() << sep << int8MatMuls
+                     << " matmuls with a 7-bit right operand (:s8w7)";
+        sep = "; ";
+      }
+      if (qdqIps) {
+        llvm::outs() << sep << qdqIps
+                     << " inner products with the model's 8-bit weights "
+                        "split in two 7-bit halves (:s8w7x2)";
+        sep = "; ";
+      }
+      if (qdqConvs)
+        llvm::outs() << sep << qdqConvs
+                     << " convolutions with the model's 8-bit weights "
+                        "computed in f32 (:f32)";
       llvm::outs() << "\n";
     }
   }
