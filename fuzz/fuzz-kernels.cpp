@@ -106,11 +106,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       layerNorm(x.data(), g.data(), b.data(), y, rows, cols, 1e-5f);
     }, near(1e-4, 1e-4));
     break;
-  case 1:
+  case 1: {
+    // x as `rows` features x `cols` tokens: gamma and beta per feature.
+    std::vector<float> gt(g.begin(), g.begin() + std::min(rows, cols)),
+        bt(b.begin(), b.begin() + std::min(rows, cols));
+    gt.resize(rows, 1.0f);
+    bt.resize(rows, 0.0f);
     acrossTiers<float>("layerNormTransposed", n, [&](float *y) {
-      layerNormTransposed(x.data(), g.data(), b.data(), y, cols, rows, 1e-5f);
+      layerNormTransposed(x.data(), gt.data(), bt.data(), y, cols, rows, 1e-5f);
     }, near(1e-4, 1e-4));
     break;
+  }
   case 2: {
     std::vector<float> mask(cols);
     for (float &v : mask)
