@@ -258,10 +258,14 @@ AVX2 void softmax(const float *x, const float *mask, int64_t group, float *y,
     }
     float sum = hsum(vsum);
     if (log) {
-      __m256 shift = _mm256_set1_ps(mx + std::log(sum));
+      // x - max, then - log(sum), as the reference: max + log(sum) in one
+      // constant rounds at the max's magnitude (a fully masked row's max
+      // is near -10000, one ulp 1e-3).
+      __m256 lse = _mm256_set1_ps(std::log(sum));
       for (int64_t c = 0; c < cols; c += 8) {
         __m256i m = tailMask(cols - c);
-        storeMasked(out + c, m, _mm256_sub_ps(loadScores(in, mrow, c, m), shift));
+        storeMasked(out + c, m,
+                    _mm256_sub_ps(_mm256_sub_ps(loadScores(in, mrow, c, m), vmx), lse));
       }
     } else {
       __m256 inv = _mm256_set1_ps(1.0f / sum);

@@ -223,10 +223,13 @@ AVX512 void softmax(const float *x, const float *mask, int64_t group,
     }
     float sum = _mm512_reduce_add_ps(vsum);
     if (log) {
-      __m512 shift = _mm512_set1_ps(mx + std::log(sum));
+      // x - max, then - log(sum), as the reference (Avx2Kernels.cpp).
+      __m512 lse = _mm512_set1_ps(std::log(sum));
       for (int64_t c = 0; c < cols; c += 16) {
         __mmask16 m = tailMask(cols - c);
-        _mm512_mask_storeu_ps(out + c, m, _mm512_sub_ps(loadScores(in, mrow, c, m), shift));
+        _mm512_mask_storeu_ps(
+            out + c, m,
+            _mm512_sub_ps(_mm512_sub_ps(loadScores(in, mrow, c, m), vmx), lse));
       }
     } else {
       __m512 inv = _mm512_set1_ps(1.0f / sum);
