@@ -396,13 +396,12 @@ void Conv::run(const void *x, const float *weights, const float *bias,
     // quantized after it.
     const ConvParams &q = impl->q;
     auto *xf = static_cast<float *>(threadScratch(1, impl->inElems * 4));
-    std::vector<uint8_t> xq;
     const uint8_t *xu8 = static_cast<const uint8_t *>(x);
     if (!q.inputU8) {
-      xq.resize(impl->inElems);
-      quantizeU8(static_cast<const float *>(x), xq.data(), impl->inElems,
+      auto *xq = static_cast<uint8_t *>(threadScratch(0, impl->inElems));
+      quantizeU8(static_cast<const float *>(x), xq, impl->inElems,
                  q.inputScale, q.inputZero);
-      xu8 = xq.data();
+      xu8 = xq;
     }
     for (int64_t i = 0; i < impl->inElems; ++i)
       xf[i] = float(int32_t(xu8[i]) - q.inputZero) * q.inputScale;

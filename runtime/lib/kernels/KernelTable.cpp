@@ -20,6 +20,7 @@ namespace {
 KernelTable build(IsaLevel level) {
   KernelTable t;
   t.level = level;
+  t.name = ownKernelTierName(level);
   fillReferenceKernels(t);
 #if defined(__x86_64__)
   if (level >= IsaLevel::Avx2) {

@@ -62,7 +62,8 @@ struct SparseRowsEntry {
 struct KernelTable {
   /// The level the table was filled for (the CPU's best within the cap
   /// and what setKernelTier asked), and the name of the tier that filled
-  /// the f32 kernels below ("reference", "avx2", "avx512").
+  /// the f32 kernels below ("reference", "avx2", "avx512":
+  /// ownKernelTierName(level), cpu.h, which --version also reads).
   IsaLevel level = IsaLevel::Sse41;
   const char *name = "reference";
 

@@ -294,7 +294,6 @@ void opscope::rt::reference::transpose32(const void *srcv, int64_t lds,
 }
 
 void opscope::rt::fillReferenceKernels(KernelTable &t) {
-  t.name = "reference";
   t.layerNorm = reference_tier::layerNorm;
   t.layerNormTransposed = reference_tier::layerNormTransposed;
   t.softmax = reference_tier::softmax;

@@ -528,7 +528,6 @@ AVX2 void interleave2x32(const void *a, const void *b, int64_t n, void *out) {
 } // namespace opscope::rt::avx2_tier
 
 void opscope::rt::fillAvx2Kernels(KernelTable &t) {
-  t.name = "avx2";
   t.layerNorm = avx2_tier::layerNorm;
   t.layerNormTransposed = avx2_tier::layerNormTransposed;
   t.softmax = avx2_tier::softmax;

@@ -493,7 +493,6 @@ AVX512 void quantizeU8Transposed(const float *x, uint8_t *q,
 } // namespace opscope::rt::avx512_tier
 
 void opscope::rt::fillAvx512Kernels(KernelTable &t) {
-  t.name = "avx512";
   t.layerNorm = avx512_tier::layerNorm;
   t.layerNormTransposed = avx512_tier::layerNormTransposed;
   t.softmax = avx512_tier::softmax;
