@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/sparse.h"
 #include "opscope/runtime/tooling/benchmark.h"
 #include "opscope/runtime/tooling/compare.h"
@@ -15,16 +16,53 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace opscope;
 using namespace opscope::tooling;
 
 namespace {
+
+/// The files of `dir`, by name.
+std::vector<std::string> filesIn(const std::string &dir) {
+  std::vector<std::string> names;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// The one atomic writer (file_output.h): a whole file, or on a failed
+/// write the old file untouched and no temporary left behind.
+TEST(FileOutput, WholeFileOrTheOldOne) {
+  std::string dir = ::testing::TempDir() + "file-output-" +
+                    std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/out.txt";
+  ASSERT_EQ(writeFileAtomically(path, std::string("first\n")), "");
+  std::string error = writeFileAtomically(path, [](std::ostream &out) {
+    out << "half of the second";
+    out.setstate(std::ios::badbit); // as a full disk would
+  });
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "first\n");
+  EXPECT_EQ(filesIn(dir), std::vector<std::string>{"out.txt"});
+  error = writeFileAtomically(dir + "/missing/out.txt", std::string("x"));
+  EXPECT_NE(error.find("missing/out.txt: cannot write"), std::string::npos)
+      << error;
+  EXPECT_EQ(filesIn(dir), std::vector<std::string>{"out.txt"});
+  std::filesystem::remove_all(dir);
+}
 
 /// Names of every length from 1 to 12 characters ending in each suffix (or
 /// as short as the suffix allows), bare and under directories, including

@@ -7,6 +7,7 @@
 
 #include "opscope/runtime/analysis.h"
 #include "opscope/runtime/cpu.h"
+#include "opscope/runtime/file_output.h"
 
 #include "../kernels/x86_64/PeakFma.h"
 
@@ -156,18 +157,7 @@ std::string opscope::analysis::saveMachine(const std::string &path,
             {"threads", m.threads},
             {"cpu", m.cpu},
             {"by_threads", byThreads}};
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out)
-      return path + ": cannot write";
-    out << j.dump(2) << "\n";
-    if (!out)
-      return path + ": cannot write";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return path + ": cannot write";
-  return "";
+  return writeFileAtomically(path, j.dump(2) + "\n");
 }
 
 std::string opscope::analysis::defaultMachineFile() {

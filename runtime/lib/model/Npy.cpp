@@ -6,6 +6,7 @@
 
 #include "opscope/runtime/npy.h"
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/model.h"
 
 #include <sys/stat.h>
@@ -172,21 +173,13 @@ void opscope::rt::writeNpy(const std::string &path, const HostTensor &t) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw Error(path + ": cannot write: " + std::strerror(errno));
+  std::string error = writeFileAtomically(path, [&](std::ostream &out) {
     out.write("\x93NUMPY\x01\x00", 8);
     uint16_t n = static_cast<uint16_t>(header.size());
     out.write(reinterpret_cast<const char *>(&n), 2);
     out.write(header.data(), header.size());
     out.write(t.data.data(), t.data.size());
-    if (!out)
-      throw Error(path + ": write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename into place: " + std::strerror(errno));
-  }
+  });
+  if (!error.empty())
+    throw Error(error);
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/sinks.h"
+#include "opscope/runtime/file_output.h"
 
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse.h"
@@ -41,24 +42,12 @@ std::string shapeText(const rt::Shape &s) {
   return out;
 }
 
-/// Writes through a temporary file renamed into place.
+/// Writes through a temporary file renamed into place (file_output.h);
+/// throws naming the file.
 template <typename F> void atomicWrite(const std::string &path, F &&body) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw Error(path + ": cannot write: " + std::strerror(errno));
-    body(out);
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename into place: " + std::strerror(errno));
-  }
+  std::string error = writeFileAtomically(path, body);
+  if (!error.empty())
+    throw Error(error);
 }
 
 /// Kernel actually used for a probe's op (from the first session).

@@ -6,6 +6,8 @@
 
 #include "opscope/runtime/tuning.h"
 
+#include "opscope/runtime/file_output.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -300,28 +302,10 @@ void save(const std::string &path, const Database &db) {
     fs::create_directories(p.parent_path(), ec);
   if (ec)
     throw Error(path + ": cannot create the directory: " + ec.message());
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::string body = serialize(db);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw Error(path + ": cannot write the tuning database (temporary " +
-                  tmp + ")");
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      throw Error(path + ": writing the tuning database failed");
-    }
-  }
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw Error(path + ": cannot put the tuning database in place: " +
-                ec.message());
-  }
+  std::string error = writeFileAtomically(path, serialize(db));
+  if (!error.empty())
+    throw Error(path + ": cannot write the tuning database: " +
+                error.substr(path.size() + 2));
 }
 
 } // namespace opscope::tuning
