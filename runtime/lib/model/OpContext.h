@@ -54,13 +54,24 @@ struct OpContext {
   const float *constF32(const BufferRef &r) const {
     return r.kind == BufferRef::Weight ? ptr<const float>(r) : nullptr;
   }
-  int64_t intAttr(const char *name, int64_t def = 0) const {
+  /// Attribute `name` of the op, or null when the plan lacks it. The name
+  /// must be one attrs.def lists for the op's kind (the ABI contract).
+  const json *attr(const char *name) const {
+    if (!runtimeReadsAttr(op.kind, name))
+      fail(std::string("reads attribute '") + name +
+           "', which runtime/include/opscope/runtime/attrs.def does not "
+           "list for this kind (an internal error)");
     auto it = op.attrs.find(name);
-    return it == op.attrs.end() ? def : it->get<int64_t>();
+    return it == op.attrs.end() ? nullptr : &*it;
+  }
+  bool hasAttr(const char *name) const { return attr(name) != nullptr; }
+  int64_t intAttr(const char *name, int64_t def = 0) const {
+    const json *it = attr(name);
+    return it ? it->get<int64_t>() : def;
   }
   double floatAttr(const char *name, double def) const {
-    auto it = op.attrs.find(name);
-    if (it == op.attrs.end() || it->is_null())
+    const json *it = attr(name);
+    if (!it || it->is_null())
       return def;
     return number(*it);
   }
@@ -76,35 +87,32 @@ struct OpContext {
     return std::numeric_limits<double>::quiet_NaN();
   }
   bool flag(const char *name) const {
-    auto it = op.attrs.find(name);
-    return it != op.attrs.end() && it->get<bool>();
+    const json *it = attr(name);
+    return it && it->get<bool>();
   }
   std::string str(const char *name) const {
-    auto it = op.attrs.find(name);
-    if (it == op.attrs.end())
+    const json *it = attr(name);
+    if (!it)
       fail(std::string("missing attribute '") + name + "'");
     return it->get<std::string>();
   }
   Shape ints(const char *name) const {
     Shape v;
-    auto it = op.attrs.find(name);
-    if (it != op.attrs.end())
+    if (const json *it = attr(name))
       for (const json &x : *it)
         v.push_back(x.get<int64_t>());
     return v;
   }
   std::vector<std::string> strings(const char *name) const {
     std::vector<std::string> v;
-    auto it = op.attrs.find(name);
-    if (it != op.attrs.end())
+    if (const json *it = attr(name))
       for (const json &x : *it)
         v.push_back(x.get<std::string>());
     return v;
   }
   std::vector<float> floats(const char *name) const {
     std::vector<float> v;
-    auto it = op.attrs.find(name);
-    if (it != op.attrs.end())
+    if (const json *it = attr(name))
       for (const json &x : *it)
         v.push_back(static_cast<float>(number(x)));
     return v;
@@ -178,8 +186,8 @@ struct OpContext {
   }
   std::vector<PostOp> postOps() const {
     std::vector<PostOp> v;
-    auto it = op.attrs.find("post_ops");
-    if (it == op.attrs.end())
+    const json *it = attr("post_ops");
+    if (!it)
       return v;
     for (const json &p : *it) {
       std::string s = p.get<std::string>();

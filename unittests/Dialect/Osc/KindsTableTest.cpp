@@ -122,4 +122,52 @@ TEST(KindsTable, ExecutedOpsMatchOpKinds) {
                                    "if", "loop"}));
 }
 
+/// The op attributes of the plan (attrs.def) against ODS, both ways: every
+/// entry names an inherent attribute of its kind's op, and every inherent
+/// attribute of an executed op has an entry (read by the runtime, or
+/// carried by the plan only). The runtime's direction is OpContext's: it
+/// refuses to read an attribute attrs.def does not list for the kind.
+TEST(KindsTable, OpAttributesMatchBothWays) {
+  MLIRContext context;
+  context.loadDialect<osc::OscDialect>();
+  std::set<std::pair<std::string, std::string>> table;
+  for (const rt::OpAttr &a : rt::kOpAttrs) {
+    std::string op = rt::kindName(a.kind);
+    EXPECT_TRUE(table.insert({op, a.name}).second)
+        << "attrs.def lists osc." << op << " '" << a.name << "' twice";
+  }
+  std::set<std::pair<std::string, std::string>> ods;
+  for (RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != "osc" ||
+        !name.getInterface<osc::ExecutableOpInterface>())
+      continue;
+    std::string op = name.stripDialect().str();
+    for (StringAttr attr : name.getAttributeNames()) {
+      // Variadic operand groups' sizes: structure, not an attribute.
+      if (attr.getValue() == "operandSegmentSizes" ||
+          attr.getValue() == "resultSegmentSizes")
+        continue;
+      ods.insert({op, attr.str()});
+      EXPECT_TRUE(table.count({op, attr.str()}))
+          << "osc." << op << " has attribute '" << attr.str()
+          << "' in ODS but no entry in attrs.def (OPSCOPE_OP_ATTR if the "
+             "runtime reads it, else OPSCOPE_PLAN_ONLY_ATTR)";
+    }
+  }
+  for (const auto &[op, attr] : table)
+    EXPECT_TRUE(ods.count({op, attr}))
+        << "attrs.def lists '" << attr << "' for osc." << op
+        << ", which ODS does not declare";
+}
+
+/// OpContext's side of the contract: the runtime's lookup accepts the
+/// table's read attributes only, per kind.
+TEST(KindsTable, RuntimeReadsOnlyListedAttributes) {
+  EXPECT_TRUE(rt::runtimeReadsAttr(rt::OpKind::Softmax, "axis"));
+  EXPECT_FALSE(rt::runtimeReadsAttr(rt::OpKind::Softmax, "epsilon"));
+  EXPECT_FALSE(rt::runtimeReadsAttr(rt::OpKind::Where, "axis"));
+  for (const rt::OpAttr &a : rt::kOpAttrs)
+    EXPECT_EQ(rt::runtimeReadsAttr(a.kind, a.name), a.read) << a.name;
+}
+
 } // namespace

@@ -473,6 +473,27 @@ template <typename T> bool compareScalar(CompareKind k, T a, T b) {
   return false;
 }
 
+/// An attribute an executed op carries in the plan (attrs.def): whether
+/// the runtime reads it, or only the plan carries it.
+struct OpAttr {
+  OpKind kind;
+  const char *name;
+  bool read;
+};
+inline constexpr OpAttr kOpAttrs[] = {
+#define OPSCOPE_OP_ATTR(K, N) {OpKind::K, N, true},
+#define OPSCOPE_PLAN_ONLY_ATTR(K, N) {OpKind::K, N, false},
+#include "opscope/runtime/attrs.def"
+};
+
+/// Whether the runtime may read attribute `name` of a `kind` op.
+inline bool runtimeReadsAttr(OpKind kind, std::string_view name) {
+  for (const OpAttr &a : kOpAttrs)
+    if (a.kind == kind && a.read && name == a.name)
+      return true;
+  return false;
+}
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_KINDS_H

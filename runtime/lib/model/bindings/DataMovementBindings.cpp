@@ -173,9 +173,7 @@ BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
   p.nearest = c.enumAttr<NearestMode>("nearest_mode");
   p.cubicA = static_cast<float>(c.floatAttr("cubic_coeff_a", -0.75));
   p.excludeOutside = c.flag("exclude_outside");
-  if (auto it = c.op.attrs.find("scales"); it != c.op.attrs.end())
-    for (const json &s : *it)
-      p.scales.push_back(static_cast<float>(OpContext::number(s)));
+  p.scales = c.floats("scales");
   Shape xs = x.shape, ys = c.out().shape;
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(c.out());

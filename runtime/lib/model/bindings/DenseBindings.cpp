@@ -107,8 +107,8 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
         });
   }
   c.requireF32(w, "weight");
-  if (auto dk = c.op.attrs.find("dense_kernel");
-      dk != c.op.attrs.end() && dk->get<std::string>() == "matmul") {
+  if (const json *dk = c.attr("dense_kernel");
+      dk && dk->get<std::string>() == "matmul") {
     // opscope-tune measured oneDNN's matmul faster on this shape.
     auto mm = std::shared_ptr<MatMulInnerProduct>(dnnlCreate(c, [&] {
       return new MatMulInnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
@@ -176,8 +176,9 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   p.groups = c.intAttr("groups", 1);
   p.transposed = transposed;
   p.postOps = c.postOps();
-  p.inputNhwc = c.flag("input_nhwc");
-  p.outputNhwc = c.flag("output_nhwc");
+  // osc-conv-layout's NHWC chains hold convolutions only.
+  p.inputNhwc = !transposed && c.flag("input_nhwc");
+  p.outputNhwc = !transposed && c.flag("output_nhwc");
   bool hasBias = c.has(2);
   const float *bias = hasBias ? c.constF32(c.in(2)) : nullptr;
   std::string precision;

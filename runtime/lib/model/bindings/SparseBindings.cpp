@@ -39,7 +39,7 @@ BoundKernel sparseInnerProduct(const OpContext &c, std::string &kernel) {
     c.fail("weight_shape does not match the packed weight (" +
            std::to_string(h.n) + "x" + std::to_string(h.k) + ")");
   bool s8 = h.valueType == static_cast<uint8_t>(sparse::ValueType::S8);
-  if (s8 && !c.op.attrs.contains("input_scale"))
+  if (s8 && !c.hasAttr("input_scale"))
     c.fail(std::string("packed weights of type ") +
            sparse::valueTypeName(static_cast<sparse::ValueType>(h.valueType)) +
            " need the input's quantization (input_scale, input_zero_point)");
