@@ -6,170 +6,31 @@
 // Probes go around every op by default (they cost one branch per run while
 // profiling is off); `--profile=REGEX` / `--profile-types=KINDS` select ops,
 // `--no-probes` leaves them out.
+// This file only parses the command line; the work is in CompileTool.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "opscope/Compiler/Compiler.h"
-#include "opscope/Tools/Diagnostics.h"
+#include "CompileTool.h"
 
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include "opscope/runtime/calibration.h"
-#include "opscope/runtime/cpu.h"
-#include "opscope/runtime/tuning.h"
-
-#include "Calibration.h"
-#include "Progress.h"
 #include "ToolCommon.h"
 
-#include <oneapi/dnnl/dnnl_version.h>
-
-#include <filesystem>
-
 #include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
 
 int main(int argc, char **argv) {
   CLI::App app{"opscope-compile: compile an ONNX or osc model to model.so + "
                "model.weights"};
-  opscope::CompileOptions opts;
-  std::vector<std::string> shapes;
-  std::string emit = "lib";
-  bool noFuse = false, noCheck = false, noProbes = false;
-  std::string profile, printFusion;
-  // (No CLI::ExistingFile check: a missing model is a failure, exit 1 with
-  // the tool's prefix, as in every other tool, not a usage error.)
-  app.add_option("model", opts.input, "model: .onnx, .onnxtext or .mlir")
-      ->required();
-  app.add_option("--input-shape", shapes,
-                 "static shape of a graph input, NAME=DIMS (e.g. "
-                 "input_ids=1x128); repeat per input")
-      ->take_all();
-  std::vector<std::string> frozen;
-  app.add_option("--freeze-input", frozen,
-                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
-                 "TensorProto); repeat per input")
-      ->take_all();
-  app.add_option("-o,--output", opts.output,
-                 "output library (OUT.so; OUT.weights is written next to it)");
-  app.add_option("--emit", emit, "what to write: lib (default), obj or mlir")
-      ->check(CLI::IsMember({"lib", "obj", "mlir"}));
-  app.add_flag("--no-fuse", noFuse,
-               "skip fusion (constant folding only), for A/B comparisons");
-  app.add_option("--fuse-options", opts.fuseOptions,
-                 "osc-fuse options, e.g. 'fuse-gelu=false fuse-attention=false'");
-  auto *prof = app.add_option("--profile", profile,
-                              "probe only the ops whose source node matches "
-                              "REGEX (--profile=REGEX; every op is probed by "
-                              "default)")
-                   ->expected(0, 1)
-                   ->default_str("");
-  auto *profTypes = app.add_option(
-      "--profile-types", opts.probeTypes,
-      "with --profile: only these op kinds (comma-separated, e.g. "
-      "inner_product,softmax)");
-  auto *noProbesFlag = app.add_flag(
-      "--no-probes", noProbes,
-      "compile without probes (OPSCOPE_PROFILE and --profile then have "
-      "nothing to record)");
-  noProbesFlag->excludes(prof)->excludes(profTypes);
-  auto *fusion = app.add_option("--print-fusion", printFusion,
-                                "print the ops after fusion (table or json) "
-                                "and stop unless -o is given")
-                     ->expected(0, 1)
-                     ->default_str("table")
-                     ->check(CLI::IsMember({"table", "json"}));
-  app.add_option("--precision", opts.precision,
-                 "what inner products compute in: fp32 (default), bf16 or "
-                 "int8 (weights converted at compile time; int8 needs "
-                 "--calibration-inputs or --calibration)")
-      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
-  std::string calibrationInputs;
-  auto *calInputs = app.add_option(
-      "--calibration-inputs", calibrationInputs,
-      "int8: a directory of input sets (one subdirectory per set, NAME.npy "
-      "per input) to calibrate activation ranges on, or 'random'");
-  auto *calFile = app.add_option(
-      "--calibration", opts.calibration,
-      "int8: statistics from an earlier `opscope-run --calibrate`");
-  calInputs->excludes(calFile);
-  app.add_option("--calibration-method", opts.calibrationMethod,
-                 "int8: minmax (default) or percentile:P (e.g. "
-                 "percentile:99.99)");
-  app.add_option("--keep-fp32", opts.keepFp32,
-                 "with --precision: keep the ops whose source node matches "
-                 "REGEX in fp32");
-  app.add_option("--sparse", opts.sparse,
-                 "block-sparse kernels: auto (weights whose 1x4 block "
-                 "sparsity reaches --sparse-threshold), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--sparse-threshold", opts.sparseThreshold,
-                 "block sparsity from which --sparse=auto runs a weight "
-                 "sparse (default 0.7)")
-      ->check(CLI::Range(0.0, 1.0));
-  app.add_flag("--no-sparse-chains", opts.noSparseChains,
-               "do not keep activations transposed between chained sparse "
-               "ops (for A/B comparisons)");
-  app.add_flag("--no-conv-layout", opts.noConvLayout,
-               "convolutions read and write NCHW buffers, reordering around "
-               "each one (osc-conv-layout off; for A/B comparisons)");
-  app.add_flag("--no-int8-chains", opts.noInt8Chains,
-               "int8: every int8 op quantizes its f32 input itself, none "
-               "hands u8 to the next (osc-int8-chains off; for A/B "
-               "comparisons)");
-  app.add_option("--bf16-chains", opts.bf16Chains,
-                 "bf16: values every reader rounds to bf16 are written in "
-                 "bf16 by their producer (osc-bf16-chains): auto (only where "
-                 "this CPU multiplies bf16 natively; the default), always or "
-                 "never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  std::string kernels;
-  app.add_option("--kernels", kernels,
-                 "how --sparse=auto chooses: tuned (this machine's "
-                 "opscope-tune database decides where it has an entry; the "
-                 "default when the database exists) or rules "
-                 "(--sparse-threshold)")
-      ->check(CLI::IsMember({"tuned", "rules"}));
-  app.add_flag("--no-check", noCheck, "skip the ONNX model checker");
-  std::string maxTensorBytes = "4G", maxTotalBytes = "16G";
-  app.add_option("--max-tensor-bytes", maxTensorBytes,
-                 "refuse any tensor larger than this (bytes, or with a K/M/G "
-                 "suffix; default 4G)")
-      ->check(opscope::tools::byteCount());
-  app.add_option("--max-total-bytes", maxTotalBytes,
-                 "refuse an activation arena or a .weights file larger than "
-                 "this (default 16G)")
-      ->check(opscope::tools::byteCount());
-  app.add_flag("--timing", opts.timing, "print the time of each phase");
-  // Options with an optional value take it only after '=': a bare
-  // `--print-fusion model.onnx` must not read the model as the value.
+  opscope::tools::compile::Options options;
+  opscope::tools::compile::addOptions(app, options);
+  // Options with an optional value take it only after '=' (see
+  // rewriteCommandLine).
   std::vector<std::string> args;
-  bool bareProfile = false;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--print-fusion")
-      a = "--print-fusion=table";
-    if (a == "--profile") {
-      bareProfile = true; // every op; selected below
-      // `--profile REGEX` (a space, not '='): the regex would be read as a
-      // second model or another flag's value; say what was meant.
-      if (i + 1 < argc) {
-        llvm::StringRef next = argv[i + 1];
-        bool model = next.ends_with(".onnx") || next.ends_with(".onnxtext") ||
-                     next.ends_with(".mlir");
-        // (args holds the program and, when it came first, the model.)
-        if (!next.starts_with("-") && !model && args.size() > 1) {
-          llvm::errs() << "opscope-compile: error: --profile takes its "
-                          "regex after '=': --profile='"
-                       << next << "' (got '--profile " << next << "')\n";
-          return 2;
-        }
-      }
-    } else {
-      args.push_back(std::move(a));
-    }
-  }
+  if (int code = opscope::tools::compile::rewriteCommandLine(argc, argv,
+                                                             options, args);
+      code >= 0)
+    return code;
   std::vector<char *> argvFixed;
   for (std::string &a : args)
     argvFixed.push_back(a.data());
@@ -178,149 +39,5 @@ int main(int argc, char **argv) {
           app, static_cast<int>(argvFixed.size()), argvFixed.data());
       code >= 0)
     return code;
-  if (std::error_code ec; !std::filesystem::is_regular_file(opts.input, ec)) {
-    llvm::errs() << "opscope-compile: error: " << opts.input << ": "
-                 << (std::filesystem::exists(opts.input, ec)
-                         ? "not a regular file"
-                         : "no such file")
-                 << "\n";
-    return 1;
-  }
-
-  // This machine's tuning database (opscope-tune). The compiler does not
-  // link oneDNN: its version is the one the tree was built against, the
-  // same package the runtime loads.
-  if (kernels != "rules") {
-    std::string db =
-        (std::filesystem::path(opscope::tuning::defaultDirectory()) /
-         opscope::tuning::thisMachine(
-             std::to_string(DNNL_VERSION_MAJOR) + "." +
-             std::to_string(DNNL_VERSION_MINOR) + "." +
-             std::to_string(DNNL_VERSION_PATCH))
-             .fileName())
-            .string();
-    if (std::filesystem::exists(db))
-      opts.tuningDb = db;
-    else if (kernels == "tuned")
-      llvm::errs() << "opscope-compile: no tuning database for this machine ("
-                   << db << "; run opscope-tune): the rules decide\n";
-  }
-
-  // The tier the model is compiled for: this CPU under OPSCOPE_MAX_ISA.
-  // Where it runs the sparse kernels scalar (below AVX2: the kernel
-  // table's reference tier), --sparse auto keeps such ops dense unless the
-  // tuning database measured them.
-  {
-    opscope::rt::IsaLevel tier = opscope::rt::tierInForce();
-    opts.tier = opscope::rt::kIsaLevelNames[static_cast<int>(tier)];
-    if (tier < opscope::rt::IsaLevel::Avx2)
-      opts.scalarSparsePrecisions = "fp32,bf16,int8";
-    // Below AVX-512 VNNI oneDNN's int8 kernels saturate 8-bit weights
-    // (vpmaddubsw): --precision int8 quantizes them to 7 bits there, and
-    // the runtime computes other 8-bit weights in f32 (docs/precision.md).
-    if (tier < opscope::rt::IsaLevel::Avx512CoreVnni)
-      opts.int8WeightBits = 7;
-  }
-
-  if (fusion->count())
-    opts.printFusion = printFusion.empty() ? "table" : printFusion;
-  bool profiled = prof->count() || bareProfile;
-  if (noProbes && bareProfile) {
-    llvm::errs() << "opscope-compile: error: --profile and --no-probes "
-                    "exclude each other\n";
-    return 2;
-  }
-  if (profTypes->count() && !profiled) {
-    llvm::errs() << "opscope-compile: error: --profile-types needs --profile "
-                    "(e.g. --profile --profile-types=inner_product)\n";
-    return 2;
-  }
-  if (noProbes)
-    opts.profile.reset();
-  else if (prof->count())
-    opts.profile = profile; // "" (all) after a bare --profile too
-  if (opts.precision == "int8") {
-    if (calibrationInputs.empty() && opts.calibration.empty()) {
-      llvm::errs() << "opscope-compile: error: --precision int8 needs "
-                      "--calibration-inputs DIR (representative inputs; "
-                      "'random' only if you must) or --calibration FILE\n";
-      return 2;
-    }
-    if (!opscope::calibration::Method::parse(opts.calibrationMethod)) {
-      llvm::errs() << "opscope-compile: error: --calibration-method: "
-                      "expected minmax or percentile:P with 50 < P <= 100, "
-                      "got '"
-                   << opts.calibrationMethod << "'\n";
-      return 2;
-    }
-    if (calibrationInputs != "random" && !calibrationInputs.empty() &&
-        !std::filesystem::is_directory(calibrationInputs)) {
-      llvm::errs() << "opscope-compile: error: --calibration-inputs: '"
-                   << calibrationInputs << "' is not a directory (or 'random')\n";
-      return 2;
-    }
-  } else if (!calibrationInputs.empty() || !opts.calibration.empty()) {
-    llvm::errs() << "opscope-compile: error: --calibration-inputs and "
-                    "--calibration need --precision int8\n";
-    return 2;
-  }
-  if (!opts.keepFp32.empty()) {
-    std::string why;
-    if (!llvm::Regex(opts.keepFp32).isValid(why)) {
-      llvm::errs() << "opscope-compile: error: --keep-fp32: invalid regex '"
-                   << opts.keepFp32 << "': " << why << "\n";
-      return 2;
-    }
-  }
-  if (opts.output.empty() && opts.printFusion.empty()) {
-    llvm::errs() << "opscope-compile: error: -o OUT.so is required (or "
-                    "--print-fusion)\n";
-    return 2;
-  }
-  opts.emit = emit == "obj"    ? opscope::CompileOptions::Emit::Object
-              : emit == "mlir" ? opscope::CompileOptions::Emit::Mlir
-                               : opscope::CompileOptions::Emit::Library;
-  opts.fuse = !noFuse;
-  opts.import.runChecker = !noCheck;
-  opscope::tools::parseByteCount(maxTensorBytes, opts.import.maxTensorBytes);
-  opscope::tools::parseByteCount(maxTotalBytes, opts.maxTotalBytes);
-  // NAME=... specs, parsed into the import options.
-  auto parseSpecs = [&](const std::vector<std::string> &specs, const char *flag,
-                        std::string (*parse)(llvm::StringRef,
-                                             opscope::ImportOptions &)) {
-    for (const std::string &spec : specs) {
-      std::string error = parse(spec, opts.import);
-      if (!error.empty()) {
-        llvm::errs() << "opscope-compile: error: " << flag << ": " << error
-                     << "\n";
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!parseSpecs(shapes, "--input-shape", opscope::parseInputShapeSpec) ||
-      !parseSpecs(frozen, "--freeze-input", opscope::parseFreezeInputSpec))
-    return 2;
-  std::string error;
-  opscope::TempDir calibrationDir;
-  if (opts.precision == "int8" && !calibrationInputs.empty() &&
-      (!calibrationDir.create(error) ||
-       !opscope::calibrateForInt8(opts, calibrationInputs, argv[0],
-                                  calibrationDir, error))) {
-    llvm::errs() << "opscope-compile: error: " << error << "\n";
-    return 1;
-  }
-  opscope::tools::Progress progress(
-      "opscope-compile: " + llvm::sys::path::filename(opts.input).str(),
-      opscope::kCompileSteps);
-  opts.progress = [&](int step, const std::string &detail) {
-    progress.update(step, detail);
-  };
-  bool ok = opscope::compileModel(opts, error);
-  progress.finish();
-  if (!ok) {
-    llvm::errs() << "opscope-compile: error: " << error << "\n";
-    return 1;
-  }
-  return 0;
+  return opscope::tools::compile::run(app, options);
 }
