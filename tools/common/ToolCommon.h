@@ -15,12 +15,28 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <iostream>
 #include <string>
 
 namespace opscope::tools {
 
 /// Exit codes of every opscope tool.
 enum ExitCode { kOk = 0, kFailure = 1, kUsage = 2 };
+
+/// A tool's error line, "TOOL: error: MESSAGE" on stderr, returning the
+/// exit code: each tool declares `const tools::ErrorReporter fail{"TOOL"};`
+/// and writes `return fail("...")` (1) or `return fail("...", kUsage)` (2).
+class ErrorReporter {
+public:
+  explicit constexpr ErrorReporter(const char *tool) : tool_(tool) {}
+  int operator()(const std::string &message, int code = kFailure) const {
+    std::cerr << tool_ << ": error: " << message << "\n";
+    return code;
+  }
+
+private:
+  const char *tool_;
+};
 
 /// Adds --version to `app`.
 inline void addVersionFlag(CLI::App &app, const std::string &tool) {
@@ -126,6 +142,22 @@ inline CLI::Validator positiveInteger() {
         return "expected a positive integer, got '" + s + "'";
       },
       "N>0");
+}
+
+/// A ratio strictly between 0 and 1 (--sparsity 0.8).
+inline CLI::Validator openUnitRatio() {
+  return CLI::Validator(
+      [](std::string &s) -> std::string {
+        try {
+          size_t used = 0;
+          double v = std::stod(s, &used);
+          if (used == s.size() && v > 0.0 && v < 1.0)
+            return "";
+        } catch (const std::exception &) {
+        }
+        return "expected a ratio in (0, 1), e.g. 0.8, got '" + s + "'";
+      },
+      "RATIO");
 }
 
 } // namespace opscope::tools

@@ -30,10 +30,7 @@ using opscope::tools::kUsage;
 
 namespace {
 
-int fail(const std::string &message, int code = 1) {
-  std::cerr << "opscope-analyze: error: " << message << "\n";
-  return code;
-}
+const opscope::tools::ErrorReporter fail{"opscope-analyze"};
 
 } // namespace
 

@@ -53,10 +53,7 @@ namespace fs = std::filesystem;
 #endif
 
 namespace {
-int fail(const std::string &message, int code = tools::kFailure) {
-  std::cerr << "opscope-bench: error: " << message << "\n";
-  return code;
-}
+const opscope::tools::ErrorReporter fail{"opscope-bench"};
 
 /// One `NAME=DIMS` template: each dimension a number, `B` or `S`.
 struct Template {
@@ -99,12 +96,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
 }
 
 /// One cell of the grid.

@@ -51,16 +51,7 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-int fail(const std::string &message, int code = tools::kFailure) {
-  std::cerr << "opscope-profile: error: " << message << "\n";
-  return code;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
+const opscope::tools::ErrorReporter fail{"opscope-profile"};
 
 /// A sparsity as the table, CSV and JSON name it: two decimals ("0.70"),
 /// or all its digits when two would lose some ("0.0001").

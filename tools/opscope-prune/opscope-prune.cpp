@@ -23,27 +23,9 @@ using opscope::tools::kFailure;
 using opscope::tools::kOk;
 using opscope::tools::kUsage;
 
-static int fail(const std::string &message, int code) {
-  std::cerr << "opscope-prune: error: " << message << "\n";
-  return code;
-}
+const opscope::tools::ErrorReporter fail{"opscope-prune"};
 
 /// A ratio strictly between 0 and 1.
-static CLI::Validator openUnitRatio() {
-  return CLI::Validator(
-      [](std::string &s) -> std::string {
-        try {
-          size_t used = 0;
-          double v = std::stod(s, &used);
-          if (used == s.size() && v > 0.0 && v < 1.0)
-            return "";
-        } catch (const std::exception &) {
-        }
-        return "expected a ratio in (0, 1), e.g. 0.8, got '" + s + "'";
-      },
-      "RATIO");
-}
-
 static CLI::Validator blockShape() {
   return CLI::Validator(
       [](std::string &s) -> std::string {
@@ -68,7 +50,7 @@ int main(int argc, char **argv) {
       "--sparsity", sparsity,
       "ratio of zero blocks per layer, in (0, 1); with --per-layer, the "
       "ratio of the layers the file does not name");
-  sparsityOpt->check(openUnitRatio());
+  sparsityOpt->check(opscope::tools::openUnitRatio());
   app.add_option("--block", block,
                  "block shape RxC: R consecutive outputs (N) by C consecutive "
                  "reduction elements (K); default 1x4")

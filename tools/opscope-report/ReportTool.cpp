@@ -48,10 +48,7 @@ using nlohmann::json;
 
 namespace {
 
-int fail(const std::string &message, int code = tools::kFailure) {
-  std::cerr << "opscope-report: error: " << message << "\n";
-  return code;
-}
+const opscope::tools::ErrorReporter fail{"opscope-report"};
 
 /// What opscope-analyze prints for `profile` with `options`.
 std::string analyzed(const Profile &profile, const Options &options) {
@@ -185,6 +182,7 @@ json headerOf(const Profile &p, const std::string &path) {
           {"model", h.model},
           {"cpu", h.machine.cpu},
           {"isa", h.machine.isa},
+          {"tier", h.machine.tier},
           {"amx", h.machine.amxUsed        ? "used"
                   : h.machine.amxAvailable ? "available, not used"
                                            : "not available"},

@@ -9,6 +9,9 @@
 
 #include "Sweep.h"
 
+#include "opscope/runtime/cpu.h"
+
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -24,16 +27,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// opscope's tier names, lowest first (OPSCOPE_MAX_ISA's values).
-const char *const kTiers[] = {"sse41",           "avx2",
-                              "avx512_core",     "avx512_core_vnni",
-                              "avx512_core_bf16", "avx512_core_amx"};
-
+/// A tier's place among OPSCOPE_MAX_ISA's values (cpu.h), lowest first;
+/// unknown names last.
 size_t tierRank(const std::string &tier) {
-  for (size_t i = 0; i < std::size(kTiers); ++i)
-    if (tier == kTiers[i])
-      return i;
-  return std::size(kTiers);
+  std::optional<opscope::rt::IsaLevel> level = opscope::rt::parseIsaLevel(tier);
+  return level ? static_cast<size_t>(*level)
+               : std::size(opscope::rt::kIsaLevelNames);
 }
 
 std::string number(double v, const char *format) {

@@ -45,9 +45,11 @@ using namespace opscope::tooling;
 namespace fs = std::filesystem;
 
 namespace {
+const opscope::tools::ErrorReporter fail{"opscope-run"};
+
+/// Ends the run: the flag checks and errors below stop where they are.
 [[noreturn]] void die(const std::string &msg, int code = 1) {
-  std::cerr << "opscope-run: error: " << msg << "\n";
-  std::exit(code);
+  std::exit(fail(msg, code));
 }
 
 std::pair<std::string, std::string> splitSpec(const std::string &spec,

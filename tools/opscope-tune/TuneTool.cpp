@@ -44,10 +44,7 @@ using opscope::tools::tune::Options;
 using tooling::KernelPrecision;
 
 namespace {
-static int fail(const std::string &message, int code) {
-  std::cerr << "opscope-tune: error: " << message << "\n";
-  return code;
-}
+const opscope::tools::ErrorReporter fail{"opscope-tune"};
 
 struct Shape {
   int64_t n, k;
@@ -94,21 +91,6 @@ CLI::Validator shapeValidator() {
                "'";
       },
       "NxK");
-}
-
-CLI::Validator openUnitRatio() {
-  return CLI::Validator(
-      [](std::string &s) -> std::string {
-        try {
-          size_t used = 0;
-          double v = std::stod(s, &used);
-          if (used == s.size() && v > 0.0 && v < 1.0)
-            return "";
-        } catch (const std::exception &) {
-        }
-        return "expected a ratio in (0, 1), e.g. 0.8, got '" + s + "'";
-      },
-      "RATIO");
 }
 
 std::string ratioCell(const std::vector<double> &r) {
@@ -452,7 +434,7 @@ void addOptions(CLI::App &app, Options &o) {
   app.add_option("--sparsity", o.ratios, "target block sparsities; default "
                                          "0.7,0.8,0.9")
       ->delimiter(',')
-      ->check(openUnitRatio());
+      ->check(opscope::tools::openUnitRatio());
   app.add_option("--block", o.block,
                  "sparse block shape: 1x4 (default) or 4x4 (weights pruned "
                  "with opscope-prune --block 4x4)");

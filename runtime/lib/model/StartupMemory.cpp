@@ -62,11 +62,6 @@ StartupTimes opscope::startupTimes(const Model &m, const Session *s) {
 }
 
 namespace {
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
 std::string mib(int64_t bytes) { return fixed(bytes / 1048576.0, 2) + " MiB"; }
 } // namespace
 

@@ -10,6 +10,8 @@
 #define OPSCOPE_RUNTIME_TEXT_H
 
 #include <cstddef>
+#include <iomanip>
+#include <sstream>
 #include <string>
 
 namespace opscope {
@@ -32,6 +34,13 @@ inline std::string csvField(const std::string &s) {
   for (char c : s)
     q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
+}
+
+/// `v` with `digits` decimals ("12.346"), as tables and CSVs print times.
+inline std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
 }
 
 } // namespace opscope
