@@ -54,7 +54,7 @@ _MEMORY_KEYS = {"arena_bytes", "weight_bytes", "peak_live_bytes", "peak_op",
                 "peak_probe"}
 _STARTUP_KEYS = {"load_ms", "map_weights_ms", "create_kernels_ms",
                  "slowest_kernel", "slowest_kernel_ms", "first_run_ms"}
-_MACHINE_KEYS = {"cpu", "isa", "amx_available", "amx_used", "threads"}
+_MACHINE_KEYS = {"cpu", "isa", "tier", "amx_available", "amx_used", "threads"}
 _PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                "outputs", "weight_shape", "weight_sparsity", "block_sparsity",
                "sparse_block", "sparse_support", "flops", "bytes", "live_bytes",

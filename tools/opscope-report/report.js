@@ -53,6 +53,7 @@
                 ["dropped events", String(h.dropped_events)],
                 ["labels", h.labels.join(", ")],
                 ["run", Object.entries(h.run).map(([k, v]) => k + "=" + v).join(" ")]];
+  if (h.tier) rows.splice(4, 0, ["tier", h.tier]);
   if (h.peak_memory) rows.push(["arena peak", h.peak_memory]);
   if (h.startup) rows.push(["start-up", h.startup]);
   const ht = el("table", { id: "run-header" });

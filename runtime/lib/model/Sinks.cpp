@@ -358,6 +358,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
                 {"model", m.name()},
                 {"machine", {{"cpu", cpuModelName()},
                              {"isa", kernelIsaName()},
+                             {"tier", kernelTierLine()},
                              {"amx_available", cpuHasAmx()},
                              {"amx_used", amxUsed},
                              {"threads", d.threads}}},

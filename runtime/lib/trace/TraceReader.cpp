@@ -123,10 +123,13 @@ TraceHeader headerOf(const json &j) {
   h.model = j.value("model", "");
   if (j.contains("machine")) {
     const json &m = j["machine"];
-    requireKnownKeys(m, {"cpu", "isa", "amx_available", "amx_used", "threads"},
+    requireKnownKeys(m,
+                     {"cpu", "isa", "tier", "amx_available", "amx_used",
+                      "threads"},
                      "opscope.machine");
     h.machine.cpu = m.value("cpu", "");
     h.machine.isa = m.value("isa", "");
+    h.machine.tier = m.value("tier", "");
     h.machine.amxAvailable = m.value("amx_available", false);
     h.machine.amxUsed = m.value("amx_used", false);
     h.machine.threads = m.value("threads", int64_t(0));

@@ -49,6 +49,8 @@ struct ProbeInfo {
 
 struct MachineInfo {
   std::string cpu, isa;
+  /// Which kernels ran at which tier (opscope-run's tier line).
+  std::string tier;
   bool amxAvailable = false, amxUsed = false;
   int64_t threads = 0;
 };
