@@ -153,8 +153,12 @@ BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768
 int main(int argc, char **argv) {
   std::vector<IsaLevel> tiers;
   std::string names;
-  for (IsaLevel level : {IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core})
-    if (setKernelTier(level) == level) {
+  // The levels whose f32 kernels differ (the VNNI and BF16 levels add
+  // sparse s8 and bf16 forms only).
+  std::string last;
+  for (IsaLevel level : kernelTableLevels())
+    if (setKernelTier(level) == level && last != kernelTierName()) {
+      last = kernelTierName();
       tiers.push_back(level);
       names += (names.empty() ? "" : ", ") + std::string(kernelTierName());
     }

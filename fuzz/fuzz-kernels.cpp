@@ -60,9 +60,8 @@ void acrossTiers(const char *kernel, size_t size, F f, Same same) {
   setKernelTier(IsaLevel::Sse41);
   std::vector<T> ref(size);
   f(ref.data());
-  for (IsaLevel level : {IsaLevel::Avx2, IsaLevel::Avx512Core,
-                         IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16}) {
-    if (setKernelTier(level) != level)
+  for (IsaLevel level : kernelTableLevels()) {
+    if (level == IsaLevel::Sse41 || setKernelTier(level) != level)
       continue;
     std::vector<T> got(size);
     f(got.data());

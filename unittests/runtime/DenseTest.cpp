@@ -243,8 +243,7 @@ TEST(DenseConv, PaddedOutputChannels) {
       p.outputNhwc = nhwc;
       Conv conv(p, constW ? w.data() : nullptr, constW ? b.data() : nullptr,
                 true);
-      bool avx512 = __builtin_cpu_supports("avx512f") &&
-                    isaAllowed(IsaLevel::Avx512Core);
+      bool avx512 = cpuTier() >= IsaLevel::Avx512Core;
       EXPECT_EQ(conv.implementation().find(":oc24to32") != std::string::npos,
                 constW && avx512)
           << conv.implementation();
@@ -1002,7 +1001,7 @@ namespace {
 /// bf16, products exact in f32, against a double reference on the rounded
 /// values; batched with transpose_b and a scale, and with a constant rhs.
 TEST(MatMul, Bf16MatchesRoundedReference) {
-  if (!__builtin_cpu_supports("avx512f"))
+  if (hostIsaLevel() < IsaLevel::Avx512Core)
     GTEST_SKIP() << "bf16 matmuls need AVX-512";
   auto round = [](float v) {
     uint32_t u;
@@ -1144,7 +1143,7 @@ TEST(Bf16InnerProduct, SharedScratchAcrossOpsAndThreads) {
 /// The same for a bf16 matmul: bf16 operands (one or both) and a bf16
 /// output give the bits of the f32-operand matmul, rounded.
 TEST(MatMul, Bf16ChainCarriesBf16) {
-  if (!__builtin_cpu_supports("avx512f"))
+  if (hostIsaLevel() < IsaLevel::Avx512Core)
     GTEST_SKIP() << "bf16 matmuls need AVX-512";
   const int64_t B = 2, M = 9, K = 64, N = 33;
   auto a = randomVector(B * M * K, 81), b = randomVector(B * K * N, 82);

@@ -19,12 +19,9 @@
 
 namespace opscope::rt::tiers {
 
-/// Every level the table has forms for, lowest first.
+/// Every level the table has forms for, lowest first (kernels.h).
 inline const std::vector<IsaLevel> &kernelLevels() {
-  static const std::vector<IsaLevel> levels = {
-      IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core,
-      IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16};
-  return levels;
+  return kernelTableLevels();
 }
 
 /// A level's name in test names: the reference tier is "reference".
@@ -61,5 +58,12 @@ inline std::string levelParamName(const ::testing::TestParamInfo<IsaLevel> &i) {
 }
 
 } // namespace opscope::rt::tiers
+
+namespace opscope::rt {
+/// gtest prints a level parameter by name ("avx2"), not as "4-byte object".
+inline void PrintTo(IsaLevel level, std::ostream *os) {
+  *os << tiers::levelName(level);
+}
+} // namespace opscope::rt
 
 #endif // OPSCOPE_UNITTESTS_RUNTIME_TIERS_H

@@ -51,6 +51,16 @@ const char *kernelTierName();
 /// allow, and returns the level it got (tests and benchmarks compare the
 /// tiers; do not call it while kernels run).
 IsaLevel setKernelTier(IsaLevel level);
+/// Every level the kernel table has forms for, lowest first: the
+/// reference (Sse41), avx2, avx512_core, and the VNNI and BF16 levels of
+/// the sparse s8 and bf16 kernels. What tests, bench-kernels and
+/// fuzz-kernels walk through with setKernelTier.
+inline const std::vector<IsaLevel> &kernelTableLevels() {
+  static const std::vector<IsaLevel> levels = {
+      IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core,
+      IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16};
+  return levels;
+}
 
 /// y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * gamma + beta, for each of
 /// `rows` rows of `cols` elements. `beta` may be null.
