@@ -309,6 +309,12 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
   if (!(*module)->hasAttr("osc.model"))
     (*module)->setAttr("osc.model", StringAttr::get(&context, stem));
 
+  // The table report names the tier the layouts and precisions are chosen
+  // for (this CPU under OPSCOPE_MAX_ISA, cpu.h), before the passes' lines.
+  if (opts.printFusion == "table" && !opts.tier.empty())
+    llvm::outs() << "target tier: " << opts.tier
+                 << " (this CPU under OPSCOPE_MAX_ISA)\n";
+
   // Optimise (and report).
   {
     PassManager pm(&context);
