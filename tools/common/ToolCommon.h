@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace opscope::tools {
 
@@ -66,6 +67,21 @@ inline void addWhatIfDatabaseOptions(CLI::App &app, std::string &precision,
   app.add_option("--db", db,
                  "with --what-if: tuning database (default: this machine's, "
                  "written by opscope-tune)");
+}
+
+/// The importer's input flags, as opscope-compile and opscope-translate
+/// take them: --input-shape NAME=DIMS and --freeze-input NAME=FILE.pb.
+inline void addImportInputOptions(CLI::App &app,
+                                  std::vector<std::string> &shapes,
+                                  std::vector<std::string> &frozen) {
+  app.add_option("--input-shape", shapes,
+                 "static shape of a graph input, NAME=DIMS (e.g. "
+                 "input_ids=1x128); repeat per input")
+      ->take_all();
+  app.add_option("--freeze-input", frozen,
+                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
+                 "TensorProto); repeat per input")
+      ->take_all();
 }
 
 /// A non-negative integer flag, with a message that says so (CLI11's own

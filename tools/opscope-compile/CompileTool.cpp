@@ -234,14 +234,7 @@ void opscope::tools::compile::addOptions(CLI::App &app, Options &o) {
   // the tool's prefix, as in every other tool, not a usage error.)
   app.add_option("model", opts.input, "model: .onnx, .onnxtext or .mlir")
       ->required();
-  app.add_option("--input-shape", o.shapes,
-                 "static shape of a graph input, NAME=DIMS (e.g. "
-                 "input_ids=1x128); repeat per input")
-      ->take_all();
-  app.add_option("--freeze-input", o.frozen,
-                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
-                 "TensorProto); repeat per input")
-      ->take_all();
+  addImportInputOptions(app, o.shapes, o.frozen);
   app.add_option("-o,--output", opts.output,
                  "output library (OUT.so; OUT.weights is written next to it)");
   app.add_option("--emit", o.emit, "what to write: lib (default), obj or mlir")

@@ -135,14 +135,7 @@ void opscope::tools::translate::addOptions(CLI::App &app, Options &o) {
   app.add_flag("--list-ops", o.listOps,
                "print the ONNX op types the importer supports and exit")
       ->excludes(importOpt);
-  app.add_option("--input-shape", o.shapes,
-                 "static shape of a graph input, NAME=DIMS (e.g. "
-                 "input_ids=1x128); repeat per input")
-      ->take_all();
-  app.add_option("--freeze-input", o.frozen,
-                 "replace a graph input by a constant, NAME=FILE.pb (an ONNX "
-                 "TensorProto); repeat per input")
-      ->take_all();
+  addImportInputOptions(app, o.shapes, o.frozen);
   app.add_option("-o,--output", o.output, "output .mlir file ('-' for stdout)");
   app.add_flag("--elide-weights", o.elideWeights,
                "leave weight blobs out of the output (readable, but not "
