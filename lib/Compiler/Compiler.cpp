@@ -308,6 +308,10 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
   std::string stem = llvm::sys::path::stem(opts.input).str();
   if (!(*module)->hasAttr("osc.model"))
     (*module)->setAttr("osc.model", StringAttr::get(&context, stem));
+  // The tier the layouts, the int8 weight range and the sparse choices are
+  // made for; the plan records it and the runtime reports a mismatch.
+  if (!opts.tier.empty())
+    (*module)->setAttr("osc.target_tier", StringAttr::get(&context, opts.tier));
 
   // The table report names the tier the layouts and precisions are chosen
   // for (this CPU under OPSCOPE_MAX_ISA, cpu.h), before the passes' lines.

@@ -632,6 +632,10 @@ int run(const CLI::App &app, Options &o) {
           "fixed shapes",
           2);
     std::unique_ptr<Model> model = Model::load(soPath);
+    // Never silently slow: a model compiled for another tier says so.
+    if (std::string mismatch = model->tierMismatch();
+        !mismatch.empty() && !o.quiet)
+      std::cerr << "opscope-run: warning: " << mismatch << "\n";
     if (!o.compareTo.empty()) {
       std::unique_ptr<Model> other = Model::load(libraryFor(o.compareTo, o));
       setDenseThreads(o.threads > 0 ? o.threads : 1);

@@ -285,6 +285,8 @@ struct ConvertOscToRuntimePass
                       {"splats", std::move(splats)},
                       {"controls", std::move(controls)},
                       {"probes", std::move(probeList)}};
+    if (auto tier = module->getAttrOfType<StringAttr>("osc.target_tier"))
+      plan["target_tier"] = tier.str();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << json::Value(std::move(plan));

@@ -12,6 +12,7 @@
 
 #include "Plan.h"
 #include "opscope/runtime/abi.h"
+#include "opscope/runtime/kernels.h"
 #include "opscope/runtime/packed_weights.h"
 
 #include <dlfcn.h>
@@ -175,7 +176,7 @@ TensorInfo tensorInfo(const json &j) {
 } // namespace
 
 struct Model::Impl {
-  std::string path, weightsPath, name, planText;
+  std::string path, weightsPath, name, planText, targetTier;
   void *handle = nullptr;
   opscope_model_run_fn run = nullptr;
   const uint8_t *weights = nullptr;
@@ -227,6 +228,7 @@ void Model::Impl::parsePlan(const char *text) {
   };
   json plan = json::parse(planText, inRange);
   name = plan.value("model", "model");
+  targetTier = plan.value("target_tier", "");
   arenaBytes = plan.at("arena_bytes").get<int64_t>();
   for (const json &in : plan.at("inputs")) {
     inputs.push_back(tensorInfo(in));
@@ -505,6 +507,18 @@ int64_t Model::arenaBytes() const { return impl->arenaBytes; }
 int64_t Model::weightBytes() const { return impl->weightBytes; }
 size_t Model::numOps() const { return impl->ops.size(); }
 const std::string &Model::planText() const { return impl->planText; }
+const std::string &Model::targetTier() const { return impl->targetTier; }
+std::string Model::tierMismatch() const {
+  std::string here = rt::isaLevelName(rt::cpuTier());
+  if (impl->targetTier.empty() || impl->targetTier == here)
+    return "";
+  return path() + " was compiled for tier " + impl->targetTier +
+         ", and this process runs tier " + here +
+         " (this CPU under OPSCOPE_MAX_ISA): its layouts, int8 weight range "
+         "and sparse or dense choices are the other tier's, which can be "
+         "slower here; compile it again on this machine (or under the same "
+         "OPSCOPE_MAX_ISA) for this tier's";
+}
 const std::string &Model::opName(size_t op) const {
   return impl->ops.at(op).name;
 }

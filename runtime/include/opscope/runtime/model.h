@@ -124,6 +124,12 @@ public:
   size_t numOps() const;
   /// The embedded plan (JSON text), for tools that print it.
   const std::string &planText() const;
+  /// The tier the model was compiled for (cpu.h's level names: "avx2",
+  /// "avx512_core_amx"); "" for a plan that does not record it.
+  const std::string &targetTier() const;
+  /// "" when the model was compiled for the tier this process runs, else
+  /// a sentence naming both (the layouts and choices are the other's).
+  std::string tierMismatch() const;
   /// Plan op `op`'s name (its first source node) and the arena bytes live
   /// while it runs (< 0: not recorded by the compiler).
   const std::string &opName(size_t op) const;
