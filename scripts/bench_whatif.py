@@ -14,7 +14,8 @@ one thread:
      into a fresh database (this machine's file under the work directory's
      cache, so opscope-compile --kernels tuned finds it);
   2. in alternating rounds, a traced run of the dense model and one of the
-     pruned model compiled with --sparse always;
+     pruned model compiled with --sparse auto and the same database (the
+     compiler's choice, which the projection follows by default);
   3. per round, opscope-analyze DENSE-TRACE --what-if SPARSITY --check
      PRUNED-TRACE: per-op and total error of the projection; printed as the
      median over rounds with the min-max;
@@ -99,7 +100,7 @@ def main():
     run(pin + [a.tune, libs["dense"], "--sparsity", "0.7,0.8,0.9"], env)
     db = os.path.join(tuning_dir, os.listdir(tuning_dir)[0])
     libs["sparse"] = os.path.join(a.work, "sparse.so")
-    run([a.compile, a.pruned, "-o", libs["sparse"], "--profile", "--sparse", "always"]
+    run([a.compile, a.pruned, "-o", libs["sparse"], "--profile", "--sparse", "auto"]
         + shape_flags, env)
     libs["tuned"] = os.path.join(a.work, "tuned.so")
     run([a.compile, a.dense, "-o", libs["tuned"], "--no-probes", "--kernels", "tuned"]
@@ -161,11 +162,13 @@ def main():
         out = run(pin + [a.run, libs["tuned"], "--threads", "1", "--iterations",
                          str(a.iterations), "--warmup", "3"] + inputs, env)
         ms["tuned"].append(float(re.search(r"median ([0-9.]+)", out).group(1)))
+        tier = re.search(r"^tier .*$", out, re.M)
 
     cpu, amx = cpu_facts()
     print("CPU: %s; AMX: %s (used: %s); one thread on CPU %d; %d rounds of %d runs" % (
         cpu, "yes" if amx else "no", "yes" if amx_used else "no", a.cpu, a.rounds,
         a.iterations))
+    print(tier.group(0) if tier else "tier: not printed by opscope-run")
     print("model %s, pruned %s at %.0f%% (1x4); database %s" % (
         os.path.basename(a.dense), os.path.basename(a.pruned), 100 * a.sparsity, db))
     print("what-if error = (projected - measured) / measured, per op and total; "
