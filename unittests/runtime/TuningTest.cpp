@@ -8,7 +8,9 @@
 #include "opscope/runtime/tuning.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -120,6 +122,43 @@ TEST(Tuning, FileNameFollowsTheKey) {
   b.onednn = "3.2.0";
   EXPECT_NE(a.fileName(), b.fileName());
   EXPECT_NE(a, b);
+}
+
+/// The key follows OPSCOPE_MAX_ISA: a capped process measures another
+/// tier, so it gets another file (before, every cap shared the CPU's).
+TEST(Tuning, KeyFollowsTheIsaCap) {
+  const char *old = std::getenv("OPSCOPE_MAX_ISA");
+  std::string saved = old ? old : "";
+  setenv("OPSCOPE_MAX_ISA", "sse41", 1);
+  MachineKey capped = thisMachine("2.6.3");
+  EXPECT_FALSE(capped.avx2 || capped.avx512f || capped.vnni || capped.bf16 ||
+               capped.amx);
+  EXPECT_NE(capped.fileName().find("-noavx2-onednn2.6.3.json"),
+            std::string::npos)
+      << capped.fileName();
+  setenv("OPSCOPE_MAX_ISA", "avx2", 1);
+  MachineKey avx2 = thisMachine("2.6.3");
+  EXPECT_FALSE(avx2.avx512f || avx2.vnni || avx2.bf16 || avx2.amx);
+  if (avx2.avx2) // a CPU with AVX2: another tier than the sse41 cap's
+    EXPECT_NE(avx2, capped);
+  if (old)
+    setenv("OPSCOPE_MAX_ISA", saved.c_str(), 1);
+  else
+    unsetenv("OPSCOPE_MAX_ISA");
+  // A file written before avx2 was keyed reads as an AVX2 machine's.
+  Database db;
+  db.key = key();
+  nlohmann::json j = nlohmann::json::parse(serialize(db));
+  ASSERT_TRUE(j["machine"].contains("avx2"));
+  j["machine"].erase("avx2");
+  std::string text = j.dump();
+  std::string dir = ::testing::TempDir() + "tuning-avx2-" +
+                    std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/old.json") << text;
+  Database back = load(dir + "/old.json", &db.key);
+  EXPECT_TRUE(back.key.avx2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Tuning, MergeReplacesTheSameProblemAndKeepsOthers) {

@@ -95,11 +95,14 @@ std::string analysis::checkDatabaseMachine(const Profile &profile,
                                            const tuning::Database &db,
                                            const std::string &dbPath) {
   const trace::MachineInfo &m = profile.header.machine;
-  if (trimmed(db.key.cpu) == trimmed(m.cpu) && db.key.amx == m.amxAvailable)
+  // AMX as the trace ran: its tier, OPSCOPE_MAX_ISA applied as in the
+  // database's key (a trace without a tier: the CPU's).
+  bool amx = m.isa.empty() ? m.amxAvailable : m.isa == "avx512_core_amx";
+  if (trimmed(db.key.cpu) == trimmed(m.cpu) && db.key.amx == amx)
     return "";
   return dbPath + ": tuning database of another machine: measured on " +
          db.key.describe() + ", the trace " + tracePath + " on " +
-         trimmed(m.cpu) + (m.amxAvailable ? " (AMX)" : " (no AMX)") +
+         trimmed(m.cpu) + (amx ? " (AMX)" : " (no AMX)") +
          "; refusing to use it (give --db the database of the machine the "
          "trace was recorded on, or run opscope-tune there)";
 }

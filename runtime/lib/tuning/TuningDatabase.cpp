@@ -6,6 +6,7 @@
 
 #include "opscope/runtime/tuning.h"
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/file_output.h"
 
 #include <nlohmann/json.hpp>
@@ -25,8 +26,8 @@ using json = nlohmann::ordered_json; // the file reads in schema order
 namespace opscope::tuning {
 
 bool MachineKey::operator==(const MachineKey &o) const {
-  return std::tie(cpu, avx512f, vnni, bf16, amx, onednn) ==
-         std::tie(o.cpu, o.avx512f, o.vnni, o.bf16, o.amx, o.onednn);
+  return std::tie(cpu, avx2, avx512f, vnni, bf16, amx, onednn) ==
+         std::tie(o.cpu, o.avx2, o.avx512f, o.vnni, o.bf16, o.amx, o.onednn);
 }
 
 static std::string flagList(const MachineKey &k, const char *sep) {
@@ -39,7 +40,9 @@ static std::string flagList(const MachineKey &k, const char *sep) {
   add(k.vnni, "vnni");
   add(k.bf16, "bf16");
   add(k.amx, "amx");
-  return s.empty() ? "noavx512" : s;
+  if (s.empty())
+    return k.avx2 ? "noavx512" : "noavx2";
+  return s;
 }
 
 std::string MachineKey::describe() const {
@@ -76,10 +79,14 @@ MachineKey thisMachine(const std::string &onednnVersion) {
   auto has = [&](const char *f) {
     return flags.find(" " + std::string(f) + " ") != std::string::npos;
   };
-  k.avx512f = has("avx512f");
-  k.vnni = has("avx512_vnni");
-  k.bf16 = has("avx512_bf16");
-  k.amx = has("amx_tile");
+  // A capped process measures (and runs) the capped tier: its database is
+  // that tier's, not the CPU's best.
+  rt::IsaLevel cap = rt::isaCapFromEnvironment().level;
+  k.avx2 = has("avx2") && cap >= rt::IsaLevel::Avx2;
+  k.avx512f = has("avx512f") && cap >= rt::IsaLevel::Avx512Core;
+  k.vnni = has("avx512_vnni") && cap >= rt::IsaLevel::Avx512CoreVnni;
+  k.bf16 = has("avx512_bf16") && cap >= rt::IsaLevel::Avx512CoreBf16;
+  k.amx = has("amx_tile") && cap >= rt::IsaLevel::Avx512CoreAmx;
   return k;
 }
 
@@ -177,6 +184,7 @@ Database parse(const std::string &textIn, const std::string &path) {
     refuse(path, "'machine' is not an object");
   db.key.cpu = text(m, "cpu", path, "machine");
   db.key.onednn = text(m, "onednn", path, "machine");
+  db.key.avx2 = !m.contains("avx2") || flag(m, "avx2", path);
   db.key.avx512f = flag(m, "avx512f", path);
   db.key.vnni = flag(m, "avx512_vnni", path);
   db.key.bf16 = flag(m, "avx512_bf16", path);
@@ -235,7 +243,8 @@ std::string serialize(const Database &db) {
   json j;
   j["schema"] = "opscope-tuning";
   j["version"] = kSchemaVersion;
-  j["machine"] = {{"cpu", db.key.cpu},         {"avx512f", db.key.avx512f},
+  j["machine"] = {{"cpu", db.key.cpu},         {"avx2", db.key.avx2},
+                  {"avx512f", db.key.avx512f},
                   {"avx512_vnni", db.key.vnni}, {"avx512_bf16", db.key.bf16},
                   {"amx", db.key.amx},          {"onednn", db.key.onednn}};
   std::vector<Entry> sorted = db.entries;

@@ -35,7 +35,10 @@ public:
 /// different machines.
 struct MachineKey {
   std::string cpu; ///< /proc/cpuinfo's model name
-  bool avx512f = false, vnni = false, bf16 = false, amx = false;
+  /// The CPU's flags within OPSCOPE_MAX_ISA (cpu.h's cap): a capped run
+  /// measures, and reads, another tier's database. `avx2` is false only
+  /// under a cap below AVX2 (files before it had none: true).
+  bool avx2 = true, avx512f = false, vnni = false, bf16 = false, amx = false;
   std::string onednn; ///< "3.0.0"
   bool operator==(const MachineKey &o) const;
   bool operator!=(const MachineKey &o) const { return !(*this == o); }
@@ -46,8 +49,9 @@ struct MachineKey {
   std::string fileName() const;
 };
 
-/// The key of this machine: CPU model and flags from /proc/cpuinfo, and
-/// the given oneDNN version.
+/// The key of this machine: CPU model and flags from /proc/cpuinfo, the
+/// flags above the OPSCOPE_MAX_ISA cap cleared, and the given oneDNN
+/// version.
 MachineKey thisMachine(const std::string &onednnVersion);
 
 /// Sparse kernel latency at one block sparsity.
