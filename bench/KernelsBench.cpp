@@ -125,6 +125,23 @@ static void BM_Transpose(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * x.size() * 8);
 }
 
+/// A 2x bilinear upsampling of a 64-channel 80x80 feature map (an OCR
+/// detector's neck), NCHW and channels-last.
+static void BM_Resize(benchmark::State &state) {
+  setTier(state);
+  ResizeParams p;
+  p.mode = ResizeMode::Linear;
+  p.transform = CoordinateTransform::HalfPixel;
+  Shape in = {1, 64, 80, 80}, out = {1, 64, 160, 160};
+  auto plan = planResize2D(p, in, out);
+  std::vector<float> x(numElements(in), 0.3f), y(numElements(out));
+  for (auto _ : state) {
+    resize2D(*plan, x.data(), y.data());
+    resize2DNhwc(*plan, 64, x.data(), y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * (x.size() + y.size()) * 8);
+}
+
 /// DistilBERT's linear layers at seq 128: QKV/output (768 -> 768), FFN up
 /// (768 -> 3072, GELU post-op) and down (3072 -> 768, residual sum).
 static void BM_InnerProduct(benchmark::State &state) {
@@ -171,7 +188,8 @@ int main(int argc, char **argv) {
       {"BM_GeluErf", BM_GeluErf},       {"BM_Exp", BM_Exp},
       {"BM_Add", BM_Add},               {"BM_Where", BM_Where},
       {"BM_ReduceMean", BM_ReduceMean}, {"BM_QuantizeU8", BM_QuantizeU8},
-      {"BM_ToBf16", BM_ToBf16},         {"BM_Transpose", BM_Transpose}};
+      {"BM_ToBf16", BM_ToBf16},         {"BM_Transpose", BM_Transpose},
+      {"BM_Resize", BM_Resize}};
   for (const auto &[name, fn] : kernels)
     for (IsaLevel level : tiers)
       benchmark::RegisterBenchmark(name, fn)

@@ -87,6 +87,15 @@ struct KernelTable {
   /// Reduces each of `rows` contiguous rows of `cols` elements.
   void (*reduceRows)(ReduceKind k, const float *x, float *y, int64_t rows,
                      int64_t cols);
+  /// Resize's passes (RowKernels.h documents each).
+  void (*resampleRow)(const float *x, const int64_t *c0, const int64_t *c1,
+                      const float *w0, const float *w1, float *y, int64_t n,
+                      bool copy);
+  void (*blendRows)(const float *r0, const float *r1, float a, float b,
+                    float *y, int64_t n);
+  void (*resizePixelNhwc)(const float *r0, const float *r1, int64_t c0,
+                          int64_t c1, float w0, float w1, float a, float b,
+                          bool colCopy, bool oneRow, float *y, int64_t c);
   /// y = cond ? a : b over n elements (u8 condition).
   void (*select32)(const uint8_t *cond, const uint32_t *a, const uint32_t *b,
                    uint32_t *y, int64_t n);

@@ -7,6 +7,8 @@
 
 #include "opscope/runtime/generic.h"
 
+#include "KernelTable.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -179,6 +181,7 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
 }
 
 void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
+  const KernelTable &table = kernelTable();
   const int64_t iw = plan.inW, ow = plan.outW;
   std::vector<float> rows[2] = {std::vector<float>(ow), std::vector<float>(ow)};
   const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
@@ -194,14 +197,9 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
         if (cached[k] == s)
           return rows[at = k].data();
       int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
-      const float *src = xp + s * iw;
-      float *dst = rows[k].data();
-      if (plan.colCopy) // nearest: a copy (no 0 * inf)
-        for (int64_t o = 0; o < ow; ++o)
-          dst[o] = src[c0[o]];
-      else
-        for (int64_t o = 0; o < ow; ++o)
-          dst[o] = w0[o] * src[c0[o]] + w1[o] * src[c1[o]];
+      // Nearest (colCopy): a copy, no 0 * inf.
+      table.resampleRow(xp + s * iw, c0, c1, w0, w1, rows[k].data(), ow,
+                        plan.colCopy);
       cached[k] = s;
       return rows[at = k].data();
     };
@@ -215,14 +213,14 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
         continue;
       }
       const float *r1 = row(plan.rowSrc[1][oy], k0, k1);
-      for (int64_t o = 0; o < ow; ++o)
-        dst[o] = a * r0[o] + b * r1[o];
+      table.blendRows(r0, r1, a, b, dst, ow);
     }
   }
 }
 
 void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
                                const float *x, float *y) {
+  const KernelTable &table = kernelTable();
   const int64_t c = channels, iw = plan.inW, ow = plan.outW;
   const int64_t batches = channels ? plan.planes / channels : 0;
   for (int64_t n = 0; n < batches; ++n) {
@@ -235,26 +233,11 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
       bool oneRow = b == 0.0f && a == 1.0f;
       const float *r0 = xb + plan.rowSrc[0][oy] * iw * c;
       const float *r1 = xb + plan.rowSrc[1][oy] * iw * c;
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        float *dst = yb + (oy * ow + ox) * c;
-        int64_t c0 = plan.colSrc[0][ox] * c, c1 = plan.colSrc[1][ox] * c;
-        float w0 = plan.colW[0][ox], w1 = plan.colW[1][ox];
-        if (plan.colCopy && oneRow) { // nearest: a copy (no 0 * inf)
-          std::memcpy(dst, r0 + c0, c * sizeof(float));
-          continue;
-        }
-        for (int64_t k = 0; k < c; ++k) {
-          float h0 = plan.colCopy ? r0[c0 + k]
-                                  : w0 * r0[c0 + k] + w1 * r0[c1 + k];
-          if (oneRow) {
-            dst[k] = h0;
-            continue;
-          }
-          float h1 = plan.colCopy ? r1[c0 + k]
-                                  : w0 * r1[c0 + k] + w1 * r1[c1 + k];
-          dst[k] = a * h0 + b * h1;
-        }
-      }
+      for (int64_t ox = 0; ox < ow; ++ox)
+        table.resizePixelNhwc(r0, r1, plan.colSrc[0][ox] * c,
+                              plan.colSrc[1][ox] * c, plan.colW[0][ox],
+                              plan.colW[1][ox], a, b, plan.colCopy, oneRow,
+                              yb + (oy * ow + ox) * c, c);
     }
   }
 }

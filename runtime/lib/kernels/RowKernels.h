@@ -125,6 +125,56 @@ OPSCOPE_INLINE void reduceRows(ReduceKind k, const float *x, float *y,
   }
 }
 
+/// Resize's horizontal pass over one source row (Resize.cpp):
+/// y[o] = w0[o] * x[c0[o]] + w1[o] * x[c1[o]], or x[c0[o]] when `copy`
+/// (nearest: a copy, so no 0 * inf).
+OPSCOPE_INLINE void resampleRow(const float *x, const int64_t *c0,
+                                const int64_t *c1, const float *w0,
+                                const float *w1, float *y, int64_t n,
+                                bool copy) {
+  if (copy) {
+    for (int64_t o = 0; o < n; ++o)
+      y[o] = x[c0[o]];
+    return;
+  }
+  for (int64_t o = 0; o < n; ++o)
+    y[o] = w0[o] * x[c0[o]] + w1[o] * x[c1[o]];
+}
+
+/// Resize's vertical pass: y = a * r0 + b * r1 over n elements.
+OPSCOPE_INLINE void blendRows(const float *r0, const float *r1, float a,
+                              float b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = a * r0[i] + b * r1[i];
+}
+
+/// One channels-last output pixel of a 2-D linear resize, `c` channels:
+/// the source pixels' rows r0/r1 at columns c0/c1 blended horizontally
+/// (w0, w1; `colCopy`: taken) then vertically (a, b; `oneRow`: the first).
+OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
+                                    int64_t c0, int64_t c1, float w0,
+                                    float w1, float a, float b, bool colCopy,
+                                    bool oneRow, float *y, int64_t c) {
+  if (colCopy && oneRow) {
+    for (int64_t k = 0; k < c; ++k)
+      y[k] = r0[c0 + k];
+    return;
+  }
+  if (oneRow) {
+    for (int64_t k = 0; k < c; ++k)
+      y[k] = w0 * r0[c0 + k] + w1 * r0[c1 + k];
+    return;
+  }
+  if (colCopy) {
+    for (int64_t k = 0; k < c; ++k)
+      y[k] = a * r0[c0 + k] + b * r1[c0 + k];
+    return;
+  }
+  for (int64_t k = 0; k < c; ++k)
+    y[k] = a * (w0 * r0[c0 + k] + w1 * r0[c1 + k]) +
+           b * (w0 * r1[c0 + k] + w1 * r1[c1 + k]);
+}
+
 #undef OPSCOPE_INLINE
 
 } // namespace opscope::rt::row_kernels
@@ -149,6 +199,21 @@ OPSCOPE_INLINE void reduceRows(ReduceKind k, const float *x, float *y,
                        int64_t rows, int64_t cols) {                           \
     opscope::rt::row_kernels::reduceRows(k, x, y, rows, cols);                 \
   }                                                                            \
+  ATTR void resampleRow(const float *x, const int64_t *c0, const int64_t *c1,  \
+                        const float *w0, const float *w1, float *y, int64_t n, \
+                        bool copy) {                                           \
+    opscope::rt::row_kernels::resampleRow(x, c0, c1, w0, w1, y, n, copy);      \
+  }                                                                            \
+  ATTR void blendRows(const float *r0, const float *r1, float a, float b,      \
+                      float *y, int64_t n) {                                   \
+    opscope::rt::row_kernels::blendRows(r0, r1, a, b, y, n);                   \
+  }                                                                            \
+  ATTR void resizePixelNhwc(const float *r0, const float *r1, int64_t c0,      \
+                            int64_t c1, float w0, float w1, float a, float b,  \
+                            bool colCopy, bool oneRow, float *y, int64_t c) {  \
+    opscope::rt::row_kernels::resizePixelNhwc(r0, r1, c0, c1, w0, w1, a, b,    \
+                                              colCopy, oneRow, y, c);          \
+  }                                                                            \
   }
 
 /// Assigns them into table `t`.
@@ -158,6 +223,9 @@ OPSCOPE_INLINE void reduceRows(ReduceKind k, const float *x, float *y,
     (t).unaryRow = NS::unaryRow;                                               \
     (t).select32 = NS::select32;                                               \
     (t).reduceRows = NS::reduceRows;                                           \
+    (t).resampleRow = NS::resampleRow;                                         \
+    (t).blendRows = NS::blendRows;                                             \
+    (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \
   } while (0)
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H
