@@ -28,13 +28,11 @@ try:
 except OSError:
     _flags = ""
 _native_bf16 = "avx512_bf16" in _flags or "amx_bf16" in _flags
-# ... within the ISA cap the tools run under (cpu.h's levels, lowest first):
-# a cap below avx512_core_bf16 runs the bf16 products on f32 kernels.
-_levels = ["sse41", "avx2", "avx512_core", "avx512_core_vnni",
-           "avx512_core_bf16", "avx512_core_amx", "all"]
+# ... within the ISA cap the tools run under: a cap below avx512_core_bf16
+# runs the bf16 products on f32 kernels.
 _cap = (os.environ.get("OPSCOPE_MAX_ISA") or
         os.environ.get("DNNL_MAX_CPU_ISA") or "all").lower()
-if _cap in _levels and _levels.index(_cap) < _levels.index("avx512_core_bf16"):
+if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
     _native_bf16 = False
 config.substitutions.append(("%bf16_same", "CLOSE" if _native_bf16 else "EXACT"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).

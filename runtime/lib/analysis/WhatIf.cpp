@@ -95,16 +95,36 @@ std::string analysis::checkDatabaseMachine(const Profile &profile,
                                            const tuning::Database &db,
                                            const std::string &dbPath) {
   const trace::MachineInfo &m = profile.header.machine;
-  // AMX as the trace ran: its tier, OPSCOPE_MAX_ISA applied as in the
-  // database's key (a trace without a tier: the CPU's).
-  bool amx = m.isa.empty() ? m.amxAvailable : m.isa == "avx512_core_amx";
-  if (trimmed(db.key.cpu) == trimmed(m.cpu) && db.key.amx == amx)
+  bool sameCpu = trimmed(db.key.cpu) == trimmed(m.cpu);
+  std::optional<rt::IsaLevel> tier = rt::parseIsaLevel(m.isa);
+  if (!tier) {
+    // A trace without a tier: the CPU's AMX is all it says.
+    if (sameCpu && db.key.amx == m.amxAvailable)
+      return "";
+    return dbPath + ": tuning database of another machine: measured on " +
+           db.key.describe() + ", the trace " + tracePath + " on " +
+           trimmed(m.cpu) + (m.amxAvailable ? " (AMX)" : " (no AMX)") +
+           "; refusing to use it (give --db the database of the machine "
+           "the trace was recorded on, or run opscope-tune there)";
+  }
+  // The database's flags are the CPU's within the cap it was measured
+  // under (thisMachine); the trace's tier is the same CPU within its cap.
+  // They must name the same tier, or the figures are another tier's.
+  tuning::MachineKey want = db.key;
+  want.avx2 = *tier >= rt::IsaLevel::Avx2;
+  want.avx512f = *tier >= rt::IsaLevel::Avx512Core;
+  want.vnni = *tier >= rt::IsaLevel::Avx512CoreVnni;
+  want.bf16 = *tier >= rt::IsaLevel::Avx512CoreBf16;
+  want.amx = *tier >= rt::IsaLevel::Avx512CoreAmx;
+  if (sameCpu && want == db.key)
     return "";
-  return dbPath + ": tuning database of another machine: measured on " +
+  return dbPath + ": tuning database of another " +
+         (sameCpu ? "tier" : "machine") + ": measured on " +
          db.key.describe() + ", the trace " + tracePath + " on " +
-         trimmed(m.cpu) + (amx ? " (AMX)" : " (no AMX)") +
-         "; refusing to use it (give --db the database of the machine the "
-         "trace was recorded on, or run opscope-tune there)";
+         trimmed(m.cpu) + " at tier " + m.isa +
+         "; refusing to use it (give --db the database of the machine and "
+         "tier the trace was recorded on, or run opscope-tune there under "
+         "the same OPSCOPE_MAX_ISA)";
 }
 
 namespace {
@@ -543,6 +563,12 @@ std::string analysis::projectWithDatabase(const Profile &profile,
           std::to_string(DNNL_VERSION_MAJOR) + "." +
           std::to_string(DNNL_VERSION_MINOR) + "." +
           std::to_string(DNNL_VERSION_PATCH));
+      // The database of the tier the trace ran at (a trace recorded under
+      // OPSCOPE_MAX_ISA=avx2 reads the avx2 figures, whatever this
+      // process's cap).
+      if (std::optional<rt::IsaLevel> tier =
+              rt::parseIsaLevel(profile.header.machine.isa))
+        here = here.atTier(*tier);
       dbPath = (std::filesystem::path(tuning::defaultDirectory()) /
                 here.fileName())
                    .string();

@@ -79,14 +79,23 @@ MachineKey thisMachine(const std::string &onednnVersion) {
   auto has = [&](const char *f) {
     return flags.find(" " + std::string(f) + " ") != std::string::npos;
   };
+  k.avx2 = has("avx2") && has("fma");
+  k.avx512f = has("avx512f");
+  k.vnni = has("avx512_vnni");
+  k.bf16 = has("avx512_bf16");
+  k.amx = has("amx_tile");
   // A capped process measures (and runs) the capped tier: its database is
   // that tier's, not the CPU's best.
-  rt::IsaLevel cap = rt::isaCapFromEnvironment().level;
-  k.avx2 = has("avx2") && cap >= rt::IsaLevel::Avx2;
-  k.avx512f = has("avx512f") && cap >= rt::IsaLevel::Avx512Core;
-  k.vnni = has("avx512_vnni") && cap >= rt::IsaLevel::Avx512CoreVnni;
-  k.bf16 = has("avx512_bf16") && cap >= rt::IsaLevel::Avx512CoreBf16;
-  k.amx = has("amx_tile") && cap >= rt::IsaLevel::Avx512CoreAmx;
+  return k.atTier(rt::isaCapFromEnvironment().level);
+}
+
+MachineKey MachineKey::atTier(rt::IsaLevel level) const {
+  MachineKey k = *this;
+  k.avx2 = avx2 && level >= rt::IsaLevel::Avx2;
+  k.avx512f = avx512f && level >= rt::IsaLevel::Avx512Core;
+  k.vnni = vnni && level >= rt::IsaLevel::Avx512CoreVnni;
+  k.bf16 = bf16 && level >= rt::IsaLevel::Avx512CoreBf16;
+  k.amx = amx && level >= rt::IsaLevel::Avx512CoreAmx;
   return k;
 }
 
@@ -286,6 +295,9 @@ Database load(const std::string &path, const MachineKey *expected) {
   std::ostringstream ss;
   ss << in.rdbuf();
   Database db = parse(ss.str(), path);
+  // A file from before avx2 was keyed says nothing of it: it matches.
+  if (expected && !json::parse(ss.str())["machine"].contains("avx2"))
+    db.key.avx2 = expected->avx2;
   if (expected && db.key != *expected)
     throw Error(path + ": tuning database of another machine: measured on " +
                 db.key.describe() + ", this is " + expected->describe() +

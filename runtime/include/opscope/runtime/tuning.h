@@ -14,6 +14,8 @@
 #ifndef OPSCOPE_RUNTIME_TUNING_H
 #define OPSCOPE_RUNTIME_TUNING_H
 
+#include "opscope/runtime/cpu.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -36,8 +38,9 @@ public:
 struct MachineKey {
   std::string cpu; ///< /proc/cpuinfo's model name
   /// The CPU's flags within OPSCOPE_MAX_ISA (cpu.h's cap): a capped run
-  /// measures, and reads, another tier's database. `avx2` is false only
-  /// under a cap below AVX2 (files before it had none: true).
+  /// measures, and reads, another tier's database. `avx2` (AVX2 and FMA)
+  /// is false only on older CPUs or under a cap below AVX2; a file from
+  /// before it was keyed reads as true, and load() lets it match either.
   bool avx2 = true, avx512f = false, vnni = false, bf16 = false, amx = false;
   std::string onednn; ///< "3.0.0"
   bool operator==(const MachineKey &o) const;
@@ -47,6 +50,9 @@ struct MachineKey {
   /// The database's file name: `<cpu>-<flags>-onednn<version>.json`,
   /// non-alphanumerics of the CPU model replaced by '_'.
   std::string fileName() const;
+  /// This key with the flags above `level` cleared (cpu.h's levels: what
+  /// a process capped at `level` measures).
+  MachineKey atTier(rt::IsaLevel level) const;
 };
 
 /// The key of this machine: CPU model and flags from /proc/cpuinfo, the

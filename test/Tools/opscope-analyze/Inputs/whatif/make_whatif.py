@@ -32,7 +32,7 @@ def trace(path, model, probes, durs, iterations=2, cpu="golden", threads=1):
                        "args": {"iteration": it, "label": "measure"}})
     doc = {"traceEvents": events, "displayTimeUnit": "ms",
            "opscope": {"schema_version": 1, "model": model,
-                       "machine": {"cpu": cpu, "isa": "avx512_core", "amx_available": False,
+                       "machine": {"cpu": cpu, "isa": "avx512_core_bf16", "amx_available": False,
                                    "amx_used": False, "threads": threads},
                        "run": {"iterations": iterations}, "labels": ["measure"],
                        "probe_cost_ns": 0.0, "dropped_events": 0, "probes": probes}}
