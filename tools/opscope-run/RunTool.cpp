@@ -47,9 +47,15 @@ namespace fs = std::filesystem;
 namespace {
 const opscope::tools::ErrorReporter fail{"opscope-run"};
 
-/// Ends the run: the flag checks and errors below stop where they are.
+/// The exit code of a run that ended early (the error is printed).
+struct RunEnded {
+  int code;
+};
+
+/// Ends the run: the flag checks and errors below stop where they are, and
+/// run() returns the code.
 [[noreturn]] void die(const std::string &msg, int code = 1) {
-  std::exit(fail(msg, code));
+  throw RunEnded{fail(msg, code)};
 }
 
 std::pair<std::string, std::string> splitSpec(const std::string &spec,
@@ -67,11 +73,7 @@ std::string describe(DType t, const Shape &s) {
   return i.describe();
 }
 
-std::string ms(double v) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(3) << v;
-  return os.str();
-}
+std::string ms(double v) { return fixed(v, 3); }
 
 /// Input sets for --compare-to and --calibrate --inputs DIR (tooling's
 /// readInputSets); a bad directory ends the run naming the flag.
@@ -569,7 +571,7 @@ void addOptions(CLI::App &app, Options &o) {
   app.add_option("--instances", o.instances,
                  "concurrent model instances (sessions), each driven by its "
                  "own thread, sharing the weights; each uses --threads kernel "
-                 "threads (throughput o.mode)")
+                 "threads (throughput mode)")
       ->check(opscope::tools::positiveInteger());
   app.add_option("--mode", o.mode,
                      "latency (default: one instance, latency percentiles), "
@@ -578,7 +580,7 @@ void addOptions(CLI::App &app, Options &o) {
                      "--compare-to)")
           ->check(CLI::IsMember({"latency", "throughput", "accuracy"}));
   app.add_option("--cores-per-instance", o.coresPerInstance,
-                 "throughput mode: cores (and kernel o.threads) per instance, "
+                 "throughput mode: cores (and kernel threads) per instance, "
                  "each instance pinned to its own (default 1; --instances "
                  "defaults to the cores this process may use / this)")
       ->check(opscope::tools::positiveInteger());
@@ -624,8 +626,8 @@ void addOptions(CLI::App &app, Options &o) {
 }
 
 int run(const CLI::App &app, Options &o) {
-  checkModes(app, o);
   try {
+    checkModes(app, o);
     std::string soPath = libraryFor(o.modelPath, o);
     if (!needsCompiling(classifyModelFile(o.modelPath)) && !o.shapes.empty())
       die("--input-shape applies to .onnx models; a compiled model has "
@@ -655,8 +657,10 @@ int run(const CLI::App &app, Options &o) {
       return 0;
     }
     return runTimed(app, *model, o, soPath);
+  } catch (const RunEnded &ended) {
+    return ended.code;
   } catch (const std::exception &e) {
-    die(e.what());
+    return fail(e.what());
   }
 }
 

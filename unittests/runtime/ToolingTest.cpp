@@ -57,6 +57,15 @@ TEST(FileOutput, WholeFileOrTheOldOne) {
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(text, "first\n");
   EXPECT_EQ(filesIn(dir), std::vector<std::string>{"out.txt"});
+  // A writer that throws: the exception is the caller's, the old file
+  // stays and no temporary is left.
+  EXPECT_THROW(writeFileAtomically(path,
+                                   [](std::ostream &out) {
+                                     out << "partial";
+                                     throw std::runtime_error("serialising");
+                                   }),
+               std::runtime_error);
+  EXPECT_EQ(filesIn(dir), std::vector<std::string>{"out.txt"});
   error = writeFileAtomically(dir + "/missing/out.txt", std::string("x"));
   EXPECT_NE(error.find("missing/out.txt: cannot write"), std::string::npos)
       << error;

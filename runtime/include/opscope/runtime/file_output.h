@@ -35,7 +35,13 @@ writeFileAtomically(const std::string &path,
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out)
       return path + ": cannot write: " + std::strerror(errno);
-    write(out);
+    try {
+      write(out);
+    } catch (...) { // what `write` throws is the caller's; no temporary
+      out.close();
+      std::remove(tmp.c_str());
+      throw;
+    }
     out.flush();
     if (!out) {
       out.close();
