@@ -12,11 +12,11 @@
 
 #include "BenchTool.h"
 
-#include "FileOutput.h"
 #include "Progress.h"
 #include "Subprocess.h"
 #include "ToolCommon.h"
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
@@ -408,7 +408,7 @@ int writeOutputs(const Options &o, const std::string &csv) {
   if (csvFile.empty() && !o.htmlPath.empty())
     csvFile = (fs::path(o.workDir) / "bench-last.csv").string();
   if (!csvFile.empty()) {
-    if (std::string err = tools::writeFileAtomically(csvFile, csv);
+    if (std::string err = writeFileAtomically(csvFile, csv);
         !err.empty())
       return fail(err);
     if (!o.csvPath.empty())

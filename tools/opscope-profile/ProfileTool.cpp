@@ -16,12 +16,12 @@
 
 #include "ProfileTool.h"
 
-#include "FileOutput.h"
 #include "Profile.h"
 #include "Progress.h"
 #include "Subprocess.h"
 #include "ToolCommon.h"
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/analysis.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/sinks.h"
@@ -63,9 +63,9 @@ std::string ratioKey(double s) {
   return os.str();
 }
 
-/// Writes `text` to `path` whole or not at all (FileOutput.h).
+/// Writes `text` to `path` whole or not at all (file_output.h).
 bool writeAtomically(const std::string &path, const std::string &text) {
-  return tools::writeFileAtomically(path, text).empty();
+  return writeFileAtomically(path, text).empty();
 }
 
 /// The performance profile: a profiled run of `model`, its per-layer self

@@ -14,10 +14,10 @@
 
 #include "ReportTool.h"
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/analysis.h"
 #include "opscope/runtime/whatif.h"
 
-#include "FileOutput.h"
 #include "Sweep.h"
 #include "ToolCommon.h"
 
@@ -374,7 +374,7 @@ static int writeBenchOrSweepPage(const CLI::App &app, const Options &o) {
                         : readBenchCsv(o.benchPath, data);
   if (!err.empty())
     return fail(err);
-  err = tools::writeFileAtomically(
+  err = writeFileAtomically(
       o.outPath, page(data, o.benchPath.empty() ? kSweepJs : kBenchJs));
   if (!err.empty())
     return fail(err);
@@ -537,7 +537,7 @@ static int writeTracePage(const CLI::App &app, Options &o) {
       code >= 0)
     return code;
 
-  if (std::string err = tools::writeFileAtomically(o.outPath, page(data));
+  if (std::string err = writeFileAtomically(o.outPath, page(data));
       !err.empty())
     return fail(err);
   std::cout << "wrote " << o.outPath << "\n";

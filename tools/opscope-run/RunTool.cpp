@@ -12,11 +12,11 @@
 #include "RunTool.h"
 
 #include "Calibrate.h"
-#include "FileOutput.h"
 #include "Progress.h"
 #include "TensorFiles.h"
 #include "ToolCommon.h"
 
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
@@ -72,8 +72,6 @@ std::string describe(DType t, const Shape &s) {
   i.shape = s;
   return i.describe();
 }
-
-std::string ms(double v) { return fixed(v, 3); }
 
 /// Input sets for --compare-to and --calibrate --inputs DIR (tooling's
 /// readInputSets); a bad directory ends the run naming the flag.
@@ -164,7 +162,7 @@ int compareModels(const std::string &aPath, const Model &a,
   return code;
 }
 
-using opscope::tools::writeFileAtomically;
+using opscope::writeFileAtomically;
 using opscope::tools::run::Options;
 
 /// The usage rules between --mode, --instances, --compare-to, --calibrate
@@ -437,16 +435,16 @@ void printSummary(const Model &model, Session &session, size_t instances,
   // The name comes from the model: cut, as every name in the summary.
   std::cout << opscope::shortenMiddle(model.name(), 96) << ": "
             << model.numOps() << " ops, arena "
-            << ms(model.arenaBytes() / 1048576.0) << " MiB, weights "
-            << ms(model.weightBytes() / 1048576.0) << " MiB, threads "
+            << fixed(model.arenaBytes() / 1048576.0, 3) << " MiB, weights "
+            << fixed(model.weightBytes() / 1048576.0, 3) << " MiB, threads "
             << o.threads << (instances > 1 ? " per instance" : "")
             << threadNote << (o.profile ? ", profiling" : "") << "\n";
   std::cout << opscope::kernelTierLine() << "\n";
-  std::cout << "latency ms: count " << l.count << "  min " << ms(l.min)
-            << "  max " << ms(l.max) << "  mean " << ms(l.mean)
-            << "  median " << ms(l.p50) << "  p90 " << ms(l.p90) << "  p95 "
-            << ms(l.p95) << "  p99 " << ms(l.p99) << "  p99.9 "
-            << ms(l.p999) << "\n";
+  std::cout << "latency ms: count " << l.count << "  min " << fixed(l.min, 3)
+            << "  max " << fixed(l.max, 3) << "  mean " << fixed(l.mean, 3)
+            << "  median " << fixed(l.p50, 3) << "  p90 " << fixed(l.p90, 3)
+            << "  p95 " << fixed(l.p95, 3) << "  p99 " << fixed(l.p99, 3)
+            << "  p99.9 " << fixed(l.p999, 3) << "\n";
   // Throughput over all instances: runs completed per second of wall
   // time (warm-up included when there are several instances).
   double perSecond = runsPerSecond(result, bench, l);

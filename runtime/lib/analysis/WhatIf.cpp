@@ -111,11 +111,8 @@ std::string analysis::checkDatabaseMachine(const Profile &profile,
   // under (thisMachine); the trace's tier is the same CPU within its cap.
   // They must name the same tier, or the figures are another tier's.
   tuning::MachineKey want = db.key;
-  want.avx2 = *tier >= rt::IsaLevel::Avx2;
-  want.avx512f = *tier >= rt::IsaLevel::Avx512Core;
-  want.vnni = *tier >= rt::IsaLevel::Avx512CoreVnni;
-  want.bf16 = *tier >= rt::IsaLevel::Avx512CoreBf16;
-  want.amx = *tier >= rt::IsaLevel::Avx512CoreAmx;
+  want.avx2 = want.avx512f = want.vnni = want.bf16 = want.amx = true;
+  want = want.atTier(*tier);
   if (sameCpu && want == db.key)
     return "";
   return dbPath + ": tuning database of another " +

@@ -12,7 +12,7 @@
 
 #include "Plan.h"
 #include "opscope/runtime/abi.h"
-#include "opscope/runtime/kernels.h"
+#include "opscope/runtime/sinks.h"
 #include "opscope/runtime/packed_weights.h"
 
 #include <dlfcn.h>
@@ -509,7 +509,7 @@ size_t Model::numOps() const { return impl->ops.size(); }
 const std::string &Model::planText() const { return impl->planText; }
 const std::string &Model::targetTier() const { return impl->targetTier; }
 std::string Model::tierMismatch() const {
-  std::string here = rt::isaLevelName(rt::cpuTier());
+  std::string here = kernelIsaName();
   if (impl->targetTier.empty() || impl->targetTier == here)
     return "";
   return path() + " was compiled for tier " + impl->targetTier +

@@ -172,7 +172,8 @@ bool flag(const json &obj, const char *name, const std::string &path) {
 }
 } // namespace
 
-Database parse(const std::string &textIn, const std::string &path) {
+Database parse(const std::string &textIn, const std::string &path,
+               const MachineKey *expected) {
   json j = json::parse(textIn, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     refuse(path, "not a JSON object");
@@ -193,7 +194,10 @@ Database parse(const std::string &textIn, const std::string &path) {
     refuse(path, "'machine' is not an object");
   db.key.cpu = text(m, "cpu", path, "machine");
   db.key.onednn = text(m, "onednn", path, "machine");
-  db.key.avx2 = !m.contains("avx2") || flag(m, "avx2", path);
+  // A file from before avx2 was keyed says nothing of it: it matches.
+  db.key.avx2 = m.contains("avx2") ? flag(m, "avx2", path)
+                : expected         ? expected->avx2
+                                   : true;
   db.key.avx512f = flag(m, "avx512f", path);
   db.key.vnni = flag(m, "avx512_vnni", path);
   db.key.bf16 = flag(m, "avx512_bf16", path);
@@ -294,10 +298,7 @@ Database load(const std::string &path, const MachineKey *expected) {
     throw Error(path + ": cannot read the tuning database");
   std::ostringstream ss;
   ss << in.rdbuf();
-  Database db = parse(ss.str(), path);
-  // A file from before avx2 was keyed says nothing of it: it matches.
-  if (expected && !json::parse(ss.str())["machine"].contains("avx2"))
-    db.key.avx2 = expected->avx2;
+  Database db = parse(ss.str(), path, expected);
   if (expected && db.key != *expected)
     throw Error(path + ": tuning database of another machine: measured on " +
                 db.key.describe() + ", this is " + expected->describe() +

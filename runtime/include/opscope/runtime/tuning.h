@@ -100,7 +100,9 @@ struct Database {
 std::string defaultDirectory();
 
 /// Parses a database; `path` only names the file in errors.
-Database parse(const std::string &text, const std::string &path);
+/// A file from before `avx2` was keyed matches `expected`'s either value.
+Database parse(const std::string &text, const std::string &path,
+               const MachineKey *expected = nullptr);
 /// Serializes (pretty-printed JSON, entries in a stable order).
 std::string serialize(const Database &db);
 /// Reads `path`. With `expected`, a database of another machine is
