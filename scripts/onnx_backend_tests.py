@@ -25,6 +25,9 @@ import tempfile
 
 import onnx
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_kernels import reference_kernels  # noqa: E402
+
 NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
 
 # Positions of inputs that must be compile-time constants, per op type.
@@ -164,9 +167,18 @@ def run_compiled(args, name, model, test_dir):
                 cmd += ["--input", "%s=%s" % (n, os.path.join(data, "input_%d.pb" % i))]
         for i, o in enumerate(model.graph.output):
             cmd += ["--expect", "%s=%s" % (o.name, os.path.join(data, "output_%d.pb" % i))]
+        check_kernels = args.no_ref_kernels and "conv" in name
+        csv_path = os.path.join(work, "profile.csv")
+        if check_kernels:
+            cmd[cmd.index("--iterations") + 1] = "1"
+            cmd += ["--profile", "--csv", csv_path]
         ran = subprocess.run(cmd, capture_output=True, text=True)
         if ran.returncode != 0:
             return name, "run-failed", (ran.stdout + ran.stderr).strip()
+        if check_kernels:
+            slow = reference_kernels(csv_path)
+            if slow:
+                return name, "run-failed", "oneDNN's reference kernel ran: " + ", ".join(slow)
         return name, "ran", ""
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -180,6 +192,9 @@ def main():
     parser.add_argument("--run", help="opscope-run (with --compile)")
     parser.add_argument("--filter", default="", help="only tests whose name contains this")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--no-ref-kernels", action="store_true",
+                        help="convolution tests fail when an op runs oneDNN's "
+                        "reference (`ref`) implementation at the tier in force")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
 

@@ -287,6 +287,116 @@ ConvParams oddConv() {
 }
 } // namespace
 
+namespace {
+/// N x H x W x C to N x C x H x W.
+std::vector<float> fromNhwc(const std::vector<float> &x, const Dims &s) {
+  std::vector<float> y(x.size());
+  int64_t C = s[1], HW = s[2] * s[3];
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < HW; ++i)
+        y[(n * C + c) * HW + i] = x[(n * HW + i) * C + c];
+  return y;
+}
+
+int64_t elements(const Dims &d) {
+  int64_t n = 1;
+  for (int64_t v : d)
+    n *= v;
+  return n;
+}
+
+ConvParams convOf(Dims input, Dims weight, int64_t groups, int64_t stride,
+                  int64_t pad) {
+  ConvParams p;
+  p.input = input;
+  p.weight = weight;
+  p.groups = groups;
+  p.strides = {stride, stride};
+  p.pads = {pad, pad, pad, pad};
+  p.dilations = {1, 1};
+  p.output = {input[0], weight[0],
+              (input[2] + 2 * pad - weight[2]) / stride + 1,
+              (input[3] + 2 * pad - weight[3]) / stride + 1};
+  return p;
+}
+} // namespace
+
+/// The convolutions of the corpus CNN and the OCR-like detector never run
+/// oneDNN's `ref:any` (scalar loops, 200 ms for one of the detector's 1x1
+/// convolutions below AVX-512), at whatever tier the CPU and
+/// OPSCOPE_MAX_ISA give oneDNN (make test runs this natively and under the
+/// avx2 cap): a plain NCHW side against a channels-last one (a chain's
+/// ends) and a sum after an element-wise post-op (a MobileNet block's relu
+/// then residual) included, and compute what the reference computes,
+/// with the residual separate and in place. The 160-channel 1x1 over 5x5
+/// is the shape whose SSE4.1 kernel stores partial sums in the destination.
+TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
+  const ConvParams shapes[] = {
+      convOf({2, 3, 16, 16}, {16, 3, 3, 3}, 1, 2, 1),     // a stem
+      convOf({1, 16, 12, 12}, {16, 16, 3, 3}, 1, 1, 1),   // 3x3
+      convOf({1, 40, 10, 10}, {40, 40, 1, 1}, 1, 1, 0),   // 1x1
+      convOf({1, 160, 5, 5}, {160, 160, 1, 1}, 1, 1, 0),  // 1x1, 160 channels
+      convOf({1, 24, 10, 10}, {24, 1, 3, 3}, 24, 2, 1),   // depthwise
+      convOf({2, 64, 8, 8}, {128, 64, 1, 1}, 1, 2, 0),    // strided 1x1
+  };
+  const std::vector<PostOp> postOpSets[] = {
+      {},
+      {PostOp::Relu},
+      {PostOp::Sum, PostOp::Relu},
+      {PostOp::Relu, PostOp::Sum},
+      {PostOp::HardSwish, PostOp::Sum}};
+  unsigned seed = 100;
+  for (ConvParams p : shapes) {
+    auto x = randomVector(elements(p.input), ++seed),
+         w = randomVector(elements(p.weight), ++seed),
+         b = randomVector(p.output[1], ++seed),
+         r = randomVector(elements(p.output), ++seed);
+    auto conv0 = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
+                         {p.pads[0], p.pads[1]}, p.dilations, p.groups);
+    for (const auto &postOps : postOpSets)
+      for (bool inNhwc : {false, true})
+        for (bool outNhwc : {false, true}) {
+          bool sum = std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                     postOps.end();
+          for (bool inPlace : sum ? std::vector<bool>{false, true}
+                                  : std::vector<bool>{false}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "input " << p.input[1] << "x" << p.input[2]
+                         << " weight " << p.weight[0] << "x" << p.weight[1]
+                         << "x" << p.weight[2] << ", " << postOps.size()
+                         << " post-ops" << (sum && postOps[0] != PostOp::Sum
+                                                ? " (sum last)"
+                                                : "")
+                         << ", " << (inNhwc ? "NHWC" : "NCHW") << " to "
+                         << (outNhwc ? "NHWC" : "NCHW")
+                         << (inPlace ? ", residual in place" : ""));
+            p.postOps = postOps;
+            p.inputNhwc = inNhwc;
+            p.outputNhwc = outNhwc;
+            Conv conv(p, w.data(), b.data(), true);
+            EXPECT_EQ(conv.implementation().find("ref"), std::string::npos)
+                << conv.implementation();
+            std::vector<float> xIn = inNhwc ? toNhwc(x, p.input) : x;
+            std::vector<float> res = outNhwc ? toNhwc(r, p.output) : r;
+            std::vector<float> y(res.size(), -7.0f);
+            if (inPlace)
+              y = res;
+            conv.run(xIn.data(), nullptr, nullptr, y.data(),
+                     inPlace ? y.data() : res.data());
+            if (outNhwc)
+              y = fromNhwc(y, p.output);
+            for (size_t i = 0; i < y.size(); ++i) {
+              double want = conv0[i];
+              for (PostOp op : postOps)
+                want = applyPostOp(op, want, r[i]);
+              ASSERT_NEAR(y[i], want, 1e-4 + 1e-4 * std::fabs(want)) << i;
+            }
+          }
+        }
+  }
+}
+
 /// int8 (--precision int8, QDQ convolutions): the f32 input quantized to
 /// u8 with the op's scale and zero point, s8 weights with per-channel
 /// scales, f32 bias, sum and ReLU; against the f32 reference on the

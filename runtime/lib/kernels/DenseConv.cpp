@@ -99,6 +99,16 @@ struct Conv::Impl {
   size_t convertedBytes = 0;
   /// int8 with a non-zero input zero point: oneDNN's run-time zero point.
   dnnl::memory zero;
+  /// A sum after an element-wise post-op below AVX-512: a binary add of
+  /// `addend`, channels-last like the destination. It views the residual's
+  /// buffer, or `addendCopy` when the residual is in place (oneDNN's 1x1
+  /// kernels store partial sums in the destination: SSE4.1's, 160 channels
+  /// over 5x5, read those back as the addend) or plain NCHW (reordered
+  /// from `residual`).
+  bool sumAsAdd = false;
+  dnnl::memory addend, residual;
+  dnnl::reorder addendIn;
+  std::vector<float> addendCopy;
   std::unordered_map<int, dnnl::memory> args;
 };
 
@@ -277,12 +287,16 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   dnnl::memory::desc dstMd(toDims(p.output), dstType,
                            outNhwc ? tag::nhwc : plainTag(p.output.size()));
   dnnl::memory::desc biasMd({padC}, dt::f32, tag::a);
-  dnnl::primitive_attr attr = attrWithPostOps(p.postOps, I.hasSum, u8Out);
-  if (compute == Compute::Int8) {
-    attr.set_output_scales(2, outScales);
-    if (p.inputZero != 0)
-      attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  }
+  auto attrFor = [&](const dnnl::memory::desc *sumAsAdd) {
+    dnnl::primitive_attr attr =
+        attrWithPostOps(p.postOps, I.hasSum, u8Out, sumAsAdd);
+    if (compute == Compute::Int8) {
+      attr.set_output_scales(2, outScales);
+      if (p.inputZero != 0)
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    }
+    return attr;
+  };
   auto prop = dnnl::prop_kind::forward_inference;
   // Activations in `any` layout: with plain NCHW oneDNN falls back to
   // im2col + GEMM, whose post-ops are slow (measured 7x slower on the CNN
@@ -298,25 +312,56 @@ void Conv::build(const ConvParams &p, const void *constWeights,
                    : dnnl::memory::desc(toDims(p.output), dstType, tag::any);
   dnnl::memory::desc chosenW, chosenSrc, chosenDst;
   // Convolution and deconvolution take the same descriptor arguments.
-  auto make = [&](auto tag, dnnl::algorithm alg) {
-    using Prim = decltype(tag);
-    auto d = hasBias ? typename Prim::desc(prop, alg, srcAny, wMd, biasMd, dstAny,
+  auto make = [&](auto kind, const dnnl::memory::desc &srcD,
+                  const dnnl::memory::desc &dstD,
+                  const dnnl::memory::desc *sumAsAdd) {
+    using Prim = decltype(kind);
+    auto alg = p.transposed ? dnnl::algorithm::deconvolution_direct
+                            : dnnl::algorithm::convolution_direct;
+    auto d = hasBias ? typename Prim::desc(prop, alg, srcD, wMd, biasMd, dstD,
                                            toDims(strides), toDims(dil),
                                            toDims(padL), toDims(padR))
-                     : typename Prim::desc(prop, alg, srcAny, wMd, dstAny,
+                     : typename Prim::desc(prop, alg, srcD, wMd, dstD,
                                            toDims(strides), toDims(dil),
                                            toDims(padL), toDims(padR));
-    typename Prim::primitive_desc pd(d, attr, ctx.engine);
+    typename Prim::primitive_desc pd(d, attrFor(sumAsAdd), ctx.engine);
     I.prim = Prim(pd);
     I.implInfo = pd.impl_info_str();
     chosenW = pd.weights_desc();
     chosenSrc = pd.src_desc();
     chosenDst = pd.dst_desc();
   };
-  if (p.transposed)
-    make(dnnl::deconvolution_forward(), dnnl::algorithm::deconvolution_direct);
-  else
-    make(dnnl::convolution_forward(), dnnl::algorithm::convolution_direct);
+  auto makeAny = [&](const dnnl::memory::desc &srcD,
+                     const dnnl::memory::desc &dstD,
+                     const dnnl::memory::desc *sumAsAdd) {
+    if (p.transposed)
+      make(dnnl::deconvolution_forward(), srcD, dstD, sumAsAdd);
+    else
+      make(dnnl::convolution_forward(), srcD, dstD, sumAsAdd);
+  };
+  makeAny(srcAny, dstAny, nullptr);
+  // Below AVX-512 (jit:avx2, jit_1x1, jit_dw and their SSE4.1 forms),
+  // oneDNN 2.6 takes neither a plain NCHW side against a channels-last one
+  // (a chain's first or last convolution) nor a sum after an element-wise
+  // post-op (relu then the residual), and falls back to `ref:any`, a scalar
+  // loop (200 ms for one 1x1 convolution of the OCR-like detector on an
+  // avx2 cap). It takes both activations channels-last, at the speed of its
+  // blocked nChw8c (docs/runtime.md), and the residual as a binary add: the
+  // plain side is then reordered at the boundary, and the residual, already
+  // in the destination, is the add's operand.
+  int sumAt = -1;
+  if (isRefImplementation(I.implInfo) && p.input.size() >= 3) {
+    tag last = channelsLastTag(p.input.size());
+    dnnl::memory::desc srcLast(toDims(p.input), srcType, last);
+    dnnl::memory::desc dstLast =
+        padC != outC ? dstAny
+                     : dnnl::memory::desc(toDims(p.output), dstType, last);
+    auto sum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum);
+    bool lateSum = sum != p.postOps.end() && sum != p.postOps.begin();
+    makeAny(srcLast, dstLast, lateSum ? &dstLast : nullptr);
+    if (lateSum)
+      sumAt = static_cast<int>(sum - p.postOps.begin());
+  }
   if (I.input == Impl::Input::Bf16AsF32 || I.input == Impl::Input::Bf16Widen)
     I.implInfo += ":f32";
   I.constWeights = constWeights != nullptr;
@@ -355,6 +400,16 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   I.args = {{DNNL_ARG_SRC, srcArg},
             {DNNL_ARG_WEIGHTS, I.weights},
             {DNNL_ARG_DST, dstArg}};
+  if (sumAt >= 0) {
+    I.sumAsAdd = true;
+    I.addend = dnnl::memory(chosenDst, ctx.engine, DNNL_MEMORY_NONE);
+    I.addendCopy.resize(chosenDst.get_size() / sizeof(float));
+    if (chosenDst != dstMd) {
+      I.residual = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
+      I.addendIn = dnnl::reorder(I.residual, I.addend);
+    }
+    I.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(sumAt) | DNNL_ARG_SRC_1] = I.addend;
+  }
   if (compute == Compute::Int8 && p.inputZero != 0) {
     I.zero = dnnl::memory({{1}, dt::s32, tag::a}, ctx.engine, &I.inputZero);
     I.args[DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC] = I.zero;
@@ -420,7 +475,20 @@ void Conv::run(const void *x, const float *weights, const float *bias,
                 ? threadScratch(2, impl->outElems * sizeof(float))
                 : yOut;
   bool blockedDst = bool(impl->dstBlocked);
-  if (impl->hasSum && sum != y)
+  if (impl->sumAsAdd) {
+    Impl &I = *impl;
+    void *copy = I.addendCopy.data();
+    if (I.addendIn) {
+      I.residual.set_data_handle(const_cast<float *>(sum));
+      I.addend.set_data_handle(copy);
+      I.addendIn.execute(ctx.stream, I.residual, I.addend);
+    } else if (sum == y) {
+      std::memcpy(copy, sum, I.addendCopy.size() * sizeof(float));
+      I.addend.set_data_handle(copy);
+    } else {
+      I.addend.set_data_handle(const_cast<float *>(sum));
+    }
+  } else if (impl->hasSum && sum != y)
     std::memcpy(y, sum, impl->outElems * sizeof(float));
   void *converted = nullptr;
   if (impl->input != Impl::Input::AsIs) {
@@ -454,7 +522,7 @@ void Conv::run(const void *x, const float *weights, const float *bias,
     impl->bias.set_data_handle(const_cast<float *>(bias));
   if (impl->srcBlocked)
     impl->srcIn.execute(ctx.stream, impl->src, impl->srcBlocked);
-  if (blockedDst && impl->hasSum) // the sum post-op reads the destination
+  if (blockedDst && impl->hasSum && !impl->sumAsAdd) // sum reads the dst
     impl->dstIn.execute(ctx.stream, impl->dst, impl->dstBlocked);
   impl->prim.execute(ctx.stream, impl->args);
   if (impl->padC) {

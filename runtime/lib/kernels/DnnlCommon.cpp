@@ -71,12 +71,16 @@ Context &dnnlx::context() {
 }
 
 dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum, U8Output u8Out) {
+                                     bool &hasSum, U8Output u8Out,
+                                     const dnnl::memory::desc *sumAsAdd) {
   dnnl::post_ops ops;
   hasSum = false;
   for (PostOp p : postOps) {
     if (p == PostOp::Sum) {
-      ops.append_sum(1.0f);
+      if (sumAsAdd)
+        ops.append_binary(dnnl::algorithm::binary_add, *sumAsAdd);
+      else
+        ops.append_sum(1.0f);
       hasSum = true;
     } else {
       ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
@@ -102,6 +106,20 @@ dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
 
 dnnl::memory::dims dnnlx::toDims(const Dims &d) {
   return dnnl::memory::dims(d.begin(), d.end());
+}
+
+tag dnnlx::channelsLastTag(size_t rank) {
+  switch (rank) {
+  case 3:
+    return tag::acb;
+  case 4:
+    return tag::acdb;
+  case 5:
+    return tag::acdeb;
+  default:
+    throw std::invalid_argument("no channels-last layout for rank " +
+                                std::to_string(rank));
+  }
 }
 
 tag dnnlx::plainTag(size_t rank) {

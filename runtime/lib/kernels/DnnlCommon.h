@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -45,8 +46,12 @@ using U8Output = std::optional<std::pair<float, int32_t>>;
 /// scale + zero point, then oneDNN's rounding to nearest even and
 /// saturation to u8); throws std::invalid_argument unless the scale is
 /// positive, the zero point in [0, 255] and there is no sum post-op.
+/// With `sumAsAdd`, the sum is a binary add of a tensor of that descriptor
+/// instead (bound to the destination: the kernels below AVX-512 take a sum
+/// only as the first post-op, a binary add anywhere).
 dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum, U8Output u8Out = {});
+                                     bool &hasSum, U8Output u8Out = {},
+                                     const dnnl::memory::desc *sumAsAdd = nullptr);
 
 /// Whether oneDNN's int8 kernels could saturate on these n s8 weights at
 /// the tier in force: below AVX-512 VNNI (int8SaturationFree()) a weight
@@ -71,6 +76,14 @@ void *threadScratch(int slot, size_t bytes);
 dnnl::memory::dims toDims(const Dims &d);
 /// Plain (row-major) layout tag for an activation of the given rank.
 tag plainTag(size_t rank);
+/// Channels-last layout tag (nwc, nhwc, ndhwc) for an activation of rank
+/// 3 to 5.
+tag channelsLastTag(size_t rank);
+/// Whether oneDNN fell back to its reference implementation (`ref:any`,
+/// scalar loops) for a primitive (its impl_info_str()).
+inline bool isRefImplementation(const std::string &implInfo) {
+  return implInfo.rfind("ref", 0) == 0;
+}
 int64_t product(const Dims &d);
 
 /// oneDNN's view of a convolution (conv, conv_transpose, conv_integer):

@@ -514,8 +514,8 @@ std::string Model::tierMismatch() const {
     return "";
   return path() + " was compiled for tier " + impl->targetTier +
          ", and this process runs tier " + here +
-         " (this CPU under OPSCOPE_MAX_ISA): its layouts, int8 weight range "
-         "and sparse or dense choices are the other tier's, which can be "
+         " (this CPU under OPSCOPE_MAX_ISA): its int8 weight range and "
+         "sparse or dense choices are the other tier's, which can be "
          "slower here; compile it again on this machine (or under the same "
          "OPSCOPE_MAX_ISA) for this tier's";
 }
