@@ -120,6 +120,31 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128)
   "cnn-opset14:input=8x3x64x64" "mlp-opset14:input=8x784" \
   "ocrdet-opset14:x=1x3x640x640"
 
+# The tiers below this CPU's own that it can run (OPSCOPE_MAX_ISA caps
+# opscope and oneDNN; ONNX Runtime has no cap and runs its best, so a
+# capped ratio is harsher than the same tier's CPU would give).
+HOST_TIER=$("$BUILD_DIR/bin/opscope-run" --version | sed -n 's/.*oneDNN \([a-z0-9_]*\).*/\1/p' | tail -1)
+LOWER_TIERS=""
+case "$HOST_TIER" in
+  avx512_core_*) LOWER_TIERS="avx512_core avx2" ;;
+  avx512_core) LOWER_TIERS="avx2" ;;
+esac
+for tier in $LOWER_TIERS; do
+  echo
+  echo "== Tier $tier (OPSCOPE_MAX_ISA=$tier, oneDNN capped too; this CPU runs $HOST_TIER): the corpus CNN (batch 8) and the OCR-like detector vs ONNX Runtime (uncapped), one thread pinned to CPU 0"
+  env -u DNNL_MAX_CPU_ISA OPSCOPE_MAX_ISA=$tier /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
+    --iterations 10 --warmup 3 --rounds 5 \
+    --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+    --models "$MODELS" --work "$BUILD_DIR/bench-ort-$tier" \
+    "cnn-opset14:input=8x3x64x64" "ocrdet-opset14:x=1x3x640x640"
+  echo
+  echo "== Tier $tier: DistilBERT-shaped fp32, bf16 and int8 vs ONNX Runtime fp32 and int8 QDQ (uncapped), seq 128, batch 1, one thread; accuracy"
+  env -u DNNL_MAX_CPU_ISA OPSCOPE_MAX_ISA=$tier /usr/bin/python3 "$ROOT/scripts/bench_precision.py" \
+    --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+    --work "$BUILD_DIR/bench-precision-$tier" --cpu 0 --rounds 5 --iterations 10 --sets 32 \
+    "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
+done
+
 echo
 echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"
 /usr/bin/python3 "$ROOT/scripts/bench_probes.py" \
