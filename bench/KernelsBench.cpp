@@ -142,6 +142,18 @@ static void BM_Resize(benchmark::State &state) {
   state.SetBytesProcessed(state.iterations() * (x.size() + y.size()) * 8);
 }
 
+/// The corpus CNN's max pooling (8x32x32x32, 3x3, stride 2, pad 1),
+/// channels-last: the kernel that runs below AVX-512 (above it, oneDNN's).
+static void BM_MaxPoolNhwc(benchmark::State &state) {
+  setTier(state);
+  Shape in = {8, 32, 32, 32}, out = {8, 32, 16, 16};
+  std::vector<float> x(numElements(in), 0.3f), y(numElements(out));
+  for (auto _ : state)
+    maxPool2DNhwc(x.data(), in, out, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1},
+                  y.data());
+  state.SetBytesProcessed(state.iterations() * (x.size() + y.size()) * 4);
+}
+
 /// DistilBERT's linear layers at seq 128: QKV/output (768 -> 768), FFN up
 /// (768 -> 3072, GELU post-op) and down (3072 -> 768, residual sum).
 static void BM_InnerProduct(benchmark::State &state) {
@@ -189,7 +201,7 @@ int main(int argc, char **argv) {
       {"BM_Add", BM_Add},               {"BM_Where", BM_Where},
       {"BM_ReduceMean", BM_ReduceMean}, {"BM_QuantizeU8", BM_QuantizeU8},
       {"BM_ToBf16", BM_ToBf16},         {"BM_Transpose", BM_Transpose},
-      {"BM_Resize", BM_Resize}};
+      {"BM_Resize", BM_Resize},         {"BM_MaxPoolNhwc", BM_MaxPoolNhwc}};
   for (const auto &[name, fn] : kernels)
     for (IsaLevel level : tiers)
       benchmark::RegisterBenchmark(name, fn)

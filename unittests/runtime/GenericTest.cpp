@@ -486,6 +486,60 @@ TEST(GenericResize, TiersMatchReferenceBitForBit) {
   }
 }
 
+/// Channels-last 2-D max pooling (the kernel below AVX-512 runs for
+/// osc-conv-layout's pooled chains): against a plain loop over the window,
+/// with uneven pads, strides, a dilation, a ceil-mode overhang (the last
+/// window reaches past the end pad), 19 channels (vector tails), batch 2,
+/// and the same bits at every tier.
+TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  struct Config {
+    Shape in, kernel, strides, pads, dilations;
+  };
+  const Config configs[] = {
+      {{2, 19, 11, 10}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {{1, 32, 9, 13}, {2, 3}, {2, 1}, {0, 1, 1, 0}, {2, 1}},
+      {{1, 8, 7, 7}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
+  };
+  for (const Config &cfg : configs) {
+    const int64_t N = cfg.in[0], C = cfg.in[1], H = cfg.in[2], W = cfg.in[3];
+    Shape out = {N, C, 0, 0};
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = (cfg.kernel[d] - 1) * cfg.dilations[d] + 1;
+      int64_t padded = cfg.in[2 + d] + cfg.pads[d] + cfg.pads[2 + d] - span;
+      out[2 + d] = (padded + cfg.strides[d] - 1) / cfg.strides[d] + 1; // ceil
+    }
+    std::vector<float> x(N * C * H * W);
+    for (float &v : x)
+      v = dist(rng);
+    // Channels-last input; the expected output from the window loop.
+    std::vector<float> want(N * out[2] * out[3] * C);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t oy = 0; oy < out[2]; ++oy)
+        for (int64_t ox = 0; ox < out[3]; ++ox)
+          for (int64_t c = 0; c < C; ++c) {
+            float m = -std::numeric_limits<float>::infinity();
+            for (int64_t ky = 0; ky < cfg.kernel[0]; ++ky)
+              for (int64_t kx = 0; kx < cfg.kernel[1]; ++kx) {
+                int64_t sy = oy * cfg.strides[0] - cfg.pads[0] +
+                             ky * cfg.dilations[0];
+                int64_t sx = ox * cfg.strides[1] - cfg.pads[1] +
+                             kx * cfg.dilations[1];
+                if (sy >= 0 && sy < H && sx >= 0 && sx < W)
+                  m = std::max(m, x[((n * H + sy) * W + sx) * C + c]);
+              }
+            want[((n * out[2] + oy) * out[3] + ox) * C + c] = m;
+          }
+    opscope::rt::tiers::forEachTier([&](IsaLevel) {
+      std::vector<float> y(want.size(), 99.0f);
+      maxPool2DNhwc(x.data(), cfg.in, out, cfg.kernel, cfg.strides, cfg.pads,
+                    cfg.dilations, y.data());
+      EXPECT_EQ(0, std::memcmp(want.data(), y.data(), y.size() * 4));
+    });
+  }
+}
+
 TEST(GenericResize, Planned2DMatchesGeneral) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-2.0f, 2.0f);

@@ -96,6 +96,9 @@ struct KernelTable {
   void (*resizePixelNhwc)(const float *r0, const float *r1, int64_t c0,
                           int64_t c1, float w0, float w1, float a, float b,
                           bool colCopy, bool oneRow, float *y, int64_t c);
+  /// Max pooling's channels-last pixel (RowKernels.h).
+  void (*maxPixelNhwc)(const float *const *px, int64_t count, float *y,
+                       int64_t c);
   /// y = cond ? a : b over n elements (u8 condition).
   void (*select32)(const uint8_t *cond, const uint32_t *a, const uint32_t *b,
                    uint32_t *y, int64_t n);

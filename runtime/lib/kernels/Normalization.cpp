@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelTable.h"
+
 #include "opscope/runtime/generic.h"
 
 #include <algorithm>
@@ -28,6 +30,39 @@ void opscope::rt::batchNorm(const float *x, const Shape &shape,
       for (int64_t i = 0; i < inner; ++i)
         out[i] = in[i] * s + t;
     }
+}
+
+void opscope::rt::maxPool2DNhwc(const float *x, const Shape &input,
+                                const Shape &output, const Shape &kernel,
+                                const Shape &strides, const Shape &pads,
+                                const Shape &dilations, float *y) {
+  auto maxPixel = kernelTable().maxPixelNhwc;
+  const int64_t c = input[1], ih = input[2], iw = input[3];
+  const int64_t oh = output[2], ow = output[3];
+  std::vector<const float *> px(kernel[0] * kernel[1]);
+  for (int64_t n = 0; n < input[0]; ++n) {
+    const float *xb = x + n * ih * iw * c;
+    float *yb = y + n * oh * ow * c;
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        int64_t count = 0;
+        for (int64_t ky = 0; ky < kernel[0]; ++ky) {
+          int64_t sy = oy * strides[0] - pads[0] + ky * dilations[0];
+          if (sy < 0 || sy >= ih)
+            continue;
+          for (int64_t kx = 0; kx < kernel[1]; ++kx) {
+            int64_t sx = ox * strides[1] - pads[1] + kx * dilations[1];
+            if (sx >= 0 && sx < iw)
+              px[count++] = xb + (sy * iw + sx) * c;
+          }
+        }
+        float *out = yb + (oy * ow + ox) * c;
+        if (count)
+          maxPixel(px.data(), count, out, c);
+        else
+          std::fill(out, out + c, std::numeric_limits<float>::lowest());
+      }
+  }
 }
 
 void opscope::rt::globalPool(bool isMax, const float *x, const Shape &shape,

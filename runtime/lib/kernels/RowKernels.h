@@ -175,6 +175,22 @@ OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
            b * (w0 * r1[c0 + k] + w1 * r1[c1 + k]);
 }
 
+/// One channels-last output pixel of a 2-D max pooling, `c` channels: the
+/// lane-wise maximum of the `count` (>= 1) source pixels `px` (the window's
+/// positions inside the input). `v > m ? v : m` is the vector max
+/// instruction's own rule (a NaN in the window's later pixel is passed
+/// over), so every tier gives the reference tier's bits.
+OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
+                                 float *y, int64_t c) {
+  for (int64_t k = 0; k < c; ++k)
+    y[k] = px[0][k];
+  for (int64_t j = 1; j < count; ++j) {
+    const float *x = px[j];
+    for (int64_t k = 0; k < c; ++k)
+      y[k] = x[k] > y[k] ? x[k] : y[k];
+  }
+}
+
 #undef OPSCOPE_INLINE
 
 } // namespace opscope::rt::row_kernels
@@ -214,6 +230,10 @@ OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
     opscope::rt::row_kernels::resizePixelNhwc(r0, r1, c0, c1, w0, w1, a, b,    \
                                               colCopy, oneRow, y, c);          \
   }                                                                            \
+  ATTR void maxPixelNhwc(const float *const *px, int64_t count, float *y,      \
+                         int64_t c) {                                          \
+    opscope::rt::row_kernels::maxPixelNhwc(px, count, y, c);                   \
+  }                                                                            \
   }
 
 /// Assigns them into table `t`.
@@ -226,6 +246,7 @@ OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
     (t).resampleRow = NS::resampleRow;                                         \
     (t).blendRows = NS::blendRows;                                             \
     (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \
+    (t).maxPixelNhwc = NS::maxPixelNhwc;                                       \
   } while (0)
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H

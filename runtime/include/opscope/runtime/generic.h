@@ -190,6 +190,13 @@ void batchNorm(const float *x, const Shape &shape, const float *scale,
                float eps, float *y);
 /// Max or average over all spatial dims of N x C x ...; y is N x C.
 void globalPool(bool isMax, const float *x, const Shape &shape, float *y);
+/// 2-D max pooling of channels-last buffers: `input` and `output` are the
+/// N x C x H x W shapes, held N x H x W x C; `pads` begin then end, as
+/// ONNX's (padded positions never win; a window entirely in padding gives
+/// the lowest float, as oneDNN's). The kernel table's pixel maximum.
+void maxPool2DNhwc(const float *x, const Shape &input, const Shape &output,
+                   const Shape &kernel, const Shape &strides,
+                   const Shape &pads, const Shape &dilations, float *y);
 /// Softmax along any axis (the last axis should use rt::softmax instead).
 void softmaxAxis(const float *x, const Shape &shape, int64_t axis, bool log,
                  float *y);
