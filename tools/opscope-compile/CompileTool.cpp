@@ -89,6 +89,25 @@ void targetThisCpu(opscope::CompileOptions &opts) {
     opts.int8WeightBits = 7;
 }
 
+/// --precision bf16 on a tier without bf16 instructions (below AVX512-BF16):
+/// the products run on f32 kernels with the operands rounded to bf16, for
+/// bf16's results, and the rounding of each input costs 2-4% over fp32
+/// (docs/precision.md). Said once, with what to use for speed.
+void noteEmulatedBf16(const opscope::CompileOptions &opts) {
+  using opscope::rt::IsaLevel;
+  if (opts.precision != "bf16" ||
+      opscope::rt::tierInForce() >= IsaLevel::Avx512CoreBf16)
+    return;
+  bool capped = opscope::rt::hostIsaLevel() >= IsaLevel::Avx512CoreBf16;
+  llvm::errs() << "opscope-compile: note: --precision bf16: tier " << opts.tier
+               << " (" << opscope::tools::cpuModel()
+               << (capped ? " under OPSCOPE_MAX_ISA" : "")
+               << ") has no bf16 instructions, so bf16 runs on f32 kernels "
+                  "with bf16-rounded operands: bf16's results, at 1.02-1.04x "
+                  "fp32's time (docs/precision.md); for speed compile fp32, "
+                  "or int8\n";
+}
+
 /// --print-fusion and the probe flags (--profile, --profile-types,
 /// --no-probes) into the compiler's options. Returns -1 to go on, else
 /// kUsage (message printed).
@@ -363,6 +382,7 @@ int opscope::tools::compile::run(const CLI::App &app, Options &o) {
     return code;
   if (int code = checkPrecisionFlags(o); code >= 0)
     return code;
+  noteEmulatedBf16(o.compile);
   if (o.compile.output.empty() && o.compile.printFusion.empty()) {
     llvm::errs() << "opscope-compile: error: -o OUT.so is required (or "
                     "--print-fusion)\n";
