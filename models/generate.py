@@ -24,6 +24,12 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       brought to /4 with linear Resize and concatenated, and a head of a 3x3
       convolution and two stride-2 ConvTransposes to a sigmoid map at full
       resolution. Input "x" [batch, 3, H, W], H and W multiples of 32.
+  unet-opset14   a small U-Net (segmentation): two encoder levels of
+      3x3 Conv/BatchNorm/ReLU pairs with 2x2 AveragePool between them, a
+      bottleneck, a decoder of 3x3 stride-2 ConvTransposes (ReLU) whose
+      outputs are concatenated with the encoder's skip connections, and a
+      1x1 convolution to 2 class maps. Input "image" [batch, 3, H, W], H and
+      W multiples of 4.
   vad-opset16    a voice-activity detector's shape: an If on the sample rate
       (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
       samples per frame), project it, run two LSTM layers (hidden 64) from
@@ -419,6 +425,55 @@ def ocrdet(name, opset):
         b.inits)
 
 
+def unet(name, opset):
+    b = Builder(seed=17)
+
+    def conv_bn(x, cin, cout, prefix):
+        w = b.weight((cout, cin, 3, 3), prefix + ".conv.weight",
+                     scale=math.sqrt(2.0 / (cin * 9)))
+        y = b.node("Conv", [x, w], scope(prefix) + "/conv/Conv", kernel_shape=[3, 3],
+                   strides=[1, 1], pads=[1, 1, 1, 1])
+        g = b.init((1 + 0.1 * b.rng.standard_normal(cout)).astype(np.float32), prefix + ".bn.weight")
+        be = b.weight((cout,), prefix + ".bn.bias", scale=0.1)
+        mu = b.weight((cout,), prefix + ".bn.running_mean", scale=0.1)
+        var = b.init((1 + 0.1 * np.abs(b.rng.standard_normal(cout))).astype(np.float32),
+                     prefix + ".bn.running_var")
+        y = b.node("BatchNormalization", [y, g, be, mu, var], scope(prefix) + "/bn/BatchNormalization",
+                   epsilon=1e-5)
+        return b.node("Relu", [y], scope(prefix) + "/relu/Relu")
+
+    def block(x, cin, cout, prefix):
+        return conv_bn(conv_bn(x, cin, cout, prefix + ".0"), cout, cout, prefix + ".1")
+
+    def up(x, cin, cout, prefix):
+        # PyTorch's ConvTranspose2d(cin, cout, 3, stride=2, padding=1,
+        # output_padding=1): doubles H and W.
+        w = b.weight((cin, cout, 3, 3), prefix + ".weight", scale=math.sqrt(2.0 / (cin * 9)))
+        bias = b.weight((cout,), prefix + ".bias", scale=0.1)
+        y = b.node("ConvTranspose", [x, w, bias], scope(prefix) + "/ConvTranspose",
+                   kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1])
+        return b.node("Relu", [y], scope(prefix) + "/Relu")
+
+    def pool(x, prefix):
+        return b.node("AveragePool", [x], scope(prefix) + "/AveragePool",
+                      kernel_shape=[2, 2], strides=[2, 2])
+
+    e1 = block("image", 3, 16, "enc1")
+    e2 = block(pool(e1, "pool1"), 16, 32, "enc2")
+    m = block(pool(e2, "pool2"), 32, 64, "mid")
+    d2 = block(b.node("Concat", [up(m, 64, 32, "up2"), e2], "/dec2/Concat", axis=1), 64, 32, "dec2")
+    d1 = block(b.node("Concat", [up(d2, 32, 16, "up1"), e1], "/dec1/Concat", axis=1), 32, 16, "dec1")
+    w = b.weight((2, 16, 1, 1), "head.weight", scale=0.2)
+    bias = b.weight((2,), "head.bias", scale=0.1)
+    b.nodes.append(helper.make_node("Conv", [d1, w, bias], ["mask"], name="/head/Conv",
+                                    kernel_shape=[1, 1]))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["batch", 3, "height", "width"])],
+        [helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", 2, "height", "width"])],
+        b.inits)
+
+
 def vad(name, opset):
     b = Builder(seed=5)
     hidden = 64
@@ -489,7 +544,7 @@ def all_models():
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
     # distilbert-opset14-sparse4x4 only on request (make bench): the corpus
     # checks the 4x4 path on the smaller encoder.
-    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "vad-opset16"]
+    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "unet-opset14", "vad-opset16"]
 
 
 def build(name):
@@ -508,6 +563,8 @@ def build(name):
         graph = cnn(name, opset)
     elif family == "ocrdet":
         graph = ocrdet(name, opset)
+    elif family == "unet":
+        graph = unet(name, opset)
     elif family == "vad":
         graph = vad(name, opset)
     else:

@@ -706,6 +706,41 @@ TEST(DenseConvTranspose, MatchesScatterReference) {
     ASSERT_NEAR(y[i], ref[i], 1e-5) << i;
 }
 
+/// A transposed convolution in an osc-conv-layout chain reads and writes
+/// channels-last buffers (either side or both), with groups, a bias and a
+/// post-op: the plain results, transposed, and no `ref` kernel at the tier
+/// in force.
+TEST(DenseConvTranspose, NhwcMatchesPlain) {
+  ConvParams p = convTranspose3x3(8, 4, 2);
+  p.input = {2, 8, 6, 5};
+  p.output = {2, 8, 11, 9}; // (in - 1) * 2 + 3 - 2
+  p.postOps = {PostOp::Relu};
+  auto x = randomVector(2 * 8 * 6 * 5, 51), w = randomVector(8 * 4 * 9, 52),
+       b = randomVector(8, 53);
+  Conv plain(p, w.data(), b.data(), true);
+  std::vector<float> want(2 * 8 * 11 * 9);
+  plain.run(x.data(), nullptr, nullptr, want.data());
+  for (bool inNhwc : {false, true})
+    for (bool outNhwc : {false, true}) {
+      if (!inNhwc && !outNhwc)
+        continue;
+      SCOPED_TRACE(::testing::Message() << (inNhwc ? "NHWC" : "NCHW") << " to "
+                                        << (outNhwc ? "NHWC" : "NCHW"));
+      p.inputNhwc = inNhwc;
+      p.outputNhwc = outNhwc;
+      Conv conv(p, w.data(), b.data(), true);
+      EXPECT_EQ(conv.implementation().find("ref"), std::string::npos)
+          << conv.implementation();
+      std::vector<float> xIn = inNhwc ? toNhwc(x, p.input) : x;
+      std::vector<float> y(want.size(), -9.0f);
+      conv.run(xIn.data(), nullptr, nullptr, y.data());
+      if (outNhwc)
+        y = fromNhwc(y, p.output);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(y[i], want[i], 1e-5) << i;
+    }
+}
+
 /// bf16 transposed convolution (--precision bf16): the same scatter on the
 /// bf16-rounded input and weights (products exact in f32), 2 groups, a
 /// bias; oneDNN's bf16 deconvolution, or its f32 one on the rounded
@@ -802,6 +837,45 @@ TEST(DensePool, IncludePadCountsExplicitPadsNotOverhang) {
       EXPECT_NEAR(y[i * 3 + j],
                   rows[i][0] * rows[j][0] / (rows[i][1] * rows[j][1]), 1e-6)
           << i << "," << j;
+}
+
+/// Channels-last pooling (osc-conv-layout chains): max and average, with
+/// and without counting padding, with a ceil-mode overhang (average
+/// pooling then pads its input in memory order first), batch 2, 13
+/// channels: the NCHW results, transposed, and no `ref` kernel.
+TEST(DensePool, NhwcMatchesPlain) {
+  PoolParams p;
+  p.input = {2, 13, 8, 6};
+  p.kernel = {3, 3};
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  // ceil((8 + 2 - 3) / 2) + 1 = 5: the last row window overhangs the end
+  // pad; ceil((6 + 2 - 3) / 2) + 1 = 3.
+  p.output = {2, 13, 5, 3};
+  auto x = randomVector(2 * 13 * 8 * 6, 47);
+  for (bool isMax : {true, false})
+    for (bool countPad : {false, true}) {
+      if (isMax && countPad)
+        continue;
+      SCOPED_TRACE(::testing::Message() << (isMax ? "max" : "avg")
+                                        << (countPad ? ", counting pads" : ""));
+      p.isMax = isMax;
+      p.countIncludePad = countPad;
+      p.nhwc = false;
+      Pool plain(p);
+      std::vector<float> want(2 * 13 * 5 * 3);
+      plain.run(x.data(), want.data());
+      p.nhwc = true;
+      Pool nhwc(p);
+      EXPECT_EQ(nhwc.implementation().find("ref"), std::string::npos)
+          << nhwc.implementation();
+      std::vector<float> xh = toNhwc(x, p.input), yh(want.size(), -9.0f);
+      nhwc.run(xh.data(), yh.data());
+      std::vector<float> got = fromNhwc(yh, p.output);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-6) << i;
+    }
 }
 
 TEST(DensePool, MaxAndAverageWithCeilPadding) {

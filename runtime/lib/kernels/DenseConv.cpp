@@ -591,12 +591,20 @@ Pool::Pool(const PoolParams &p) : impl(std::make_unique<Impl>()) {
     }
     impl->paddedDims = src;
     impl->padded.assign(product(src), 0.0f);
+    if (p.nhwc && src.size() == 4) {
+      // Channels-last buffers: pad them in memory order (N, H, W, C).
+      auto toNhwc = [](const Dims &d) { return Dims{d[0], d[2], d[3], d[1]}; };
+      const Dims &f = impl->fullPads;
+      impl->fullPads = {f[0], f[2], f[3], f[1], f[4], f[6], f[7], f[5]};
+      impl->inputDims = toNhwc(impl->inputDims);
+      impl->paddedDims = toNhwc(impl->paddedDims);
+    }
   }
   auto alg = p.isMax ? dnnl::algorithm::pooling_max
              : p.countIncludePad && !excludeOverhang
                  ? dnnl::algorithm::pooling_avg_include_padding
                  : dnnl::algorithm::pooling_avg_exclude_padding;
-  bool nhwc = p.nhwc && src.size() == 4 && !impl->prepad;
+  bool nhwc = p.nhwc && src.size() == 4;
   dnnl::memory::desc srcMd(toDims(src), dt::f32,
                            nhwc ? tag::nhwc : plainTag(src.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::f32,

@@ -1393,10 +1393,18 @@ func.func @conv_nhwc_1d(%x: tensor<1x4x8xf32>, %w: tensor<4x4x3xf32>) -> tensor<
 
 // -----
 
-func.func @pool_nhwc_avg(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-error @+1 {{'osc.pool' op nhwc needs a 2-D max pooling}}
-  %y = osc.pool avg %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, nhwc} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
-  return %y : tensor<1x4x4x4xf32>
+func.func @conv_transpose_nhwc_1d(%x: tensor<1x4x8xf32>, %w: tensor<4x4x3xf32>) -> tensor<1x4x10xf32> {
+  // expected-error @+1 {{'osc.conv_transpose' op input_nhwc and output_nhwc need 2 spatial dimensions, got 1}}
+  %y = osc.conv_transpose %x, %w {strides = array<i64: 1>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, output_padding = array<i64: 0>, input_nhwc} : (tensor<1x4x8xf32>, tensor<4x4x3xf32>) -> tensor<1x4x10xf32>
+  return %y : tensor<1x4x10xf32>
+}
+
+// -----
+
+func.func @pool_nhwc_3d(%x: tensor<1x4x8x8x8xf32>) -> tensor<1x4x4x4x4xf32> {
+  // expected-error @+1 {{'osc.pool' op nhwc needs a 2-D pooling}}
+  %y = osc.pool avg %x {kernel = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>, nhwc} : tensor<1x4x8x8x8xf32> -> tensor<1x4x4x4x4xf32>
+  return %y : tensor<1x4x4x4x4xf32>
 }
 
 // -----

@@ -58,16 +58,17 @@ func.func @boundaries(%x: tensor<1x8x16x16xf32>, %bias: tensor<1x8x1x1xf32>) -> 
 
 // -----
 
-// A 2-D max pooling between convolutions keeps the chain (oneDNN pools
-// channels-last as it is); an average pooling ends it.
-// CHECK: osc-conv-layout: 2 of 6 convolution activation reorders removed (3 convolutions; NHWC kept across 2 values)
+// 2-D max and average pooling between convolutions keep the chain (oneDNN
+// pools channels-last as it is; the runtime's own max pooling below
+// AVX-512 too).
+// CHECK: osc-conv-layout: 4 of 6 convolution activation reorders removed (3 convolutions; NHWC kept across 4 values)
 // CHECK-LABEL: func.func @pooling
 // CHECK: osc.conv %arg0, {{.*}}output_nhwc
 // CHECK: %[[P:.*]] = osc.pool max %{{.*}} {{{.*}}nhwc{{.*}}}
-// CHECK: osc.conv %[[P]], {{.*}}input_nhwc
+// CHECK: %[[B:.*]] = osc.conv %[[P]], {{.*}}input_nhwc, output_nhwc
+// CHECK: %[[Q:.*]] = osc.pool avg %[[B]] {{{.*}}nhwc{{.*}}}
+// CHECK: osc.conv %[[Q]], {{.*}}input_nhwc
 // CHECK-NOT: output_nhwc
-// CHECK: osc.pool avg
-// CHECK-NOT: nhwc
 // CHECK: return
 func.func @pooling(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x4x4xf32> {
   %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
@@ -77,6 +78,31 @@ func.func @pooling(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x4x4xf32> {
   %q = osc.pool avg %b {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x8x8x8xf32> -> tensor<1x8x4x4xf32>
   %c = osc.conv %q, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
   return %c : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A transposed convolution (a decoder's upsampling) joins the chain like a
+// convolution: its input and output stay channels-last between
+// convolutions; one whose output is a function result writes NCHW.
+// CHECK: osc-conv-layout: 5 of 8 convolution activation reorders removed (4 convolutions; NHWC kept across 3 values)
+// CHECK-LABEL: func.func @conv_transpose
+// CHECK: %[[A:.*]] = osc.conv %arg0, {{.*}}output_nhwc
+// CHECK: %[[R:.*]] = osc.unary relu %[[A]]
+// CHECK: %[[T:.*]] = osc.conv_transpose %[[R]], {{.*}}input_nhwc, {{.*}}output_nhwc
+// CHECK: %[[C:.*]] = osc.conv %[[T]], {{.*}}input_nhwc
+// CHECK-NOT: output_nhwc
+// CHECK: osc.conv_transpose %[[R]], {{.*}}input_nhwc
+// CHECK-NOT: output_nhwc
+// CHECK: return
+func.func @conv_transpose(%x: tensor<1x8x8x8xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) {
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %r = osc.unary relu %a : tensor<1x8x8x8xf32>
+  %t = osc.conv_transpose %r, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %c = osc.conv %t, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %u = osc.conv_transpose %r, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %c, %u : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>
 }
 
 // -----

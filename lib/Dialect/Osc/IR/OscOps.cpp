@@ -275,6 +275,9 @@ LogicalResult ConvTransposeOp::verify() {
   auto in = tensorType(getInput()).getShape();
   auto w = tensorType(getWeight()).getShape();
   unsigned spatial = in.size() - 2;
+  if ((getInputNhwc() || getOutputNhwc()) && spatial != 2)
+    return emitOpError("input_nhwc and output_nhwc need 2 spatial dimensions, "
+                       "got ") << spatial;
   if (getOutputPadding().size() != spatial)
     return emitOpError("expects ")
            << spatial << " output_padding values, got "
@@ -319,9 +322,8 @@ LogicalResult ConvTransposeOp::verify() {
 LogicalResult PoolOp::verify() {
   if (failed(verifySpatialRank(*this, getInput())))
     return failure();
-  if (getNhwc() && (getKind() != PoolKind::max ||
-                    tensorType(getInput()).getRank() != 4))
-    return emitOpError("nhwc needs a 2-D max pooling");
+  if (getNhwc() && tensorType(getInput()).getRank() != 4)
+    return emitOpError("nhwc needs a 2-D pooling");
   auto in = tensorType(getInput()).getShape();
   unsigned spatial = in.size() - 2;
   if (getKernel().size() != spatial)

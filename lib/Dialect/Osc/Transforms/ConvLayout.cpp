@@ -1,8 +1,8 @@
 //===- ConvLayout.cpp - osc-conv-layout -----------------------------------===//
 //
 // Part of opscope. Channels-last activations along chains of convolutions:
-// the values that only convolutions, layout-agnostic element-wise ops,
-// spatial resizes, max pooling and concats produce and read keep oneDNN's
+// the values that only convolutions (transposed ones too), layout-agnostic
+// element-wise ops, spatial resizes, pooling and concats produce and read keep oneDNN's
 // NHWC layout, so reorders happen at the
 // chain's boundaries instead of around every convolution. The decision is a
 // fixed point: start from every candidate value and drop those with a
@@ -47,6 +47,16 @@ bool is2dConv(Operation *op) {
          isConvActivation4d(c.getOutput());
 }
 
+/// A 2-D transposed convolution (a decoder's upsampling): f32 activations
+/// only (no int8 or bf16 chains pass through it).
+bool is2dConvTranspose(Operation *op) {
+  auto c = dyn_cast<ConvTransposeOp>(op);
+  return c && isActivation4d(c.getInput()) && isActivation4d(c.getOutput());
+}
+
+/// A convolution of either kind whose activations can be channels-last.
+bool isChainConv(Operation *op) { return is2dConv(op) || is2dConvTranspose(op); }
+
 /// A nearest or linear upsampling of H and W (an FPN's): the runtime's 2-D
 /// resize kernel also runs channels-last.
 bool isSpatialResize(Operation *op) {
@@ -66,10 +76,9 @@ bool isLayoutAgnostic(Operation *op) {
   // concatenates channels-last buffers along the matching memory axis.
   if (auto concat = dyn_cast<ConcatOp>(op))
     return isActivation4d(concat.getOutput());
-  // 2-D max pooling: oneDNN pools channels-last as it is.
+  // 2-D max or average pooling: oneDNN pools channels-last as it is.
   if (auto pool = dyn_cast<PoolOp>(op))
-    return pool.getKind() == PoolKind::max && isActivation4d(pool.getInput()) &&
-           isActivation4d(pool.getOutput());
+    return isActivation4d(pool.getInput()) && isActivation4d(pool.getOutput());
   if (!isa<UnaryOp, BinaryOp>(op) || op->getNumResults() != 1 ||
       !isActivation4d(op->getResult(0)))
     return false;
@@ -88,6 +97,8 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
       // The residual is accumulated into the output buffer in place.
       if (conv.getSumInput() && !nhwc.contains(conv.getSumInput()))
         return false;
+    } else if (isa<ConvTransposeOp>(def)) {
+      // No residual: its input decides nothing about its output.
     } else if (!llvm::all_of(def->getOperands(),
                              [&](Value o) { return nhwc.contains(o); })) {
       return false;
@@ -101,6 +112,9 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
           continue;
         return false;
       }
+      if (auto ct = dyn_cast<ConvTransposeOp>(user);
+          ct && is2dConvTranspose(user) && use.get() == ct.getInput())
+        continue;
       if (isLayoutAgnostic(user) && nhwc.contains(user->getResult(0)))
         continue;
       return false;
@@ -112,7 +126,7 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
     llvm::SetVector<Value> nhwc;
     int64_t convs = 0;
     getOperation().walk([&](Operation *op) {
-      if (is2dConv(op)) {
+      if (isChainConv(op)) {
         ++convs;
         nhwc.insert(op->getResult(0));
       } else if (isLayoutAgnostic(op)) {
@@ -140,8 +154,8 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
       if (nhwc.contains(c.getOutput()))
         c.setNhwc(true);
     });
-    getOperation().walk([&](ConvOp conv) {
-      if (!is2dConv(conv))
+    auto mark = [&](auto conv) {
+      if (!isChainConv(conv))
         return;
       if (nhwc.contains(conv.getInput())) {
         conv.setInputNhwc(true);
@@ -151,7 +165,9 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
         conv.setOutputNhwc(true);
         ++removed;
       }
-    });
+    };
+    getOperation().walk([&](ConvOp conv) { mark(conv); });
+    getOperation().walk([&](ConvTransposeOp conv) { mark(conv); });
     numRemoved += removed;
     numKept += 2 * convs - removed;
     if (report && convs)

@@ -295,7 +295,7 @@ struct PoolParams {
   Dims input, output, kernel, strides, pads, dilations;
   bool isMax = true;
   bool countIncludePad = false;
-  /// 2-D max pooling of buffers held channels-last (osc-conv-layout).
+  /// 2-D pooling of buffers held channels-last (osc-conv-layout).
   bool nhwc = false;
 };
 class Pool {

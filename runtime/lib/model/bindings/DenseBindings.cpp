@@ -176,9 +176,9 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
   p.groups = c.intAttr("groups", 1);
   p.transposed = transposed;
   p.postOps = c.postOps();
-  // osc-conv-layout's NHWC chains hold convolutions only.
-  p.inputNhwc = !transposed && c.flag("input_nhwc");
-  p.outputNhwc = !transposed && c.flag("output_nhwc");
+  // osc-conv-layout's NHWC chains (transposed convolutions too).
+  p.inputNhwc = c.flag("input_nhwc");
+  p.outputNhwc = c.flag("output_nhwc");
   bool hasBias = c.has(2);
   const float *bias = hasBias ? c.constF32(c.in(2)) : nullptr;
   std::string precision;
@@ -238,11 +238,11 @@ BoundKernel pool(const OpContext &c, std::string &kernel) {
   p.isMax = c.enumAttr<PoolKind>("kind") == PoolKind::Max;
   p.countIncludePad = c.flag("count_include_pad");
   p.nhwc = c.flag("nhwc");
-  if (p.nhwc && (!p.isMax || p.input.size() != 4))
-    c.fail("a channels-last (nhwc) pooling must be a 2-D max pooling");
+  if (p.nhwc && p.input.size() != 4)
+    c.fail("a channels-last (nhwc) pooling must be a 2-D pooling");
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(y);
-  if (p.nhwc && cpuTier() < IsaLevel::Avx512Core) {
+  if (p.nhwc && p.isMax && cpuTier() < IsaLevel::Avx512Core) {
     // Channels-last max pooling is a lane-wise maximum of whole pixels (the
     // kernel table's maxPixelNhwc). Below AVX-512 it beats oneDNN's: on the
     // corpus CNN's 8x32x32x32 (3x3, stride 2) 0.067 ms against jit:avx2's

@@ -319,6 +319,11 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
     `input_scale` / `input_zero_point` on entry and accumulate in int32;
     bias, post-ops and output stay f32.
 
+    `input_nhwc` / `output_nhwc` (set by `osc-conv-layout`, 2 spatial
+    dimensions only), as on `osc.conv`: the buffer holds the tensor
+    channels-last, so a decoder's upsampling stays in the chain of
+    convolutions around it.
+
     ```mlir
     %y = osc.conv_transpose %x, %w
         {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
@@ -335,7 +340,8 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
                        DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops,
                        OptionalAttr<F32Attr>:$input_scale,
                        OptionalAttr<I32Attr>:$input_zero_point,
-                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales);
+                       OptionalAttr<DenseF32ArrayAttr>:$weight_scales,
+                       UnitAttr:$input_nhwc, UnitAttr:$output_nhwc);
   let results = (outs Osc_FloatTensor:$output);
   let builders = [
     // f32, as the importer and the fusion patterns create it.
@@ -349,7 +355,7 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
                    "::mlir::ArrayAttr":$post_ops), [{
       build($_builder, $_state, output, input, weight, bias, strides, pads,
             dilations, output_padding, groups, post_ops, nullptr, nullptr,
-            nullptr);
+            nullptr, nullptr, nullptr);
     }]>
   ];
   let assemblyFormat = [{
@@ -368,7 +374,7 @@ def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure],
     down, or up when `ceil_mode` is set (a last window that would start in the
     end padding is dropped, as in ONNX and PyTorch). For `avg`,
     `count_include_pad` decides whether padded cells count in the divisor.
-    `nhwc` (set by `osc-conv-layout` on 2-D max pooling): the input and
+    `nhwc` (set by `osc-conv-layout` on 2-D pooling): the input and
     output buffers hold the tensor channels-last.
 
     ```mlir

@@ -323,16 +323,18 @@ def OscConvLayout : Pass<"osc-conv-layout", "::mlir::func::FuncOp"> {
     `acdb` for the brgemm kernels on AVX-512), so a convolution reading and
     writing plain NCHW buffers reorders its input in and its output out on
     every run: two reorders per convolution. This pass finds the values that
-    can stay channels-last: produced by a 2-D convolution, or by an
-    element-wise op (`osc.unary`, or `osc.binary` without broadcasting) or a
-    nearest/linear resize of H and W whose operands all stay channels-last,
-    and read only by convolutions (as input or residual `sum`) and by such
-    ops. Element-wise ops do not care about the order of elements when all
-    their operands share it; the runtime's 2-D resize kernel has a
-    channels-last form (`osc.resize {nhwc}`). It marks each convolution
-    `input_nhwc` / `output_nhwc` accordingly; the runtime then binds those
-    buffers in NHWC and reorders only at the chain's boundaries (a graph
-    input, a ConvTranspose, a reshape or transpose, a function result, a
+    can stay channels-last: produced by a 2-D convolution or transposed
+    convolution, or by an element-wise op (`osc.unary`, or `osc.binary`
+    without broadcasting), a nearest/linear resize of H and W, a 2-D max or
+    average pooling or a channel concat whose operands all stay
+    channels-last, and read only by convolutions (as input or residual
+    `sum`), transposed convolutions and by such ops. Element-wise ops do
+    not care about the order of elements when all their operands share it;
+    the runtime's 2-D resize kernel has a channels-last form
+    (`osc.resize {nhwc}`), and oneDNN pools channels-last. It marks each
+    convolution `input_nhwc` / `output_nhwc` accordingly; the runtime then
+    binds those buffers in NHWC and reorders only at the chain's boundaries
+    (a graph input, a reshape or transpose, a function result, a
     broadcasting op). `report` prints how many
     of the convolutions' activation reorders it removed.
 
