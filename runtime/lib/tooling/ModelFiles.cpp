@@ -43,6 +43,19 @@ std::string opscope::tooling::defaultCacheDir() {
       .string();
 }
 
+namespace {
+/// The opscope-compile a cache miss runs: the one beside this executable,
+/// else the one on PATH.
+std::string compilerPath() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  std::string compiler = (self / "opscope-compile").string();
+  if (ec || !fs::exists(compiler))
+    compiler = "opscope-compile";
+  return compiler;
+}
+} // namespace
+
 std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
                                                 const std::string &cacheDir,
                                                 std::string &error) {
@@ -63,6 +76,13 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
   // chooses kernels and layouts from this machine's tuning database and
   // CPU, so a library built under one cap is not reused under another.
   key += "|tier:" + kernelIsaName();
+  // And the compiler that builds it: a new opscope-compile (an upgrade, a
+  // rebuild) compiles again instead of reusing an older one's library.
+  std::string compiler = compilerPath();
+  struct stat cst;
+  if (stat(compiler.c_str(), &cst) == 0)
+    key += "|compiler:" + compiler + "|" + std::to_string(cst.st_size) + "|" +
+           std::to_string(cst.st_mtime);
   std::ostringstream hex;
   hex << std::hex << std::hash<std::string>()(key);
   return (fs::path(cacheDir) /
@@ -84,11 +104,7 @@ std::string opscope::tooling::compileIntoCache(const CompileRequest &r,
     error = cacheDir + ": " + ec.message();
     return "";
   }
-  fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
-  std::string compiler = (self / "opscope-compile").string();
-  if (ec || !fs::exists(compiler))
-    compiler = "opscope-compile";
-  std::vector<std::string> args = {compiler, r.model, "-o", out};
+  std::vector<std::string> args = {compilerPath(), r.model, "-o", out};
   for (const std::string &s : r.inputShapes) {
     args.push_back("--input-shape");
     args.push_back(s);

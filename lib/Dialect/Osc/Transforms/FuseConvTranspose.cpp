@@ -4,14 +4,14 @@
 //  * an inference BatchNorm after it folds into its weights and bias (per
 //    output channel, dimension 1 of the C x OC x k... weight), so the ReLU
 //    after can become its post-op;
-//  * with kernel == stride and no padding, dilation or groups (the 2x2
-//    stride-2 upsampling of segmentation and text-detection heads) the
-//    output windows do not overlap: y[n, oc, i*k0+a, j*k1+b] =
-//    sum_ic x[n, ic, i, j] W[ic, oc, a, b]. That is a 1x1 convolution to
-//    OC*k0*k1 channels (with the op's elementwise post-ops, which commute
-//    with the shuffle) followed by a depth-to-space shuffle. oneDNN's
-//    deconvolution ran the PaddleOCR-like head's 24 -> 1 channel case 40x
-//    slower than the 1x1 convolution and shuffle (docs/benchmarks.md).
+//  * a 2-D one without groups or dilation becomes its sub-pixel form: a
+//    convolution to OC*s0*s1 channels, a depth-to-space shuffle and a crop
+//    (with kernel == stride and no padding, the 2x2 stride-2 upsampling of
+//    segmentation and text-detection heads, a 1x1 convolution and the
+//    shuffle). oneDNN 2.6's deconvolution ran the PaddleOCR-like head's
+//    24 -> 1 channel 2x2 case 40x slower than the 1x1 convolution and
+//    shuffle, and the U-Net's 3x3 stride-2 ones at 5-9 GFLOP/s
+//    (docs/benchmarks.md, docs/fusion.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,58 +53,119 @@ struct ConvTransposeBatchNorm : CountedPattern<BatchNormOp> {
   }
 };
 
-/// conv_transpose with kernel == stride -> conv 1x1 + depth-to-space.
+/// A 2-D conv_transpose (groups 1, dilation 1) -> a convolution to
+/// OC*s0*s1 channels + depth-to-space + a crop: the sub-pixel form. Along
+/// one dimension (stride s, kernel k, begin pad p), output o reads input i
+/// through tap t when o + p = s*i + t. Write u = o + p = s*q + r: the
+/// output's phase r takes taps r, r + s, ... (M = ceil(k/s) of them) from
+/// inputs q, q - 1, ..., a correlation of x with that phase's taps
+/// reversed. One convolution of kernel M computes every phase of every
+/// q in [q0, q0 + Q) as its own output channel (zero weights where a
+/// phase has fewer taps), the shuffle interleaves the phases (u), and the
+/// crop keeps u in [p, p + O). With kernel == stride and no padding (the
+/// 2x2 stride-2 upsampling of segmentation and text-detection heads) it is
+/// a 1x1 convolution and a shuffle, no crop. The op's element-wise
+/// post-ops commute with the shuffle and the crop; an output no input
+/// reaches gets the bias, as in the transposed convolution.
 struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
   using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(ConvTransposeOp ct,
                                 PatternRewriter &rw) const override {
     auto xt = typeOf(ct.getInput()), wt = typeOf(ct.getWeight());
     if (xt.getRank() != 4 || !xt.getElementType().isF32() ||
-        ct.getGroups() != 1 || !allEqual(ct.getPads(), 0) ||
-        !allEqual(ct.getDilations(), 1) || !allEqual(ct.getOutputPadding(), 0) ||
+        ct.getGroups() != 1 || !allEqual(ct.getDilations(), 1) ||
         hasSum(ct.getPostOps()))
       return failure();
-    int64_t n = xt.getDimSize(0), ic = xt.getDimSize(1), h = xt.getDimSize(2),
-            w = xt.getDimSize(3), oc = wt.getDimSize(1), k0 = wt.getDimSize(2),
-            k1 = wt.getDimSize(3);
-    if (ct.getStrides()[0] != k0 || ct.getStrides()[1] != k1)
-      return failure();
+    int64_t n = xt.getDimSize(0), ic = xt.getDimSize(1), oc = wt.getDimSize(1);
+    // Per spatial dimension: stride, kernel, taps per phase, the first q,
+    // the q count, the conv's pads and the crop's start.
+    struct Dim {
+      int64_t s, k, m, q0, q, padB, padE, crop, in, out;
+    } d[2];
+    auto outType = cast<RankedTensorType>(ct.getType());
+    for (int i = 0; i < 2; ++i) {
+      Dim &e = d[i];
+      e.s = ct.getStrides()[i];
+      e.k = wt.getDimSize(2 + i);
+      e.in = xt.getDimSize(2 + i);
+      e.out = outType.getDimSize(2 + i);
+      int64_t p = ct.getPads()[i];
+      if (e.s <= 0 || p < 0)
+        return failure();
+      e.m = (e.k + e.s - 1) / e.s;
+      e.q0 = p / e.s;
+      e.q = (p + e.out + e.s - 1) / e.s - e.q0;
+      e.padB = e.m - 1 - e.q0;
+      e.padE = e.q - e.in - e.padB + e.m - 1;
+      e.crop = p - e.s * e.q0;
+      // Pads beyond the kernel's reach: leave it to the deconvolution.
+      if (e.padB < 0 || e.padE < 0)
+        return failure();
+    }
     auto weight = readF32Constant(ct.getWeight());
     std::optional<std::vector<float>> bias;
     if (!weight || (ct.getBias() && !(bias = readF32Constant(ct.getBias()))))
       return failure();
-    // W'[(oc*k0 + a)*k1 + b][ic] = W[ic][oc][a][b]; the bias repeats per
-    // output channel's k0*k1 positions.
-    int64_t taps = k0 * k1, channels = oc * taps;
-    std::vector<float> w2(channels * ic), b2(channels, 0.0f);
-    for (int64_t i = 0; i < ic; ++i)
-      for (int64_t c = 0; c < oc; ++c)
-        for (int64_t t = 0; t < taps; ++t)
-          w2[(c * taps + t) * ic + i] = (*weight)[(i * oc + c) * taps + t];
+    // W'[(oc, r0, r1)][ic][j0][j1] = W[ic][oc][t0][t1] with
+    // t = r + s * (m - 1 - j) (zero past the kernel); the bias repeats per
+    // output channel's s0*s1 phases.
+    int64_t phases = d[0].s * d[1].s, channels = oc * phases;
+    int64_t m0 = d[0].m, m1 = d[1].m, k0 = d[0].k, k1 = d[1].k;
+    std::vector<float> w2(channels * ic * m0 * m1, 0.0f), b2(channels, 0.0f);
+    for (int64_t c = 0; c < oc; ++c)
+      for (int64_t r0 = 0; r0 < d[0].s; ++r0)
+        for (int64_t r1 = 0; r1 < d[1].s; ++r1) {
+          int64_t o2 = (c * d[0].s + r0) * d[1].s + r1;
+          for (int64_t i = 0; i < ic; ++i)
+            for (int64_t j0 = 0; j0 < m0; ++j0)
+              for (int64_t j1 = 0; j1 < m1; ++j1) {
+                int64_t t0 = r0 + d[0].s * (m0 - 1 - j0);
+                int64_t t1 = r1 + d[1].s * (m1 - 1 - j1);
+                if (t0 < k0 && t1 < k1)
+                  w2[((o2 * ic + i) * m0 + j0) * m1 + j1] =
+                      (*weight)[((i * oc + c) * k0 + t0) * k1 + t1];
+              }
+        }
     if (bias)
       for (int64_t c = 0; c < channels; ++c)
-        b2[c] = (*bias)[c / taps];
+        b2[c] = (*bias)[c / phases];
     Type f32 = xt.getElementType();
     Location loc = ct.getLoc();
     Value wv = rw.create<ConstantOp>(
-        loc, makeF32Weight(RankedTensorType::get({channels, ic, 1, 1}, f32), w2,
-                           weightName(ct.getWeight(), ".as_conv")));
+        loc, makeF32Weight(RankedTensorType::get({channels, ic, m0, m1}, f32),
+                           w2, weightName(ct.getWeight(), ".as_conv")));
     Value bv = bias ? rw.create<ConstantOp>(
                           loc, makeF32Weight(RankedTensorType::get({channels}, f32),
                                              b2, weightName(ct.getWeight(),
                                                             ".as_conv_bias")))
                     : Value();
     auto i64s = [&](ArrayRef<int64_t> v) { return rw.getDenseI64ArrayAttr(v); };
-    Value conv = rw.create<ConvOp>(
-        loc, RankedTensorType::get({n, channels, h, w}, f32), ct.getInput(), wv,
-        bv, Value(), i64s({1, 1}), i64s({0, 0, 0, 0}), i64s({1, 1}),
+    int64_t q0 = d[0].q, q1 = d[1].q, s0 = d[0].s, s1 = d[1].s;
+    Value v = rw.create<ConvOp>(
+        loc, RankedTensorType::get({n, channels, q0, q1}, f32), ct.getInput(),
+        wv, bv, Value(), i64s({1, 1}),
+        i64s({d[0].padB, d[1].padB, d[0].padE, d[1].padE}), i64s({1, 1}),
         rw.getI64IntegerAttr(1), ct.getPostOpsAttr());
-    Value v = rw.create<ReshapeOp>(
-        loc, RankedTensorType::get({n, oc, k0, k1, h, w}, f32), conv);
-    v = rw.create<TransposeOp>(
-        loc, RankedTensorType::get({n, oc, h, k0, w, k1}, f32), v,
-        i64s({0, 1, 4, 2, 5, 3}));
-    rw.replaceOpWithNewOp<ReshapeOp>(ct, ct.getType(), v);
+    if (phases > 1) { // stride 1 has nothing to interleave
+      v = rw.create<ReshapeOp>(
+          loc, RankedTensorType::get({n, oc, s0, s1, q0, q1}, f32), v);
+      v = rw.create<TransposeOp>(
+          loc, RankedTensorType::get({n, oc, q0, s0, q1, s1}, f32), v,
+          i64s({0, 1, 4, 2, 5, 3}));
+    }
+    auto full = RankedTensorType::get({n, oc, q0 * s0, q1 * s1}, f32);
+    if (full == outType) {
+      if (phases > 1)
+        rw.replaceOpWithNewOp<ReshapeOp>(ct, outType, v);
+      else
+        rw.replaceOp(ct, v);
+    } else {
+      if (phases > 1)
+        v = rw.create<ReshapeOp>(loc, full, v);
+      rw.replaceOpWithNewOp<SliceOp>(
+          ct, outType, v, i64s({0, 0, d[0].crop, d[1].crop}),
+          i64s({n, oc, d[0].out, d[1].out}), i64s({1, 1, 1, 1}));
+    }
     count();
     return success();
   }

@@ -59,10 +59,12 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
       before a softmax becomes the softmax's mask operand.
     * `fuse-conv-bn`: batch_norm after a conv or conv_transpose with
       constant parameters is folded into its weights and bias.
-    * `deconv-as-conv`: a conv_transpose whose kernel equals its stride (no
-      padding, dilation or groups) becomes a 1x1 conv to `OC*k*k` channels,
-      with its post-ops, and a depth-to-space shuffle; applied after the
-      other fusions.
+    * `deconv-as-conv`: a 2-D conv_transpose with constant weights (no
+      dilation or groups) becomes its sub-pixel form: a conv of kernel
+      `ceil(k/s)` to `OC*s0*s1` channels, with its post-ops, a
+      depth-to-space shuffle and a crop (a 1x1 conv and the shuffle when
+      the kernel equals the stride and there is no padding); applied after
+      the other fusions.
 
     ```mlir
     %m = osc.matmul %x, %w : (tensor<1x128x768xf32>, tensor<768x3072xf32>) -> tensor<1x128x3072xf32>
@@ -81,7 +83,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
     Option<"fuseConvBn", "fuse-conv-bn", "bool", "true", "fold batch_norm into conv weights">,
-    Option<"deconvAsConv", "deconv-as-conv", "bool", "true", "conv_transpose with kernel == stride as 1x1 conv + shuffle">
+    Option<"deconvAsConv", "deconv-as-conv", "bool", "true", "2-D conv_transpose as its sub-pixel conv + shuffle + crop">
   ];
   let statistics = [
     Statistic<"numInnerProducts", "inner-products", "matmuls turned into inner_product">,
