@@ -261,15 +261,28 @@ TEST(DenseConv, PaddedOutputChannels) {
 }
 
 namespace {
-/// N x C x H x W to N x H x W x C.
-std::vector<float> toNhwc(const std::vector<float> &x, const Dims &s) {
+/// An N x C x H x W tensor (shape `s`) from NCHW to NHWC memory order, or
+/// back.
+std::vector<float> relayout(const std::vector<float> &x, const Dims &s,
+                            bool toChannelsLast) {
   std::vector<float> y(x.size());
   int64_t C = s[1], HW = s[2] * s[3];
   for (int64_t n = 0; n < s[0]; ++n)
     for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < HW; ++i)
-        y[(n * HW + i) * C + c] = x[(n * C + c) * HW + i];
+      for (int64_t i = 0; i < HW; ++i) {
+        int64_t nchw = (n * C + c) * HW + i, nhwc = (n * HW + i) * C + c;
+        if (toChannelsLast)
+          y[nhwc] = x[nchw];
+        else
+          y[nchw] = x[nhwc];
+      }
   return y;
+}
+std::vector<float> toNhwc(const std::vector<float> &x, const Dims &s) {
+  return relayout(x, s, true);
+}
+std::vector<float> fromNhwc(const std::vector<float> &x, const Dims &s) {
+  return relayout(x, s, false);
 }
 
 /// The geometry of GroupsStridesPadsDilationsRelu (groups 2, strides,
@@ -288,17 +301,6 @@ ConvParams oddConv() {
 } // namespace
 
 namespace {
-/// N x H x W x C to N x C x H x W.
-std::vector<float> fromNhwc(const std::vector<float> &x, const Dims &s) {
-  std::vector<float> y(x.size());
-  int64_t C = s[1], HW = s[2] * s[3];
-  for (int64_t n = 0; n < s[0]; ++n)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < HW; ++i)
-        y[(n * C + c) * HW + i] = x[(n * HW + i) * C + c];
-  return y;
-}
-
 int64_t elements(const Dims &d) {
   int64_t n = 1;
   for (int64_t v : d)

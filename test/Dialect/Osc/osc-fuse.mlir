@@ -327,8 +327,10 @@ func.func @deconv_as_conv(%x: tensor<1x3x3x3xf32>) -> tensor<1x2x6x6xf32> {
 // A 3x3 stride-2 conv_transpose (pads 1, output_padding 1: a U-Net's)
 // becomes its sub-pixel form: a 2x2 conv (pad 1 on every side) to
 // OC*2*2 channels, (3 + 1) x (3 + 1) of each phase, the shuffle to
-// 8 x 8, and the crop of the 6 x 6 output starting at 1. A grouped one is
-// left to the deconvolution.
+// 8 x 8, and the crop of the 6 x 6 output starting at 1. A grouped one,
+// and one that reads a dequantized input (a QDQ model's int8 layer, which
+// osc-precision runs on the model's own per-channel integers), are left to
+// the deconvolution.
 // CHECK-LABEL: func.func @deconv_subpixel
 // CHECK: %[[C:.*]] = osc.conv %arg0, %{{.*}} bias(%{{.*}}) {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x3x3xf32>, tensor<8x3x2x2xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
 // CHECK: %[[R:.*]] = osc.reshape %[[C]] : tensor<1x8x4x4xf32> -> tensor<1x2x2x2x4x4xf32>
@@ -336,7 +338,9 @@ func.func @deconv_as_conv(%x: tensor<1x3x3x3xf32>) -> tensor<1x2x6x6xf32> {
 // CHECK: %[[F:.*]] = osc.reshape %[[T]] : tensor<1x2x4x2x4x2xf32> -> tensor<1x2x8x8xf32>
 // CHECK: osc.slice %[[F]] {sizes = array<i64: 1, 2, 6, 6>, starts = array<i64: 0, 0, 1, 1>, steps = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x8xf32> -> tensor<1x2x6x6xf32>
 // CHECK: osc.conv_transpose %arg0, {{.*}}groups = 3
-func.func @deconv_subpixel(%x: tensor<1x3x3x3xf32>) -> (tensor<1x2x6x6xf32>, tensor<1x3x6x6xf32>) {
+// CHECK: %[[D:.*]] = osc.dequantize_linear
+// CHECK: osc.conv_transpose %[[D]],
+func.func @deconv_subpixel(%x: tensor<1x3x3x3xf32>, %q: tensor<1x3x3x3xi8>) -> (tensor<1x2x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x6x6xf32>) {
   %w = osc.constant dense<0.5> : tensor<3x2x3x3xf32>
   %b = osc.constant dense<1.0> : tensor<2xf32>
   %ct = osc.conv_transpose %x, %w bias(%b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>}
@@ -344,5 +348,10 @@ func.func @deconv_subpixel(%x: tensor<1x3x3x3xf32>) -> (tensor<1x2x6x6xf32>, ten
   %wg = osc.constant dense<0.5> : tensor<3x1x3x3xf32>
   %g = osc.conv_transpose %x, %wg {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, groups = 3 : i64}
       : (tensor<1x3x3x3xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x6x6xf32>
-  return %ct, %g : tensor<1x2x6x6xf32>, tensor<1x3x6x6xf32>
+  %s = osc.constant dense<0.1> : tensor<f32>
+  %z = osc.constant dense<0> : tensor<i8>
+  %d = osc.dequantize_linear %q, %s, %z : (tensor<1x3x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x3x3xf32>
+  %dq = osc.conv_transpose %d, %w bias(%b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>}
+      : (tensor<1x3x3x3xf32>, tensor<3x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
+  return %ct, %g, %dq : tensor<1x2x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x6x6xf32>
 }

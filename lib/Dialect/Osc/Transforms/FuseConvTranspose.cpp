@@ -76,6 +76,12 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
         ct.getGroups() != 1 || !allEqual(ct.getDilations(), 1) ||
         hasSum(ct.getPostOps()))
       return failure();
+    // A QDQ model's int8 layer (its input dequantized): osc-precision runs
+    // it in int8 on the model's own per-channel integers, which the
+    // sub-pixel channels (a phase's share of each channel's taps) would
+    // not keep.
+    if (ct.getInput().getDefiningOp<DequantizeLinearOp>())
+      return failure();
     int64_t n = xt.getDimSize(0), ic = xt.getDimSize(1), oc = wt.getDimSize(1);
     // Per spatial dimension: stride, kernel, taps per phase, the first q,
     // the q count, the conv's pads and the crop's start.
