@@ -347,8 +347,8 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   // loop (200 ms for one 1x1 convolution of the OCR-like detector on an
   // avx2 cap). It takes both activations channels-last, at the speed of its
   // blocked nChw8c (docs/runtime.md), and the residual as a binary add: the
-  // plain side is then reordered at the boundary, and the residual, already
-  // in the destination, is the add's operand.
+  // plain side is then reordered at the boundary, and the add reads the
+  // residual from its own buffer (run() binds it).
   int sumAt = -1;
   if (isRefImplementation(I.implInfo) && p.input.size() >= 3) {
     tag last = channelsLastTag(p.input.size());
@@ -594,7 +594,7 @@ Pool::Pool(const PoolParams &p) : impl(std::make_unique<Impl>()) {
     if (p.nhwc && src.size() == 4) {
       // Channels-last buffers: pad them in memory order (N, H, W, C).
       auto toNhwc = [](const Dims &d) { return Dims{d[0], d[2], d[3], d[1]}; };
-      const Dims &f = impl->fullPads;
+      Dims f = impl->fullPads;
       impl->fullPads = {f[0], f[2], f[3], f[1], f[4], f[6], f[7], f[5]};
       impl->inputDims = toNhwc(impl->inputDims);
       impl->paddedDims = toNhwc(impl->paddedDims);

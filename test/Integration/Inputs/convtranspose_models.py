@@ -23,6 +23,7 @@ CASES = {
     "k3s21": ([3, 3], [2, 1], [1, 1, 1, 1], [1, 0], 3),        # different strides per axis
     "k2s2": ([2, 2], [2, 2], [0, 0, 0, 0], [0, 0], 3),         # kernel == stride: 1x1
     "k3s1p1": ([3, 3], [1, 1], [1, 1, 1, 1], [0, 0], 3),       # stride 1
+    "k4s2p3": ([4, 4], [2, 2], [3, 2, 2, 3], [0, 1], 2),       # pads past a stride: later first phase
 }
 
 
