@@ -91,7 +91,7 @@ void targetThisCpu(opscope::CompileOptions &opts) {
 
 /// --precision bf16 on a tier without bf16 instructions (below AVX512-BF16):
 /// the products run on f32 kernels with the operands rounded to bf16, for
-/// bf16's results, and the rounding of each input costs 2-4% over fp32
+/// bf16's results, and rounding each input costs 1.5-3.2% per product
 /// (docs/precision.md). Said once, with what to use for speed.
 void noteEmulatedBf16(const opscope::CompileOptions &opts) {
   using opscope::rt::IsaLevel;

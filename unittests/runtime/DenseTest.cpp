@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 
 #include <gtest/gtest.h>
@@ -301,13 +302,6 @@ ConvParams oddConv() {
 } // namespace
 
 namespace {
-int64_t elements(const Dims &d) {
-  int64_t n = 1;
-  for (int64_t v : d)
-    n *= v;
-  return n;
-}
-
 ConvParams convOf(Dims input, Dims weight, int64_t groups, int64_t stride,
                   int64_t pad) {
   ConvParams p;
@@ -350,10 +344,10 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
       {PostOp::HardSwish, PostOp::Sum}};
   unsigned seed = 100;
   for (ConvParams p : shapes) {
-    auto x = randomVector(elements(p.input), ++seed),
-         w = randomVector(elements(p.weight), ++seed),
+    auto x = randomVector(numElements(p.input), ++seed),
+         w = randomVector(numElements(p.weight), ++seed),
          b = randomVector(p.output[1], ++seed),
-         r = randomVector(elements(p.output), ++seed);
+         r = randomVector(numElements(p.output), ++seed);
     auto conv0 = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
                          {p.pads[0], p.pads[1]}, p.dilations, p.groups);
     for (const auto &postOps : postOpSets)
@@ -852,8 +846,8 @@ TEST(DensePool, NhwcMatchesPlain) {
   p.strides = {2, 2};
   p.pads = {1, 1, 1, 1};
   p.dilations = {1, 1};
-  // ceil((8 + 2 - 3) / 2) + 1 = 5: the last row window overhangs the end
-  // pad; ceil((6 + 2 - 3) / 2) + 1 = 3.
+  // ceil((8 + 2 - 3) / 2) + 1 = 5 rows: the last row window overhangs the
+  // end pad; floor((6 + 2 - 3) / 2) + 1 = 3 columns.
   p.output = {2, 13, 5, 3};
   auto x = randomVector(2 * 13 * 8 * 6, 47);
   for (bool isMax : {true, false})

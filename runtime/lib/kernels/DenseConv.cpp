@@ -101,13 +101,14 @@ struct Conv::Impl {
   dnnl::memory zero;
   /// A sum after an element-wise post-op below AVX-512: a binary add of
   /// `addend`, channels-last like the destination. It views the residual's
-  /// buffer, or `addendCopy` when the residual is in place (oneDNN's 1x1
-  /// kernels store partial sums in the destination: SSE4.1's, 160 channels
-  /// over 5x5, read those back as the addend) or plain NCHW (reordered
-  /// from `residual`).
+  /// buffer, or `addendCopy` (allocated on first need, `addendFloats`) when
+  /// the residual is in place (oneDNN's 1x1 kernels store partial sums in
+  /// the destination: SSE4.1's, 160 channels over 5x5, read those back as
+  /// the addend) or plain NCHW (reordered from `residual`).
   bool sumAsAdd = false;
   dnnl::memory addend, residual;
   dnnl::reorder addendIn;
+  size_t addendFloats = 0;
   std::vector<float> addendCopy;
   std::unordered_map<int, dnnl::memory> args;
 };
@@ -361,6 +362,12 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     makeAny(srcLast, dstLast, lateSum ? &dstLast : nullptr);
     if (lateSum)
       sumAt = static_cast<int>(sum - p.postOps.begin());
+    // `ref` again (a shape no JIT kernel takes): the planned form, without
+    // the retry's reorders.
+    if (isRefImplementation(I.implInfo)) {
+      makeAny(srcAny, dstAny, nullptr);
+      sumAt = -1;
+    }
   }
   if (I.input == Impl::Input::Bf16AsF32 || I.input == Impl::Input::Bf16Widen)
     I.implInfo += ":f32";
@@ -393,7 +400,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   } else if (chosenDst != dstMd) {
     I.dstBlocked = dnnl::memory(chosenDst, ctx.engine);
     I.dstOut = dnnl::reorder(I.dstBlocked, I.dst);
-    if (I.hasSum)
+    if (I.hasSum && sumAt < 0) // a sum post-op reads the destination
       I.dstIn = dnnl::reorder(I.dst, I.dstBlocked);
     dstArg = I.dstBlocked;
   }
@@ -403,7 +410,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   if (sumAt >= 0) {
     I.sumAsAdd = true;
     I.addend = dnnl::memory(chosenDst, ctx.engine, DNNL_MEMORY_NONE);
-    I.addendCopy.resize(chosenDst.get_size() / sizeof(float));
+    I.addendFloats = chosenDst.get_size() / sizeof(float);
     if (chosenDst != dstMd) {
       I.residual = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
       I.addendIn = dnnl::reorder(I.residual, I.addend);
@@ -477,13 +484,15 @@ void Conv::run(const void *x, const float *weights, const float *bias,
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->sumAsAdd) {
     Impl &I = *impl;
+    if ((I.addendIn || sum == y) && I.addendCopy.empty())
+      I.addendCopy.resize(I.addendFloats);
     void *copy = I.addendCopy.data();
     if (I.addendIn) {
       I.residual.set_data_handle(const_cast<float *>(sum));
       I.addend.set_data_handle(copy);
       I.addendIn.execute(ctx.stream, I.residual, I.addend);
     } else if (sum == y) {
-      std::memcpy(copy, sum, I.addendCopy.size() * sizeof(float));
+      std::memcpy(copy, sum, I.addendFloats * sizeof(float));
       I.addend.set_data_handle(copy);
     } else {
       I.addend.set_data_handle(const_cast<float *>(sum));

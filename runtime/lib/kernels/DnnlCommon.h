@@ -46,12 +46,13 @@ using U8Output = std::optional<std::pair<float, int32_t>>;
 /// scale + zero point, then oneDNN's rounding to nearest even and
 /// saturation to u8); throws std::invalid_argument unless the scale is
 /// positive, the zero point in [0, 255] and there is no sum post-op.
-/// With `sumAsAdd`, the sum is a binary add of a tensor of that descriptor
-/// instead (bound to the destination: the kernels below AVX-512 take a sum
+/// With `sumAsAdd`, the sum is a binary add of a separate tensor of that
+/// descriptor instead, the residual (the kernels below AVX-512 take a sum
 /// only as the first post-op, a binary add anywhere).
-dnnl::primitive_attr attrWithPostOps(const std::vector<PostOp> &postOps,
-                                     bool &hasSum, U8Output u8Out = {},
-                                     const dnnl::memory::desc *sumAsAdd = nullptr);
+dnnl::primitive_attr
+attrWithPostOps(const std::vector<PostOp> &postOps, bool &hasSum,
+                U8Output u8Out = {},
+                const dnnl::memory::desc *sumAsAdd = nullptr);
 
 /// Whether oneDNN's int8 kernels could saturate on these n s8 weights at
 /// the tier in force: below AVX-512 VNNI (int8SaturationFree()) a weight

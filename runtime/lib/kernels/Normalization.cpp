@@ -39,7 +39,14 @@ void opscope::rt::maxPool2DNhwc(const float *x, const Shape &input,
   auto maxPixel = kernelTable().maxPixelNhwc;
   const int64_t c = input[1], ih = input[2], iw = input[3];
   const int64_t oh = output[2], ow = output[3];
-  std::vector<const float *> px(kernel[0] * kernel[1]);
+  // The window's pixels: on the stack up to 8x8 windows.
+  const float *onStack[64];
+  std::vector<const float *> onHeap;
+  const float **px = onStack;
+  if (kernel[0] * kernel[1] > 64) {
+    onHeap.resize(kernel[0] * kernel[1]);
+    px = onHeap.data();
+  }
   for (int64_t n = 0; n < input[0]; ++n) {
     const float *xb = x + n * ih * iw * c;
     float *yb = y + n * oh * ow * c;
@@ -58,7 +65,7 @@ void opscope::rt::maxPool2DNhwc(const float *x, const Shape &input,
         }
         float *out = yb + (oy * ow + ox) * c;
         if (count)
-          maxPixel(px.data(), count, out, c);
+          maxPixel(px, count, out, c);
         else
           std::fill(out, out + c, std::numeric_limits<float>::lowest());
       }

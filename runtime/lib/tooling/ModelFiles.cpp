@@ -45,14 +45,27 @@ std::string opscope::tooling::defaultCacheDir() {
 
 namespace {
 /// The opscope-compile a cache miss runs: the one beside this executable,
-/// else the one on PATH.
+/// else the first on PATH, else the bare name (execvp then fails and says
+/// so).
 std::string compilerPath() {
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
   std::string compiler = (self / "opscope-compile").string();
-  if (ec || !fs::exists(compiler))
-    compiler = "opscope-compile";
-  return compiler;
+  if (!ec && fs::exists(compiler))
+    return compiler;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t begin = 0; begin <= dirs.size();) {
+    size_t end = dirs.find(':', begin);
+    if (end == std::string::npos)
+      end = dirs.size();
+    fs::path candidate =
+        fs::path(dirs.substr(begin, end - begin)) / "opscope-compile";
+    if (end > begin && access(candidate.c_str(), X_OK) == 0)
+      return candidate.string();
+    begin = end + 1;
+  }
+  return "opscope-compile";
 }
 } // namespace
 
@@ -77,12 +90,14 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
   // CPU, so a library built under one cap is not reused under another.
   key += "|tier:" + kernelIsaName();
   // And the compiler that builds it: a new opscope-compile (an upgrade, a
-  // rebuild) compiles again instead of reusing an older one's library.
+  // rebuild) compiles again instead of reusing an older one's library. (No
+  // compiler found: the key says so, and the compile will fail anyway.)
   std::string compiler = compilerPath();
   struct stat cst;
-  if (stat(compiler.c_str(), &cst) == 0)
-    key += "|compiler:" + compiler + "|" + std::to_string(cst.st_size) + "|" +
-           std::to_string(cst.st_mtime);
+  key += stat(compiler.c_str(), &cst) == 0
+             ? "|compiler:" + compiler + "|" + std::to_string(cst.st_size) +
+                   "|" + std::to_string(cst.st_mtime)
+             : std::string("|compiler:?");
   std::ostringstream hex;
   hex << std::hex << std::hash<std::string>()(key);
   return (fs::path(cacheDir) /

@@ -2,9 +2,9 @@
 //
 // Part of opscope. Channels-last activations along chains of convolutions:
 // the values that only convolutions (transposed ones too), layout-agnostic
-// element-wise ops, spatial resizes, pooling and concats produce and read keep oneDNN's
-// NHWC layout, so reorders happen at the
-// chain's boundaries instead of around every convolution. The decision is a
+// element-wise ops, spatial resizes, pooling and concats produce and read
+// keep oneDNN's NHWC layout, so reorders happen at the chain's boundaries
+// instead of around every convolution. The decision is a
 // fixed point: start from every candidate value and drop those with a
 // producer or reader that needs NCHW until nothing changes.
 //
@@ -55,7 +55,9 @@ bool is2dConvTranspose(Operation *op) {
 }
 
 /// A convolution of either kind whose activations can be channels-last.
-bool isChainConv(Operation *op) { return is2dConv(op) || is2dConvTranspose(op); }
+bool isChainConv(Operation *op) {
+  return is2dConv(op) || is2dConvTranspose(op);
+}
 
 /// A nearest or linear upsampling of H and W (an FPN's): the runtime's 2-D
 /// resize kernel also runs channels-last.
@@ -68,7 +70,7 @@ bool isSpatialResize(Operation *op) {
 /// An op that computes element by element with every operand shaped like
 /// its result: the order of elements in memory does not matter to it, as
 /// long as all of them share it. Or a resize of H and W, which has a
-/// channels-last kernel, or a 2-D max pooling.
+/// channels-last kernel, a channel concat, or a 2-D max or average pooling.
 bool isLayoutAgnostic(Operation *op) {
   if (isSpatialResize(op))
     return true;

@@ -1,11 +1,13 @@
-//===- FuseConvTranspose.cpp - BatchNorm folding and the k == s fast path -===//
+//===- FuseConvTranspose.cpp - BatchNorm folding, the sub-pixel form ------===//
 //
 // Part of opscope. Two rewrites of osc.conv_transpose:
 //  * an inference BatchNorm after it folds into its weights and bias (per
 //    output channel, dimension 1 of the C x OC x k... weight), so the ReLU
 //    after can become its post-op;
-//  * a 2-D one without groups or dilation becomes its sub-pixel form: a
-//    convolution to OC*s0*s1 channels, a depth-to-space shuffle and a crop
+//  * a 2-D f32 one with constant weights, no groups, dilation or sum, not
+//    reading a dequantized input and with pads within the kernel's reach
+//    becomes its sub-pixel form: a convolution to OC*s0*s1 channels, a
+//    depth-to-space shuffle and a crop
 //    (with kernel == stride and no padding, the 2x2 stride-2 upsampling of
 //    segmentation and text-detection heads, a 1x1 convolution and the
 //    shuffle). oneDNN 2.6's deconvolution ran the PaddleOCR-like head's
@@ -83,8 +85,9 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
     if (ct.getInput().getDefiningOp<DequantizeLinearOp>())
       return failure();
     int64_t n = xt.getDimSize(0), ic = xt.getDimSize(1), oc = wt.getDimSize(1);
-    // Per spatial dimension: stride, kernel, taps per phase, the first q,
-    // the q count, the conv's pads and the crop's start.
+    // Per spatial dimension: stride, kernel, taps per phase (m), the first
+    // q (q0) and the count of them (q), the conv's pads and the crop's
+    // start, the input and output sizes.
     struct Dim {
       int64_t s, k, m, q0, q, padB, padE, crop, in, out;
     } d[2];
@@ -146,32 +149,27 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
                                                             ".as_conv_bias")))
                     : Value();
     auto i64s = [&](ArrayRef<int64_t> v) { return rw.getDenseI64ArrayAttr(v); };
-    int64_t q0 = d[0].q, q1 = d[1].q, s0 = d[0].s, s1 = d[1].s;
+    int64_t qs0 = d[0].q, qs1 = d[1].q, s0 = d[0].s, s1 = d[1].s;
     Value v = rw.create<ConvOp>(
-        loc, RankedTensorType::get({n, channels, q0, q1}, f32), ct.getInput(),
-        wv, bv, Value(), i64s({1, 1}),
+        loc, RankedTensorType::get({n, channels, qs0, qs1}, f32),
+        ct.getInput(), wv, bv, Value(), i64s({1, 1}),
         i64s({d[0].padB, d[1].padB, d[0].padE, d[1].padE}), i64s({1, 1}),
         rw.getI64IntegerAttr(1), ct.getPostOpsAttr());
+    auto full = RankedTensorType::get({n, oc, qs0 * s0, qs1 * s1}, f32);
     if (phases > 1) { // stride 1 has nothing to interleave
       v = rw.create<ReshapeOp>(
-          loc, RankedTensorType::get({n, oc, s0, s1, q0, q1}, f32), v);
+          loc, RankedTensorType::get({n, oc, s0, s1, qs0, qs1}, f32), v);
       v = rw.create<TransposeOp>(
-          loc, RankedTensorType::get({n, oc, q0, s0, q1, s1}, f32), v,
+          loc, RankedTensorType::get({n, oc, qs0, s0, qs1, s1}, f32), v,
           i64s({0, 1, 4, 2, 5, 3}));
+      v = rw.create<ReshapeOp>(loc, full, v);
     }
-    auto full = RankedTensorType::get({n, oc, q0 * s0, q1 * s1}, f32);
-    if (full == outType) {
-      if (phases > 1)
-        rw.replaceOpWithNewOp<ReshapeOp>(ct, outType, v);
-      else
-        rw.replaceOp(ct, v);
-    } else {
-      if (phases > 1)
-        v = rw.create<ReshapeOp>(loc, full, v);
-      rw.replaceOpWithNewOp<SliceOp>(
-          ct, outType, v, i64s({0, 0, d[0].crop, d[1].crop}),
-          i64s({n, oc, d[0].out, d[1].out}), i64s({1, 1, 1, 1}));
-    }
+    if (full != outType)
+      v = rw.create<SliceOp>(loc, outType, v,
+                             i64s({0, 0, d[0].crop, d[1].crop}),
+                             i64s({n, oc, d[0].out, d[1].out}),
+                             i64s({1, 1, 1, 1}));
+    rw.replaceOp(ct, v);
     count();
     return success();
   }

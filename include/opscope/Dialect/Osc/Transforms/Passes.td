@@ -59,9 +59,10 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
       before a softmax becomes the softmax's mask operand.
     * `fuse-conv-bn`: batch_norm after a conv or conv_transpose with
       constant parameters is folded into its weights and bias.
-    * `deconv-as-conv`: a 2-D conv_transpose with constant weights (no
-      dilation or groups) becomes its sub-pixel form: a conv of kernel
-      `ceil(k/s)` to `OC*s0*s1` channels, with its post-ops, a
+    * `deconv-as-conv`: a 2-D f32 conv_transpose with constant weights (no
+      dilation, groups or `sum`, not reading a dequantized input, pads
+      within the kernel's reach) becomes its sub-pixel form: a conv of
+      kernel `ceil(k/s)` to `OC*s0*s1` channels, with its post-ops, a
       depth-to-space shuffle and a crop (a 1x1 conv and the shuffle when
       the kernel equals the stride and there is no padding); applied after
       the other fusions.
