@@ -35,6 +35,7 @@ double coreGflops(double seconds) {
     return peak::fmaGflopsAvx512(seconds);
   if (tier >= rt::IsaLevel::Avx2)
     return peak::fmaGflopsAvx2(seconds);
+  return peak::mulAddGflopsSse(seconds);
 #endif
   (void)tier;
   (void)seconds;
@@ -136,9 +137,7 @@ std::string opscope::analysis::loadMachine(const std::string &path,
       for (const auto &[k, v] : j["by_threads"].items())
         m.byThreads[std::stoi(k)] = {v.at("peak_gflops").get<double>(),
                                      v.at("bandwidth_gbs").get<double>()};
-  } catch (const std::exception &e) {
-    return path + ": not a machine file: " + e.what();
-  } catch (const json::exception &e) {
+  } catch (const std::exception &e) { // json's errors and std::stoi's
     return path + ": not a machine file: " + e.what();
   }
   if (m.peakGflops <= 0 || m.bandwidthGBs <= 0)

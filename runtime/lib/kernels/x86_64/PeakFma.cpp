@@ -67,3 +67,31 @@ opscope::peak::fmaGflopsAvx2(double seconds) {
   return rounds * kAccumulators * 8.0 * 2.0 / elapsed / 1e9;
 }
 
+
+/// Below AVX2 (SSE4.1 CPUs, or OPSCOPE_MAX_ISA=sse41) there is no FMA: a
+/// multiply and an add per lane on 128-bit vectors, counted as two flops,
+/// the way the reference tier's kernels compute.
+double opscope::peak::mulAddGflopsSse(double seconds) {
+  __m128 acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i)
+    acc[i] = _mm_set1_ps(1.0f + i * 1e-3f);
+  const __m128 a = _mm_set1_ps(0.999999f), b = _mm_set1_ps(1e-7f);
+  int64_t rounds = 0;
+  auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    for (int r = 0; r < 4096; ++r)
+      for (int i = 0; i < kAccumulators; ++i)
+        acc[i] = _mm_add_ps(_mm_mul_ps(acc[i], a), b);
+    rounds += 4096;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  float out[4], sink = 0;
+  for (int i = 0; i < kAccumulators; ++i) {
+    _mm_storeu_ps(out, acc[i]);
+    sink += out[0];
+  }
+  volatile float keep = sink;
+  (void)keep;
+  return rounds * kAccumulators * 4.0 * 2.0 / elapsed / 1e9;
+}

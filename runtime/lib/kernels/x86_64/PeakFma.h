@@ -12,6 +12,8 @@
 namespace opscope::peak {
 double fmaGflopsAvx512(double seconds);
 double fmaGflopsAvx2(double seconds);
+/// 128-bit multiply + add (SSE, every x86-64): the tier below AVX2.
+double mulAddGflopsSse(double seconds);
 } // namespace opscope::peak
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_PEAKFMA_H
