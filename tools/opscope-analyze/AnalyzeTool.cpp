@@ -112,10 +112,8 @@ static int calibrateAndSave(const std::string &machineFile) {
   std::string err = saveMachine(machineFile, m);
   if (!err.empty())
     return fail(err);
-  // What Machine.cpp times: FMAs from AVX2 up, a multiply and an add below.
-  bool fma = opscope::rt::tierInForce() >= opscope::rt::IsaLevel::Avx2;
   std::cout << "peak " << m.peakGflops << " GFLOP/s (fp32 "
-            << (fma ? "FMA" : "multiply + add") << ", all cores), "
+            << opscope::analysis::peakOperation() << ", all cores), "
             << "bandwidth " << m.bandwidthGBs << " GB/s (triad); saved to "
             << machineFile << "\n";
   for (const auto &[t, p] : m.byThreads)

@@ -26,14 +26,18 @@ using namespace opscope::analysis;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-/// One core's FMA throughput with the widest vectors of the tier in force
-/// (cpu.h): the peak the roofline compares against.
+/// Whether the tier in force has FMA (AVX2 up); below, the peak loop
+/// multiplies and adds.
+bool fmaTier() { return rt::tierInForce() >= rt::IsaLevel::Avx2; }
+
+/// One core's FMA (or multiply + add) throughput with the widest vectors
+/// of the tier in force (cpu.h): the peak the roofline compares against.
 double coreGflops(double seconds) {
   rt::IsaLevel tier = rt::tierInForce();
 #if defined(__x86_64__)
   if (tier >= rt::IsaLevel::Avx512Core)
     return peak::fmaGflopsAvx512(seconds);
-  if (tier >= rt::IsaLevel::Avx2)
+  if (fmaTier())
     return peak::fmaGflopsAvx2(seconds);
   return peak::mulAddGflopsSse(seconds);
 #endif
@@ -119,6 +123,10 @@ Machine Machine::forThreads(int t) const {
     m.bandwidthGBs = it->second.bandwidthGBs;
   }
   return m;
+}
+
+const char *opscope::analysis::peakOperation() {
+  return fmaTier() ? "FMA" : "multiply + add";
 }
 
 std::string opscope::analysis::loadMachine(const std::string &path,

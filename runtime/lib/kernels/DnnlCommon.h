@@ -80,11 +80,6 @@ tag plainTag(size_t rank);
 /// Channels-last layout tag (nwc, nhwc, ndhwc) for an activation of rank
 /// 3 to 5.
 tag channelsLastTag(size_t rank);
-/// Whether oneDNN fell back to its reference implementation (`ref:any`,
-/// scalar loops) for a primitive (its impl_info_str()).
-inline bool isRefImplementation(const std::string &implInfo) {
-  return implInfo.rfind("ref", 0) == 0;
-}
 int64_t product(const Dims &d);
 
 /// oneDNN's view of a convolution (conv, conv_transpose, conv_integer):

@@ -1,7 +1,8 @@
 //===- Normalization.cpp - batch norm, global pooling, softmax on any axis ===//
 //
 // Part of opscope's runtime. The plain (non-fused) normalisation and pooling
-// helpers; the hot last-axis softmax and layer norm are in kernels.h.
+// helpers (channels-last max pooling over the kernel table's pixel
+// maximum); the hot last-axis softmax and layer norm are in kernels.h.
 //
 //===----------------------------------------------------------------------===//
 

@@ -94,10 +94,13 @@ struct Machine {
 std::string defaultMachineFile();
 std::string loadMachine(const std::string &path, Machine &machine);
 std::string saveMachine(const std::string &path, const Machine &machine);
-/// Measures peak FP32 FLOP/s (FMA loops) and memory bandwidth (a streaming
-/// triad over buffers far larger than the caches) with 1 .. `threads`
-/// threads.
+/// Measures peak FP32 FLOP/s (FMA loops; multiply and add below AVX2) and
+/// memory bandwidth (a streaming triad over buffers far larger than the
+/// caches) with 1 .. `threads` threads.
 Machine calibrateMachine(int threads);
+/// What calibrateMachine's peak times at the tier in force: "FMA", or
+/// "multiply + add" below AVX2.
+const char *peakOperation();
 
 enum class Format { Table, Csv, Json, Markdown };
 enum class Aggregate { Sum, Mean, Max, Min };

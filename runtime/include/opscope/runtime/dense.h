@@ -23,6 +23,12 @@ namespace opscope::rt {
 
 // Post-operations (PostOp, kinds.h) apply in the order given.
 
+/// Whether an implementation() string names oneDNN's reference
+/// implementation (`ref:any`, scalar loops), which the kernels avoid.
+inline bool isRefImplementation(const std::string &implementation) {
+  return implementation.rfind("ref", 0) == 0;
+}
+
 /// y[M x N] = post_ops(x[M x K] * W^T + b), W given as N x K (row-major),
 /// as osc.inner_product holds it.
 class InnerProduct {

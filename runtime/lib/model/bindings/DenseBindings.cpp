@@ -116,7 +116,7 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
     // A database measured on another tier can name the matmul where this
     // tier has only oneDNN's reference loop for it (below AVX-512): the
     // inner product primitive then, as without the database.
-    if (mm->implementation().rfind("ref", 0) != 0) {
+    if (!isRefImplementation(mm->implementation())) {
       kernel = "onednn:" + mm->implementation() + ":matmul";
       return bindInnerProduct(c, mm, plain);
     }
