@@ -176,6 +176,30 @@ static void BM_InnerProduct(benchmark::State &state) {
 BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
+/// The same products in bf16: oneDNN's bf16 kernels where the CPU has
+/// bf16 instructions, else f32 kernels on bf16-rounded operands (the
+/// rounding of the input counted), so the two rows show bf16's cost or
+/// gain over f32 at this tier.
+static void BM_Bf16InnerProduct(benchmark::State &state) {
+  int64_t m = 128, k = state.range(0), n = state.range(1);
+  std::vector<float> x(m * k, 0.01f), w(n * k, 0.02f), b(n, 0.0f), y(m * n);
+  std::vector<PostOp> post;
+  if (n > k)
+    post.push_back(PostOp::GeluErf);
+  if (k > n)
+    post.push_back(PostOp::Sum);
+  Bf16InnerProduct ip(m, k, n, w.data(), b.data(), post);
+  for (auto _ : state)
+    ip.run(x.data(), y.data(), y.data());
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+  state.SetLabel(ip.implementation());
+}
+
+BENCHMARK(BM_Bf16InnerProduct)->Args({768, 768})->Args({768, 3072})
+    ->Args({3072, 768})->Unit(benchmark::kMicrosecond);
+
 /// Each own kernel at every tier of the kernel table this CPU (under
 /// OPSCOPE_MAX_ISA) has: reference, avx2, avx512 (never a row of errors
 /// for a tier it lacks).

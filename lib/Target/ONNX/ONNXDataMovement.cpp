@@ -202,58 +202,65 @@ void opscope::onnx_import::addDataMovementConverters(
                                         i64Array(c, perm)));
     return success();
   };
-  // DepthToSpace and SpaceToDepth: a 6-D view, one transpose, and back.
-  auto blockShuffle = [](NodeContext &c, SmallVectorImpl<Value> &out,
-                         bool toSpace) -> LogicalResult {
-    Value x = c.input(0);
-    auto xt = typeOf(x);
+  // DepthToSpace and SpaceToDepth: a 4-D NCHW input and a positive
+  // blocksize (0: an error reported).
+  auto blockSize = [](NodeContext &c) -> int64_t {
+    auto xt = typeOf(c.input(0));
     int64_t b = c.intAttr("blocksize", 0);
     if (xt.getRank() != 4 || b < 1) {
       c.error() << "takes a 4-D NCHW input and a positive blocksize, got "
                 << formatShape(xt.getShape()) << " and " << b;
+      return 0;
+    }
+    return b;
+  };
+  // DepthToSpace: osc.depth_to_space, which osc-conv-layout can keep
+  // channels-last inside a chain of convolutions (a super-resolution
+  // network's pixel shuffle, a transposed convolution's sub-pixel form).
+  m["DepthToSpace"] = [blockSize](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    int64_t b = blockSize(c);
+    if (!b)
+      return failure();
+    auto s = typeOf(x).getShape();
+    if (s[1] % (b * b)) {
+      c.error() << "channels (" << s[1] << ") must be a multiple of blocksize^2 ("
+                << b * b << ")";
       return failure();
     }
-    auto s = xt.getShape();
-    int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
-    SmallVector<int64_t> view, perm, shape;
-    if (toSpace) {
-      if (ch % (b * b)) {
-        c.error() << "channels (" << ch << ") must be a multiple of blocksize^2 ("
-                  << b * b << ")";
-        return failure();
-      }
-      bool crd = c.stringAttr("mode", "DCR") == "CRD";
-      view = crd ? SmallVector<int64_t>{n, ch / (b * b), b, b, h, w}
-                 : SmallVector<int64_t>{n, b, b, ch / (b * b), h, w};
-      perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
-                 : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
-      shape = {n, ch / (b * b), h * b, w * b};
-    } else {
-      if (h % b || w % b) {
-        c.error() << "height and width (" << h << "x" << w
-                  << ") must be multiples of blocksize " << b;
-        return failure();
-      }
-      view = {n, ch, h / b, b, w / b, b};
-      perm = {0, 3, 5, 1, 2, 4};
-      shape = {n, ch * b * b, h / b, w / b};
+    std::string mode = c.stringAttr("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") {
+      c.error() << "mode must be DCR or CRD, got '" << mode << "'";
+      return failure();
     }
+    out.push_back(c.create<DepthToSpaceOp>(
+        tensorOf({s[0], s[1] / (b * b), s[2] * b, s[3] * b}, elemOf(x)), x,
+        c.b.getI64IntegerAttr(b),
+        mode == "CRD" ? c.b.getUnitAttr() : UnitAttr(), UnitAttr()));
+    return success();
+  };
+  // SpaceToDepth: a 6-D view, one transpose, and back.
+  m["SpaceToDepth"] = [blockSize](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    int64_t b = blockSize(c);
+    if (!b)
+      return failure();
+    auto s = typeOf(x).getShape();
+    int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
+    if (h % b || w % b) {
+      c.error() << "height and width (" << h << "x" << w
+                << ") must be multiples of blocksize " << b;
+      return failure();
+    }
+    SmallVector<int64_t> view{n, ch, h / b, b, w / b, b}, perm{0, 3, 5, 1, 2, 4};
     Value v = reshape(c, x, view);
     SmallVector<int64_t> permuted;
     for (int64_t p : perm)
       permuted.push_back(view[p]);
     v = c.create<TransposeOp>(tensorOf(permuted, elemOf(x)), v,
                               i64Array(c, perm));
-    out.push_back(reshape(c, v, shape));
+    out.push_back(reshape(c, v, {n, ch * b * b, h / b, w / b}));
     return success();
-  };
-  m["DepthToSpace"] = [blockShuffle](NodeContext &c,
-                                     SmallVectorImpl<Value> &out) {
-    return blockShuffle(c, out, true);
-  };
-  m["SpaceToDepth"] = [blockShuffle](NodeContext &c,
-                                     SmallVectorImpl<Value> &out) {
-    return blockShuffle(c, out, false);
   };
   // Trilu: the kept triangle as a constant mask, selected with osc.where.
   m["Trilu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {

@@ -1599,3 +1599,19 @@ func.func @conv_u8_argument(%x: tensor<1x4x8x8xui8>, %w: tensor<6x4x3x3xi8>) {
   %0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, input_scale = 0.1 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x4x8x8xui8>, tensor<6x4x3x3xi8>) -> tensor<1x6x6x6xf32>
   return
 }
+
+// -----
+
+func.func @depth_to_space_channels(%x: tensor<1x6x4x4xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+1 {{channels (6) must be a multiple of blocksize^2 (4)}}
+  %0 = osc.depth_to_space %x {blocksize = 2 : i64} : tensor<1x6x4x4xf32> -> tensor<1x1x8x8xf32>
+  return %0 : tensor<1x1x8x8xf32>
+}
+
+// -----
+
+func.func @depth_to_space_shape(%x: tensor<1x8x4x4xf32>) -> tensor<1x2x8x4xf32> {
+  // expected-error @+1 {{result shape 1x2x8x4 does not match the expected shape 1x2x8x8}}
+  %0 = osc.depth_to_space %x {blocksize = 2 : i64} : tensor<1x8x4x4xf32> -> tensor<1x2x8x4xf32>
+  return %0 : tensor<1x2x8x4xf32>
+}

@@ -136,6 +136,36 @@ func.func @concat(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
 
 // -----
 
+// The sub-pixel form of a transposed convolution (osc-fuse's
+// deconv-as-conv): conv -> depth_to_space -> slice (the crop) -> conv keeps
+// the shuffle and the crop channels-last; a depth_to_space whose result is
+// returned writes NCHW, so the convolution before it does too.
+// CHECK: osc-conv-layout: 2 of 6 convolution activation reorders removed (3 convolutions; NHWC kept across 3 values)
+// CHECK-LABEL: func.func @depth_to_space
+// CHECK: %[[A:.*]] = osc.conv %arg0, {{.*}}output_nhwc
+// CHECK: %[[D:.*]] = osc.depth_to_space %[[A]] {blocksize = 2 : i64, nhwc}
+// CHECK: %[[S:.*]] = osc.slice %[[D]] {nhwc, sizes
+// CHECK: osc.conv %[[S]], {{.*}}input_nhwc
+// CHECK-NOT: output_nhwc
+// CHECK: %[[B:.*]] = osc.conv %arg0
+// CHECK-NOT: nhwc
+// CHECK: osc.depth_to_space %[[B]] {blocksize = 2 : i64, crd}
+// CHECK-NOT: nhwc
+// CHECK: return
+func.func @depth_to_space(%x: tensor<1x8x8x8xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x8x16x16xf32>) {
+  %w = osc.constant dense<0.1> : tensor<32x8x3x3xf32>
+  %w8 = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %d = osc.depth_to_space %a {blocksize = 2 : i64} : tensor<1x32x8x8xf32> -> tensor<1x8x16x16xf32>
+  %s = osc.slice %d {starts = array<i64: 0, 0, 1, 1>, sizes = array<i64: 1, 8, 14, 14>, steps = array<i64: 1, 1, 1, 1>} : tensor<1x8x16x16xf32> -> tensor<1x8x14x14xf32>
+  %c = osc.conv %s, %w8 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x14x14xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x14x14xf32>
+  %b = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %e = osc.depth_to_space %b {blocksize = 2 : i64, crd} : tensor<1x32x8x8xf32> -> tensor<1x8x16x16xf32>
+  return %c, %e : tensor<1x8x14x14xf32>, tensor<1x8x16x16xf32>
+}
+
+// -----
+
 // An int8 chain (osc-int8-chains): the u8 activation between two int8
 // convolutions stays NHWC like an f32 one.
 // CHECK: osc-conv-layout: 2 of 4 convolution activation reorders removed (2 convolutions; NHWC kept across 1 values)

@@ -295,12 +295,11 @@ func.func @post_op_other_user(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2
 
 // A conv_transpose whose kernel equals its stride: the batch_norm after it
 // folds into its weights, the relu becomes its post-op, and then it becomes
-// a 1x1 conv to OC*k*k channels (post-op kept) and a depth-to-space shuffle.
+// a 1x1 conv to OC*k*k channels (post-op kept) and a depth-to-space shuffle
+// (DCR order: channel (i*2 + j)*OC + c lands at (2h + i, 2w + j)).
 // CHECK-LABEL: func.func @deconv_as_conv
 // CHECK: %[[C:.*]] = osc.conv %arg0, %{{.*}} bias(%{{.*}}) post_ops [relu] {{.*}} -> tensor<1x8x3x3xf32>
-// CHECK: %[[R:.*]] = osc.reshape %[[C]] : tensor<1x8x3x3xf32> -> tensor<1x2x2x2x3x3xf32>
-// CHECK: %[[T:.*]] = osc.transpose %[[R]] {perm = array<i64: 0, 1, 4, 2, 5, 3>} : tensor<1x2x2x2x3x3xf32> -> tensor<1x2x3x2x3x2xf32>
-// CHECK: osc.reshape %[[T]] : tensor<1x2x3x2x3x2xf32> -> tensor<1x2x6x6xf32>
+// CHECK: osc.depth_to_space %[[C]] {blocksize = 2 : i64} : tensor<1x8x3x3xf32> -> tensor<1x2x6x6xf32>
 // CHECK-NOT: osc.conv_transpose
 // CHECK-NOT: osc.batch_norm
 // OFF-LABEL: func.func @deconv_as_conv
@@ -333,9 +332,7 @@ func.func @deconv_as_conv(%x: tensor<1x3x3x3xf32>) -> tensor<1x2x6x6xf32> {
 // the deconvolution.
 // CHECK-LABEL: func.func @deconv_subpixel
 // CHECK: %[[C:.*]] = osc.conv %arg0, %{{.*}} bias(%{{.*}}) {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x3x3xf32>, tensor<8x3x2x2xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
-// CHECK: %[[R:.*]] = osc.reshape %[[C]] : tensor<1x8x4x4xf32> -> tensor<1x2x2x2x4x4xf32>
-// CHECK: %[[T:.*]] = osc.transpose %[[R]] {perm = array<i64: 0, 1, 4, 2, 5, 3>} : tensor<1x2x2x2x4x4xf32> -> tensor<1x2x4x2x4x2xf32>
-// CHECK: %[[F:.*]] = osc.reshape %[[T]] : tensor<1x2x4x2x4x2xf32> -> tensor<1x2x8x8xf32>
+// CHECK: %[[F:.*]] = osc.depth_to_space %[[C]] {blocksize = 2 : i64} : tensor<1x8x4x4xf32> -> tensor<1x2x8x8xf32>
 // CHECK: osc.slice %[[F]] {sizes = array<i64: 1, 2, 6, 6>, starts = array<i64: 0, 0, 1, 1>, steps = array<i64: 1, 1, 1, 1>} : tensor<1x2x8x8xf32> -> tensor<1x2x6x6xf32>
 // CHECK: osc.conv_transpose %arg0, {{.*}}groups = 3
 // CHECK: %[[D:.*]] = osc.dequantize_linear

@@ -71,6 +71,49 @@ module {
 
 // -----
 
+// A convolution whose first post-op is a sum accumulates into its dying
+// residual's buffer (oneDNN's sum post-op reads the destination). Not when
+// an element-wise post-op comes first (below AVX-512 the runtime then
+// reads the residual as a binary add from its own buffer), nor when the
+// residual is also the input, which the kernel still reads.
+// CHECK-LABEL: module attributes
+// CHECK: %[[R:.*]] = osc.unary relu %arg0 {osc.live_bytes = {{.*}}, osc.offset = [[ROFF:[0-9]+]] : i64}
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} sum(%[[R]]) post_ops [sum, relu] {{{.*}}osc.offset = [[ROFF]] : i64
+// CHECK: %[[S:.*]] = osc.unary neg %[[A]] {osc.live_bytes = {{.*}}, osc.offset = [[SOFF:[0-9]+]] : i64}
+// CHECK: %[[B:.*]] = osc.conv %arg0, %{{.*}} sum(%[[S]]) post_ops [relu, sum] {{{.*}}osc.offset = [[BOFF:[0-9]+]] : i64
+// CHECK-NOT: osc.offset = [[SOFF]] : i64}
+// CHECK: osc.conv %[[B]], %{{.*}} sum(%[[B]]) post_ops [sum] {{{.*}}osc.offset = [[SOFF]] : i64
+module {
+  func.func @conv_sum(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+    %w = osc.constant dense<0.1> : tensor<4x4x1x1xf32>
+    %r = osc.unary relu %x : tensor<1x4x4x4xf32>
+    %a = osc.conv %x, %w sum(%r) post_ops [sum, relu] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+    %s = osc.unary neg %a : tensor<1x4x4x4xf32>
+    %b = osc.conv %x, %w sum(%s) post_ops [relu, sum] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+    %c = osc.conv %b, %w sum(%b) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+    return %c : tensor<1x4x4x4xf32>
+  }
+}
+
+// -----
+
+// The same for an inner product: into its residual, never into its input.
+// CHECK-LABEL: module attributes
+// CHECK: %[[P:.*]] = osc.unary relu %{{.*}} {osc.live_bytes = {{.*}}, osc.offset = 128 : i64}
+// CHECK: %[[Q:.*]] = osc.inner_product %[[P]], %{{.*}} sum(%[[P]]) post_ops [sum] {osc.live_bytes = {{.*}}, osc.offset = 256 : i64}
+// CHECK: osc.inner_product %[[P]], %{{.*}} sum(%[[Q]]) post_ops [sum] {osc.live_bytes = {{.*}}, osc.offset = 256 : i64}
+module {
+  func.func @inner_product_sum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %w = osc.constant dense<0.1> : tensor<8x8xf32>
+    %p = osc.unary relu %x : tensor<4x8xf32>
+    %q = osc.inner_product %p, %w sum(%p) post_ops [sum] : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %r = osc.inner_product %p, %w sum(%q) post_ops [sum] : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %r : tensor<4x8xf32>
+  }
+}
+
+// -----
+
 // expected-error @+1 {{osc-plan-memory needs the weights}}
 module attributes {osc.weights_elided} {
   func.func @elided(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -53,6 +53,19 @@ bool sameBuffer(Operation *op, Value operand) {
          a.getElementTypeBitWidth() == r.getElementTypeBitWidth();
 }
 
+/// A sum post-op's residual (`sum`) as the buffer the result takes over,
+/// the kernel accumulating into it in place: its operand index, or -1 when
+/// the sizes differ or the op also reads it as its input (the kernel would
+/// overwrite what it still reads).
+int sumInPlaceOperand(Operation *op, Value input, Value sum) {
+  if (!sum || sum == input || !sameBuffer(op, sum))
+    return -1;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (v == sum)
+      return static_cast<int>(i);
+  return -1;
+}
+
 /// Elementwise ops read each element before writing it: the result may
 /// overwrite the first operand of its own size.
 int firstSameSizedOperand(Operation *op) {
@@ -110,13 +123,7 @@ std::optional<double> InnerProductOp::getFlops() {
 int InnerProductOp::getInPlaceOperand() {
   // The sum post-op reads the residual element before the output element
   // at the same position is written.
-  Value sum = getSumInput();
-  if (!sum || !sameBuffer(*this, sum))
-    return -1;
-  for (auto [i, v] : llvm::enumerate(getOperation()->getOperands()))
-    if (v == sum)
-      return static_cast<int>(i);
-  return -1;
+  return sumInPlaceOperand(*this, getInput(), getSumInput());
 }
 
 SmallVector<Value> SparseInnerProductOp::getRuntimeOperands() {
@@ -134,19 +141,25 @@ double SparseInnerProductOp::getBytesMoved() {
   return operandAndResultBytes(*this);
 }
 int SparseInnerProductOp::getInPlaceOperand() {
-  Value sum = getSumInput();
-  if (!sum || !sameBuffer(*this, sum))
-    return -1;
-  for (auto [i, v] : llvm::enumerate(getOperation()->getOperands()))
-    if (v == sum)
-      return static_cast<int>(i);
-  return -1;
+  return sumInPlaceOperand(*this, getInput(), getSumInput());
 }
 
 SmallVector<Value> ConvOp::getRuntimeOperands() {
   return {getInput(), getWeight(), getBias(), getSumInput()};
 }
 Value ConvOp::getWeightOperand() { return getWeight(); }
+int ConvOp::getInPlaceOperand() {
+  // oneDNN's sum post-op accumulates into the destination: in place, no
+  // copy of the residual. Only when the sum comes first: after an
+  // element-wise post-op oneDNN 2.6 below AVX-512 has no kernel for a sum
+  // (DenseConv.cpp), and the runtime reads the residual as a binary add
+  // from its own buffer instead, which in place would need a copy.
+  auto post = getPostOps();
+  if (post.empty() ||
+      cast<PostOpKindAttr>(post[0]).getValue() != PostOpKind::sum)
+    return -1;
+  return sumInPlaceOperand(*this, getInput(), getSumInput());
+}
 std::optional<double> ConvOp::getFlops() {
   auto w = cast<RankedTensorType>(getWeight().getType());
   double perOut = 2.0 * w.getNumElements() / w.getDimSize(0);

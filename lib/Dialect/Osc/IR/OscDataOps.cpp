@@ -186,6 +186,23 @@ LogicalResult TransposeOp::verify() {
   return verifyResultShape(*this, getOutput(), expected);
 }
 
+LogicalResult DepthToSpaceOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t b = getBlocksize();
+  if (in.size() != 4)
+    return emitOpError("takes a 4-D NCHW input, got ") << formatShape(in);
+  if (b < 1)
+    return emitOpError("blocksize must be positive, got ") << b;
+  if (in[1] % (b * b))
+    return emitOpError("channels (")
+           << in[1] << ") must be a multiple of blocksize^2 (" << b * b << ")";
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "result")))
+    return failure();
+  return verifyResultShape(*this, getOutput(),
+                           {in[0], in[1] / (b * b), in[2] * b, in[3] * b});
+}
+
 LogicalResult BroadcastToOp::verify() {
   if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
                                    "result")))

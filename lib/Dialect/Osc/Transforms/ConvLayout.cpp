@@ -2,7 +2,8 @@
 //
 // Part of opscope. Channels-last activations along chains of convolutions:
 // the values that only convolutions (transposed ones too), layout-agnostic
-// element-wise ops, spatial resizes, pooling and concats produce and read
+// element-wise ops, spatial resizes, pooling, concats, depth-to-space
+// shuffles and slices produce and read
 // keep oneDNN's NHWC layout, so reorders happen at the chain's boundaries
 // instead of around every convolution. The decision is a
 // fixed point: start from every candidate value and drop those with a
@@ -70,7 +71,8 @@ bool isSpatialResize(Operation *op) {
 /// An op that computes element by element with every operand shaped like
 /// its result: the order of elements in memory does not matter to it, as
 /// long as all of them share it. Or a resize of H and W, which has a
-/// channels-last kernel, a channel concat, or a 2-D max or average pooling.
+/// channels-last kernel, a channel concat, a 2-D max or average pooling,
+/// a depth-to-space shuffle or a slice.
 bool isLayoutAgnostic(Operation *op) {
   if (isSpatialResize(op))
     return true;
@@ -81,6 +83,14 @@ bool isLayoutAgnostic(Operation *op) {
   // 2-D max or average pooling: oneDNN pools channels-last as it is.
   if (auto pool = dyn_cast<PoolOp>(op))
     return isActivation4d(pool.getInput()) && isActivation4d(pool.getOutput());
+  // A depth-to-space shuffle (a transposed convolution's sub-pixel form, a
+  // pixel shuffle): channels-last it moves rows of blocksize*C values.
+  if (auto d2s = dyn_cast<DepthToSpaceOp>(op))
+    return isActivation4d(d2s.getInput()) && isActivation4d(d2s.getOutput());
+  // A slice of 4-D activations (the crop after a sub-pixel shuffle): the
+  // same strided copy in memory order.
+  if (auto slice = dyn_cast<SliceOp>(op))
+    return isActivation4d(slice.getInput()) && isActivation4d(slice.getOutput());
   if (!isa<UnaryOp, BinaryOp>(op) || op->getNumResults() != 1 ||
       !isActivation4d(op->getResult(0)))
     return false;
@@ -155,6 +165,14 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
     getOperation().walk([&](ConcatOp c) {
       if (nhwc.contains(c.getOutput()))
         c.setNhwc(true);
+    });
+    getOperation().walk([&](DepthToSpaceOp d) {
+      if (nhwc.contains(d.getOutput()))
+        d.setNhwc(true);
+    });
+    getOperation().walk([&](SliceOp sl) {
+      if (nhwc.contains(sl.getOutput()))
+        sl.setNhwc(true);
     });
     auto mark = [&](auto conv) {
       if (!isChainConv(conv))

@@ -7,7 +7,7 @@
 //  * a 2-D f32 one with constant weights, no groups, dilation or sum, not
 //    reading a dequantized input and with pads within the kernel's reach
 //    becomes its sub-pixel form: a convolution to OC*s0*s1 channels, a
-//    depth-to-space shuffle and a crop
+//    depth-to-space shuffle (osc.depth_to_space when s0 == s1) and a crop
 //    (with kernel == stride and no padding, the 2x2 stride-2 upsampling of
 //    segmentation and text-detection heads, a 1x1 convolution and the
 //    shuffle). oneDNN 2.6's deconvolution ran the PaddleOCR-like head's
@@ -115,16 +115,22 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
     std::optional<std::vector<float>> bias;
     if (!weight || (ct.getBias() && !(bias = readF32Constant(ct.getBias()))))
       return failure();
-    // W'[(oc, r0, r1)][ic][j0][j1] = W[ic][oc][t0][t1] with
-    // t = r + s * (m - 1 - j) (zero past the kernel); the bias repeats per
-    // output channel's s0*s1 phases.
+    // W'[o2][ic][j0][j1] = W[ic][oc][t0][t1] with t = r + s * (m - 1 - j)
+    // (zero past the kernel), o2 = (r0, r1, oc) when s0 == s1 (the DCR
+    // order of osc.depth_to_space, which channels-last moves in rows of
+    // s*OC values), else (oc, r0, r1) for a 6-D transpose; the bias
+    // repeats per output channel's s0*s1 phases.
     int64_t phases = d[0].s * d[1].s, channels = oc * phases;
     int64_t m0 = d[0].m, m1 = d[1].m, k0 = d[0].k, k1 = d[1].k;
+    bool dcr = d[0].s == d[1].s;
     std::vector<float> w2(channels * ic * m0 * m1, 0.0f), b2(channels, 0.0f);
     for (int64_t c = 0; c < oc; ++c)
       for (int64_t r0 = 0; r0 < d[0].s; ++r0)
         for (int64_t r1 = 0; r1 < d[1].s; ++r1) {
-          int64_t o2 = (c * d[0].s + r0) * d[1].s + r1;
+          int64_t o2 = dcr ? (r0 * d[1].s + r1) * oc + c
+                           : (c * d[0].s + r0) * d[1].s + r1;
+          if (bias)
+            b2[o2] = (*bias)[c];
           for (int64_t i = 0; i < ic; ++i)
             for (int64_t j0 = 0; j0 < m0; ++j0)
               for (int64_t j1 = 0; j1 < m1; ++j1) {
@@ -135,9 +141,6 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
                       (*weight)[((i * oc + c) * k0 + t0) * k1 + t1];
               }
         }
-    if (bias)
-      for (int64_t c = 0; c < channels; ++c)
-        b2[c] = (*bias)[c / phases];
     Type f32 = xt.getElementType();
     Location loc = ct.getLoc();
     Value wv = rw.create<ConstantOp>(
@@ -156,7 +159,10 @@ struct ConvTransposeAsConv : CountedPattern<ConvTransposeOp> {
         i64s({d[0].padB, d[1].padB, d[0].padE, d[1].padE}), i64s({1, 1}),
         rw.getI64IntegerAttr(1), ct.getPostOpsAttr());
     auto full = RankedTensorType::get({n, oc, qs0 * s0, qs1 * s1}, f32);
-    if (phases > 1) { // stride 1 has nothing to interleave
+    if (phases > 1 && dcr) {
+      v = rw.create<DepthToSpaceOp>(loc, full, v, rw.getI64IntegerAttr(s0),
+                                    UnitAttr(), UnitAttr());
+    } else if (phases > 1) { // stride 1 has nothing to interleave
       v = rw.create<ReshapeOp>(
           loc, RankedTensorType::get({n, oc, s0, s1, qs0, qs1}, f32), v);
       v = rw.create<TransposeOp>(

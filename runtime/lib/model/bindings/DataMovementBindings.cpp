@@ -32,13 +32,15 @@ BoundKernel stridedCopyKernel(const Movement &m, StridedWalk w) {
   };
 }
 
-BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
-  Movement m(c);
+/// The input (of shape m.xs, a view of its buffer) permuted by `perm`.
+BoundKernel permuteKernel(const OpContext &c, const Movement &m,
+                          const std::vector<int64_t> &perm,
+                          std::string &kernel) {
   // Matrix transposes of 32-bit elements (the reorders osc-sparse-layout
   // inserts, attention's head split of a single head) go by register
   // blocks; other perms walk strided rows.
   int64_t batch, rows, cols;
-  if (m.es == 4 && asMatrixTranspose(m.xs, c.ints("perm"), batch, rows, cols) &&
+  if (m.es == 4 && asMatrixTranspose(m.xs, perm, batch, rows, cols) &&
       rows > 1 && cols > 1) {
     kernel = c.ownKernel();
     return [=] {
@@ -47,7 +49,7 @@ BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
     };
   }
   kernel = c.ownKernel(false);
-  StridedWalk walk = transposeWalk(m.xs, c.ints("perm"));
+  StridedWalk walk = transposeWalk(m.xs, perm);
   if (auto shuffle = shortInnerWalk(walk)) {
     // Pairs of 32-bit lanes interleave by AVX-512 permutes.
     kernel = c.ownKernel(shuffle->inner == 2 && m.es == 4);
@@ -59,17 +61,66 @@ BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
   return stridedCopyKernel(m, std::move(walk));
 }
 
+BoundKernel transposeOp(const OpContext &c, std::string &kernel) {
+  return permuteKernel(c, Movement(c), c.ints("perm"), kernel);
+}
+
+/// A transpose of a 6-D view of the buffer. NCHW: the channels split as
+/// (b, b, C) in DCR order or (C, b, b) in CRD order, permuted to
+/// (N, C, H, b, W, b). Channels-last (osc-conv-layout): the same split of
+/// the last axis, permuted to (N, H, b, W, b, C); in DCR order that moves
+/// rows of b*C contiguous values.
+BoundKernel depthToSpaceOp(const OpContext &c, std::string &kernel) {
+  Movement m(c);
+  int64_t b = c.intAttr("blocksize");
+  bool crd = c.flag("crd"), nhwc = c.flag("nhwc");
+  if (m.xs.size() != 4 || b < 1 || m.xs[1] % (b * b))
+    c.fail("depth_to_space needs a 4-D input whose channels are a multiple "
+           "of blocksize^2");
+  int64_t n = m.xs[0], ch = m.xs[1] / (b * b), h = m.xs[2], w = m.xs[3];
+  std::vector<int64_t> perm;
+  if (nhwc && !crd) {
+    m.xs = {n, h, w, b, b, ch};
+    perm = {0, 1, 3, 2, 4, 5};
+  } else if (nhwc) {
+    m.xs = {n, h, w, ch, b, b};
+    perm = {0, 1, 4, 2, 5, 3};
+  } else if (!crd) {
+    m.xs = {n, b, b, ch, h, w};
+    perm = {0, 3, 4, 1, 5, 2};
+  } else {
+    m.xs = {n, ch, b, b, h, w};
+    perm = {0, 1, 4, 2, 5, 3};
+  }
+  return permuteKernel(c, m, perm, kernel);
+}
+
 BoundKernel broadcastToOp(const OpContext &c, std::string &kernel) {
   Movement m(c);
   kernel = c.ownKernel(false);
   return stridedCopyKernel(m, broadcastWalk(m.ys, {m.xs}));
 }
 
+/// A 4-D NCHW shape or index list in channels-last memory order.
+Shape nhwcOrder(const OpContext &c, Shape v) {
+  if (v.size() != 4)
+    c.fail("a channels-last (nhwc) op needs 4-D operands");
+  return {v[0], v[2], v[3], v[1]};
+}
+
 BoundKernel sliceOp(const OpContext &c, std::string &kernel) {
   Movement m(c);
+  Shape starts = c.ints("starts"), steps = c.ints("steps");
+  if (c.flag("nhwc")) {
+    // Channels-last buffers (osc-conv-layout): the same slice in memory
+    // order.
+    m.xs = nhwcOrder(c, m.xs);
+    m.ys = nhwcOrder(c, m.ys);
+    starts = nhwcOrder(c, starts);
+    steps = nhwcOrder(c, steps);
+  }
   kernel = c.ownKernel(false);
-  return stridedCopyKernel(
-      m, sliceWalk(m.xs, c.ints("starts"), m.ys, c.ints("steps")));
+  return stridedCopyKernel(m, sliceWalk(m.xs, starts, m.ys, steps));
 }
 
 BoundKernel gatherOp(const OpContext &c, std::string &kernel) {
@@ -118,11 +169,8 @@ BoundKernel concatOp(const OpContext &c, std::string &kernel) {
     // Channels-last buffers (osc-conv-layout): the same concat over the
     // NHWC shapes, along the memory axis of the NCHW axis.
     static const int64_t memoryAxis[] = {0, 3, 1, 2};
-    for (Shape &s : shapes) {
-      if (s.size() != 4)
-        c.fail("a channels-last (nhwc) concat needs 4-D inputs");
-      s = {s[0], s[2], s[3], s[1]};
-    }
+    for (Shape &s : shapes)
+      s = nhwcOrder(c, s);
     if (axis < 0 || axis > 3)
       c.fail("axis " + std::to_string(axis) + " out of range");
     axis = memoryAxis[axis];
@@ -205,6 +253,7 @@ BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
 
 void opscope::rt::registerDataMovementKernels(KernelRegistry &r) {
   r.add(OpKind::Transpose, {"opscope", {}, transposeOp});
+  r.add(OpKind::DepthToSpace, {"opscope", {}, depthToSpaceOp});
   r.add(OpKind::BroadcastTo, {"opscope", {}, broadcastToOp});
   r.add(OpKind::Slice, {"opscope", {}, sliceOp});
   r.add(OpKind::Gather, {"opscope", {}, gatherOp});

@@ -45,6 +45,33 @@ def Osc_TransposeOp : Osc_ExecOp<"transpose", "Transpose", [Pure],
   let hasFolder = 1;
 }
 
+def Osc_DepthToSpaceOp : Osc_ExecOp<"depth_to_space", "DepthToSpace", [Pure],
+    []> {
+  let summary = "move channel blocks into spatial blocks (ONNX DepthToSpace)";
+  let description = [{
+    An N x C*b*b x H x W input becomes N x C x H*b x W*b, `b` the
+    `blocksize`. Output (c, h*b + i, w*b + j) reads input channel
+    (i*b + j)*C + c (ONNX's DCR mode, the default) or c*b*b + i*b + j
+    (`crd`). The sub-pixel form of a transposed convolution
+    (`osc-fuse`'s deconv-as-conv) ends with one in DCR order.
+
+    `nhwc` (set by `osc-conv-layout`): input and result buffers hold them
+    channels-last, inside a chain of convolutions. In DCR order each
+    input pixel's channels are then b rows of b*C contiguous values that
+    land contiguously in the output.
+
+    ```mlir
+    %y = osc.depth_to_space %x {blocksize = 2 : i64}
+        : tensor<1x96x160x160xf32> -> tensor<1x24x320x320xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, I64Attr:$blocksize, UnitAttr:$crd,
+                       UnitAttr:$nhwc);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Osc_BroadcastToOp : Osc_ExecOp<"broadcast_to", "BroadcastTo", [Pure],
     []> {
   let summary = "numpy-style broadcast to a larger shape";
@@ -143,6 +170,11 @@ def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
     shape is `sizes`. The importer clamps and normalizes ONNX's
     starts/ends/axes/steps into this full-rank form.
 
+    `nhwc` (set by `osc-conv-layout`): 4-D input and result buffers hold
+    them channels-last, inside a chain of convolutions (the crop of a
+    transposed convolution's sub-pixel form); the attributes still count
+    in the NCHW types.
+
     ```mlir
     %y = osc.slice %x {starts = array<i64: 0, 0>, sizes = array<i64: 1, 768>,
                        steps = array<i64: 1, 1>}
@@ -150,7 +182,8 @@ def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
     ```
   }];
   let arguments = (ins Osc_Tensor:$input, DenseI64ArrayAttr:$starts,
-                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps,
+                       UnitAttr:$nhwc);
   let results = (outs Osc_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;

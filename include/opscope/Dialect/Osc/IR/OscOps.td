@@ -225,7 +225,8 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
 }
 
 def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
-    ["getRuntimeOperands", "getWeightOperand", "getFlops"]> {
+    ["getRuntimeOperands", "getWeightOperand", "getFlops",
+     "getInPlaceOperand"]> {
   let summary = "N-d convolution (NCHW) with bias and post-ops";
   let description = [{
     Convolution over 1 to 3 spatial dimensions in `N x C x spatial...` layout.

@@ -329,12 +329,15 @@ def OscConvLayout : Pass<"osc-conv-layout", "::mlir::func::FuncOp"> {
     can stay channels-last: produced by a 2-D convolution or transposed
     convolution, or by an element-wise op (`osc.unary`, or `osc.binary`
     without broadcasting), a nearest/linear resize of H and W, a 2-D max or
-    average pooling or a channel concat whose operands all stay
-    channels-last, and read only by convolutions (as input or residual
-    `sum`), transposed convolutions and by such ops. Element-wise ops do
-    not care about the order of elements when all their operands share it;
-    the runtime's 2-D resize kernel has a channels-last form
-    (`osc.resize {nhwc}`), and oneDNN pools channels-last. It marks each
+    average pooling, a channel concat, a depth-to-space shuffle or a slice
+    whose operands all stay channels-last, and read only by convolutions (as
+    input or residual `sum`), transposed convolutions and by such ops.
+    Element-wise ops do not care about the order of elements when all their
+    operands share it; the runtime's 2-D resize kernel has a channels-last
+    form (`osc.resize {nhwc}`), oneDNN pools channels-last, and
+    `osc.depth_to_space {nhwc}` moves rows of blocksize*C values and
+    `osc.slice {nhwc}` crops in memory order (the sub-pixel form of a
+    transposed convolution stays in the chain). It marks each
     convolution `input_nhwc` / `output_nhwc` accordingly; the runtime then
     binds those buffers in NHWC and reorders only at the chain's boundaries
     (a graph input, a reshape or transpose, a function result, a
