@@ -34,6 +34,7 @@ _cap = (os.environ.get("OPSCOPE_MAX_ISA") or
         os.environ.get("DNNL_MAX_CPU_ISA") or "all").lower()
 if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
     _native_bf16 = False
+# bf16-chains.test: whether --bf16-chains auto carries chains here.
 config.substitutions.append(("%bf16_same", "CLOSE" if _native_bf16 else "EXACT"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
 config.substitutions.append(

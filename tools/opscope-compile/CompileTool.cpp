@@ -103,9 +103,10 @@ void noteEmulatedBf16(const opscope::CompileOptions &opts) {
                << " (" << opscope::tools::cpuModel()
                << (capped ? " under OPSCOPE_MAX_ISA" : "")
                << ") has no bf16 instructions, so bf16 runs on f32 kernels "
-                  "with bf16-rounded operands: bf16's results, at 1.02-1.04x "
-                  "fp32's time (docs/precision.md); for speed compile fp32, "
-                  "or int8\n";
+                  "with bf16 weights and f32 activations (block-sparse ones "
+                  "rounded): fp32's time, and results nearer fp32's than a "
+                  "bf16 CPU gives (docs/precision.md); for speed compile "
+                  "int8\n";
 }
 
 /// --print-fusion and the probe flags (--profile, --profile-types,

@@ -531,8 +531,8 @@ TEST(DenseConv, Int8ChainCarriesU8) {
 
 /// bf16 (--precision bf16): the weights given in bf16, the input rounded
 /// to bf16 on entry; against the reference on the rounded operands
-/// (products exact in f32). Without native bf16 the f32 kernels run and
-/// the implementation says so.
+/// (products exact in f32). Without native bf16 the f32 kernels run on the
+/// bf16 weights and the f32 input as it is, and the implementation says so.
 TEST(DenseConv, Bf16MatchesRoundedReference) {
   ConvParams p = oddConv();
   p.postOps = {PostOp::Relu};
@@ -543,7 +543,7 @@ TEST(DenseConv, Bf16MatchesRoundedReference) {
   std::vector<float> wr(w.size()), xr(x.size());
   bf16ToF32(wb.data(), wr.data(), static_cast<int64_t>(w.size()));
   roundToBf16AsF32(x.data(), xr.data(), static_cast<int64_t>(x.size()));
-  auto ref = refConv(xr, p.input, wr, p.weight, b, p.output, p.strides,
+  auto ref = refConv(nativeBf16() ? xr : x, p.input, wr, p.weight, b, p.output, p.strides,
                      {p.pads[0], p.pads[1]}, p.dilations, p.groups);
   for (bool nhwc : {false, true}) {
     SCOPED_TRACE(nhwc ? "NHWC" : "NCHW");
@@ -567,9 +567,10 @@ TEST(DenseConv, Bf16MatchesRoundedReference) {
 
 /// bf16 chains (osc-bf16-chains): a bf16 convolution that writes bf16
 /// writes exactly its f32 result rounded, and one that reads a bf16 input
-/// computes exactly what it computes on the f32 input it was rounded from;
-/// NCHW and NHWC, and 24 output channels (on f32 kernels computed padded to
-/// 32 and copied out). A bf16 output refuses a sum post-op, f32 weights
+/// computes exactly what it computes on an f32 input of the same values
+/// (the f32 input is rounded on entry with native bf16 and read as it is
+/// without); NCHW and NHWC, and 24 output channels (on f32 kernels
+/// computed padded to 32 and copied out). A bf16 output refuses a sum post-op, f32 weights
 /// refuse bf16 activations.
 TEST(DenseConv, Bf16ChainCarriesBf16) {
   for (int64_t outC : {32, 24}) {
@@ -595,6 +596,7 @@ TEST(DenseConv, Bf16ChainCarriesBf16) {
                                         << (nhwc ? "NHWC" : "NCHW"));
       p.inputNhwc = p.outputNhwc = nhwc;
       std::vector<float> in = nhwc ? toNhwc(x, p.input) : x;
+      roundToBf16AsF32(in.data(), in.data(), static_cast<int64_t>(in.size()));
       roundToBf16(in.data(), xb.data(), static_cast<int64_t>(in.size()));
       Conv f32Out(p, wb.data(), b.data(), true);
       // The padding follows the tier's block of output channels: 16 on
@@ -740,7 +742,7 @@ TEST(DenseConvTranspose, NhwcMatchesPlain) {
 /// bf16 transposed convolution (--precision bf16): the same scatter on the
 /// bf16-rounded input and weights (products exact in f32), 2 groups, a
 /// bias; oneDNN's bf16 deconvolution, or its f32 one on the rounded
-/// operands without native bf16.
+/// weights and the f32 input as it is without native bf16.
 TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
   ConvParams p = convTranspose3x3(4, 3, 2);
   auto x = randomVector(36, 33), w = randomVector(108, 34),
@@ -750,8 +752,8 @@ TEST(DenseConvTranspose, Bf16MatchesRoundedReference) {
   std::vector<float> wr(w.size()), xr(x.size());
   bf16ToF32(wb.data(), wr.data(), static_cast<int64_t>(w.size()));
   roundToBf16AsF32(x.data(), xr.data(), static_cast<int64_t>(x.size()));
-  auto ref =
-      scatterConvTranspose(toDouble(xr), toDouble(wr), toDouble(b), 4, 3, 2);
+  auto ref = scatterConvTranspose(toDouble(nativeBf16() ? xr : x), toDouble(wr),
+                                  toDouble(b), 4, 3, 2);
   Conv conv(p, wb.data(), b.data(), true);
   std::string impl = conv.implementation();
   EXPECT_EQ(impl.size() > 4 && impl.compare(impl.size() - 4, 4, ":f32") == 0,
@@ -1180,6 +1182,7 @@ namespace {
 /// The bf16 matmul (--precision bf16 attention): both operands rounded to
 /// bf16, products exact in f32, against a double reference on the rounded
 /// values; batched with transpose_b and a scale, and with a constant rhs.
+/// Without native bf16 only a constant rhs (weights) is rounded.
 TEST(MatMul, Bf16MatchesRoundedReference) {
   if (hostIsaLevel() < IsaLevel::Avx512Core)
     GTEST_SKIP() << "bf16 matmuls need AVX-512";
@@ -1212,9 +1215,11 @@ TEST(MatMul, Bf16MatchesRoundedReference) {
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
           double acc = 0;
-          for (int64_t k = 0; k < K; ++k)
-            acc += double(round(a[(s * M + i) * K + k])) *
-                   round(b[(s * N + j) * K + k]);
+          for (int64_t k = 0; k < K; ++k) {
+            float av = a[(s * M + i) * K + k], bv = b[(s * N + j) * K + k];
+            acc += double(nativeBf16() ? round(av) : av) *
+                   (nativeBf16() || constant ? round(bv) : bv);
+          }
           double want = 0.5 * acc;
           worst = std::max(worst, std::fabs(c[(s * M + i) * N + j] - want) /
                                       (1.0 + std::fabs(want)));
@@ -1227,7 +1232,7 @@ TEST(MatMul, Bf16MatchesRoundedReference) {
 namespace {
 /// bf16 chains (osc-bf16-chains): a bf16 inner product that writes bf16
 /// writes exactly its f32 result rounded, and one that reads a bf16 input
-/// computes exactly what it computes on the f32 input it was rounded from
+/// computes exactly what it computes on an f32 input of the same values
 /// (the chain changes no bit). A bf16 output refuses a sum post-op, and
 /// each object refuses the other output type.
 TEST(Bf16InnerProduct, ChainCarriesBf16) {
@@ -1238,6 +1243,9 @@ TEST(Bf16InnerProduct, ChainCarriesBf16) {
          x = randomVector(m * k, 73);
     std::vector<uint16_t> w(n * k), x16(m * k);
     roundToBf16(w32.data(), w.data(), n * k);
+    // bf16 values in f32: an f32 input is read as it is without native
+    // bf16, rounded with it, so both tiers see the bf16 input's values.
+    roundToBf16AsF32(x.data(), x.data(), m * k);
     roundToBf16(x.data(), x16.data(), m * k);
     std::vector<PostOp> gelu = {PostOp::GeluErf};
     Bf16InnerProduct f32Out(m, k, n, w.data(), b.data(), gelu);
@@ -1327,6 +1335,10 @@ TEST(MatMul, Bf16ChainCarriesBf16) {
     GTEST_SKIP() << "bf16 matmuls need AVX-512";
   const int64_t B = 2, M = 9, K = 64, N = 33;
   auto a = randomVector(B * M * K, 81), b = randomVector(B * K * N, 82);
+  // bf16 values in f32 (f32 operands are read as they are without native
+  // bf16), so every form sees the bf16 operands' values.
+  roundToBf16AsF32(a.data(), a.data(), a.size());
+  roundToBf16AsF32(b.data(), b.data(), b.size());
   std::vector<uint16_t> a16(a.size()), b16(b.size());
   roundToBf16(a.data(), a16.data(), a.size());
   roundToBf16(b.data(), b16.data(), b.size());

@@ -87,7 +87,6 @@ struct Conv::Impl {
   enum class Input {
     AsIs,      ///< f32, bound in place
     Bf16,      ///< rounded to bf16 (native bf16)
-    Bf16AsF32, ///< rounded to bf16, kept in f32 (f32 kernels)
     Bf16Widen, ///< a bf16 input widened to f32 (f32 kernels)
     U8         ///< quantized with inputScale / inputZero
   } input = Input::AsIs;
@@ -208,9 +207,11 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   const Dims &w = geo.weight, &strides = p.strides, &dil = geo.dilations,
              &padL = geo.padL, &padR = geo.padR;
   int64_t outC = p.output[1];
-  // Without native bf16, a bf16 convolution is an f32 one on the rounded
-  // operands: the weights widened here, the input rounded in run().
+  // Without native bf16, a bf16 convolution is an f32 one on the bf16
+  // weights, widened here (an f32 input read as it is, a bf16 one widened
+  // in run()).
   std::vector<float> widened;
+  bool bf16OnF32 = false;
   if ((p.bf16.input || p.bf16.output) && compute != Compute::Bf16)
     throw std::invalid_argument("bf16 activations need a bf16 convolution");
   if (p.bf16.output && std::find(p.postOps.begin(), p.postOps.end(),
@@ -223,7 +224,8 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     bf16ToF32(static_cast<const uint16_t *>(constWeights), widened.data(),
               static_cast<int64_t>(widened.size()));
     constWeights = widened.data();
-    I.input = p.bf16.input ? Impl::Input::Bf16Widen : Impl::Input::Bf16AsF32;
+    I.input = p.bf16.input ? Impl::Input::Bf16Widen : Impl::Input::AsIs;
+    bf16OnF32 = true;
     I.roundOutput = p.bf16.output;
     compute = Compute::F32;
   } else if (compute == Compute::Bf16) {
@@ -369,7 +371,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
       sumAt = -1;
     }
   }
-  if (I.input == Impl::Input::Bf16AsF32 || I.input == Impl::Input::Bf16Widen)
+  if (bf16OnF32)
     I.implInfo += ":f32";
   I.constWeights = constWeights != nullptr;
   I.weights = constWeights
@@ -511,9 +513,6 @@ void Conv::run(const void *x, const float *weights, const float *bias,
     break;
   case Impl::Input::Bf16:
     roundToBf16(xf, static_cast<uint16_t *>(converted), impl->inElems);
-    break;
-  case Impl::Input::Bf16AsF32:
-    roundToBf16AsF32(xf, static_cast<float *>(converted), impl->inElems);
     break;
   case Impl::Input::Bf16Widen:
     bf16ToF32(static_cast<const uint16_t *>(x), static_cast<float *>(converted),

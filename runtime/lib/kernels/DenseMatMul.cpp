@@ -207,16 +207,16 @@ void MatMul::runRaw(const void *a, const void *b, void *c) {
   Impl &I = *impl;
   auto f32 = [](const void *p) { return static_cast<const float *>(p); };
   auto bf = [](const void *p) { return static_cast<const uint16_t *>(p); };
-  // An f32 operand as the kernel reads it: rounded (kept in f32 without
-  // native bf16), a bf16 one widened then, else as it is.
+  // An operand as the kernel reads it: an f32 one rounded to bf16, or as
+  // it is without native bf16 (f32 kernels; only a constant b, the
+  // weights, is rounded, once); a bf16 one as it is, or widened then.
   auto operand = [&](const void *p, bool isBf16, int slot,
                      int64_t n) -> void * {
+    if (I.asF32 && !isBf16)
+      return const_cast<void *>(p);
     if (I.asF32) {
       auto *r32 = static_cast<float *>(threadScratch(slot, n * sizeof(float)));
-      if (isBf16)
-        bf16ToF32(bf(p), r32, n);
-      else
-        roundToBf16AsF32(f32(p), r32, n);
+      bf16ToF32(bf(p), r32, n);
       return r32;
     }
     if (isBf16)

@@ -129,9 +129,10 @@ struct Bf16Activations {
 /// bf16 inner product: y[M x N] (f32) = post_ops(x[M x K] (bf16) * W^T + b)
 /// with W rounded to bf16 at construction; f32 accumulation. oneDNN picks
 /// AMX or AVX512-BF16; on CPUs without either (nativeBf16(), kernels.h) the
-/// product runs on oneDNN's f32 kernels over the bf16-rounded operands,
-/// which gives the same products at f32 speed (oneDNN's bf16 emulation is
-/// ~3x slower than f32), and implementation() ends in `:f32`.
+/// product runs on oneDNN's f32 kernels over the bf16-rounded weights and
+/// the f32 input as it is (a bf16 input widened): bf16's weights at f32's
+/// speed (oneDNN's bf16 emulation is ~3x slower than f32; rounding the
+/// input too cost 3.5% more than f32), and implementation() ends in `:f32`.
 class Bf16InnerProduct {
 public:
   /// From f32 weights, rounded to bf16 here.
@@ -179,9 +180,9 @@ class MatMul {
 public:
   /// With `bf16`, both operands are rounded to bf16 on every run (into
   /// buffers the object owns; a constant `b` once) and oneDNN's bf16 matmul
-  /// accumulates in f32; without native bf16 (nativeBf16()) they stay in
-  /// f32 after rounding and the f32 matmul runs (implementation() ends in
-  /// `:f32`). With `int8`, both are quantized on every run from their
+  /// accumulates in f32; without native bf16 (nativeBf16()) the f32
+  /// matmul runs on f32 operands as they are and a constant `b` (weights)
+  /// rounded once (implementation() ends in `:f32`). With `int8`, both are quantized on every run from their
   /// ranges then (dynamic, per tensor): `a` to u8 with a zero point, `b`
   /// symmetrically to s8 (a constant `b` once); oneDNN's int8 matmul
   /// accumulates in int32 and scales to f32.
@@ -245,7 +246,8 @@ struct ConvParams {
 /// Convolution with f32 input and output. The weight's type sets what it
 /// computes in: f32; bf16 (the input rounded to bf16 on entry, f32
 /// accumulation; on CPUs without native bf16, nativeBf16(), oneDNN's f32
-/// kernels on the rounded operands, implementation() ending in `:f32`);
+/// kernels on the bf16 weights and the f32 input as it is,
+/// implementation() ending in `:f32`);
 /// int8 (u8 input x s8 weight, s32 accumulation, per-channel output scales,
 /// f32 bias, post-ops and output).
 class Conv {

@@ -129,8 +129,9 @@ void bf16ToF32(const uint16_t *x, float *y, int64_t n);
 /// Whether the CPU multiplies bf16 in hardware (AVX512-BF16, which every
 /// AMX CPU has too) within the ISA cap. Without it oneDNN's bf16 kernels
 /// emulate it (measured ~3x slower than f32 on an Ice Lake Xeon), and the
-/// bf16 inner products and matmuls compute in f32 on bf16-rounded operands
-/// instead: the same products, at f32 speed.
+/// bf16 inner products, matmuls and convolutions run f32 kernels on the
+/// bf16-rounded weights and the f32 activations as they are instead: f32
+/// speed (block-sparse bf16 rounds its activations too, sparse.h).
 bool nativeBf16();
 
 /// Quantizes n floats to u8 (int8 inner products): q = clamp(round(x /
