@@ -156,7 +156,11 @@ static void BM_MaxPoolNhwc(benchmark::State &state) {
 
 /// DistilBERT's linear layers at seq 128: QKV/output (768 -> 768), FFN up
 /// (768 -> 3072, GELU post-op) and down (3072 -> 768, residual sum).
-static void BM_InnerProduct(benchmark::State &state) {
+/// An inner product of DistilBERT's shapes (M = 128): f32, or bf16 (IP =
+/// Bf16InnerProduct: oneDNN's bf16 kernels where the CPU has bf16
+/// instructions, else f32 kernels on the bf16 weights), so the two rows
+/// show bf16's cost or gain over f32 at this tier.
+template <typename IP> void innerProductBench(benchmark::State &state) {
   int64_t m = 128, k = state.range(0), n = state.range(1);
   std::vector<float> x(m * k, 0.01f), w(n * k, 0.02f), b(n, 0.0f), y(m * n);
   std::vector<PostOp> post;
@@ -164,7 +168,7 @@ static void BM_InnerProduct(benchmark::State &state) {
     post.push_back(PostOp::GeluErf);
   if (k > n)
     post.push_back(PostOp::Sum);
-  InnerProduct ip(m, k, n, w.data(), b.data(), post);
+  IP ip(m, k, n, w.data(), b.data(), post);
   for (auto _ : state)
     ip.run(x.data(), y.data(), y.data());
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -173,30 +177,15 @@ static void BM_InnerProduct(benchmark::State &state) {
   state.SetLabel(ip.implementation());
 }
 
+static void BM_InnerProduct(benchmark::State &state) {
+  innerProductBench<InnerProduct>(state);
+}
 BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
-/// The same products in bf16: oneDNN's bf16 kernels where the CPU has
-/// bf16 instructions, else f32 kernels on bf16-rounded operands (the
-/// rounding of the input counted), so the two rows show bf16's cost or
-/// gain over f32 at this tier.
 static void BM_Bf16InnerProduct(benchmark::State &state) {
-  int64_t m = 128, k = state.range(0), n = state.range(1);
-  std::vector<float> x(m * k, 0.01f), w(n * k, 0.02f), b(n, 0.0f), y(m * n);
-  std::vector<PostOp> post;
-  if (n > k)
-    post.push_back(PostOp::GeluErf);
-  if (k > n)
-    post.push_back(PostOp::Sum);
-  Bf16InnerProduct ip(m, k, n, w.data(), b.data(), post);
-  for (auto _ : state)
-    ip.run(x.data(), y.data(), y.data());
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
-      benchmark::Counter::kIs1000);
-  state.SetLabel(ip.implementation());
+  innerProductBench<Bf16InnerProduct>(state);
 }
-
 BENCHMARK(BM_Bf16InnerProduct)->Args({768, 768})->Args({768, 3072})
     ->Args({3072, 768})->Unit(benchmark::kMicrosecond);
 

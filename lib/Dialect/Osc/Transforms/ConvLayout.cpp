@@ -15,6 +15,7 @@
 #include "opscope/Dialect/Osc/Transforms/Passes.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace opscope::osc {
@@ -154,25 +155,14 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
         }
     }
     int64_t removed = 0;
-    getOperation().walk([&](ResizeOp r) {
-      if (nhwc.contains(r.getOutput()))
-        r.setNhwc(true);
-    });
-    getOperation().walk([&](PoolOp p) {
-      if (nhwc.contains(p.getOutput()))
-        p.setNhwc(true);
-    });
-    getOperation().walk([&](ConcatOp c) {
-      if (nhwc.contains(c.getOutput()))
-        c.setNhwc(true);
-    });
-    getOperation().walk([&](DepthToSpaceOp d) {
-      if (nhwc.contains(d.getOutput()))
-        d.setNhwc(true);
-    });
-    getOperation().walk([&](SliceOp sl) {
-      if (nhwc.contains(sl.getOutput()))
-        sl.setNhwc(true);
+    // The ops between convolutions that carry an `nhwc` flag of their own.
+    getOperation().walk([&](Operation *op) {
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<ResizeOp, PoolOp, ConcatOp, DepthToSpaceOp, SliceOp>(
+              [&](auto flagged) {
+                if (nhwc.contains(flagged.getOutput()))
+                  flagged.setNhwc(true);
+              });
     });
     auto mark = [&](auto conv) {
       if (!isChainConv(conv))
