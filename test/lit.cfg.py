@@ -34,8 +34,8 @@ _cap = (os.environ.get("OPSCOPE_MAX_ISA") or
         os.environ.get("DNNL_MAX_CPU_ISA") or "all").lower()
 if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
     _native_bf16 = False
-# bf16-chains.test: whether --bf16-chains auto carries chains here.
-config.substitutions.append(("%bf16_same", "CLOSE" if _native_bf16 else "EXACT"))
+# Whether --bf16-chains auto carries chains here (bf16-chains.test).
+config.substitutions.append(("%bf16_chains_auto", "ON" if _native_bf16 else "OFF"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
 config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))

@@ -432,7 +432,7 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
               cast<osc::MatMulOp>(op).getComputeBf16()) ||
              (isa<osc::SoftmaxOp, osc::LayerNormOp>(op) &&
               v == op->getResult(0)) ||
-             isa<osc::TransposeOp>(op)))
+             isa<osc::TransposeOp, osc::DepthToSpaceOp>(op)))
           continue;
         std::string type;
         llvm::raw_string_ostream os(type);

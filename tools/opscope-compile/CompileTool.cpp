@@ -90,8 +90,8 @@ void targetThisCpu(opscope::CompileOptions &opts) {
 }
 
 /// --precision bf16 on a tier without bf16 instructions (below AVX512-BF16):
-/// the products run on f32 kernels with the operands rounded to bf16, for
-/// bf16's results, and rounding each input costs 1.5-3.2% per product
+/// the products run on f32 kernels with bf16 weights and f32 activations,
+/// at fp32's speed and with results nearer fp32's than a bf16 CPU's
 /// (docs/precision.md). Said once, with what to use for speed.
 void noteEmulatedBf16(const opscope::CompileOptions &opts) {
   using opscope::rt::IsaLevel;

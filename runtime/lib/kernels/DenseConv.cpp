@@ -103,7 +103,9 @@ struct Conv::Impl {
   /// buffer, or `addendCopy` (allocated on first need, `addendFloats`) when
   /// the residual is in place (oneDNN's 1x1 kernels store partial sums in
   /// the destination: SSE4.1's, 160 channels over 5x5, read those back as
-  /// the addend) or plain NCHW (reordered from `residual`).
+  /// the addend; osc-plan-memory never plans such a conv in place, so only
+  /// a direct caller of Conv gets there) or plain NCHW (reordered from
+  /// `residual`).
   bool sumAsAdd = false;
   dnnl::memory addend, residual;
   dnnl::reorder addendIn;

@@ -26,12 +26,14 @@ struct MatMul::Impl {
   dnnl::matmul prim;
   dnnl::memory a, b, c;
   bool constB = false, bf16 = false, int8 = false;
-  /// bf16 without native bf16: f32 kernels on the rounded operands.
+  /// bf16 without native bf16: f32 kernels on f32 operands (a constant b
+  /// rounded to bf16 once).
   bool asF32 = false;
   int64_t aElems = 0, bElems = 0;
-  /// bf16: the operands rounded (kept in f32 without native bf16) into
-  /// threadScratch slots 0 and 1; bf16 chains: which buffers are bf16, and
-  /// without native bf16 a bf16 c is written in f32 (slot 2) and rounded.
+  /// bf16: the f32 operands rounded (a bf16 one widened without native
+  /// bf16) into threadScratch slots 0 and 1; bf16 chains: which buffers are
+  /// bf16, and without native bf16 a bf16 c is written in f32 (slot 2) and
+  /// rounded.
   MatMul::Bf16Io io;
   int64_t cElems = 0;
   /// int8: the quantized operands, the output scale (scale x a's x b's)

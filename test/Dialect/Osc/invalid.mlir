@@ -1615,3 +1615,11 @@ func.func @depth_to_space_shape(%x: tensor<1x8x4x4xf32>) -> tensor<1x2x8x4xf32> 
   %0 = osc.depth_to_space %x {blocksize = 2 : i64} : tensor<1x8x4x4xf32> -> tensor<1x2x8x4xf32>
   return %0 : tensor<1x2x8x4xf32>
 }
+
+// -----
+
+func.func @slice_nhwc_rank(%x: tensor<4x5xf32>) -> tensor<1x1xf32> {
+  // expected-error @+1 {{nhwc needs a 4-D input, got rank 2}}
+  %0 = osc.slice %x {starts = array<i64: 0, 0>, sizes = array<i64: 1, 1>, steps = array<i64: 1, 1>, nhwc} : tensor<4x5xf32> -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}

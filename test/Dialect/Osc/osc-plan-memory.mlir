@@ -114,6 +114,22 @@ module {
 
 // -----
 
+// Nor when the input is a reshape of the residual: the same buffer.
+// CHECK-LABEL: module attributes
+// CHECK: osc.unary relu %arg0 {osc.live_bytes = {{.*}}, osc.offset = 2048 : i64}
+// CHECK: osc.conv {{.*}} post_ops [sum] {{{.*}}osc.offset = 4096 : i64
+module {
+  func.func @conv_sum_reshaped(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+    %w = osc.constant dense<0.1> : tensor<8x2x2x2xf32>
+    %r = osc.unary relu %x : tensor<1x8x8x8xf32>
+    %v = osc.reshape %r : tensor<1x8x8x8xf32> -> tensor<1x2x16x16xf32>
+    %c = osc.conv %v, %w sum(%r) post_ops [sum] {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x16x16xf32>, tensor<8x2x2x2xf32>, tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+    return %c : tensor<1x8x8x8xf32>
+  }
+}
+
+// -----
+
 // expected-error @+1 {{osc-plan-memory needs the weights}}
 module attributes {osc.weights_elided} {
   func.func @elided(%x: tensor<4xf32>) -> tensor<4xf32> {

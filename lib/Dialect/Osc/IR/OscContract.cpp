@@ -55,10 +55,11 @@ bool sameBuffer(Operation *op, Value operand) {
 
 /// A sum post-op's residual (`sum`) as the buffer the result takes over,
 /// the kernel accumulating into it in place: its operand index, or -1 when
-/// the sizes differ or the op also reads it as its input (the kernel would
-/// overwrite what it still reads).
-int sumInPlaceOperand(Operation *op, Value input, Value sum) {
-  if (!sum || sum == input || !sameBuffer(op, sum))
+/// the sizes differ. (osc-plan-memory refuses it when the op also reads
+/// that buffer through its input: the kernel would overwrite what it
+/// still reads.)
+int sumInPlaceOperand(Operation *op, Value sum) {
+  if (!sum || !sameBuffer(op, sum))
     return -1;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
     if (v == sum)
@@ -123,7 +124,7 @@ std::optional<double> InnerProductOp::getFlops() {
 int InnerProductOp::getInPlaceOperand() {
   // The sum post-op reads the residual element before the output element
   // at the same position is written.
-  return sumInPlaceOperand(*this, getInput(), getSumInput());
+  return sumInPlaceOperand(*this, getSumInput());
 }
 
 SmallVector<Value> SparseInnerProductOp::getRuntimeOperands() {
@@ -141,7 +142,7 @@ double SparseInnerProductOp::getBytesMoved() {
   return operandAndResultBytes(*this);
 }
 int SparseInnerProductOp::getInPlaceOperand() {
-  return sumInPlaceOperand(*this, getInput(), getSumInput());
+  return sumInPlaceOperand(*this, getSumInput());
 }
 
 SmallVector<Value> ConvOp::getRuntimeOperands() {
@@ -158,7 +159,7 @@ int ConvOp::getInPlaceOperand() {
   if (post.empty() ||
       cast<PostOpKindAttr>(post[0]).getValue() != PostOpKind::sum)
     return -1;
-  return sumInPlaceOperand(*this, getInput(), getSumInput());
+  return sumInPlaceOperand(*this, getSumInput());
 }
 std::optional<double> ConvOp::getFlops() {
   auto w = cast<RankedTensorType>(getWeight().getType());

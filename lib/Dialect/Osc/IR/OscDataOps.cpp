@@ -306,6 +306,8 @@ LogicalResult SliceOp::verify() {
       getSteps().size() != rank)
     return emitOpError("starts, sizes and steps need ")
            << rank << " entries each (the input rank)";
+  if (getNhwc() && rank != 4)
+    return emitOpError("nhwc needs a 4-D input, got rank ") << rank;
   for (size_t d = 0; d < rank; ++d) {
     int64_t start = getStarts()[d], size = getSizes()[d], step = getSteps()[d];
     if (step == 0)

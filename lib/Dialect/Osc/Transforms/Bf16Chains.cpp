@@ -3,10 +3,10 @@
 // Part of opscope. bf16 activations between the ops of a bf16 model: where
 // every reader of a value rounds it to bf16 on entry anyway (a bf16 inner
 // product's or convolution's input, a compute_bf16 matmul's operand), seen
-// through reshapes and transposes, its producer writes it in bf16 and the
-// readers read it as it is: they compute with the same bf16 values, the
-// f32 tensor and (with native bf16) their rounding passes go. See
-// Passes.td for the rules.
+// through reshapes, transposes and depth-to-space shuffles, its producer
+// writes it in bf16 and the readers read it as it is: with native bf16
+// they compute with the same bf16 values, and the f32 tensor and their
+// rounding passes go. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +46,7 @@ bool roundsOperand(Operation *op, unsigned i) {
 /// Ops that move elements without computing on them: a bf16 input gives a
 /// bf16 result with the same values.
 bool passesThrough(Operation *op, unsigned i) {
-  return isa<ReshapeOp, TransposeOp>(op) && i == 0;
+  return isa<ReshapeOp, TransposeOp, DepthToSpaceOp>(op) && i == 0;
 }
 
 /// Whether every reader of `v` rounds it to bf16 on entry, seen through

@@ -85,9 +85,11 @@ bool isLayoutAgnostic(Operation *op) {
   if (auto pool = dyn_cast<PoolOp>(op))
     return isActivation4d(pool.getInput()) && isActivation4d(pool.getOutput());
   // A depth-to-space shuffle (a transposed convolution's sub-pixel form, a
-  // pixel shuffle): channels-last it moves rows of blocksize*C values.
+  // pixel shuffle): channels-last it moves rows of blocksize*C values, of
+  // any element type (a bf16 chain passes through it).
   if (auto d2s = dyn_cast<DepthToSpaceOp>(op))
-    return isActivation4d(d2s.getInput()) && isActivation4d(d2s.getOutput());
+    return isConvActivation4d(d2s.getInput()) &&
+           isConvActivation4d(d2s.getOutput());
   // A slice of 4-D activations (the crop after a sub-pixel shuffle): the
   // same strided copy in memory order.
   if (auto slice = dyn_cast<SliceOp>(op))

@@ -5,8 +5,9 @@
 // run allocates nothing. Buffers are placed first-fit in definition order
 // among those still live; a buffer is free after the last op that reads it
 // or any of its aliases. Reshapes and probe results alias their source.
-// Elementwise ops (and inner_product's `sum` post-op) write in place into an
-// operand of the same size whose last reader they are. Function arguments
+// Elementwise ops (and a `sum` post-op: inner_product's, sparse_inner_
+// product's, conv's when it comes first) write in place into an operand of
+// the same size whose last reader they are. Function arguments
 // and results are never overwritten (a benchmark writes inputs once and
 // runs many times). Control flow (osc.if, osc.loop): ops in regions are
 // planned in place, in the order the schedule runs them (then before else);
@@ -386,6 +387,17 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
         auto buf = plannedBuffer(src);
         bool own = !isa<BlockArgument>(src) && buf &&
                    buf->kind == PlannedBuffer::Arena;
+        // Another operand reading the same buffer (the same value, a
+        // reshape or probe of it): only an element-wise op, which reads
+        // each element before writing it, may overwrite it then; a sum
+        // post-op's kernel still reads its input while it writes.
+        bool readElsewhere = llvm::any_of(
+            llvm::enumerate(op->getOperands()), [&](auto o) {
+              return static_cast<int>(o.index()) != inPlace &&
+                     aliasRoot(o.value()) == src;
+            });
+        if (readElsewhere && !isa<UnaryOp, BinaryOp, GeluOp>(op))
+          own = false;
         if (own && lastUse[src] == now) {
           // Take over the operand's buffer and its interval.
           for (Interval &i : live)

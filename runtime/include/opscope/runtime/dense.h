@@ -132,7 +132,7 @@ struct Bf16Activations {
 /// product runs on oneDNN's f32 kernels over the bf16-rounded weights and
 /// the f32 input as it is (a bf16 input widened): bf16's weights at f32's
 /// speed (oneDNN's bf16 emulation is ~3x slower than f32; rounding the
-/// input too cost 3.5% more than f32), and implementation() ends in `:f32`.
+/// input too cost 3.6% more than f32), and implementation() ends in `:f32`.
 class Bf16InnerProduct {
 public:
   /// From f32 weights, rounded to bf16 here.

@@ -47,7 +47,8 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   if (w.dtype == DType::BF16) {
     // --precision bf16: an f32 input is rounded to bf16 on entry, a bf16
     // one (osc-bf16-chains) read as it is; f32 out, or bf16 inside a chain
-    // (f32 kernels on the rounded operands without native bf16).
+    // (without native bf16: f32 kernels on the bf16 weights, an f32 input
+    // read as it is).
     Bf16Activations io{c.bf16OrF32(x, "input"), c.bf16OrF32(y, "output")};
     if (io.output && c.has(3))
       c.fail("a bf16 output takes no sum input");

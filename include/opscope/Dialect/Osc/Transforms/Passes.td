@@ -259,17 +259,21 @@ def OscBf16Chains : Pass<"osc-bf16-chains", "::mlir::func::FuncOp"> {
   let description = [{
     After `osc-precision` with `precision=bf16`, every bf16 inner product,
     convolution and `compute_bf16` matmul rounds its f32 operands to bf16
-    on entry, and every value between ops is f32. Where every reader of a
-    value rounds it so anyway (a bf16 inner product's or convolution's
-    input, a `compute_bf16` matmul's operand), seen through the reshapes
-    and transposes that only move it, this pass makes the value bf16: its
-    producer computes in f32 as before and rounds what it writes (to
-    nearest even), the reshapes and transposes move bf16 elements, and the
-    readers read them as they are. The readers compute with the same bf16
-    values as before: where the bf16 products run on f32 kernels the
-    results are the same bits; where oneDNN computes bf16 natively its
+    on entry where bf16 is native (on f32 kernels, CPUs without bf16
+    instructions, it reads f32 activations as they are and only the
+    weights are bf16), and every value between ops is f32. Where every
+    reader of a value rounds it so anyway (a bf16 inner product's or
+    convolution's input, a `compute_bf16` matmul's operand), seen through
+    the reshapes, transposes and depth-to-space shuffles that only move it,
+    this pass makes the value bf16: its producer computes in f32 as before
+    and rounds what it writes (to nearest even), the ops that only move it
+    move bf16 elements, and the
+    readers read them as they are. Where oneDNN computes bf16 natively the
+    readers compute with the same bf16 values as before, and its
     bf16-output primitives may sum in another order than the f32-output
-    ones, so results agree within rounding. The f32 tensor, half of the
+    ones, so results agree within rounding; where the bf16 products run on
+    f32 kernels a hand-over rounds values the unchained reader takes as
+    they are. The f32 tensor, half of the
     bytes moved between the ops, and (with native bf16, where the
     producer's oneDNN primitive writes bf16 itself) the readers' separate
     rounding passes go.
@@ -294,9 +298,9 @@ def OscBf16Chains : Pass<"osc-bf16-chains", "::mlir::func::FuncOp"> {
     `mode=auto` (the default) carries chains only when this machine
     multiplies bf16 natively (`avx512_bf16` or `amx_bf16` in
     /proc/cpuinfo): without it the bf16 products run on f32 kernels over
-    rounded operands, so a producer cannot write bf16 itself and each
-    hand-over adds a rounding pass to it while its reader still widens
-    (docs/precision.md has the measurement). `always` and `never` force it.
+    bf16 weights and f32 activations, so a producer cannot write bf16
+    itself and each hand-over adds a rounding pass to it while its reader
+    widens (docs/precision.md has the measurement). `always` and `never` force it.
     ```mlir
     %q = osc.inner_product %x, %wq bias(%bq) : (tensor<128x768xf32>, tensor<768x768xbf16>, tensor<768xf32>) -> tensor<128x768xf32>
     %t = osc.transpose %q {perm = array<i64: 1, 0>} : tensor<128x768xf32> -> tensor<768x128xf32>
@@ -424,9 +428,11 @@ def OscPlanMemory : Pass<"osc-plan-memory", "::mlir::ModuleOp"> {
     activation arena; function arguments get `osc.arg_offsets`. A buffer is
     reused once the last op reading it (or any reshape/probe alias of it)
     has run; placement is first-fit in definition order, 64-byte aligned.
-    Unary, binary and gelu ops, and inner_product with a `sum` post-op, write
-    in place over an operand of the same shape whose last reader they are.
-    Function arguments and results are never overwritten.
+    Unary, binary and gelu ops, inner_product and sparse_inner_product with
+    a `sum` post-op, and conv whose first post-op is a `sum`, write in place
+    over an operand of the same shape whose last reader they are (a sum
+    post-op's residual; not when the op also reads that buffer as its
+    input). Function arguments and results are never overwritten.
 
     Constants get `osc.weight_offset`, their position in the `.weights`
     file (after a 64-byte header, each 64-byte aligned). A splat constant of
