@@ -100,8 +100,8 @@ struct Conv::Impl {
   dnnl::memory zero;
   /// A sum after an element-wise post-op below AVX-512: a binary add of
   /// `addend`, channels-last like the destination. It views the residual's
-  /// buffer, or `addendCopy` (allocated on first need, `addendFloats`) when
-  /// the residual is in place (oneDNN's 1x1 kernels store partial sums in
+  /// buffer, or `addendCopy` (`addendFloats`; allocated at build for the
+  /// reorder, on first need otherwise) when the residual is in place (oneDNN's 1x1 kernels store partial sums in
   /// the destination: SSE4.1's, 160 channels over 5x5, read those back as
   /// the addend; osc-plan-memory never plans such a conv in place, so only
   /// a direct caller of Conv gets there) or plain NCHW (reordered from
@@ -418,6 +418,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     if (chosenDst != dstMd) {
       I.residual = dnnl::memory(dstMd, ctx.engine, DNNL_MEMORY_NONE);
       I.addendIn = dnnl::reorder(I.residual, I.addend);
+      I.addendCopy.resize(I.addendFloats); // every run reorders into it
     }
     I.args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(sumAt) | DNNL_ARG_SRC_1] = I.addend;
   }
@@ -488,7 +489,7 @@ void Conv::run(const void *x, const float *weights, const float *bias,
   bool blockedDst = bool(impl->dstBlocked);
   if (impl->sumAsAdd) {
     Impl &I = *impl;
-    if ((I.addendIn || sum == y) && I.addendCopy.empty())
+    if (sum == y && I.addendCopy.empty())
       I.addendCopy.resize(I.addendFloats);
     void *copy = I.addendCopy.data();
     if (I.addendIn) {

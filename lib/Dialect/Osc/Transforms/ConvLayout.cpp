@@ -157,15 +157,6 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
         }
     }
     int64_t removed = 0;
-    // The ops between convolutions that carry an `nhwc` flag of their own.
-    getOperation().walk([&](Operation *op) {
-      llvm::TypeSwitch<Operation *>(op)
-          .Case<ResizeOp, PoolOp, ConcatOp, DepthToSpaceOp, SliceOp>(
-              [&](auto flagged) {
-                if (nhwc.contains(flagged.getOutput()))
-                  flagged.setNhwc(true);
-              });
-    });
     auto mark = [&](auto conv) {
       if (!isChainConv(conv))
         return;
@@ -178,8 +169,16 @@ struct ConvLayoutPass : osc::impl::OscConvLayoutBase<ConvLayoutPass> {
         ++removed;
       }
     };
-    getOperation().walk([&](ConvOp conv) { mark(conv); });
-    getOperation().walk([&](ConvTransposeOp conv) { mark(conv); });
+    getOperation().walk([&](Operation *op) {
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<ConvOp, ConvTransposeOp>(mark)
+          // The ops between convolutions with an `nhwc` flag of their own.
+          .Case<ResizeOp, PoolOp, ConcatOp, DepthToSpaceOp, SliceOp>(
+              [&](auto flagged) {
+                if (nhwc.contains(flagged.getOutput()))
+                  flagged.setNhwc(true);
+              });
+    });
     numRemoved += removed;
     numKept += 2 * convs - removed;
     if (report && convs)
