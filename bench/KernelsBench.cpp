@@ -189,6 +189,38 @@ static void BM_Bf16InnerProduct(benchmark::State &state) {
 BENCHMARK(BM_Bf16InnerProduct)->Args({768, 768})->Args({768, 3072})
     ->Args({3072, 768})->Unit(benchmark::kMicrosecond);
 
+/// A 3x3, stride-1, padded convolution on channels-last activations, as
+/// oneDNN's direct kernels (range 1 = 0) or Winograd F(2x2, 3x3) (2) or
+/// F(4x4, 3x3) (4) on the table's tier: batch x C x HW x HW to K channels, ReLU. The shapes
+/// are the OCR-like detector's, the U-Net's and the corpus CNN's.
+static void BM_Conv3x3(benchmark::State &state) {
+  setTier(state);
+  int64_t tile = state.range(1);
+  int64_t c = state.range(2), k = state.range(3), hw = state.range(4),
+          n = state.range(5);
+  ConvParams p;
+  p.input = {n, c, hw, hw};
+  p.weight = {k, c, 3, 3};
+  p.output = {n, k, hw, hw};
+  p.strides = p.dilations = {1, 1};
+  p.pads = {1, 1, 1, 1};
+  p.postOps = {PostOp::Relu};
+  p.inputNhwc = p.outputNhwc = true;
+  p.algorithm = tile == 2   ? ConvAlgorithm::WinogradF2x3
+                : tile == 4 ? ConvAlgorithm::WinogradF4x3
+                            : ConvAlgorithm::Direct;
+  std::vector<float> x(numElements(p.input), 0.25f), w(k * c * 9, 0.01f),
+      b(k, 0.1f), y(numElements(p.output));
+  Conv conv(p, w.data(), b.data(), true);
+  for (auto _ : state)
+    conv.run(x.data(), nullptr, nullptr, y.data());
+  // Direct-equivalent FLOPs, so that the rows compare as times.
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * 9 * c * k * hw * hw * n * state.iterations(),
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  state.SetLabel(conv.implementation());
+}
+
 /// Each own kernel at every tier of the kernel table this CPU (under
 /// OPSCOPE_MAX_ISA) has: reference, avx2, avx512 (never a row of errors
 /// for a tier it lacks).
@@ -220,6 +252,26 @@ int main(int argc, char **argv) {
       benchmark::RegisterBenchmark(name, fn)
           ->Arg(static_cast<int64_t>(level))
           ->Unit(benchmark::kMicrosecond);
+  // The 3x3 convolutions: oneDNN's direct kernels at the CPU's tier, and
+  // Winograd at the table's AVX2 tier (the AVX-512 levels run the same
+  // AVX2 forms).
+  const std::vector<int64_t> convShapes[] = {
+      {96, 24, 80, 1}, {32, 32, 128, 1}, {16, 16, 256, 1},
+      {64, 64, 64, 1}, {32, 32, 16, 8},  {128, 128, 4, 8}};
+  for (const auto &shape : convShapes) {
+    auto reg = [&](IsaLevel level, int64_t algorithm) {
+      std::vector<int64_t> args = {static_cast<int64_t>(level), algorithm};
+      args.insert(args.end(), shape.begin(), shape.end());
+      benchmark::RegisterBenchmark("BM_Conv3x3", BM_Conv3x3)
+          ->Args(args)
+          ->ArgNames({"tier", "winograd_tile", "c", "k", "hw", "n"})
+          ->Unit(benchmark::kMicrosecond);
+    };
+    reg(tiers.back(), 0);
+    if (std::find(tiers.begin(), tiers.end(), IsaLevel::Avx2) != tiers.end())
+      for (int64_t tile : {2, 4})
+        reg(IsaLevel::Avx2, tile);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 2;

@@ -34,6 +34,10 @@ _cap = (os.environ.get("OPSCOPE_MAX_ISA") or
         os.environ.get("DNNL_MAX_CPU_ISA") or "all").lower()
 if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
     _native_bf16 = False
+# Whether the CPU has AVX2 and FMA, the tier OPSCOPE_MAX_ISA=avx2 then
+# gives (tests of that tier's own kernels REQUIRE it).
+if " avx2 " in _flags and " fma " in _flags:
+    config.available_features.add("cpu-avx2")
 # Whether --bf16-chains auto carries chains here (bf16-chains.test).
 config.substitutions.append(("%bf16_chains_auto", "ON" if _native_bf16 else "OFF"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).

@@ -9,6 +9,8 @@
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 
+#include "Tiers.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -391,6 +393,145 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
           }
         }
   }
+}
+
+/// Winograd, F(2x2, 3x3) and F(4x4, 3x3), at every kernel tier against
+/// the direct reference (within a bound scaled by sum |x| |w|): the detector's 96 -> 24 over 20 x 20,
+/// channel counts that are not a multiple of 8 (input and output), each
+/// panel width (8, 16, 24 output channels), odd output sizes (a tile
+/// half outside), uneven and zero pads, batches, no bias; channels-last
+/// and channels-first outputs; with the post-ops in either order and the
+/// residual separate and in place.
+class WinogradConvTier : public tiers::TierTest {};
+
+TEST_P(WinogradConvTier, MatchesDirectReference) {
+  struct Shape {
+    Dims input;
+    int64_t outC;
+    Dims pads; // top, left, bottom, right
+    bool bias;
+  };
+  const Shape shapes[] = {
+      {{1, 96, 20, 20}, 24, {1, 1, 1, 1}, true},
+      {{2, 5, 7, 9}, 12, {1, 1, 1, 1}, true},
+      {{1, 16, 6, 5}, 40, {0, 2, 1, 0}, false},
+      {{3, 32, 4, 4}, 16, {1, 1, 1, 1}, true},
+      {{1, 8, 3, 3}, 8, {0, 0, 0, 0}, true},
+      {{2, 19, 11, 4}, 33, {2, 1, 0, 1}, true},
+  };
+  const std::vector<PostOp> postOpSets[] = {{},
+                                            {PostOp::Relu},
+                                            {PostOp::Sum, PostOp::Relu},
+                                            {PostOp::HardSwish, PostOp::Sum},
+                                            {PostOp::Sigmoid}};
+  unsigned seed = 500;
+  for (const Shape &s : shapes) {
+    ConvParams p;
+    p.input = s.input;
+    p.weight = {s.outC, s.input[1], 3, 3};
+    p.strides = {1, 1};
+    p.dilations = {1, 1};
+    p.pads = s.pads;
+    p.output = {s.input[0], s.outC, s.input[2] + s.pads[0] + s.pads[2] - 2,
+                s.input[3] + s.pads[1] + s.pads[3] - 2};
+    p.inputNhwc = true;
+    auto x = randomVector(numElements(p.input), ++seed),
+         w = randomVector(numElements(p.weight), ++seed),
+         b = s.bias ? randomVector(s.outC, ++seed) : std::vector<float>(),
+         r = randomVector(numElements(p.output), ++seed);
+    auto conv0 = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
+                         {p.pads[0], p.pads[1]}, p.dilations, 1);
+    // The sums' magnitudes: Winograd's error is that of reassociated sums
+    // of products, scaled by sum |x| |w|, not by |y|.
+    auto absOf = [](std::vector<float> v) {
+      for (float &e : v)
+        e = std::fabs(e);
+      return v;
+    };
+    auto magnitude = refConv(absOf(x), p.input, absOf(w), p.weight, absOf(b),
+                             p.output, p.strides, {p.pads[0], p.pads[1]},
+                             p.dilations, 1);
+    auto xIn = toNhwc(x, p.input);
+    for (int tile : {2, 4})
+    for (bool outNhwc : {true, false})
+      for (const auto &postOps : postOpSets) {
+        p.algorithm = tile == 2 ? ConvAlgorithm::WinogradF2x3
+                                : ConvAlgorithm::WinogradF4x3;
+        p.outputNhwc = outNhwc;
+        auto res = outNhwc ? toNhwc(r, p.output) : r;
+        bool sum = std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                   postOps.end();
+        for (bool inPlace :
+             sum ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "input " << s.input[0] << "x" << s.input[1] << "x"
+                       << s.input[2] << "x" << s.input[3] << " to " << s.outC
+                       << ", F(" << tile << "x" << tile << ", 3x3)"
+                       << (outNhwc ? " NHWC" : " NCHW") << ", "
+                       << postOps.size() << " post-ops"
+                       << (inPlace ? ", residual in place" : ""));
+          p.postOps = postOps;
+          Conv conv(p, w.data(), s.bias ? b.data() : nullptr, s.bias);
+          EXPECT_TRUE(conv.ownKernel());
+          // The AVX-512 levels run the AVX2 forms.
+          EXPECT_EQ(conv.implementation(),
+                    std::string(tile == 2 ? "winograd_f2x3:"
+                                          : "winograd_f4x3:") +
+                        (GetParam() == IsaLevel::Sse41 ? "reference" : "avx2"));
+          std::vector<float> y(res.size(), -7.0f);
+          if (inPlace)
+            y = res;
+          conv.run(xIn.data(), nullptr, nullptr, y.data(),
+                   inPlace ? y.data() : res.data());
+          if (outNhwc)
+            y = fromNhwc(y, p.output);
+          for (size_t i = 0; i < y.size(); ++i) {
+            double want = conv0[i];
+            for (PostOp op : postOps)
+              want = applyPostOp(op, want, r[i]);
+            // Measured worst: 1.9e-7 (2x2), 2.3e-6 (4x4) of the magnitude;
+            // a wrong coefficient would be off by |x| |w| ~ 0.1.
+            double rel = tile == 2 ? 1e-6 : 1e-5;
+            ASSERT_NEAR(y[i], want, rel * magnitude[i] + 1e-6) << i;
+          }
+        }
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, WinogradConvTier,
+                         ::testing::ValuesIn(tiers::kernelLevels()),
+                         tiers::levelParamName);
+
+/// ConvAlgorithm::Auto takes Winograd exactly where the kernel table
+/// prefers it (the AVX2 tier) and the convolution is one it computes;
+/// Direct never does; asking for Winograd where it does not apply
+/// (stride 2, NCHW activations, run-time weights) is an error.
+TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
+  ConvParams p = convOf({1, 16, 12, 12}, {24, 16, 3, 3}, 1, 1, 1);
+  p.inputNhwc = p.outputNhwc = true;
+  auto w = randomVector(numElements(p.weight), 601), b = randomVector(24, 602);
+  tiers::forEachTier([&](IsaLevel) {
+    Conv autoConv(p, w.data(), b.data(), true);
+    EXPECT_EQ(autoConv.ownKernel(), convWinogradPreferred())
+        << autoConv.implementation();
+    ConvParams direct = p;
+    direct.algorithm = ConvAlgorithm::Direct;
+    EXPECT_FALSE(Conv(direct, w.data(), b.data(), true).ownKernel());
+  });
+  ConvParams q = p;
+  q.algorithm = ConvAlgorithm::Winograd;
+  EXPECT_THROW(Conv(q, static_cast<const float *>(nullptr), b.data(), true),
+               std::invalid_argument);
+  q.inputNhwc = false;
+  EXPECT_THROW(Conv(q, w.data(), b.data(), true), std::invalid_argument);
+  q.inputNhwc = true;
+  q.outputNhwc = false; // a chain's last convolution
+  EXPECT_TRUE(Conv(q, w.data(), b.data(), true).ownKernel());
+  ConvParams strided = convOf({1, 16, 12, 12}, {24, 16, 3, 3}, 1, 2, 1);
+  strided.inputNhwc = strided.outputNhwc = true;
+  strided.algorithm = ConvAlgorithm::Winograd;
+  EXPECT_THROW(Conv(strided, w.data(), b.data(), true), std::invalid_argument);
 }
 
 /// int8 (--precision int8, QDQ convolutions): the f32 input quantized to

@@ -8,6 +8,7 @@
 
 #include "DnnlCommon.h"
 #include "KernelTable.h"
+#include "WinogradConv.h"
 
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
@@ -61,6 +62,9 @@ ConvGeometry opscope::rt::dnnlx::convGeometry(const ConvParams &p) {
 }
 
 struct Conv::Impl {
+  /// A 3x3 convolution computed as Winograd: nothing below but implInfo
+  /// and hasSum is used then.
+  std::unique_ptr<WinogradConv> winograd;
   /// int8 weights beyond the tier's saturation-free range (8-bit weights
   /// without AVX-512 VNNI): an f32 convolution on the dequantized weights,
   /// fed the dequantized input, and `q` the int8 parameters around it.
@@ -233,6 +237,32 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   } else if (compute == Compute::Bf16) {
     I.input = p.bf16.input ? Impl::Input::AsIs : Impl::Input::Bf16;
     bf16Dst = p.bf16.output;
+  }
+  // Winograd where the tier prefers it to oneDNN's direct
+  // kernels (KernelTable::winogradPreferred) or the caller asks for it.
+  bool winograd = compute == Compute::F32 && I.input == Impl::Input::AsIs &&
+                  !I.roundOutput && constWeights && (!hasBias || constBias) &&
+                  WinogradConv::applies(p);
+  bool asked = p.algorithm == ConvAlgorithm::Winograd ||
+               p.algorithm == ConvAlgorithm::WinogradF2x3 ||
+               p.algorithm == ConvAlgorithm::WinogradF4x3;
+  if (asked && !winograd)
+    throw std::invalid_argument(
+        "Winograd does not apply: it needs an f32 2-D 3x3 stride-1 "
+        "ungrouped convolution of a channels-last input with constant "
+        "weights and bias");
+  if (winograd && (asked || (p.algorithm == ConvAlgorithm::Auto &&
+                             convWinogradPreferred()))) {
+    int tile = p.algorithm == ConvAlgorithm::WinogradF2x3   ? 2
+               : p.algorithm == ConvAlgorithm::WinogradF4x3 ? 4
+                                                            : 0;
+    I.winograd = std::make_unique<WinogradConv>(
+        p, static_cast<const float *>(constWeights),
+        hasBias ? constBias : nullptr, tile);
+    I.implInfo = I.winograd->name() + (bf16OnF32 ? ":f32" : "");
+    I.hasSum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
+               p.postOps.end();
+    return;
   }
   dt srcType = compute == Compute::Int8   ? dt::u8
                : compute == Compute::Bf16 ? dt::bf16
@@ -481,6 +511,14 @@ void Conv::run(const void *x, const float *weights, const float *bias,
                  q.outputScale, q.outputZero);
     return;
   }
+  if (impl->winograd) {
+    if (!sum && impl->hasSum)
+      throw std::invalid_argument("a convolution with a sum post-op needs "
+                                  "its sum input");
+    impl->winograd->run(static_cast<const float *>(x),
+                        static_cast<float *>(yOut), sum);
+    return;
+  }
   Context &ctx = context();
   // A bf16 output on f32 kernels is computed in f32 first.
   void *y = impl->roundOutput
@@ -552,6 +590,12 @@ void Conv::run(const void *x, const float *weights, const float *bias,
 }
 
 std::string Conv::implementation() const { return impl->implInfo; }
+
+bool Conv::ownKernel() const { return bool(impl->winograd); }
+
+bool opscope::rt::convWinogradPreferred() {
+  return kernelTable().winogradPreferred;
+}
 
 //===----------------------------------------------------------------------===//
 // Pool

@@ -12,20 +12,47 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 using namespace opscope::rt;
 
 namespace {
+/// OPSCOPE_WINOGRAD, read once: auto (the default: the table's choice),
+/// f2x3 (2x2 tiles only, the direct form's accuracy) or off (oneDNN's
+/// direct convolutions).
+enum class WinogradSetting { Auto, F2x3, Off };
+WinogradSetting winogradSetting() {
+  static const WinogradSetting setting = [] {
+    const char *v = std::getenv("OPSCOPE_WINOGRAD");
+    std::string s = v ? v : "";
+    if (s.empty() || s == "auto")
+      return WinogradSetting::Auto;
+    if (s == "f2x3")
+      return WinogradSetting::F2x3;
+    if (s == "off")
+      return WinogradSetting::Off;
+    std::fprintf(stderr,
+                 "opscope: warning: OPSCOPE_WINOGRAD=%s is not one of auto, "
+                 "f2x3, off; ignored\n",
+                 v);
+    return WinogradSetting::Auto;
+  }();
+  return setting;
+}
+
 KernelTable build(IsaLevel level) {
   KernelTable t;
   t.level = level;
   t.name = ownKernelTierName(level);
   fillReferenceKernels(t);
+  fillReferenceWinogradKernels(t);
 #if defined(__x86_64__)
   if (level >= IsaLevel::Avx2) {
     fillAvx2Kernels(t);
     fillAvx2SparseKernels(t);
+    fillAvx2WinogradKernels(t);
   }
   if (level >= IsaLevel::Avx512Core) {
     fillAvx512Kernels(t);
@@ -36,6 +63,10 @@ KernelTable build(IsaLevel level) {
   if (level >= IsaLevel::Avx512CoreBf16)
     fillAvx512Bf16Kernels(t);
 #endif
+  if (winogradSetting() == WinogradSetting::Off)
+    t.winogradPreferred = false;
+  if (winogradSetting() == WinogradSetting::F2x3)
+    t.winogradTile = 2;
   return t;
 }
 

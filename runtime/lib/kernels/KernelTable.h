@@ -126,6 +126,41 @@ struct KernelTable {
   void (*streamRows)(const float *src, int64_t lds, int64_t rows,
                      int64_t cols, float *dst, int64_t ldd) = nullptr;
 
+  // Winograd F(2x2, 3x3) and F(4x4, 3x3) (WinogradConv.cpp): a 3x3,
+  // stride-1 convolution of channels-last activations as 16 (36) products
+  // of transformed 4x4 (6x6) tiles, 2.25x (4x) fewer multiplications than
+  // the direct form.
+  /// One F(2x2, 3x3) tile's input transform: `px` points at the channel
+  /// vectors of its 16 pixels, row-major (a pixel outside the image at
+  /// zeros); value xi (0..15) of channel c goes to v[xi * ldv + c].
+  void (*winogradInput)(const float *const *px, int64_t channels, float *v,
+                        int64_t ldv);
+  /// The same for F(4x4, 3x3): 36 pixels, 36 values.
+  void (*winograd4Input)(const float *const *px, int64_t channels, float *v,
+                         int64_t ldv);
+  /// m (rows x kp) = v (rows x channels) times u, packed in panels of `nv`
+  /// (1 to 3) vectors of 8 output channels: [kp / (8 nv)][channels][8 nv].
+  void (*winogradGemm)(const float *v, const float *u, float *m, int64_t rows,
+                       int64_t channels, int64_t kp, int nv);
+  /// One F(2x2, 3x3) tile's output transform: its 16 products
+  /// m[xi * ldm + k] (k < outC) into its 2x2 outputs y[j * outC + k]
+  /// (j = 2 * row + column), plus `bias` (or null).
+  void (*winogradOutput)(const float *m, int64_t ldm, const float *bias,
+                         float *y, int64_t outC);
+  /// The same for F(4x4, 3x3): 36 products, 4x4 outputs (j = 4 * row +
+  /// column).
+  void (*winograd4Output)(const float *m, int64_t ldm, const float *bias,
+                          float *y, int64_t outC);
+  /// The tier that filled the five (kernel names report it).
+  const char *winogradName = "reference";
+  /// Conv runs eligible convolutions as Winograd on this tier instead of
+  /// oneDNN's direct kernels (docs/runtime-kernels.md has the figures),
+  /// unless OPSCOPE_WINOGRAD=off.
+  bool winogradPreferred = false;
+  /// The tile Winograd takes where Conv picks: 0 by the output's size
+  /// (WinogradConv::tileFor), 2 under OPSCOPE_WINOGRAD=f2x3.
+  int winogradTile = 0;
+
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
   // without a native form (an AVX-512 CPU without AVX512-BF16) is left
   // unvectorised and `bf16OnF32` set: the weights are widened to f32 once
@@ -140,14 +175,20 @@ const KernelTable &kernelTable();
 // The fill functions, tier by tier (each file of a tier's folder adds its
 // entries). The ladder that calls them is KernelTable.cpp.
 void fillReferenceKernels(KernelTable &t);
+void fillReferenceWinogradKernels(KernelTable &t);
 #if defined(__x86_64__)
 void fillAvx2Kernels(KernelTable &t);
+void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvx512Kernels(KernelTable &t);
 void fillAvx512SparseKernels(KernelTable &t);
 void fillAvx512VnniKernels(KernelTable &t);
 void fillAvx512Bf16Kernels(KernelTable &t);
 #endif
+
+/// A post-op's activation over `len` values in place (a Sum is the
+/// caller's), on the table's kernels.
+void applyActivation(PostOp p, float *row, int64_t len);
 
 /// The reference elementwise rows and reductions, shared by the tiers
 /// (ElementwiseRows.inc compiled per tier).

@@ -83,32 +83,6 @@ bool useChunkMajor(int64_t tiles, int64_t tileBytes, int64_t perTileBytes) {
 // the store into the output layout.
 //===----------------------------------------------------------------------===//
 
-void applyActivation(PostOp p, float *row, int64_t len) {
-  switch (p) {
-  case PostOp::Relu:
-    for (int64_t i = 0; i < len; ++i)
-      row[i] = std::max(row[i], 0.0f);
-    break;
-  case PostOp::GeluErf:
-  case PostOp::GeluTanh:
-    gelu(row, row, len, p == PostOp::GeluTanh);
-    break;
-  case PostOp::Sigmoid:
-    transcendental(Transcendental::Sigmoid, row, row, len);
-    break;
-  case PostOp::Tanh:
-    transcendental(Transcendental::Tanh, row, row, len);
-    break;
-  case PostOp::HardSwish:
-    for (int64_t i = 0; i < len; ++i) {
-      float v = row[i];
-      row[i] = v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
-    }
-    break;
-  case PostOp::Sum:
-    break;
-  }
-}
 
 /// `yt` holds rows [n0, n0 + nc) x tokens [m0, m0 + mc) with leading
 /// dimension `ldy`: a scratch tile (kTile), or the transposed output itself
@@ -475,4 +449,31 @@ void opscope::rt::quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
     throw std::invalid_argument("quantizeU8Transposed needs K to be a "
                                 "multiple of 4");
   kernelTable().quantizeU8Transposed(x, q, k, m, 1.0f / scale, zeroPoint);
+}
+
+void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
+  switch (p) {
+  case PostOp::Relu:
+    for (int64_t i = 0; i < len; ++i)
+      row[i] = std::max(row[i], 0.0f);
+    break;
+  case PostOp::GeluErf:
+  case PostOp::GeluTanh:
+    gelu(row, row, len, p == PostOp::GeluTanh);
+    break;
+  case PostOp::Sigmoid:
+    transcendental(Transcendental::Sigmoid, row, row, len);
+    break;
+  case PostOp::Tanh:
+    transcendental(Transcendental::Tanh, row, row, len);
+    break;
+  case PostOp::HardSwish:
+    for (int64_t i = 0; i < len; ++i) {
+      float v = row[i];
+      row[i] = v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
+    }
+    break;
+  case PostOp::Sum:
+    break;
+  }
 }

@@ -214,6 +214,25 @@ private:
 /// I x O/g x k... (transposed), ONNX pads [begin..., end...], dilations >= 1.
 /// Constant weights are packed into oneDNN's layout once; a non-constant
 /// weight (a model input) is read in place on every run.
+/// How a Conv computes. The compiled model's bindings leave Auto; tests
+/// and benchmarks name a form to compare them.
+enum class ConvAlgorithm : uint8_t {
+  /// Winograd where it applies and the kernel table prefers it (the AVX2
+  /// tier), oneDNN's direct convolution otherwise.
+  Auto,
+  Direct, ///< oneDNN's
+  /// Winograd on the table's kernels, F(4x4, 3x3) where the output is at
+  /// least 4x4, else F(2x2, 3x3); throws where it does not apply (f32, 2-D
+  /// 3x3 stride 1, one group, an NHWC input, constant weights and bias).
+  Winograd,
+  WinogradF2x3, ///< Winograd with 2x2 output tiles
+  WinogradF4x3, ///< Winograd with 4x4 output tiles
+};
+
+/// Whether ConvAlgorithm::Auto takes Winograd, where it applies, at the
+/// kernel tier in force.
+bool convWinogradPreferred();
+
 struct ConvParams {
   Dims input, weight, output;
   Dims strides, pads, dilations;
@@ -242,6 +261,7 @@ struct ConvParams {
   /// bf16, rounded to nearest even after the bias and post-ops (no sum
   /// post-op then).
   Bf16Activations bf16;
+  ConvAlgorithm algorithm = ConvAlgorithm::Auto;
 };
 /// Convolution with f32 input and output. The weight's type sets what it
 /// computes in: f32; bf16 (the input rounded to bf16 on entry, f32
@@ -267,7 +287,10 @@ public:
   /// `x` and `y` are f32, or u8 where ConvParams says so.
   void run(const void *x, const float *weights, const float *bias, void *y,
            const float *sum = nullptr);
+  /// oneDNN's implementation name, or opscope's own kernel's
+  /// ("winograd_f4x3:avx2") where ownKernel().
   std::string implementation() const;
+  bool ownKernel() const;
 
 private:
   enum class Compute { F32, Bf16, Int8 };

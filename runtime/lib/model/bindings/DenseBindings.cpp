@@ -213,7 +213,8 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
     cv.reset(dnnlCreate(
         c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
   }
-  kernel = "onednn:" + cv->implementation() + precision;
+  kernel = (cv->ownKernel() ? "opscope:" : "onednn:") + cv->implementation() +
+           precision;
   const void *xp = c.ptr<const void>(x);
   const float *wp = c.ptr<const float>(w);
   const float *bp = hasBias ? c.ptr<const float>(c.in(2)) : nullptr;

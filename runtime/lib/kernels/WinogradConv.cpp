@@ -1,0 +1,190 @@
+//===- WinogradConv.cpp - 3x3 convolutions as Winograd F(m x m, 3x3) ------===//
+//
+// Part of opscope's runtime: the weight transform and the tile loop around
+// the kernel table's Winograd steps (WinogradConv.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "WinogradConv.h"
+
+#include "DnnlCommon.h"
+#include "KernelTable.h"
+
+#include <algorithm>
+#include <cstring>
+#include <omp.h>
+#include <stdexcept>
+
+using namespace opscope::rt;
+
+bool WinogradConv::applies(const ConvParams &p) {
+  if (p.transposed || p.groups != 1 || p.input.size() != 4 ||
+      p.weight.size() != 4 || p.output.size() != 4 || !p.inputNhwc ||
+      p.inputU8 || p.outputU8 || p.bf16.input || p.bf16.output)
+    return false;
+  if (p.weight[2] != 3 || p.weight[3] != 3 || p.weight[1] != p.input[1] ||
+      p.weight[0] != p.output[1] || p.input[0] != p.output[0])
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    if (p.strides[i] != 1 || p.dilations[i] != 1)
+      return false;
+    if (p.output[2 + i] != p.input[2 + i] + p.pads[i] + p.pads[2 + i] - 2 ||
+        p.output[2 + i] < 1)
+      return false;
+  }
+  return true;
+}
+
+int WinogradConv::tileFor(const ConvParams &p) {
+  // F(4x4, 3x3) needs a quarter of the direct form's multiplications,
+  // F(2x2, 3x3) 4/9, but its tiles waste more at an edge, and its
+  // transforms cost more per tile (docs/runtime-kernels.md).
+  return p.output[2] >= 4 && p.output[3] >= 4 ? 4 : 2;
+}
+
+namespace {
+/// G for F(2x2, 3x3) and F(4x4, 3x3) (Lavin and Gray), alpha x 3.
+const double kG2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+const double kG4[6][3] = {{1 / 4., 0, 0},
+                          {-1 / 6., -1 / 6., -1 / 6.},
+                          {-1 / 6., 1 / 6., -1 / 6.},
+                          {1 / 24., 1 / 12., 1 / 6.},
+                          {1 / 24., -1 / 12., 1 / 6.},
+                          {0, 0, 1}};
+} // namespace
+
+WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
+                           const float *biasData, int tileSize)
+    : batch(p.input[0]), inH(p.input[2]), inW(p.input[3]), inC(p.input[1]),
+      outH(p.output[2]), outW(p.output[3]), outC(p.output[1]), padT(p.pads[0]),
+      padL(p.pads[1]), outNhwc(p.outputNhwc), postOps(p.postOps) {
+  if (!applies(p))
+    throw std::invalid_argument("Winograd needs a 2-D 3x3 stride-1 ungrouped "
+                                "f32 convolution of a channels-last input");
+  if (!weights)
+    throw std::invalid_argument("Winograd needs constant weights");
+  int tableTile = kernelTable().winogradTile;
+  tile = tileSize ? tileSize : tableTile ? tableTile : tileFor(p);
+  if (tile != 2 && tile != 4)
+    throw std::invalid_argument("Winograd tiles are 2x2 or 4x4");
+  alpha = tile + 2;
+  planes = alpha * alpha;
+  tilesH = (outH + tile - 1) / tile;
+  tilesW = (outW + tile - 1) / tile;
+  // Panels of 16 or 24 output channels where they divide the (padded)
+  // count, else of 8: 12 accumulators in any case (Avx2Winograd.cpp).
+  kp = (outC + 7) / 8 * 8;
+  nv = kp % 16 == 0 ? 2 : kp % 24 == 0 ? 3 : 1;
+  int64_t panel = 8 * nv;
+  // A block's transformed inputs and products within about 384 KiB, in a
+  // multiple of 24 tiles, so that every register tile of the GEMM is
+  // whole (4, 6 or 8 rows).
+  blockTiles = std::clamp<int64_t>(
+      192 * 1024 / (planes * 4 * (inC + kp)) / 24 * 24, 24, 96);
+  // U = G g G^T per (output, input) channel pair, in double, into plane
+  // xi's panel-packed inC x kp matrix.
+  const double *g = tile == 2 ? &kG2[0][0] : &kG4[0][0];
+  u.resize(planes * inC * kp);
+  std::fill(u.data, u.data + planes * inC * kp, 0.0f);
+  for (int64_t k = 0; k < outC; ++k)
+    for (int64_t c = 0; c < inC; ++c) {
+      const float *w = weights + (k * inC + c) * 9;
+      double gw[6][3] = {}; // G w: alpha x 3
+      for (int i = 0; i < alpha; ++i)
+        for (int j = 0; j < 3; ++j)
+          for (int a = 0; a < 3; ++a)
+            gw[i][j] += g[3 * i + a] * w[3 * a + j];
+      for (int i = 0; i < alpha; ++i)
+        for (int j = 0; j < alpha; ++j) {
+          double acc = 0;
+          for (int b = 0; b < 3; ++b)
+            acc += gw[i][b] * g[3 * j + b];
+          u.data[(alpha * i + j) * inC * kp + (k / panel) * inC * panel +
+                 c * panel + k % panel] = static_cast<float>(acc);
+        }
+    }
+  if (biasData)
+    bias.assign(biasData, biasData + outC);
+  zeros.assign(inC, 0.0f);
+}
+
+void WinogradConv::run(const float *x, float *y, const float *sum) const {
+  const KernelTable &kt = kernelTable();
+  auto input = tile == 2 ? kt.winogradInput : kt.winograd4Input;
+  auto output = tile == 2 ? kt.winogradOutput : kt.winograd4Output;
+  int64_t tiles = batch * tilesH * tilesW, area = tile * tile;
+  int64_t blocks = (tiles + blockTiles - 1) / blockTiles;
+  const float *biasPtr = bias.empty() ? nullptr : bias.data();
+  int64_t ldv = blockTiles * inC, ldm = blockTiles * kp;
+  size_t floats = planes * (ldv + ldm) + blockTiles * area * outC;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    auto *v =
+        static_cast<float *>(dnnlx::threadScratch(0, floats * sizeof(float)));
+    float *m = v + planes * ldv, *out = m + planes * ldm;
+    int64_t t0 = b * blockTiles, count = std::min(blockTiles, tiles - t0);
+    const float *px[36];
+    for (int64_t t = 0; t < count; ++t) {
+      int64_t at = t0 + t, n = at / (tilesH * tilesW),
+              ty = at / tilesW % tilesH, tx = at % tilesW;
+      const float *image = x + n * inH * inW * inC;
+      for (int i = 0; i < alpha; ++i)
+        for (int j = 0; j < alpha; ++j) {
+          int64_t iy = tile * ty - padT + i, ix = tile * tx - padL + j;
+          bool inside = iy >= 0 && iy < inH && ix >= 0 && ix < inW;
+          px[alpha * i + j] =
+              inside ? image + (iy * inW + ix) * inC : zeros.data();
+        }
+      input(px, inC, v + t * inC, ldv);
+    }
+    for (int xi = 0; xi < planes; ++xi)
+      kt.winogradGemm(v + xi * ldv, u.data + xi * inC * kp, m + xi * ldm, count,
+                      inC, kp, nv);
+    for (int64_t t = 0; t < count; ++t)
+      output(m + t * kp, ldm, biasPtr, out + t * area * outC, outC);
+    // The post-ops on the block, then its outputs into place: tile x tile
+    // pixels, fewer at an edge. A Sum reads its values before any of them
+    // is written, so the residual may be y itself. Channels-last, a tile's
+    // row is contiguous; channels-first, a pixel's channels are a plane
+    // apart.
+    auto eachPart = [&](auto f) {
+      for (int64_t t = 0; t < count; ++t) {
+        int64_t at = t0 + t, n = at / (tilesH * tilesW),
+                oy = tile * (at / tilesW % tilesH), ox = tile * (at % tilesW);
+        int64_t cols = std::min<int64_t>(tile, outW - ox);
+        for (int64_t r = 0; r < tile && oy + r < outH; ++r) {
+          float *o = out + (t * area + tile * r) * outC;
+          if (outNhwc) {
+            f(o, ((n * outH + oy + r) * outW + ox) * outC, cols * outC, 1);
+            continue;
+          }
+          for (int64_t c = 0; c < cols; ++c)
+            f(o + c * outC, (n * outC * outH + oy + r) * outW + ox + c, outC,
+              outH * outW);
+        }
+      }
+    };
+    for (PostOp op : postOps) {
+      if (op != PostOp::Sum) {
+        applyActivation(op, out, count * area * outC);
+        continue;
+      }
+      eachPart([&](float *o, int64_t at, int64_t len, int64_t stride) {
+        kt.arithRow(BinaryKind::Add, o, 1, sum + at, stride, o, len);
+      });
+    }
+    eachPart([&](float *o, int64_t at, int64_t len, int64_t stride) {
+      if (stride == 1) {
+        std::memcpy(y + at, o, len * sizeof(float));
+        return;
+      }
+      for (int64_t k = 0; k < len; ++k)
+        y[at + k * stride] = o[k];
+    });
+  }
+}
+
+std::string WinogradConv::name() const {
+  return std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") +
+         kernelTable().winogradName;
+}

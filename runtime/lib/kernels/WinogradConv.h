@@ -1,0 +1,69 @@
+//===- WinogradConv.h - 3x3 convolutions as Winograd F(2x2, 3x3) -*- C++
+//-*-===//
+//
+// Part of opscope's runtime (internal). A 2-D, 3x3, stride-1, ungrouped f32
+// convolution of a channels-last input, computed as Lavin and Gray's
+// F(4x4, 3x3) or F(2x2, 3x3): each tile of 4x4 (2x2) outputs from a 6x6
+// (4x4) input patch, transformed (B^T d B), multiplied channel by channel
+// with the transformed weights (G g G^T, once at construction) in 36 (16)
+// GEMMs, and transformed back (A^T m A): 36 multiplications per 16 outputs
+// and channel pair (16 per 4) instead of 144 (36). The steps are the
+// kernel table's (KernelTable.h); Conv takes this form where the table
+// prefers it (ConvAlgorithm).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_WINOGRADCONV_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_WINOGRADCONV_H
+
+#include "AlignedBuffer.h"
+
+#include "opscope/runtime/dense.h"
+
+#include <string>
+#include <vector>
+
+namespace opscope::rt {
+
+class WinogradConv {
+public:
+  /// Whether `p`'s geometry is one this form computes: 2-D, 3x3, stride
+  /// and dilation 1, one group, not transposed, f32, a channels-last
+  /// input (the output either), and an output of the size those give.
+  static bool applies(const ConvParams &p);
+  /// The tile Auto takes: 4 where the output is at least 4x4, else 2.
+  static int tileFor(const ConvParams &p);
+  /// `weights` O x I x 3 x 3 and `bias` (or null) are copied; `tile` 2 or
+  /// 4 (0: the table's winogradTile, else tileFor).
+  WinogradConv(const ConvParams &p, const float *weights, const float *bias,
+               int tile);
+  /// y = conv(x) + bias, then the post-ops in order; a Sum reads `sum`
+  /// (in y's layout; it may be y itself).
+  void run(const float *x, float *y, const float *sum) const;
+  /// "winograd_f4x3:" or "winograd_f2x3:", and the tier of the table's
+  /// Winograd kernels.
+  std::string name() const;
+
+private:
+  int64_t batch, inH, inW, inC, outH, outW, outC;
+  int64_t padT, padL;
+  bool outNhwc;
+  /// Outputs per tile side (2, 4), input patch side (4, 6), and the
+  /// transformed values per tile (16, 36).
+  int tile, alpha, planes;
+  int64_t tilesH, tilesW;
+  /// Output channels rounded up to a panel (8 nv), and the panel's vectors.
+  int64_t kp;
+  int nv;
+  /// Tiles per block: a block's transformed inputs and products stay in
+  /// L2 (about 384 KiB together).
+  int64_t blockTiles;
+  std::vector<PostOp> postOps;
+  AlignedBuffer<float> u; ///< `planes` planes of inC x kp, panel-packed
+  std::vector<float> bias;
+  std::vector<float> zeros; ///< inC zeros: the pixels outside the image
+};
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_WINOGRADCONV_H
