@@ -253,8 +253,8 @@ int main(int argc, char **argv) {
           ->Arg(static_cast<int64_t>(level))
           ->Unit(benchmark::kMicrosecond);
   // The 3x3 convolutions: oneDNN's direct kernels at the CPU's tier, and
-  // Winograd at the table's AVX2 tier (the AVX-512 levels run the same
-  // AVX2 forms).
+  // Winograd at the table's AVX2 and AVX-512 tiers (the VNNI and BF16
+  // levels run the AVX-512 forms).
   const std::vector<int64_t> convShapes[] = {
       {96, 24, 80, 1}, {32, 32, 128, 1}, {16, 16, 256, 1},
       {64, 64, 64, 1}, {32, 32, 16, 8},  {128, 128, 4, 8}};
@@ -268,9 +268,10 @@ int main(int argc, char **argv) {
           ->Unit(benchmark::kMicrosecond);
     };
     reg(tiers.back(), 0);
-    if (std::find(tiers.begin(), tiers.end(), IsaLevel::Avx2) != tiers.end())
-      for (int64_t tile : {2, 4})
-        reg(IsaLevel::Avx2, tile);
+    for (IsaLevel level : {IsaLevel::Avx2, IsaLevel::Avx512Core})
+      if (std::find(tiers.begin(), tiers.end(), level) != tiers.end())
+        for (int64_t tile : {2, 4})
+          reg(level, tile);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))

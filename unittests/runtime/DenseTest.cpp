@@ -320,6 +320,28 @@ ConvParams convOf(Dims input, Dims weight, int64_t groups, int64_t stride,
 }
 } // namespace
 
+namespace {
+/// Runs `conv` on `xIn` (in p's input layout) with the residual `res` (in
+/// its output layout), separate or in place, and returns y as NCHW.
+std::vector<float> runConv(Conv &conv, const ConvParams &p,
+                           const std::vector<float> &xIn,
+                           const std::vector<float> &res, bool inPlace) {
+  std::vector<float> y(res.size(), -7.0f);
+  if (inPlace)
+    y = res;
+  conv.run(xIn.data(), nullptr, nullptr, y.data(),
+           inPlace ? y.data() : res.data());
+  return p.outputNhwc ? fromNhwc(y, p.output) : y;
+}
+
+/// The reference's value `v` through the post-ops (`sum` the residual).
+double withPostOps(double v, const std::vector<PostOp> &postOps, double sum) {
+  for (PostOp op : postOps)
+    v = applyPostOp(op, v, sum);
+  return v;
+}
+} // namespace
+
 /// The convolutions of the corpus CNN and the OCR-like detector never run
 /// oneDNN's `ref:any` (scalar loops, 200 ms for one of the detector's 1x1
 /// convolutions below AVX-512), at whatever tier the CPU and
@@ -375,19 +397,10 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
             Conv conv(p, w.data(), b.data(), true);
             EXPECT_EQ(conv.implementation().find("ref"), std::string::npos)
                 << conv.implementation();
-            std::vector<float> xIn = inNhwc ? toNhwc(x, p.input) : x;
-            std::vector<float> res = outNhwc ? toNhwc(r, p.output) : r;
-            std::vector<float> y(res.size(), -7.0f);
-            if (inPlace)
-              y = res;
-            conv.run(xIn.data(), nullptr, nullptr, y.data(),
-                     inPlace ? y.data() : res.data());
-            if (outNhwc)
-              y = fromNhwc(y, p.output);
+            auto y = runConv(conv, p, inNhwc ? toNhwc(x, p.input) : x,
+                             outNhwc ? toNhwc(r, p.output) : r, inPlace);
             for (size_t i = 0; i < y.size(); ++i) {
-              double want = conv0[i];
-              for (PostOp op : postOps)
-                want = applyPostOp(op, want, r[i]);
+              double want = withPostOps(conv0[i], postOps, r[i]);
               ASSERT_NEAR(y[i], want, 1e-4 + 1e-4 * std::fabs(want)) << i;
             }
           }
@@ -396,10 +409,10 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
 }
 
 /// Winograd, F(2x2, 3x3) and F(4x4, 3x3), at every kernel tier against
-/// the direct reference (within a bound scaled by sum |x| |w|): the detector's 96 -> 24 over 20 x 20,
-/// channel counts that are not a multiple of 8 (input and output), each
-/// panel width (8, 16, 24 output channels), odd output sizes (a tile
-/// half outside), uneven and zero pads, batches, no bias; channels-last
+/// the direct reference (within a bound scaled by sum |x| |w|): the detector's
+/// 96 -> 24 over 20 x 20, channel counts that are not a multiple of 8 (input
+/// and output), each panel width (8, 16, 24 output channels), odd output sizes
+/// (a tile half outside), uneven and zero pads, batches, no bias; channels-last
 /// and channels-first outputs; with the post-ops in either order and the
 /// residual separate and in place.
 class WinogradConvTier : public tiers::TierTest {};
@@ -448,54 +461,47 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
         e = std::fabs(e);
       return v;
     };
-    auto magnitude = refConv(absOf(x), p.input, absOf(w), p.weight, absOf(b),
-                             p.output, p.strides, {p.pads[0], p.pads[1]},
-                             p.dilations, 1);
+    auto magnitude =
+        refConv(absOf(x), p.input, absOf(w), p.weight, absOf(b), p.output,
+                p.strides, {p.pads[0], p.pads[1]}, p.dilations, 1);
     auto xIn = toNhwc(x, p.input);
     for (int tile : {2, 4})
-    for (bool outNhwc : {true, false})
-      for (const auto &postOps : postOpSets) {
-        p.algorithm = tile == 2 ? ConvAlgorithm::WinogradF2x3
-                                : ConvAlgorithm::WinogradF4x3;
-        p.outputNhwc = outNhwc;
-        auto res = outNhwc ? toNhwc(r, p.output) : r;
-        bool sum = std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
-                   postOps.end();
-        for (bool inPlace :
-             sum ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-          SCOPED_TRACE(::testing::Message()
-                       << "input " << s.input[0] << "x" << s.input[1] << "x"
-                       << s.input[2] << "x" << s.input[3] << " to " << s.outC
-                       << ", F(" << tile << "x" << tile << ", 3x3)"
-                       << (outNhwc ? " NHWC" : " NCHW") << ", "
-                       << postOps.size() << " post-ops"
-                       << (inPlace ? ", residual in place" : ""));
-          p.postOps = postOps;
-          Conv conv(p, w.data(), s.bias ? b.data() : nullptr, s.bias);
-          EXPECT_TRUE(conv.ownKernel());
-          // The AVX-512 levels run the AVX2 forms.
-          EXPECT_EQ(conv.implementation(),
-                    std::string(tile == 2 ? "winograd_f2x3:"
-                                          : "winograd_f4x3:") +
-                        (GetParam() == IsaLevel::Sse41 ? "reference" : "avx2"));
-          std::vector<float> y(res.size(), -7.0f);
-          if (inPlace)
-            y = res;
-          conv.run(xIn.data(), nullptr, nullptr, y.data(),
-                   inPlace ? y.data() : res.data());
-          if (outNhwc)
-            y = fromNhwc(y, p.output);
-          for (size_t i = 0; i < y.size(); ++i) {
-            double want = conv0[i];
-            for (PostOp op : postOps)
-              want = applyPostOp(op, want, r[i]);
-            // Measured worst: 1.9e-7 (2x2), 2.3e-6 (4x4) of the magnitude;
-            // a wrong coefficient would be off by |x| |w| ~ 0.1.
-            double rel = tile == 2 ? 1e-6 : 1e-5;
-            ASSERT_NEAR(y[i], want, rel * magnitude[i] + 1e-6) << i;
+      for (bool outNhwc : {true, false})
+        for (const auto &postOps : postOpSets) {
+          p.algorithm = tile == 2 ? ConvAlgorithm::WinogradF2x3
+                                  : ConvAlgorithm::WinogradF4x3;
+          p.outputNhwc = outNhwc;
+          auto res = outNhwc ? toNhwc(r, p.output) : r;
+          bool sum = std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                     postOps.end();
+          for (bool inPlace : sum ? std::vector<bool>{false, true}
+                                  : std::vector<bool>{false}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "input " << s.input[0] << "x" << s.input[1] << "x"
+                         << s.input[2] << "x" << s.input[3] << " to " << s.outC
+                         << ", F(" << tile << "x" << tile << ", 3x3)"
+                         << (outNhwc ? " NHWC" : " NCHW") << ", "
+                         << postOps.size() << " post-ops"
+                         << (inPlace ? ", residual in place" : ""));
+            p.postOps = postOps;
+            Conv conv(p, w.data(), s.bias ? b.data() : nullptr, s.bias);
+            EXPECT_TRUE(conv.ownKernel());
+            EXPECT_EQ(
+                conv.implementation(),
+                std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") +
+                    (GetParam() == IsaLevel::Sse41        ? "reference"
+                     : GetParam() >= IsaLevel::Avx512Core ? "avx512"
+                                                          : "avx2"));
+            auto y = runConv(conv, p, xIn, res, inPlace);
+            for (size_t i = 0; i < y.size(); ++i) {
+              double want = withPostOps(conv0[i], postOps, r[i]);
+              // Measured worst: 1.9e-7 (2x2), 2.3e-6 (4x4) of the magnitude;
+              // a wrong coefficient would be off by |x| |w| ~ 0.1.
+              double rel = tile == 2 ? 1e-6 : 1e-5;
+              ASSERT_NEAR(y[i], want, rel * magnitude[i] + 1e-6) << i;
+            }
           }
         }
-      }
   }
 }
 

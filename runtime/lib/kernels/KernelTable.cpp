@@ -57,6 +57,7 @@ KernelTable build(IsaLevel level) {
   if (level >= IsaLevel::Avx512Core) {
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
+    fillAvx512WinogradKernels(t);
   }
   if (level >= IsaLevel::Avx512CoreVnni)
     fillAvx512VnniKernels(t);

@@ -138,10 +138,11 @@ struct KernelTable {
   /// The same for F(4x4, 3x3): 36 pixels, 36 values.
   void (*winograd4Input)(const float *const *px, int64_t channels, float *v,
                          int64_t ldv);
-  /// m (rows x kp) = v (rows x channels) times u, packed in panels of `nv`
-  /// (1 to 3) vectors of 8 output channels: [kp / (8 nv)][channels][8 nv].
+  /// m (rows x kp) = v (rows x channels) times u, packed in panels of
+  /// `panel` output channels (1 to 3 vectors of winogradLanes):
+  /// [kp / panel][channels][panel].
   void (*winogradGemm)(const float *v, const float *u, float *m, int64_t rows,
-                       int64_t channels, int64_t kp, int nv);
+                       int64_t channels, int64_t kp, int64_t panel);
   /// One F(2x2, 3x3) tile's output transform: its 16 products
   /// m[xi * ldm + k] (k < outC) into its 2x2 outputs y[j * outC + k]
   /// (j = 2 * row + column), plus `bias` (or null).
@@ -151,8 +152,11 @@ struct KernelTable {
   /// column).
   void (*winograd4Output)(const float *m, int64_t ldm, const float *bias,
                           float *y, int64_t outC);
-  /// The tier that filled the five (kernel names report it).
+  /// The tier that filled the five (kernel names report it), and its
+  /// vector width: kp, the output channels the GEMM computes, is a
+  /// multiple of it.
   const char *winogradName = "reference";
+  int64_t winogradLanes = 8;
   /// Conv runs eligible convolutions as Winograd on this tier instead of
   /// oneDNN's direct kernels (docs/runtime-kernels.md has the figures),
   /// unless OPSCOPE_WINOGRAD=off.
@@ -181,6 +185,7 @@ void fillAvx2Kernels(KernelTable &t);
 void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvx512Kernels(KernelTable &t);
+void fillAvx512WinogradKernels(KernelTable &t);
 void fillAvx512SparseKernels(KernelTable &t);
 void fillAvx512VnniKernels(KernelTable &t);
 void fillAvx512Bf16Kernels(KernelTable &t);

@@ -63,19 +63,27 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
                                 "f32 convolution of a channels-last input");
   if (!weights)
     throw std::invalid_argument("Winograd needs constant weights");
-  int tableTile = kernelTable().winogradTile;
-  tile = tileSize ? tileSize : tableTile ? tableTile : tileFor(p);
+  const KernelTable &kt = kernelTable();
+  tile = tileSize               ? tileSize
+         : kt.winogradTile != 0 ? kt.winogradTile
+                                : tileFor(p);
   if (tile != 2 && tile != 4)
     throw std::invalid_argument("Winograd tiles are 2x2 or 4x4");
   alpha = tile + 2;
   planes = alpha * alpha;
   tilesH = (outH + tile - 1) / tile;
   tilesW = (outW + tile - 1) / tile;
-  // Panels of 16 or 24 output channels where they divide the (padded)
-  // count, else of 8: 12 accumulators in any case (Avx2Winograd.cpp).
-  kp = (outC + 7) / 8 * 8;
-  nv = kp % 16 == 0 ? 2 : kp % 24 == 0 ? 3 : 1;
-  int64_t panel = 8 * nv;
+  input = tile == 2 ? kt.winogradInput : kt.winograd4Input;
+  gemm = kt.winogradGemm;
+  output = tile == 2 ? kt.winogradOutput : kt.winograd4Output;
+  arithRow = kt.arithRow;
+  kernelName = std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") +
+               kt.winogradName;
+  // Panels of two or three vectors where they divide the (padded) count,
+  // else of one: as many accumulators in each (Avx2Winograd.cpp).
+  int64_t lanes = kt.winogradLanes;
+  kp = (outC + lanes - 1) / lanes * lanes;
+  panel = lanes * (kp % (2 * lanes) == 0 ? 2 : kp % (3 * lanes) == 0 ? 3 : 1);
   // A block's transformed inputs and products within about 384 KiB, in a
   // multiple of 24 tiles, so that every register tile of the GEMM is
   // whole (4, 6 or 8 rows).
@@ -109,9 +117,6 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
 }
 
 void WinogradConv::run(const float *x, float *y, const float *sum) const {
-  const KernelTable &kt = kernelTable();
-  auto input = tile == 2 ? kt.winogradInput : kt.winograd4Input;
-  auto output = tile == 2 ? kt.winogradOutput : kt.winograd4Output;
   int64_t tiles = batch * tilesH * tilesW, area = tile * tile;
   int64_t blocks = (tiles + blockTiles - 1) / blockTiles;
   const float *biasPtr = bias.empty() ? nullptr : bias.data();
@@ -138,8 +143,8 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
       input(px, inC, v + t * inC, ldv);
     }
     for (int xi = 0; xi < planes; ++xi)
-      kt.winogradGemm(v + xi * ldv, u.data + xi * inC * kp, m + xi * ldm, count,
-                      inC, kp, nv);
+      gemm(v + xi * ldv, u.data + xi * inC * kp, m + xi * ldm, count, inC, kp,
+           panel);
     for (int64_t t = 0; t < count; ++t)
       output(m + t * kp, ldm, biasPtr, out + t * area * outC, outC);
     // The post-ops on the block, then its outputs into place: tile x tile
@@ -170,7 +175,7 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
         continue;
       }
       eachPart([&](float *o, int64_t at, int64_t len, int64_t stride) {
-        kt.arithRow(BinaryKind::Add, o, 1, sum + at, stride, o, len);
+        arithRow(BinaryKind::Add, o, 1, sum + at, stride, o, len);
       });
     }
     eachPart([&](float *o, int64_t at, int64_t len, int64_t stride) {
@@ -184,7 +189,4 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
   }
 }
 
-std::string WinogradConv::name() const {
-  return std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") +
-         kernelTable().winogradName;
-}
+std::string WinogradConv::name() const { return kernelName; }

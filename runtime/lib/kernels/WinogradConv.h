@@ -1,5 +1,4 @@
-//===- WinogradConv.h - 3x3 convolutions as Winograd F(2x2, 3x3) -*- C++
-//-*-===//
+//===- WinogradConv.h - 3x3 convolutions as Winograd ------------*- C++ -*-===//
 //
 // Part of opscope's runtime (internal). A 2-D, 3x3, stride-1, ungrouped f32
 // convolution of a channels-last input, computed as Lavin and Gray's
@@ -17,6 +16,7 @@
 #define OPSCOPE_RUNTIME_LIB_KERNELS_WINOGRADCONV_H
 
 #include "AlignedBuffer.h"
+#include "KernelTable.h"
 
 #include "opscope/runtime/dense.h"
 
@@ -52,13 +52,19 @@ private:
   /// transformed values per tile (16, 36).
   int tile, alpha, planes;
   int64_t tilesH, tilesW;
-  /// Output channels rounded up to a panel (8 nv), and the panel's vectors.
-  int64_t kp;
-  int nv;
+  /// Output channels rounded up to the kernels' vector width, and the
+  /// GEMM's panel (1 to 3 vectors).
+  int64_t kp, panel;
   /// Tiles per block: a block's transformed inputs and products stay in
-  /// L2 (about 384 KiB together).
+  /// L2 (about 192 KiB together).
   int64_t blockTiles;
   std::vector<PostOp> postOps;
+  /// The table's kernels at construction (u is packed for its GEMM).
+  decltype(KernelTable::winogradInput) input;
+  decltype(KernelTable::winogradGemm) gemm;
+  decltype(KernelTable::winogradOutput) output;
+  decltype(KernelTable::arithRow) arithRow;
+  std::string kernelName;
   AlignedBuffer<float> u; ///< `planes` planes of inC x kp, panel-packed
   std::vector<float> bias;
   std::vector<float> zeros; ///< inC zeros: the pixels outside the image

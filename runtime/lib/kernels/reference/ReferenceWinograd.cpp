@@ -1,4 +1,4 @@
-//===- ReferenceWinograd.cpp - Winograd convolutions, the reference tier -===//
+//===- ReferenceWinograd.cpp - Winograd convolutions, the reference tier --===//
 //
 // Part of opscope's runtime. Plain C++ forms of the Winograd convolutions'
 // steps (KernelTable.h): what the tests compare the vector tiers against.
@@ -46,8 +46,7 @@ void winogradInput(const float *const *px, int64_t channels, float *v,
 }
 
 void winogradGemm(const float *v, const float *u, float *m, int64_t rows,
-                  int64_t channels, int64_t kp, int nv) {
-  int64_t panel = 8 * nv;
+                  int64_t channels, int64_t kp, int64_t panel) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t k = 0; k < kp; ++k) {
       const float *up = u + (k / panel) * channels * panel + k % panel;

@@ -3,10 +3,10 @@
 // Part of opscope's runtime. The AVX2 + FMA forms of the Winograd
 // convolutions' steps, F(2x2, 3x3) and F(4x4, 3x3) (KernelTable.h; the
 // reference forms and the matrices are in reference/ReferenceWinograd.cpp).
-// Channels-last activations make both transforms eight channels per
-// instruction; the 16 products are register-blocked GEMMs: rows of tiles times
-// panels of 8, 16 or 24 output channels (12 accumulators, the rest for the
-// panel and a broadcast).
+// Channels-last activations make the transforms eight channels per
+// instruction; the products (16 or 36 per tile) are register-blocked
+// GEMMs: rows of tiles times panels of 8, 16 or 24 output channels (12
+// accumulators, the rest for the panel and a broadcast).
 //
 // Why this tier has it: oneDNN 2.6 offers Winograd only on AVX-512, and
 // its AVX2 direct kernels (jit:avx2) run 3x3 convolutions at 90-130
@@ -130,15 +130,14 @@ AVX2 void gemmPanel(GemmTile tile, GemmTile row, int64_t mr, const float *v,
 }
 
 AVX2 void winogradGemm(const float *v, const float *u, float *m, int64_t rows,
-                       int64_t channels, int64_t kp, int nv) {
-  int64_t panel = 8 * nv;
+                       int64_t channels, int64_t kp, int64_t panel) {
   for (int64_t k0 = 0; k0 < kp; k0 += panel) {
     const float *up = u + k0 * channels;
-    switch (nv) {
-    case 3:
+    switch (panel) {
+    case 24:
       gemmPanel(gemmTile4x3, gemmTile1x3, 4, v, rows, channels, up, m + k0, kp);
       break;
-    case 2:
+    case 16:
       gemmPanel(gemmTile6x2, gemmTile1x2, 6, v, rows, channels, up, m + k0, kp);
       break;
     default:

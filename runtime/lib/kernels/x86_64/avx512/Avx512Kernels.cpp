@@ -493,9 +493,6 @@ AVX512 void quantizeU8Transposed(const float *x, uint8_t *q,
 } // namespace opscope::rt::avx512_tier
 
 void opscope::rt::fillAvx512Kernels(KernelTable &t) {
-  // oneDNN's brgemm convolutions run 3x3 convolutions faster than the
-  // AVX2 Winograd steps (kept as the entries; docs/runtime-kernels.md).
-  t.winogradPreferred = false;
   t.layerNorm = avx512_tier::layerNorm;
   t.layerNormTransposed = avx512_tier::layerNormTransposed;
   t.softmax = avx512_tier::softmax;
