@@ -191,8 +191,10 @@ BENCHMARK(BM_Bf16InnerProduct)->Args({768, 768})->Args({768, 3072})
 
 /// A 3x3, stride-1, padded convolution on channels-last activations, as
 /// oneDNN's direct kernels (range 1 = 0) or Winograd F(2x2, 3x3) (2) or
-/// F(4x4, 3x3) (4) on the table's tier: batch x C x HW x HW to K channels, ReLU. The shapes
-/// are the OCR-like detector's, the U-Net's and the corpus CNN's.
+/// F(4x4, 3x3) (4) on the table's tier: batch x C x HW x HW to K
+/// channels, ReLU. The shapes are the OCR-like detector's, the U-Net's and
+/// the corpus CNN's, and a ResNet's last stage (512 channels over 7x7: few
+/// pixels for each weight).
 static void BM_Conv3x3(benchmark::State &state) {
   setTier(state);
   int64_t tile = state.range(1);
@@ -256,8 +258,9 @@ int main(int argc, char **argv) {
   // Winograd at the table's AVX2 and AVX-512 tiers (the VNNI and BF16
   // levels run the AVX-512 forms).
   const std::vector<int64_t> convShapes[] = {
-      {96, 24, 80, 1}, {32, 32, 128, 1}, {16, 16, 256, 1},
-      {64, 64, 64, 1}, {32, 32, 16, 8},  {128, 128, 4, 8}};
+      {96, 24, 80, 1},   {32, 32, 128, 1},  {16, 16, 256, 1},
+      {64, 64, 64, 1},   {32, 32, 16, 8},   {128, 128, 4, 8},
+      {128, 128, 28, 1}, {256, 256, 14, 1}, {512, 512, 7, 1}};
   for (const auto &shape : convShapes) {
     auto reg = [&](IsaLevel level, int64_t algorithm) {
       std::vector<int64_t> args = {static_cast<int64_t>(level), algorithm};

@@ -8,6 +8,7 @@
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
+#include "opscope/runtime/packed_weights.h"
 
 #include "Tiers.h"
 
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -431,6 +433,10 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
       {{3, 32, 4, 4}, 16, {1, 1, 1, 1}, true},
       {{1, 8, 3, 3}, 8, {0, 0, 0, 0}, true},
       {{2, 19, 11, 4}, 33, {2, 1, 0, 1}, true},
+      // Several GEMM panels: AVX2 4 x 16, 3 x 24; AVX-512 2 x 32, 3 x 48.
+      {{1, 8, 6, 6}, 64, {1, 1, 1, 1}, true},
+      {{1, 8, 6, 6}, 72, {1, 1, 1, 1}, true},
+      {{1, 8, 6, 6}, 144, {1, 1, 1, 1}, true},
   };
   const std::vector<PostOp> postOpSets[] = {{},
                                             {PostOp::Relu},
@@ -509,10 +515,41 @@ INSTANTIATE_TEST_SUITE_P(Tiers, WinogradConvTier,
                          ::testing::ValuesIn(tiers::kernelLevels()),
                          tiers::levelParamName);
 
+/// The transformed weights of a weight inside a model's mapping are made
+/// once and shared by every session's convolution (packed_weights.h), as
+/// oneDNN's packed weights are: the second Winograd convolution over the
+/// same weights is a cache hit, per tile size, and computes the same.
+TEST(DenseConv, WinogradSharesTransformedWeights) {
+  ConvParams p = convOf({1, 16, 9, 9}, {24, 16, 3, 3}, 1, 1, 1);
+  p.inputNhwc = p.outputNhwc = true;
+  auto w = randomVector(numElements(p.weight), 611), b = randomVector(24, 612),
+       x = randomVector(numElements(p.input), 613);
+  PackedWeightCache cache(w.data(), w.size() * sizeof(float));
+  PackedWeightScope scope(&cache);
+  std::vector<float> y[3];
+  const ConvAlgorithm forms[] = {ConvAlgorithm::WinogradF4x3,
+                                 ConvAlgorithm::WinogradF4x3,
+                                 ConvAlgorithm::WinogradF2x3};
+  for (int i = 0; i < 3; ++i) {
+    p.algorithm = forms[i];
+    Conv conv(p, w.data(), b.data(), true);
+    y[i].assign(numElements(p.output), 0.0f);
+    conv.run(x.data(), nullptr, nullptr, y[i].data());
+  }
+  EXPECT_EQ(cache.size(), 2u); // one entry per tile size
+  EXPECT_EQ(cache.hits(), 1);
+  // The 2x2 tiles got their own transformed weights, not the 4x4 ones.
+  for (size_t i = 0; i < y[0].size(); ++i)
+    ASSERT_NEAR(y[2][i], y[0][i], 1e-4) << i;
+}
+
 /// ConvAlgorithm::Auto takes Winograd exactly where the kernel table
-/// prefers it (the AVX2 tier) and the convolution is one it computes;
-/// Direct never does; asking for Winograd where it does not apply
-/// (stride 2, NCHW activations, run-time weights) is an error.
+/// prefers it (the AVX2 and AVX-512 tiers) and the convolution is one it
+/// computes, with 4x4 tiles, but not where the transformed weights would
+/// outgrow the budget (512 -> 512, a ResNet's last stage: the direct form
+/// is faster there); 256 -> 256 takes 2x2 tiles. Direct never does;
+/// asking for Winograd where it does not apply (stride 2, NCHW
+/// activations, run-time weights) is an error.
 TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
   ConvParams p = convOf({1, 16, 12, 12}, {24, 16, 3, 3}, 1, 1, 1);
   p.inputNhwc = p.outputNhwc = true;
@@ -521,10 +558,32 @@ TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
     Conv autoConv(p, w.data(), b.data(), true);
     EXPECT_EQ(autoConv.ownKernel(), convWinogradPreferred())
         << autoConv.implementation();
+    // 4x4 tiles, or 2x2 where OPSCOPE_WINOGRAD=f2x3 limits them.
+    const char *limit = std::getenv("OPSCOPE_WINOGRAD");
+    bool f2 = limit && std::string(limit) == "f2x3";
+    if (convWinogradPreferred()) {
+      EXPECT_EQ(autoConv.implementation().rfind(
+                    f2 ? "winograd_f2x3:" : "winograd_f4x3:", 0),
+                0u)
+          << autoConv.implementation();
+    }
     ConvParams direct = p;
     direct.algorithm = ConvAlgorithm::Direct;
     EXPECT_FALSE(Conv(direct, w.data(), b.data(), true).ownKernel());
   });
+  for (int64_t channels : {256, 512}) {
+    ConvParams wide =
+        convOf({1, channels, 7, 7}, {channels, channels, 3, 3}, 1, 1, 1);
+    wide.inputNhwc = wide.outputNhwc = true;
+    std::vector<float> ww(numElements(wide.weight), 0.01f);
+    Conv c(wide, ww.data(), nullptr, false);
+    bool winograd = convWinogradPreferred() && channels == 256;
+    EXPECT_EQ(c.ownKernel(), winograd) << c.implementation();
+    if (winograd) {
+      EXPECT_EQ(c.implementation().rfind("winograd_f2x3:", 0), 0u)
+          << c.implementation();
+    }
+  }
   ConvParams q = p;
   q.algorithm = ConvAlgorithm::Winograd;
   EXPECT_THROW(Conv(q, static_cast<const float *>(nullptr), b.data(), true),

@@ -191,6 +191,7 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
     ConvParams f = p;
     f.inputU8 = f.outputU8 = false;
     f.weightScales.clear();
+    f.algorithm = ConvAlgorithm::Direct; // exact sums, not Winograd's
     impl->asF32 = std::make_unique<Conv>(f, w.data(), constBias, hasBias);
     impl->q = p;
     impl->inElems = product(p.input);
@@ -251,8 +252,9 @@ void Conv::build(const ConvParams &p, const void *constWeights,
         "Winograd does not apply: it needs an f32 2-D 3x3 stride-1 "
         "ungrouped convolution of a channels-last input with constant "
         "weights and bias");
-  if (winograd && (asked || (p.algorithm == ConvAlgorithm::Auto &&
-                             convWinogradPreferred()))) {
+  if (winograd &&
+      (asked || (p.algorithm == ConvAlgorithm::Auto &&
+                 convWinogradPreferred() && WinogradConv::tileFor(p) != 0))) {
     int tile = p.algorithm == ConvAlgorithm::WinogradF2x3   ? 2
                : p.algorithm == ConvAlgorithm::WinogradF4x3 ? 4
                                                             : 0;

@@ -161,8 +161,9 @@ struct KernelTable {
   /// oneDNN's direct kernels (docs/runtime-kernels.md has the figures),
   /// unless OPSCOPE_WINOGRAD=off.
   bool winogradPreferred = false;
-  /// The tile Winograd takes where Conv picks: 0 by the output's size
-  /// (WinogradConv::tileFor), 2 under OPSCOPE_WINOGRAD=f2x3.
+  /// The largest tile Winograd takes where Conv picks
+  /// (WinogradConv::tileFor): 0 for no limit, 2 under
+  /// OPSCOPE_WINOGRAD=f2x3.
   int winogradTile = 0;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`

@@ -10,6 +10,8 @@
 #include "DnnlCommon.h"
 #include "KernelTable.h"
 
+#include "opscope/runtime/packed_weights.h"
+
 #include <algorithm>
 #include <cstring>
 #include <omp.h>
@@ -37,9 +39,19 @@ bool WinogradConv::applies(const ConvParams &p) {
 
 int WinogradConv::tileFor(const ConvParams &p) {
   // F(4x4, 3x3) needs a quarter of the direct form's multiplications,
-  // F(2x2, 3x3) 4/9, but its tiles waste more at an edge, and its
-  // transforms cost more per tile (docs/runtime-kernels.md).
-  return p.output[2] >= 4 && p.output[3] >= 4 ? 4 : 2;
+  // F(2x2, 3x3) 4/9, but their transformed weights take 36 and 16 values
+  // per channel pair, and a block of tiles reads all of them: past a few
+  // MiB they come from L3 or memory for every block, and the direct form
+  // wins (512 -> 512 over 7x7: 5.8 ms direct against 10.4 and 14.0 under
+  // the avx2 cap; docs/runtime-kernels.md).
+  const int64_t budget = 6 << 20;
+  int64_t lanes = kernelTable().winogradLanes;
+  int64_t kp = (p.output[1] + lanes - 1) / lanes * lanes;
+  int64_t pairBytes = p.input[1] * kp * int64_t(sizeof(float));
+  bool big = p.output[2] >= 4 && p.output[3] >= 4;
+  if (big && kernelTable().winogradTile != 2 && 36 * pairBytes <= budget)
+    return 4;
+  return 16 * pairBytes <= budget ? 2 : 0;
 }
 
 namespace {
@@ -64,9 +76,8 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   if (!weights)
     throw std::invalid_argument("Winograd needs constant weights");
   const KernelTable &kt = kernelTable();
-  tile = tileSize               ? tileSize
-         : kt.winogradTile != 0 ? kt.winogradTile
-                                : tileFor(p);
+  // Asked for Winograd where the size rule would not take it: 2x2 tiles.
+  tile = tileSize ? tileSize : std::max(tileFor(p), 2);
   if (tile != 2 && tile != 4)
     throw std::invalid_argument("Winograd tiles are 2x2 or 4x4");
   alpha = tile + 2;
@@ -84,33 +95,48 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   int64_t lanes = kt.winogradLanes;
   kp = (outC + lanes - 1) / lanes * lanes;
   panel = lanes * (kp % (2 * lanes) == 0 ? 2 : kp % (3 * lanes) == 0 ? 3 : 1);
-  // A block's transformed inputs and products within about 384 KiB, in a
+  // A block's transformed inputs and products within about 192 KiB, in a
   // multiple of 24 tiles, so that every register tile of the GEMM is
-  // whole (4, 6 or 8 rows).
+  // whole (AVX2: 4, 6 or 8 rows; AVX-512: 8 or 12).
   blockTiles = std::clamp<int64_t>(
       192 * 1024 / (planes * 4 * (inC + kp)) / 24 * 24, 24, 96);
   // U = G g G^T per (output, input) channel pair, in double, into plane
-  // xi's panel-packed inC x kp matrix.
-  const double *g = tile == 2 ? &kG2[0][0] : &kG4[0][0];
-  u.resize(planes * inC * kp);
-  std::fill(u.data, u.data + planes * inC * kp, 0.0f);
-  for (int64_t k = 0; k < outC; ++k)
-    for (int64_t c = 0; c < inC; ++c) {
-      const float *w = weights + (k * inC + c) * 9;
-      double gw[6][3] = {}; // G w: alpha x 3
-      for (int i = 0; i < alpha; ++i)
-        for (int j = 0; j < 3; ++j)
-          for (int a = 0; a < 3; ++a)
-            gw[i][j] += g[3 * i + a] * w[3 * a + j];
-      for (int i = 0; i < alpha; ++i)
-        for (int j = 0; j < alpha; ++j) {
-          double acc = 0;
-          for (int b = 0; b < 3; ++b)
-            acc += gw[i][b] * g[3 * j + b];
-          u.data[(alpha * i + j) * inC * kp + (k / panel) * inC * panel +
-                 c * panel + k % panel] = static_cast<float>(acc);
-        }
-    }
+  // xi's panel-packed inC x kp matrix: made once per model for weights in
+  // its mapping (the sessions share it, as oneDNN's packed weights).
+  auto make = [&] {
+    auto packed = std::make_shared<AlignedBuffer<float>>();
+    packed->resize(planes * inC * kp); // zeroed: the padded channels
+    float *uf = packed->data;
+    const double *g = tile == 2 ? &kG2[0][0] : &kG4[0][0];
+    for (int64_t k = 0; k < outC; ++k)
+      for (int64_t c = 0; c < inC; ++c) {
+        const float *w = weights + (k * inC + c) * 9;
+        double gw[6][3] = {}; // G w: alpha x 3
+        for (int i = 0; i < alpha; ++i)
+          for (int j = 0; j < 3; ++j)
+            for (int a = 0; a < 3; ++a)
+              gw[i][j] += g[3 * i + a] * w[3 * a + j];
+        for (int i = 0; i < alpha; ++i)
+          for (int j = 0; j < alpha; ++j) {
+            double acc = 0;
+            for (int b = 0; b < 3; ++b)
+              acc += gw[i][b] * g[3 * j + b];
+            uf[(alpha * i + j) * inC * kp + (k / panel) * inC * panel +
+               c * panel + k % panel] = static_cast<float>(acc);
+          }
+      }
+    return packed;
+  };
+  PackedWeightCache *cache = currentPackedWeights();
+  if (cache && cache->covers(weights)) {
+    std::string key = "winograd:" + std::to_string(tile) + ":" +
+                      std::to_string(inC) + "x" + std::to_string(outC) + ":kp" +
+                      std::to_string(kp) + ":panel" + std::to_string(panel);
+    u = std::static_pointer_cast<AlignedBuffer<float>>(cache->get(
+        weights, key, [&] { return std::shared_ptr<void>(make()); }));
+  } else {
+    u = make();
+  }
   if (biasData)
     bias.assign(biasData, biasData + outC);
   zeros.assign(inC, 0.0f);
@@ -143,7 +169,7 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
       input(px, inC, v + t * inC, ldv);
     }
     for (int xi = 0; xi < planes; ++xi)
-      gemm(v + xi * ldv, u.data + xi * inC * kp, m + xi * ldm, count, inC, kp,
+      gemm(v + xi * ldv, u->data + xi * inC * kp, m + xi * ldm, count, inC, kp,
            panel);
     for (int64_t t = 0; t < count; ++t)
       output(m + t * kp, ldm, biasPtr, out + t * area * outC, outC);

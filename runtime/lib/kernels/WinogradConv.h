@@ -20,6 +20,7 @@
 
 #include "opscope/runtime/dense.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,13 @@ public:
   /// and dilation 1, one group, not transposed, f32, a channels-last
   /// input (the output either), and an output of the size those give.
   static bool applies(const ConvParams &p);
-  /// The tile Auto takes: 4 where the output is at least 4x4, else 2.
+  /// The tile Auto takes: 4 where the output is at least 4x4 and the
+  /// transformed weights take at most 6 MiB, else 2 within the same
+  /// budget (only 2 under OPSCOPE_WINOGRAD=f2x3), else 0: oneDNN's direct
+  /// form.
   static int tileFor(const ConvParams &p);
   /// `weights` O x I x 3 x 3 and `bias` (or null) are copied; `tile` 2 or
-  /// 4 (0: the table's winogradTile, else tileFor).
+  /// 4 (0: tileFor's, 2 where that is 0).
   WinogradConv(const ConvParams &p, const float *weights, const float *bias,
                int tile);
   /// y = conv(x) + bias, then the post-ops in order; a Sum reads `sum`
@@ -65,7 +69,9 @@ private:
   decltype(KernelTable::winogradOutput) output;
   decltype(KernelTable::arithRow) arithRow;
   std::string kernelName;
-  AlignedBuffer<float> u; ///< `planes` planes of inC x kp, panel-packed
+  /// `planes` planes of inC x kp, panel-packed (shared by the sessions
+  /// of a model, packed_weights.h).
+  std::shared_ptr<const AlignedBuffer<float>> u;
   std::vector<float> bias;
   std::vector<float> zeros; ///< inC zeros: the pixels outside the image
 };

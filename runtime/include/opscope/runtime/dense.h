@@ -209,21 +209,18 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
-/// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or
-/// I x O/g x k... (transposed), ONNX pads [begin..., end...], dilations >= 1.
-/// Constant weights are packed into oneDNN's layout once; a non-constant
-/// weight (a model input) is read in place on every run.
 /// How a Conv computes. The compiled model's bindings leave Auto; tests
 /// and benchmarks name a form to compare them.
 enum class ConvAlgorithm : uint8_t {
-  /// Winograd where it applies and the kernel table prefers it (the AVX2
-  /// tier), oneDNN's direct convolution otherwise.
+  /// Winograd where it applies, the kernel table prefers it (the AVX2 and
+  /// AVX-512 tiers) and its transformed weights stay within a few MiB,
+  /// oneDNN's direct convolution otherwise.
   Auto,
   Direct, ///< oneDNN's
-  /// Winograd on the table's kernels, F(4x4, 3x3) where the output is at
-  /// least 4x4, else F(2x2, 3x3); throws where it does not apply (f32, 2-D
-  /// 3x3 stride 1, one group, an NHWC input, constant weights and bias).
+  /// Winograd on the table's kernels, with Auto's tile or F(2x2, 3x3)
+  /// where Auto would not take it; throws where it does not apply (f32,
+  /// 2-D 3x3 stride 1, one group, an NHWC input, constant weights and
+  /// bias).
   Winograd,
   WinogradF2x3, ///< Winograd with 2x2 output tiles
   WinogradF4x3, ///< Winograd with 4x4 output tiles
@@ -233,6 +230,11 @@ enum class ConvAlgorithm : uint8_t {
 /// kernel tier in force.
 bool convWinogradPreferred();
 
+/// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
+/// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or
+/// I x O/g x k... (transposed), ONNX pads [begin..., end...], dilations >= 1.
+/// Constant weights are packed into oneDNN's layout once; a non-constant
+/// weight (a model input) is read in place on every run.
 struct ConvParams {
   Dims input, weight, output;
   Dims strides, pads, dilations;

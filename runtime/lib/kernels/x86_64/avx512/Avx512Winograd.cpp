@@ -5,8 +5,8 @@
 // reference forms and the matrices are in reference/ReferenceWinograd.cpp,
 // the AVX2 forms in x86_64/avx2/Avx2Winograd.cpp, which these follow at
 // twice the width): the transforms 16 channels per instruction, the GEMMs
-// on panels of 16, 32 or 48 output channels with 24 of the 32 registers
-// accumulating (12 x 16, 12 x 32, 8 x 48).
+// on panels of 16, 32 or 48 output channels in register tiles of 12 x 16,
+// 12 x 32 and 8 x 48 (12, 24 and 24 of the 32 registers accumulating).
 //
 //===----------------------------------------------------------------------===//
 
