@@ -252,12 +252,17 @@ void Conv::build(const ConvParams &p, const void *constWeights,
         "Winograd does not apply: it needs an f32 2-D 3x3 stride-1 "
         "ungrouped convolution of a channels-last input with constant "
         "weights and bias");
-  if (winograd &&
-      (asked || (p.algorithm == ConvAlgorithm::Auto &&
-                 convWinogradPreferred() && WinogradConv::tileFor(p) != 0))) {
-    int tile = p.algorithm == ConvAlgorithm::WinogradF2x3   ? 2
-               : p.algorithm == ConvAlgorithm::WinogradF4x3 ? 4
-                                                            : 0;
+  // The tile: the one asked for; Auto's size rule (0: oneDNN's direct
+  // form); 2x2 where Winograd is asked for but the rule would not take it.
+  int tile = p.algorithm == ConvAlgorithm::WinogradF2x3   ? 2
+             : p.algorithm == ConvAlgorithm::WinogradF4x3 ? 4
+             : winograd ? WinogradConv::tileFor(p)
+                        : 0;
+  if (p.algorithm == ConvAlgorithm::Winograd)
+    tile = std::max(tile, 2);
+  bool autoTakes =
+      p.algorithm == ConvAlgorithm::Auto && convWinogradPreferred();
+  if (winograd && tile != 0 && (asked || autoTakes)) {
     I.winograd = std::make_unique<WinogradConv>(
         p, static_cast<const float *>(constWeights),
         hasBias ? constBias : nullptr, tile);

@@ -152,10 +152,8 @@ struct KernelTable {
   /// column).
   void (*winograd4Output)(const float *m, int64_t ldm, const float *bias,
                           float *y, int64_t outC);
-  /// The tier that filled the five (kernel names report it), and its
-  /// vector width: kp, the output channels the GEMM computes, is a
-  /// multiple of it.
-  const char *winogradName = "reference";
+  /// The five's vector width: kp, the output channels the GEMM computes,
+  /// is a multiple of it.
   int64_t winogradLanes = 8;
   /// Conv runs eligible convolutions as Winograd on this tier instead of
   /// oneDNN's direct kernels (docs/runtime-kernels.md has the figures),

@@ -76,8 +76,7 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   if (!weights)
     throw std::invalid_argument("Winograd needs constant weights");
   const KernelTable &kt = kernelTable();
-  // Asked for Winograd where the size rule would not take it: 2x2 tiles.
-  tile = tileSize ? tileSize : std::max(tileFor(p), 2);
+  tile = tileSize;
   if (tile != 2 && tile != 4)
     throw std::invalid_argument("Winograd tiles are 2x2 or 4x4");
   alpha = tile + 2;
@@ -88,8 +87,8 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   gemm = kt.winogradGemm;
   output = tile == 2 ? kt.winogradOutput : kt.winograd4Output;
   arithRow = kt.arithRow;
-  kernelName = std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") +
-               kt.winogradName;
+  kernelName =
+      std::string(tile == 2 ? "winograd_f2x3:" : "winograd_f4x3:") + kt.name;
   // Panels of two or three vectors where they divide the (padded) count,
   // else of one: as many accumulators in each (Avx2Winograd.cpp).
   int64_t lanes = kt.winogradLanes;

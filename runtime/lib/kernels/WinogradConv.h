@@ -37,8 +37,8 @@ public:
   /// budget (only 2 under OPSCOPE_WINOGRAD=f2x3), else 0: oneDNN's direct
   /// form.
   static int tileFor(const ConvParams &p);
-  /// `weights` O x I x 3 x 3 and `bias` (or null) are copied; `tile` 2 or
-  /// 4 (0: tileFor's, 2 where that is 0).
+  /// `weights` O x I x 3 x 3 and `bias` (or null) are copied; `tile` is
+  /// 2 or 4.
   WinogradConv(const ConvParams &p, const float *weights, const float *bias,
                int tile);
   /// y = conv(x) + bias, then the post-ops in order; a Sum reads `sum`

@@ -148,6 +148,5 @@ void opscope::rt::fillReferenceWinogradKernels(KernelTable &t) {
   t.winogradOutput = winogradOutput;
   t.winograd4Input = winograd4Input;
   t.winograd4Output = winograd4Output;
-  t.winogradName = "reference";
   t.winogradPreferred = false; // oneDNN's direct kernels are faster
 }

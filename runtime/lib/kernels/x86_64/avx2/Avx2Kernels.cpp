@@ -13,6 +13,7 @@
 
 #include "../../KernelTable.h"
 #include "../../RowKernels.h"
+#include "Avx2Lanes.h"
 
 #include <cmath>
 #include <immintrin.h>
@@ -27,12 +28,6 @@ OPSCOPE_DEFINE_ROW_KERNELS(avx2_rows, AVX2)
 
 namespace opscope::rt::avx2_tier {
 
-/// Lanes [0, min(8, remaining)) set.
-AVX2 inline __m256i tailMask(int64_t remaining) {
-  int n = remaining >= 8 ? 8 : static_cast<int>(remaining);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 /// Lanes past the end read as 0 and are not written. vmaskmovps costs
 /// more than a plain access (its store many times more on Intel cores), so
 /// whole vectors take the plain one: the branch is taken the same way on

@@ -16,22 +16,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../KernelTable.h"
+#include "Avx2Lanes.h"
 
 #include <immintrin.h>
 
 using namespace opscope;
 using namespace opscope::rt;
+using opscope::rt::avx2_tier::tailMask;
 
 #define AVX2 __attribute__((target("avx2,fma")))
 
 namespace {
-
-/// Lanes [0, min(8, remaining)) set.
-AVX2 inline __m256i laneMask(int64_t remaining) {
-  int n = remaining >= 8 ? 8 : static_cast<int>(remaining);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 template <bool Tail> AVX2 inline __m256 load(const float *p, __m256i mask) {
   return Tail ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
@@ -74,7 +69,7 @@ AVX2 void winogradInput(const float *const *px, int64_t channels, float *v,
   for (; c + 8 <= channels; c += 8)
     inputVector<false>(px, c, v, ldv, all);
   if (c < channels)
-    inputVector<true>(px, c, v, ldv, laneMask(channels - c));
+    inputVector<true>(px, c, v, ldv, tailMask(channels - c));
 }
 
 /// MR rows of m, NV vectors of one panel: the panel (channels x 8 NV) is
@@ -180,7 +175,7 @@ AVX2 void winogradOutput(const float *m, int64_t ldm, const float *bias,
   for (; k + 8 <= outC; k += 8)
     outputVector<false>(m, ldm, bias, y, outC, k, all);
   if (k < outC)
-    outputVector<true>(m, ldm, bias, y, outC, k, laneMask(outC - k));
+    outputVector<true>(m, ldm, bias, y, outC, k, tailMask(outC - k));
 }
 
 /// F(4x4, 3x3): t = B^T d for six vectors (d may be t).
@@ -229,7 +224,7 @@ AVX2 void winograd4Input(const float *const *px, int64_t channels, float *v,
   for (; c + 8 <= channels; c += 8)
     input4Vector<false>(px, c, v, ldv, all);
   if (c < channels)
-    input4Vector<true>(px, c, v, ldv, laneMask(channels - c));
+    input4Vector<true>(px, c, v, ldv, tailMask(channels - c));
 }
 
 /// F(4x4, 3x3): y = A^T m for six vectors.
@@ -273,7 +268,7 @@ AVX2 void winograd4Output(const float *m, int64_t ldm, const float *bias,
   for (; k + 8 <= outC; k += 8)
     output4Vector<false>(m, ldm, bias, y, outC, k, all);
   if (k < outC)
-    output4Vector<true>(m, ldm, bias, y, outC, k, laneMask(outC - k));
+    output4Vector<true>(m, ldm, bias, y, outC, k, tailMask(outC - k));
 }
 
 } // namespace
@@ -284,6 +279,5 @@ void opscope::rt::fillAvx2WinogradKernels(KernelTable &t) {
   t.winogradOutput = winogradOutput;
   t.winograd4Input = winograd4Input;
   t.winograd4Output = winograd4Output;
-  t.winogradName = "avx2";
   t.winogradPreferred = true;
 }

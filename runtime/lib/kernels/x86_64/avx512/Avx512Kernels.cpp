@@ -13,6 +13,7 @@
 
 #include "../../KernelTable.h"
 #include "../../RowKernels.h"
+#include "Avx512Lanes.h"
 
 #include <cmath>
 #include <immintrin.h>
@@ -125,10 +126,6 @@ AVX512 inline __m512 tanh512(__m512 x) {
   return _mm512_mask_blend_ps(isSmall, big, small);
 }
 
-AVX512 inline __mmask16 tailMask(int64_t remaining) {
-  return remaining >= 16 ? __mmask16(0xFFFF)
-                         : static_cast<__mmask16>((1u << remaining) - 1);
-}
 
 /// Sixteen tokens (columns) at a time: each pass walks the hidden rows with
 /// one vector load per row, so the statistics of 16 tokens are one vector.

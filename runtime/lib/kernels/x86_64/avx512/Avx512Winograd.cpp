@@ -11,20 +11,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../KernelTable.h"
+#include "Avx512Lanes.h"
 
 #include <immintrin.h>
 
 using namespace opscope;
 using namespace opscope::rt;
+using opscope::rt::avx512_tier::tailMask;
 
 #define AVX512 __attribute__((target("avx512f,fma")))
 
 namespace {
 
-/// Lanes [0, min(16, remaining)) set.
-AVX512 inline __mmask16 laneMask(int64_t remaining) {
-  return remaining >= 16 ? __mmask16(0xffff) : __mmask16((1u << remaining) - 1);
-}
 AVX512 inline __m512 load(const float *p, __mmask16 m) {
   return _mm512_maskz_loadu_ps(m, p);
 }
@@ -58,7 +56,7 @@ AVX512 inline void inputVector(const float *const *px, int64_t c, float *v,
 AVX512 void winogradInput(const float *const *px, int64_t channels, float *v,
                           int64_t ldv) {
   for (int64_t c = 0; c < channels; c += 16)
-    inputVector(px, c, v, ldv, laneMask(channels - c));
+    inputVector(px, c, v, ldv, tailMask(channels - c));
 }
 
 /// F(4x4, 3x3): t = B^T d for six vectors (d may be t).
@@ -82,7 +80,7 @@ AVX512 inline void inputColumn6(const __m512 *d, __m512 *t) {
 AVX512 void winograd4Input(const float *const *px, int64_t channels, float *v,
                            int64_t ldv) {
   for (int64_t c = 0; c < channels; c += 16) {
-    __mmask16 mask = laneMask(channels - c);
+    __mmask16 mask = tailMask(channels - c);
     __m512 rows[36];
     for (int i = 0; i < 6; ++i) {
       __m512 d[6];
@@ -208,7 +206,7 @@ AVX512 inline void outputVector(const float *m, int64_t ldm, const float *bias,
 AVX512 void winogradOutput(const float *m, int64_t ldm, const float *bias,
                            float *y, int64_t outC) {
   for (int64_t k = 0; k < outC; k += 16)
-    outputVector(m, ldm, bias, y, outC, k, laneMask(outC - k));
+    outputVector(m, ldm, bias, y, outC, k, tailMask(outC - k));
 }
 
 /// F(4x4, 3x3): y = A^T m for six vectors.
@@ -224,7 +222,7 @@ AVX512 inline void outputColumn6(const __m512 *m, __m512 *y) {
 AVX512 void winograd4Output(const float *m, int64_t ldm, const float *bias,
                             float *y, int64_t outC) {
   for (int64_t k = 0; k < outC; k += 16) {
-    __mmask16 mask = laneMask(outC - k);
+    __mmask16 mask = tailMask(outC - k);
     __m512 rows[24];
     for (int i = 0; i < 6; ++i) {
       __m512 r[6];
@@ -253,7 +251,6 @@ void opscope::rt::fillAvx512WinogradKernels(KernelTable &t) {
   t.winogradOutput = winogradOutput;
   t.winograd4Output = winograd4Output;
   t.winogradLanes = 16;
-  t.winogradName = "avx512";
   // Faster than oneDNN's brgconv:avx512_core on every measured shape
   // (docs/runtime-kernels.md).
   t.winogradPreferred = true;

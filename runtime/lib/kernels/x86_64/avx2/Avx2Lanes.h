@@ -1,0 +1,26 @@
+//===- Avx2Lanes.h - the AVX2 tier's tail masks -----------------*- C++ -*-===//
+//
+// Part of opscope's runtime (internal). What every file of the AVX2 + FMA
+// tier uses for a vector's tail; included only by x86_64/avx2/ sources,
+// whose functions carry the same target attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_AVX2_AVX2LANES_H
+#define OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_AVX2_AVX2LANES_H
+
+#include <cstdint>
+#include <immintrin.h>
+
+namespace opscope::rt::avx2_tier {
+
+/// Lanes [0, min(8, remaining)) set.
+__attribute__((target("avx2,fma"))) inline __m256i tailMask(int64_t remaining) {
+  int n = remaining >= 8 ? 8 : static_cast<int>(remaining);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+} // namespace opscope::rt::avx2_tier
+
+#endif // OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_AVX2_AVX2LANES_H
