@@ -501,6 +501,8 @@ TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
       {{2, 19, 11, 10}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
       {{1, 32, 9, 13}, {2, 3}, {2, 1}, {0, 1, 1, 0}, {2, 1}},
       {{1, 8, 7, 7}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
+      // Blocks of 32 channels in registers, then a tail of 13.
+      {{2, 77, 6, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
   };
   for (const Config &cfg : configs) {
     const int64_t N = cfg.in[0], C = cfg.in[1], H = cfg.in[2], W = cfg.in[3];

@@ -5,9 +5,10 @@
 // Intel cores before AVX-512 run, and what OPSCOPE_MAX_ISA=avx2 selects on
 // any newer CPU. Eight lanes; tails use vmaskmov loads and stores. The
 // transcendentals are the AVX-512 tier's polynomials (Avx512Kernels.cpp)
-// at half the width, with 2^n built from the exponent bits in two steps
-// instead of vscalefps, so that their results agree with the AVX-512 ones
-// to the same bounds (FoldRunAgreementTest, KernelsTest).
+// at half the width, with 2^n built from the exponent bits instead of
+// vscalefps, so that their results agree with the AVX-512 ones to the
+// same bounds (FoldRunAgreementTest, KernelsTest). Whole vectors take
+// plain loads and stores, and only a row's tail the masked ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,29 +59,31 @@ AVX2 inline float hmax(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-/// 2^n for integral n in [-150, 128] (as floats): two factors whose
-/// exponents are in range, applied one after the other, so that results
-/// that underflow round as vscalefps does, and n = 128 overflows to inf.
-AVX2 inline __m256 scale2n(__m256 p, __m256 n) {
-  __m256i ni = _mm256_cvtps_epi32(n);
-  __m256i half = _mm256_srai_epi32(ni, 1);
-  __m256i rest = _mm256_sub_epi32(ni, half);
-  const __m256i bias = _mm256_set1_epi32(127);
-  __m256 f1 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
-  __m256 f2 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(rest, bias), 23));
-  return _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
-}
+/// Rounds to the nearest integer (ties to even, as vroundps) by adding
+/// 1.5 * 2^23: for |v| < 2^22 the sum's low mantissa bits are the integer,
+/// so the same value gives both the float n (subtract it back) and the
+/// integer n (the sum's bits minus the constant's) without vroundps and
+/// vcvtps2dq. exp's x log2 e is fused into the add (one rounding; at an
+/// exact tie n can differ from the AVX-512 form's, within the same bound).
+constexpr float kRoundMagic = 12582912.0f;
 
-/// e^x (exp512's Cephes polynomial). NaN passes through.
-AVX2 inline __m256 exp256(__m256 x) {
-  __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  __m256 in = x;
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)),
-                    _mm256_set1_ps(89.0f));
-  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+/// e^x as exp512 computes it (Cephes' polynomial on x - n ln 2, n the
+/// nearest integer to x log2 e), NaN passing through the clamps (vmaxps
+/// and vminps return their second operand when one is NaN). `flush`
+/// flushes x < -87 to 0 (expFlush512 says why); 2^n is then always a
+/// normal float and one factor, built from the exponent bits. Otherwise
+/// n reaches -150: where a lane needs it, two factors whose exponents are
+/// in range, applied one after the other, so that results that underflow
+/// round as vscalefps does; n = 128 overflows to inf either way.
+template <bool flush> AVX2 inline __m256 expLanes(__m256 x) {
+  __m256 tiny;
+  if (flush)
+    tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ);
+  x = _mm256_min_ps(_mm256_set1_ps(89.0f),
+                    _mm256_max_ps(_mm256_set1_ps(flush ? -87.0f : -104.0f), x));
+  const __m256 magic = _mm256_set1_ps(kRoundMagic);
+  __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), magic);
+  __m256 n = _mm256_sub_ps(t, magic);
   __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
   r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
   __m256 p = _mm256_set1_ps(1.9875691500e-4f);
@@ -91,45 +94,46 @@ AVX2 inline __m256 exp256(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
   p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r,
                       _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  return _mm256_blendv_ps(scale2n(p, n), in, nan);
+  __m256i ni =
+      _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(magic));
+  const __m256i bias = _mm256_set1_epi32(127);
+  __m256 one = _mm256_mul_ps(
+      p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
+  if (flush)
+    return _mm256_andnot_ps(tiny, one);
+  // One factor unless a lane's n is below -126 (x below about -87.3).
+  if (!_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ)))
+    return one;
+  __m256i half = _mm256_srai_epi32(ni, 1);
+  __m256 f1 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+  __m256 f2 = _mm256_castsi256_ps(_mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_sub_epi32(ni, half), bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, f1), f2);
 }
+AVX2 inline __m256 exp256(__m256 x) { return expLanes<false>(x); }
+AVX2 inline __m256 expFlush256(__m256 x) { return expLanes<true>(x); }
 
-/// exp256 with results for x < -87 flushed to zero without computing a
-/// subnormal (expFlush512 says why).
-AVX2 inline __m256 expFlush256(__m256 x) {
-  const __m256 lo = _mm256_set1_ps(-87.0f);
-  __m256 tiny = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  // max(lo, NaN) is NaN (vmaxps returns its second operand): NaN passes.
-  return _mm256_andnot_ps(tiny, exp256(_mm256_max_ps(lo, x)));
-}
-
-/// erf (erf512's Abramowitz & Stegun 7.1.26, Taylor below |x| = 0.5).
+/// erf as erf512 computes it: x P(x^2) / Q(x^2), +-1 from |x| = 3.8325 on.
 AVX2 inline __m256 erf256(__m256 x) {
-  __m256 ax = absPs(x);
-  __m256 t = _mm256_div_ps(_mm256_set1_ps(1.0f),
-                           _mm256_fmadd_ps(ax, _mm256_set1_ps(0.3275911f),
-                                           _mm256_set1_ps(1.0f)));
-  __m256 p = _mm256_set1_ps(1.061405429f);
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.453152027f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.421413741f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.284496736f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.254829592f));
-  p = _mm256_mul_ps(p, t);
-  __m256 e = expFlush256(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), ax), ax));
-  __m256 y = _mm256_fnmadd_ps(p, e, _mm256_set1_ps(1.0f));
-  __m256 sign = _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(int(0x80000000u))));
-  y = _mm256_or_ps(y, sign);
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 big = _mm256_cmp_ps(_mm256_andnot_ps(sign, x),
+                             _mm256_set1_ps(3.832506856900711f), _CMP_GE_OQ);
   __m256 z = _mm256_mul_ps(x, x);
-  __m256 q = _mm256_set1_ps(-1.0f / 1320.0f);
-  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f / 216.0f));
-  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-1.0f / 42.0f));
-  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f / 10.0f));
-  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-1.0f / 3.0f));
-  q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.0f));
-  __m256 small = _mm256_mul_ps(_mm256_mul_ps(q, x),
-                               _mm256_set1_ps(1.12837916709551257f));
-  y = _mm256_blendv_ps(y, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.5f), _CMP_LT_OQ));
-  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  __m256 p = _mm256_fmadd_ps(z, _mm256_set1_ps(2.2905065861350646e-4f),
+                             _mm256_set1_ps(3.4082910107109506e-3f));
+  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(5.0955695062380861e-2f));
+  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(1.8520832239976145e-1f));
+  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(1.128379143519084f));
+  __m256 q = _mm256_fmadd_ps(z, _mm256_set1_ps(-1.1791602954361697e-7f),
+                             _mm256_set1_ps(2.3547966471313185e-5f));
+  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.0179625278914885e-3f));
+  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.4070470171167667e-2f));
+  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.1098505178285362e-1f));
+  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(4.9746925110067538e-1f));
+  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.0f));
+  __m256 one = _mm256_or_ps(_mm256_and_ps(sign, x), _mm256_set1_ps(1.0f));
+  return _mm256_blendv_ps(_mm256_div_ps(_mm256_mul_ps(x, p), q), one, big);
 }
 
 /// tanh (tanh512's two forms).
@@ -179,7 +183,15 @@ AVX2 void layerNorm(const float *x, const float *gamma, const float *beta,
     }
     float inv = 1.0f / std::sqrt(hsum(_mm256_add_ps(sq0, sq1)) / cols + eps);
     __m256 vinv = _mm256_set1_ps(inv);
-    for (c = 0; c < cols; c += 8) {
+    for (c = 0; c + 8 <= cols; c += 8) {
+      __m256 v =
+          _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(in + c), vmean), vinv);
+      v = _mm256_mul_ps(v, _mm256_loadu_ps(gamma + c));
+      if (beta)
+        v = _mm256_add_ps(v, _mm256_loadu_ps(beta + c));
+      _mm256_storeu_ps(out + c, v);
+    }
+    if (c < cols) {
       __m256i m = tailMask(cols - c);
       __m256 v = _mm256_mul_ps(_mm256_sub_ps(loadMasked(in + c, m), vmean), vinv);
       v = _mm256_mul_ps(v, loadMasked(gamma + c, m));
@@ -221,35 +233,50 @@ AVX2 void layerNormTransposed(const float *x, const float *gamma,
   }
 }
 
-/// Scores plus mask; lanes past the row end read as -inf.
-AVX2 inline __m256 loadScores(const float *in, const float *mrow, int64_t c,
+/// Scores plus mask, a whole vector.
+AVX2 inline __m256 scores(const float *in, const float *mrow, int64_t c) {
+  __m256 v = _mm256_loadu_ps(in + c);
+  return mrow ? _mm256_add_ps(v, _mm256_loadu_ps(mrow + c)) : v;
+}
+/// Scores plus mask in a row's tail; lanes past the end read as -inf.
+AVX2 inline __m256 tailScores(const float *in, const float *mrow, int64_t c,
                               __m256i m) {
-  __m256 v = loadMasked(in + c, m);
+  __m256 v = _mm256_maskload_ps(in + c, m);
   if (mrow)
-    v = _mm256_add_ps(v, loadMasked(mrow + c, m));
+    v = _mm256_add_ps(v, _mm256_maskload_ps(mrow + c, m));
   return _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v, _mm256_castsi256_ps(m));
 }
 
+/// Whole vectors take plain loads and stores; only a row's tail (under 8
+/// lanes) takes the masked forms.
 AVX2 void softmax(const float *x, const float *mask, int64_t group, float *y,
                   int64_t rows, int64_t cols, bool log) {
+  const int64_t whole = cols & ~int64_t(7);
+  const __m256i m = tailMask(cols - whole);
   for (int64_t r = 0; r < rows; ++r) {
     const float *in = x + r * cols;
     const float *mrow = mask ? mask + (r / group) * cols : nullptr;
     float *out = y + r * cols;
     __m256 vmax = _mm256_set1_ps(-INFINITY);
-    for (int64_t c = 0; c < cols; c += 8)
-      vmax = _mm256_max_ps(vmax, loadScores(in, mrow, c, tailMask(cols - c)));
-    float mx = hmax(vmax);
-    __m256 vmx = _mm256_set1_ps(mx);
+    for (int64_t c = 0; c < whole; c += 8)
+      vmax = _mm256_max_ps(vmax, scores(in, mrow, c));
+    if (whole < cols)
+      vmax = _mm256_max_ps(vmax, tailScores(in, mrow, whole, m));
+    __m256 vmx = _mm256_set1_ps(hmax(vmax));
     __m256 vsum = _mm256_setzero_ps();
-    for (int64_t c = 0; c < cols; c += 8) {
-      __m256i m = tailMask(cols - c);
+    for (int64_t c = 0; c < whole; c += 8) {
+      __m256 e = expFlush256(_mm256_sub_ps(scores(in, mrow, c), vmx));
+      vsum = _mm256_add_ps(vsum, e);
+      if (!log)
+        _mm256_storeu_ps(out + c, e);
+    }
+    if (whole < cols) {
       __m256 e = _mm256_and_ps(
-          expFlush256(_mm256_sub_ps(loadScores(in, mrow, c, m), vmx)),
+          expFlush256(_mm256_sub_ps(tailScores(in, mrow, whole, m), vmx)),
           _mm256_castsi256_ps(m));
       vsum = _mm256_add_ps(vsum, e);
       if (!log)
-        storeMasked(out + c, m, e);
+        _mm256_maskstore_ps(out + whole, m, e);
     }
     float sum = hsum(vsum);
     if (log) {
@@ -257,60 +284,94 @@ AVX2 void softmax(const float *x, const float *mask, int64_t group, float *y,
       // constant rounds at the max's magnitude (a fully masked row's max
       // is near -10000, one ulp 1e-3).
       __m256 lse = _mm256_set1_ps(std::log(sum));
-      for (int64_t c = 0; c < cols; c += 8) {
-        __m256i m = tailMask(cols - c);
-        storeMasked(out + c, m,
-                    _mm256_sub_ps(_mm256_sub_ps(loadScores(in, mrow, c, m), vmx), lse));
-      }
+      for (int64_t c = 0; c < whole; c += 8)
+        _mm256_storeu_ps(
+            out + c,
+            _mm256_sub_ps(_mm256_sub_ps(scores(in, mrow, c), vmx), lse));
+      if (whole < cols)
+        _mm256_maskstore_ps(
+            out + whole, m,
+            _mm256_sub_ps(_mm256_sub_ps(tailScores(in, mrow, whole, m), vmx),
+                          lse));
     } else {
       __m256 inv = _mm256_set1_ps(1.0f / sum);
-      for (int64_t c = 0; c < cols; c += 8) {
-        __m256i m = tailMask(cols - c);
-        storeMasked(out + c, m, _mm256_mul_ps(loadMasked(out + c, m), inv));
-      }
+      for (int64_t c = 0; c < whole; c += 8)
+        _mm256_storeu_ps(out + c, _mm256_mul_ps(_mm256_loadu_ps(out + c), inv));
+      if (whole < cols)
+        _mm256_maskstore_ps(
+            out + whole, m,
+            _mm256_mul_ps(_mm256_maskload_ps(out + whole, m), inv));
     }
   }
 }
 
-AVX2 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
-  const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
-  for (int64_t i = 0; i < n; i += 8) {
+/// y = F::lanes(x) over n floats: whole vectors with plain loads and
+/// stores, the tail (under 8 lanes) masked.
+template <typename F>
+AVX2 inline void mapRow(const float *x, float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, F::lanes(_mm256_loadu_ps(x + i)));
+  if (i < n) {
     __m256i m = tailMask(n - i);
-    __m256 v = loadMasked(x + i, m);
-    __m256 inner;
-    if (tanhForm) {
-      __m256 cube = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
-      __m256 u = _mm256_fmadd_ps(cube, _mm256_set1_ps(0.044715f), v);
-      inner = tanh256(_mm256_mul_ps(u, _mm256_set1_ps(0.7978845608f)));
-    } else {
-      inner = erf256(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678f)));
-    }
-    storeMasked(y + i, m, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, inner)));
+    _mm256_maskstore_ps(y + i, m, F::lanes(_mm256_maskload_ps(x + i, m)));
   }
+}
+
+struct ExpLanes {
+  AVX2 static __m256 lanes(__m256 v) { return exp256(v); }
+};
+struct ErfLanes {
+  AVX2 static __m256 lanes(__m256 v) { return erf256(v); }
+};
+struct TanhLanes {
+  AVX2 static __m256 lanes(__m256 v) { return tanh256(v); }
+};
+struct SigmoidLanes {
+  AVX2 static __m256 lanes(__m256 v) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(
+        one,
+        _mm256_add_ps(one, expFlush256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+  }
+};
+/// 0.5 x (1 + erf(x / sqrt 2)).
+struct GeluErfLanes {
+  AVX2 static __m256 lanes(__m256 v) {
+    __m256 inner = erf256(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678f)));
+    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
+                         _mm256_add_ps(_mm256_set1_ps(1.0f), inner));
+  }
+};
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+struct GeluTanhLanes {
+  AVX2 static __m256 lanes(__m256 v) {
+    __m256 cube = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
+    __m256 u = _mm256_fmadd_ps(cube, _mm256_set1_ps(0.044715f), v);
+    __m256 inner = tanh256(_mm256_mul_ps(u, _mm256_set1_ps(0.7978845608f)));
+    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
+                         _mm256_add_ps(_mm256_set1_ps(1.0f), inner));
+  }
+};
+
+AVX2 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
+  if (tanhForm)
+    mapRow<GeluTanhLanes>(x, y, n);
+  else
+    mapRow<GeluErfLanes>(x, y, n);
 }
 
 AVX2 void transcendental(Transcendental f, const float *x, float *y,
                          int64_t n) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  for (int64_t i = 0; i < n; i += 8) {
-    __m256i m = tailMask(n - i);
-    __m256 v = loadMasked(x + i, m);
-    __m256 r;
-    switch (f) {
-    case Transcendental::Exp:
-      r = exp256(v);
-      break;
-    case Transcendental::Erf:
-      r = erf256(v);
-      break;
-    case Transcendental::Tanh:
-      r = tanh256(v);
-      break;
-    default:
-      r = _mm256_div_ps(one, _mm256_add_ps(one, expFlush256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
-      break;
-    }
-    storeMasked(y + i, m, r);
+  switch (f) {
+  case Transcendental::Exp:
+    return mapRow<ExpLanes>(x, y, n);
+  case Transcendental::Erf:
+    return mapRow<ErfLanes>(x, y, n);
+  case Transcendental::Tanh:
+    return mapRow<TanhLanes>(x, y, n);
+  default:
+    return mapRow<SigmoidLanes>(x, y, n);
   }
 }
 
@@ -520,6 +581,33 @@ AVX2 void interleave2x32(const void *a, const void *b, int64_t n, void *out) {
   }
 }
 
+/// maxPixelNhwc (RowKernels.h) with the maxima of 32 channels in four
+/// registers across the window, where the row form re-loads and re-stores
+/// y for every pixel (y may alias the inputs as far as the compiler
+/// knows): 2x the time at 32 channels. vmaxps(x, m) is `x > m ? x : m`,
+/// the row form's rule, so the bits are the reference tier's.
+AVX2 void maxPixelNhwc(const float *const *px, int64_t count, float *y,
+                       int64_t c) {
+  int64_t k = 0;
+  for (; k + 32 <= c; k += 32) {
+    __m256 m[4];
+    for (int i = 0; i < 4; ++i)
+      m[i] = _mm256_loadu_ps(px[0] + k + 8 * i);
+    for (int64_t j = 1; j < count; ++j)
+      for (int i = 0; i < 4; ++i)
+        m[i] = _mm256_max_ps(_mm256_loadu_ps(px[j] + k + 8 * i), m[i]);
+    for (int i = 0; i < 4; ++i)
+      _mm256_storeu_ps(y + k + 8 * i, m[i]);
+  }
+  for (; k < c; k += 8) {
+    __m256i mask = tailMask(c - k);
+    __m256 m = loadMasked(px[0] + k, mask);
+    for (int64_t j = 1; j < count; ++j)
+      m = _mm256_max_ps(loadMasked(px[j] + k, mask), m);
+    storeMasked(y + k, mask, m);
+  }
+}
+
 } // namespace opscope::rt::avx2_tier
 
 void opscope::rt::fillAvx2Kernels(KernelTable &t) {
@@ -529,6 +617,7 @@ void opscope::rt::fillAvx2Kernels(KernelTable &t) {
   t.gelu = avx2_tier::gelu;
   t.transcendental = avx2_tier::transcendental;
   OPSCOPE_FILL_ROW_KERNELS(avx2_rows, t);
+  t.maxPixelNhwc = avx2_tier::maxPixelNhwc;
   t.toBf16 = avx2_tier::toBf16;
   t.roundToBf16AsF32 = avx2_tier::roundToBf16AsF32;
   t.fromBf16 = avx2_tier::fromBf16;
