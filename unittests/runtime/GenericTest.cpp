@@ -501,8 +501,10 @@ TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
       {{2, 19, 11, 10}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
       {{1, 32, 9, 13}, {2, 3}, {2, 1}, {0, 1, 1, 0}, {2, 1}},
       {{1, 8, 7, 7}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
-      // Blocks of 32 channels in registers, then a tail of 13.
+      // Blocks of 32 channels in registers, then a tail of 13 (AVX2: 8 + 5)
+      // or of 31 (AVX-512 rows: 16 + 15).
       {{2, 77, 6, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {{1, 63, 5, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
   };
   for (const Config &cfg : configs) {
     const int64_t N = cfg.in[0], C = cfg.in[1], H = cfg.in[2], W = cfg.in[3];
@@ -512,24 +514,34 @@ TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
       int64_t padded = cfg.in[2 + d] + cfg.pads[d] + cfg.pads[2 + d] - span;
       out[2 + d] = (padded + cfg.strides[d] - 1) / cfg.strides[d] + 1; // ceil
     }
+    // NaNs and zeros of both signs among the values: the rule below
+    // decides which one a window keeps, bit for bit.
     std::vector<float> x(N * C * H * W);
-    for (float &v : x)
-      v = dist(rng);
-    // Channels-last input; the expected output from the window loop.
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 37 == 5   ? std::nanf("")
+             : i % 41 == 3 ? 0.0f
+             : i % 43 == 7 ? -0.0f
+                           : dist(rng);
+    // Channels-last input; the expected output from the window loop, by
+    // maxPixelNhwc's rule: the first pixel inside, then v > m ? v : m.
     std::vector<float> want(N * out[2] * out[3] * C);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t oy = 0; oy < out[2]; ++oy)
         for (int64_t ox = 0; ox < out[3]; ++ox)
           for (int64_t c = 0; c < C; ++c) {
-            float m = -std::numeric_limits<float>::infinity();
+            float m = std::numeric_limits<float>::lowest();
+            bool first = true;
             for (int64_t ky = 0; ky < cfg.kernel[0]; ++ky)
               for (int64_t kx = 0; kx < cfg.kernel[1]; ++kx) {
                 int64_t sy = oy * cfg.strides[0] - cfg.pads[0] +
                              ky * cfg.dilations[0];
                 int64_t sx = ox * cfg.strides[1] - cfg.pads[1] +
                              kx * cfg.dilations[1];
-                if (sy >= 0 && sy < H && sx >= 0 && sx < W)
-                  m = std::max(m, x[((n * H + sy) * W + sx) * C + c]);
+                if (sy < 0 || sy >= H || sx < 0 || sx >= W)
+                  continue;
+                float v = x[((n * H + sy) * W + sx) * C + c];
+                m = first || v > m ? v : m;
+                first = false;
               }
             want[((n * out[2] + oy) * out[3] + ox) * C + c] = m;
           }

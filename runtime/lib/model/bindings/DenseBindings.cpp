@@ -247,9 +247,9 @@ BoundKernel pool(const OpContext &c, std::string &kernel) {
   if (p.nhwc && p.isMax && cpuTier() < IsaLevel::Avx512Core) {
     // Channels-last max pooling is a lane-wise maximum of whole pixels (the
     // kernel table's maxPixelNhwc). Below AVX-512 it beats oneDNN's: on the
-    // corpus CNN's 8x32x32x32 (3x3, stride 2) 0.067 ms against jit:avx2's
-    // 0.23 under the avx2 cap; with AVX-512 oneDNN's (0.035) beats it
-    // (0.052). Sapphire Rapids, one thread (docs/runtime-kernels.md): the
+    // corpus CNN's 8x32x32x32 (3x3, stride 2) 0.039 ms against jit:avx2's
+    // 0.23 under the avx2 cap; with AVX-512 oneDNN's (0.035-0.038) is as
+    // fast. Sapphire Rapids, one thread (docs/runtime-kernels.md): the
     // kernel runs on one thread, so with --threads above 1 oneDNN's, which
     // uses them all, may win where it did not here.
     kernel = std::string("opscope:pool.max_nhwc:") + kernelTierName();

@@ -14,6 +14,7 @@
 
 #include "../../KernelTable.h"
 #include "../../RowKernels.h"
+#include "../Polynomials.h"
 #include "Avx2Lanes.h"
 
 #include <cmath>
@@ -59,6 +60,14 @@ AVX2 inline float hmax(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+/// c[0] z^(N-1) + ... + c[N-1], by Horner's rule.
+template <int N> AVX2 inline __m256 horner(__m256 z, const float (&c)[N]) {
+  __m256 p = _mm256_set1_ps(c[0]);
+  for (int i = 1; i < N; ++i)
+    p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(c[i]));
+  return p;
+}
+
 /// Rounds to the nearest integer (ties to even, as vroundps) by adding
 /// 1.5 * 2^23: for |v| < 2^22 the sum's low mantissa bits are the integer,
 /// so the same value gives both the float n (subtract it back) and the
@@ -67,43 +76,43 @@ AVX2 inline float hmax(__m256 v) {
 /// exact tie n can differ from the AVX-512 form's, within the same bound).
 constexpr float kRoundMagic = 12582912.0f;
 
-/// e^x as exp512 computes it (Cephes' polynomial on x - n ln 2, n the
-/// nearest integer to x log2 e), NaN passing through the clamps (vmaxps
-/// and vminps return their second operand when one is NaN). `flush`
-/// flushes x < -87 to 0 (expFlush512 says why); 2^n is then always a
-/// normal float and one factor, built from the exponent bits. Otherwise
-/// n reaches -150: where a lane needs it, two factors whose exponents are
-/// in range, applied one after the other, so that results that underflow
-/// round as vscalefps does; n = 128 overflows to inf either way.
+/// e^x as exp512 computes it (poly::kExpP), NaN passing through the clamps
+/// (vmaxps and vminps return their second operand when one is NaN), 2^n
+/// built from exponent bits instead of vscalefps. `flush` flushes x < -87
+/// to 0 (expFlush512 says why). One factor 2^n is a normal float for n in
+/// [-126, 127]; past that (x below about -87.7 or above about 88.4) the
+/// factor would be a wrong subnormal or inf. The flushing form takes it
+/// anyway: its users (softmax's x - max <= 0, tanh, sigmoid) read e^x
+/// above 88.4 only against 1, where inf gives the same result. The Exp
+/// operator's form takes two factors whose exponents are in range where a
+/// lane needs them, applied one after the other, so that results that
+/// underflow round as vscalefps does and n = 128 still gives e^88.7.
 template <bool flush> AVX2 inline __m256 expLanes(__m256 x) {
   __m256 tiny;
-  if (flush)
-    tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ);
-  x = _mm256_min_ps(_mm256_set1_ps(89.0f),
-                    _mm256_max_ps(_mm256_set1_ps(flush ? -87.0f : -104.0f), x));
+  if constexpr (flush)
+    tiny = _mm256_cmp_ps(x, _mm256_set1_ps(poly::kExpFlush), _CMP_LT_OQ);
+  x = _mm256_min_ps(
+      _mm256_set1_ps(poly::kExpHi),
+      _mm256_max_ps(_mm256_set1_ps(flush ? poly::kExpFlush : poly::kExpLo), x));
   const __m256 magic = _mm256_set1_ps(kRoundMagic);
-  __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), magic);
+  __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(poly::kLog2e), magic);
   __m256 n = _mm256_sub_ps(t, magic);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r,
-                      _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(poly::kLn2Hi), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(poly::kLn2Lo), r);
+  __m256 p = _mm256_fmadd_ps(_mm256_mul_ps(horner(r, poly::kExpP), r), r,
+                             _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
   __m256i ni =
       _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(magic));
   const __m256i bias = _mm256_set1_epi32(127);
-  __m256 one = _mm256_mul_ps(
-      p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(ni, bias), 23)));
-  if (flush)
-    return _mm256_andnot_ps(tiny, one);
-  // One factor unless a lane's n is below -126 (x below about -87.3).
-  if (!_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ)))
-    return one;
+  __m256 scaled = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
+                                       _mm256_add_epi32(ni, bias), 23)));
+  if constexpr (flush)
+    return _mm256_andnot_ps(tiny, scaled);
+  __m256 outside =
+      _mm256_or_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ),
+                   _mm256_cmp_ps(x, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+  if (!_mm256_movemask_ps(outside))
+    return scaled;
   __m256i half = _mm256_srai_epi32(ni, 1);
   __m256 f1 =
       _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
@@ -114,26 +123,16 @@ template <bool flush> AVX2 inline __m256 expLanes(__m256 x) {
 AVX2 inline __m256 exp256(__m256 x) { return expLanes<false>(x); }
 AVX2 inline __m256 expFlush256(__m256 x) { return expLanes<true>(x); }
 
-/// erf as erf512 computes it: x P(x^2) / Q(x^2), +-1 from |x| = 3.8325 on.
+/// erf as erf512 computes it (poly::kErfP / kErfQ).
 AVX2 inline __m256 erf256(__m256 x) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 big = _mm256_cmp_ps(_mm256_andnot_ps(sign, x),
-                             _mm256_set1_ps(3.832506856900711f), _CMP_GE_OQ);
+  __m256 big =
+      _mm256_cmp_ps(absPs(x), _mm256_set1_ps(poly::kErfOne), _CMP_GE_OQ);
   __m256 z = _mm256_mul_ps(x, x);
-  __m256 p = _mm256_fmadd_ps(z, _mm256_set1_ps(2.2905065861350646e-4f),
-                             _mm256_set1_ps(3.4082910107109506e-3f));
-  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(5.0955695062380861e-2f));
-  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(1.8520832239976145e-1f));
-  p = _mm256_fmadd_ps(z, p, _mm256_set1_ps(1.128379143519084f));
-  __m256 q = _mm256_fmadd_ps(z, _mm256_set1_ps(-1.1791602954361697e-7f),
-                             _mm256_set1_ps(2.3547966471313185e-5f));
-  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.0179625278914885e-3f));
-  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.4070470171167667e-2f));
-  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.1098505178285362e-1f));
-  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(4.9746925110067538e-1f));
-  q = _mm256_fmadd_ps(z, q, _mm256_set1_ps(1.0f));
-  __m256 one = _mm256_or_ps(_mm256_and_ps(sign, x), _mm256_set1_ps(1.0f));
-  return _mm256_blendv_ps(_mm256_div_ps(_mm256_mul_ps(x, p), q), one, big);
+  __m256 ratio = _mm256_div_ps(_mm256_mul_ps(x, horner(z, poly::kErfP)),
+                               horner(z, poly::kErfQ));
+  __m256 unit = _mm256_or_ps(_mm256_and_ps(_mm256_set1_ps(-0.0f), x),
+                             _mm256_set1_ps(1.0f));
+  return _mm256_blendv_ps(ratio, unit, big);
 }
 
 /// tanh (tanh512's two forms).
@@ -143,13 +142,10 @@ AVX2 inline __m256 tanh256(__m256 x) {
                              _mm256_div_ps(_mm256_set1_ps(2.0f),
                                            _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
   __m256 z = _mm256_mul_ps(x, x);
-  __m256 p = _mm256_set1_ps(-5.70498872745e-3f);
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(2.06390887954e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-5.37397155531e-2f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.33314422036e-1f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(-3.33332819422e-1f));
-  __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(x, z), p, x);
-  __m256 isSmall = _mm256_cmp_ps(absPs(x), _mm256_set1_ps(0.625f), _CMP_LT_OQ);
+  __m256 small =
+      _mm256_fmadd_ps(_mm256_mul_ps(x, z), horner(z, poly::kTanhP), x);
+  __m256 isSmall =
+      _mm256_cmp_ps(absPs(x), _mm256_set1_ps(poly::kTanhSmall), _CMP_LT_OQ);
   return _mm256_blendv_ps(big, small, isSmall);
 }
 
@@ -193,11 +189,12 @@ AVX2 void layerNorm(const float *x, const float *gamma, const float *beta,
     }
     if (c < cols) {
       __m256i m = tailMask(cols - c);
-      __m256 v = _mm256_mul_ps(_mm256_sub_ps(loadMasked(in + c, m), vmean), vinv);
-      v = _mm256_mul_ps(v, loadMasked(gamma + c, m));
+      __m256 v = _mm256_mul_ps(
+          _mm256_sub_ps(_mm256_maskload_ps(in + c, m), vmean), vinv);
+      v = _mm256_mul_ps(v, _mm256_maskload_ps(gamma + c, m));
       if (beta)
-        v = _mm256_add_ps(v, loadMasked(beta + c, m));
-      storeMasked(out + c, m, v);
+        v = _mm256_add_ps(v, _mm256_maskload_ps(beta + c, m));
+      _mm256_maskstore_ps(out + c, m, v);
     }
   }
 }
@@ -335,22 +332,23 @@ struct SigmoidLanes {
         _mm256_add_ps(one, expFlush256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
   }
 };
-/// 0.5 x (1 + erf(x / sqrt 2)).
+/// GELU's 0.5 x (1 + inner).
+AVX2 inline __m256 geluOf(__m256 v, __m256 inner) {
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
+                       _mm256_add_ps(_mm256_set1_ps(1.0f), inner));
+}
+/// inner = erf(x / sqrt 2).
 struct GeluErfLanes {
   AVX2 static __m256 lanes(__m256 v) {
-    __m256 inner = erf256(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678f)));
-    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
-                         _mm256_add_ps(_mm256_set1_ps(1.0f), inner));
+    return geluOf(v, erf256(_mm256_mul_ps(v, _mm256_set1_ps(0.70710678f))));
   }
 };
-/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+/// inner = tanh(sqrt(2 / pi) (x + 0.044715 x^3)).
 struct GeluTanhLanes {
   AVX2 static __m256 lanes(__m256 v) {
     __m256 cube = _mm256_mul_ps(_mm256_mul_ps(v, v), v);
     __m256 u = _mm256_fmadd_ps(cube, _mm256_set1_ps(0.044715f), v);
-    __m256 inner = tanh256(_mm256_mul_ps(u, _mm256_set1_ps(0.7978845608f)));
-    return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v),
-                         _mm256_add_ps(_mm256_set1_ps(1.0f), inner));
+    return geluOf(v, tanh256(_mm256_mul_ps(u, _mm256_set1_ps(0.7978845608f))));
   }
 };
 

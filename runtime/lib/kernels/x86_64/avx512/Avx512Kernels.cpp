@@ -13,6 +13,7 @@
 
 #include "../../KernelTable.h"
 #include "../../RowKernels.h"
+#include "../Polynomials.h"
 #include "Avx512Lanes.h"
 
 #include <cmath>
@@ -28,27 +29,29 @@ OPSCOPE_DEFINE_ROW_KERNELS(avx512_rows, AVX512)
 
 namespace opscope::rt::avx512_tier {
 
-/// e^x: x = n ln2 + r, e^r by a degree-6 polynomial (Cephes expf), scaled by
-/// 2^n with scalef (which also handles overflow to inf and underflow to 0).
-/// NaN passes through, as std::exp.
+/// c[0] z^(N-1) + ... + c[N-1], by Horner's rule.
+template <int N> AVX512 inline __m512 horner(__m512 z, const float (&c)[N]) {
+  __m512 p = _mm512_set1_ps(c[0]);
+  for (int i = 1; i < N; ++i)
+    p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(c[i]));
+  return p;
+}
+
+/// e^x: x = n ln2 + r, e^r by Cephes' expf polynomial (poly::kExpP),
+/// scaled by 2^n with scalef (which also handles overflow to inf and
+/// underflow to 0). NaN passes through, as std::exp.
 AVX512 inline __m512 exp512(__m512 x) {
   __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
   __m512 in = x;
-  // Past these bounds the result is 0 or inf anyway; clamping keeps n small.
-  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)),
-                    _mm512_set1_ps(89.0f));
-  __m512 n = _mm512_roundscale_ps(
-      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(poly::kExpLo)),
+                    _mm512_set1_ps(poly::kExpHi));
+  __m512 n =
+      _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(poly::kLog2e)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(poly::kLn2Hi), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(poly::kLn2Lo), r);
+  __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(horner(r, poly::kExpP), r), r,
+                             _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
   return _mm512_mask_blend_ps(nan, _mm512_scalef_ps(p, n), in);
 }
 
@@ -65,43 +68,33 @@ AVX512 inline __m512 exp512(__m512 x) {
 /// still come out of what follows: a softmax probability between e^-87 /
 /// sum and 2^-126, a sigmoid of -87..-88.7; rare, and only those lanes.)
 AVX512 inline __m512 expFlush512(__m512 x) {
-  const __m512 lo = _mm512_set1_ps(-87.0f);
+  const __m512 lo = _mm512_set1_ps(poly::kExpFlush);
   __mmask16 tiny = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
   // max(lo, NaN) is NaN: NaN still passes through.
   return _mm512_maskz_mov_ps(static_cast<__mmask16>(~tiny),
                              exp512(_mm512_max_ps(lo, x)));
 }
 
-/// erf as x P(x^2) / Q(x^2), P of degree 4 and Q of degree 6 (Eigen's
-/// f32 erf, also XLA's), and +-1 from |x| = 3.8325 (erfinv(1 - 2^-23))
-/// on, where f32 erf rounds to +-1: exactly +-1 there keeps GELU's
-/// 1 + erf at 0 for large negative inputs. One division and ten FMAs,
-/// where Abramowitz & Stegun 7.1.26 with exp and a Taylor series below 0.5
-/// took twice the time at both tiers. Its absolute error, 4e-7 at most
-/// (7 ulp near 1), comes from evaluating P and Q in f32; GELU's 0.5 x (1 +
-/// erf) carries it as up to 9e-7 absolute in the negative tail (x near
-/// -5.3). NaN fails the comparison and goes through P / Q as NaN.
+/// erf as x P(x^2) / Q(x^2), P of degree 4 and Q of degree 6, and +-1
+/// from |x| = 3.8325 on (poly::kErfOne; from there to 3.9192 that is one
+/// ulp off): Eigen's f32 erf, also XLA's. Exactly +-1 keeps GELU's 1 + erf
+/// at 0 for large negative inputs. One division and ten FMAs, where
+/// Abramowitz & Stegun 7.1.26 with exp and a Taylor series below 0.5 took
+/// twice the time at both tiers. Its absolute error, 4e-7 at most (7 ulp
+/// near 1), comes from evaluating P and Q in f32; GELU's 0.5 x (1 + erf)
+/// carries it as up to 9e-7 absolute in the negative tail (x near -5.3).
+/// NaN fails the comparison and goes through P / Q as NaN.
 AVX512 inline __m512 erf512(__m512 x) {
-  __mmask16 big = _mm512_cmp_ps_mask(
-      _mm512_abs_ps(x), _mm512_set1_ps(3.832506856900711f), _CMP_GE_OQ);
+  __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(x),
+                                     _mm512_set1_ps(poly::kErfOne), _CMP_GE_OQ);
   __m512 z = _mm512_mul_ps(x, x);
-  __m512 p = _mm512_fmadd_ps(z, _mm512_set1_ps(2.2905065861350646e-4f),
-                             _mm512_set1_ps(3.4082910107109506e-3f));
-  p = _mm512_fmadd_ps(z, p, _mm512_set1_ps(5.0955695062380861e-2f));
-  p = _mm512_fmadd_ps(z, p, _mm512_set1_ps(1.8520832239976145e-1f));
-  p = _mm512_fmadd_ps(z, p, _mm512_set1_ps(1.128379143519084f));
-  __m512 q = _mm512_fmadd_ps(z, _mm512_set1_ps(-1.1791602954361697e-7f),
-                             _mm512_set1_ps(2.3547966471313185e-5f));
-  q = _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.0179625278914885e-3f));
-  q = _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.4070470171167667e-2f));
-  q = _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.1098505178285362e-1f));
-  q = _mm512_fmadd_ps(z, q, _mm512_set1_ps(4.9746925110067538e-1f));
-  q = _mm512_fmadd_ps(z, q, _mm512_set1_ps(1.0f));
-  __m512 one = _mm512_castsi512_ps(
+  __m512 ratio = _mm512_div_ps(_mm512_mul_ps(x, horner(z, poly::kErfP)),
+                               horner(z, poly::kErfQ));
+  __m512 unit = _mm512_castsi512_ps(
       _mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(x),
                                        _mm512_set1_epi32(int(0x80000000u))),
                       _mm512_castps_si512(_mm512_set1_ps(1.0f))));
-  return _mm512_mask_blend_ps(big, _mm512_div_ps(_mm512_mul_ps(x, p), q), one);
+  return _mm512_mask_blend_ps(big, ratio, unit);
 }
 
 /// tanh(x) = 1 - 2 / (e^{2x} + 1), which saturates cleanly at +-1 but
@@ -113,14 +106,10 @@ AVX512 inline __m512 tanh512(__m512 x) {
                              _mm512_div_ps(_mm512_set1_ps(2.0f),
                                            _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
   __m512 z = _mm512_mul_ps(x, x);
-  __m512 p = _mm512_set1_ps(-5.70498872745e-3f);
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(2.06390887954e-2f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-5.37397155531e-2f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.33314422036e-1f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(-3.33332819422e-1f));
-  __m512 small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), p, x);
-  __mmask16 isSmall = _mm512_cmp_ps_mask(_mm512_abs_ps(x),
-                                         _mm512_set1_ps(0.625f), _CMP_LT_OQ);
+  __m512 small =
+      _mm512_fmadd_ps(_mm512_mul_ps(x, z), horner(z, poly::kTanhP), x);
+  __mmask16 isSmall = _mm512_cmp_ps_mask(
+      _mm512_abs_ps(x), _mm512_set1_ps(poly::kTanhSmall), _CMP_LT_OQ);
   return _mm512_mask_blend_ps(isSmall, big, small);
 }
 
@@ -485,30 +474,6 @@ AVX512 void quantizeU8Transposed(const float *x, uint8_t *q,
   }
 }
 
-/// maxPixelNhwc with the maxima of 32 channels in two registers across
-/// the window (the AVX2 form says why; the same rule, the same bits).
-AVX512 void maxPixelNhwc(const float *const *px, int64_t count, float *y,
-                         int64_t c) {
-  int64_t k = 0;
-  for (; k + 32 <= c; k += 32) {
-    __m512 m0 = _mm512_loadu_ps(px[0] + k),
-           m1 = _mm512_loadu_ps(px[0] + k + 16);
-    for (int64_t j = 1; j < count; ++j) {
-      m0 = _mm512_max_ps(_mm512_loadu_ps(px[j] + k), m0);
-      m1 = _mm512_max_ps(_mm512_loadu_ps(px[j] + k + 16), m1);
-    }
-    _mm512_storeu_ps(y + k, m0);
-    _mm512_storeu_ps(y + k + 16, m1);
-  }
-  for (; k < c; k += 16) {
-    __mmask16 mask = tailMask(c - k);
-    __m512 m = _mm512_maskz_loadu_ps(mask, px[0] + k);
-    for (int64_t j = 1; j < count; ++j)
-      m = _mm512_max_ps(_mm512_maskz_loadu_ps(mask, px[j] + k), m);
-    _mm512_mask_storeu_ps(y + k, mask, m);
-  }
-}
-
 } // namespace opscope::rt::avx512_tier
 
 void opscope::rt::fillAvx512Kernels(KernelTable &t) {
@@ -518,7 +483,6 @@ void opscope::rt::fillAvx512Kernels(KernelTable &t) {
   t.gelu = avx512_tier::gelu;
   t.transcendental = avx512_tier::transcendental;
   OPSCOPE_FILL_ROW_KERNELS(avx512_rows, t);
-  t.maxPixelNhwc = avx512_tier::maxPixelNhwc;
   t.toBf16 = avx512_tier::toBf16;
   t.roundToBf16AsF32 = avx512_tier::roundToBf16AsF32;
   t.fromBf16 = avx512_tier::fromBf16;
