@@ -55,8 +55,8 @@ private:
 
 /// The same product on oneDNN's matmul primitive (x[M x K] by W^T, the N x
 /// K weight read as K x N) with bias and post-ops: on some shapes and CPUs
-/// it is faster than the inner-product primitive, and `opscope-tune`
-/// measures both (`dense_kernel = "matmul"` in the plan).
+/// it is faster than the inner-product primitive: `opscope-tune` measures
+/// both (`dense_kernel` in the plan), and the AMX tier takes it by default.
 class MatMulInnerProduct {
 public:
   MatMulInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,

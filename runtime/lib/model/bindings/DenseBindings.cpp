@@ -108,9 +108,19 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
         });
   }
   c.requireF32(w, "weight");
-  if (const json *dk = c.attr("dense_kernel");
-      dk && dk->get<std::string>() == "matmul") {
-    // opscope-tune measured oneDNN's matmul faster on this shape.
+  // Which of oneDNN's two dense primitives: the one opscope-tune measured
+  // faster on this shape where the plan records it, else the matmul on the
+  // AMX tier and the inner product below. On a Sapphire Rapids class Xeon
+  // (one thread) the inner product ran the DistilBERT-shaped model's
+  // products at 130-146 GFLOP/s where the matmul ran them at 163-164, the
+  // whole model 88-91 against 80 ms (42 against 48 ms on two threads),
+  // though the two were within 3% either way in isolation, where the
+  // weights stay in cache; with BERT-mini's small weights the same
+  // (docs/tuning.md).
+  const json *dk = c.attr("dense_kernel");
+  bool matmul = dk ? dk->get<std::string>() == "matmul"
+                   : cpuTier() >= IsaLevel::Avx512CoreAmx;
+  if (matmul) {
     auto mm = std::shared_ptr<MatMulInnerProduct>(dnnlCreate(c, [&] {
       return new MatMulInnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
     }));
