@@ -36,8 +36,19 @@ if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
     _native_bf16 = False
 # Whether the CPU has AVX2 and FMA, the tier OPSCOPE_MAX_ISA=avx2 then
 # gives (tests of that tier's own kernels REQUIRE it).
-if " avx2 " in _flags and " fma " in _flags:
+_cpu_avx2 = " avx2 " in _flags and " fma " in _flags
+if _cpu_avx2:
     config.available_features.add("cpu-avx2")
+# Tests whose expectations hold at any vector tier (the sparse kernels'
+# auto rule, which keeps scalar kernels dense below AVX2) prefix the tools
+# with %at_vector_tier: nothing where the tier in force is at least AVX2,
+# the avx2 cap where an outer cap is below it (OPSCOPE_MAX_ISA=sse41 on an
+# AVX2 CPU). %other_tier_cap is a cap that gives another tier than the one
+# in force (sse41, or avx2 under an outer cap below AVX2).
+_below_avx2 = _cap in ("sse41", "avx")
+config.substitutions.append(
+    ("%at_vector_tier", "env OPSCOPE_MAX_ISA=avx2 DNNL_MAX_CPU_ISA=avx2" if _below_avx2 else ""))
+config.substitutions.append(("%other_tier_cap", "avx2" if _below_avx2 else "sse41"))
 # Whether --bf16-chains auto carries chains here (bf16-chains.test).
 config.substitutions.append(("%bf16_chains_auto", "ON" if _native_bf16 else "OFF"))
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).

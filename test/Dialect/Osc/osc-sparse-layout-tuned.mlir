@@ -66,7 +66,7 @@
 // COMPILE: osc-sparse-layout: 0 of 3 inner products sparse (mode auto with tuning database, threshold 0.7 without an entry)
 // COMPILE: kernel choice sources
 // COMPILE-NEXT: inner_product {{.*}} onednn:inner_product tuned: dense 1.000 ms <= sparse 2.000 ms (at 80%)
-// RUN: env OPSCOPE_CACHE_DIR=%t/cache opscope-compile %S/osc-sparse-layout.mlir -o %t/ffn.so --print-fusion --kernels rules | FileCheck %s --check-prefix=RULES
+// RUN: env OPSCOPE_CACHE_DIR=%t/cache %at_vector_tier opscope-compile %S/osc-sparse-layout.mlir -o %t/ffn.so --print-fusion --kernels rules | FileCheck %s --check-prefix=RULES
 // RULES: osc-sparse-layout: 2 of 3 inner products sparse (mode auto, threshold 0.7)
 // RULES-NOT: choice
 // No database: --kernels tuned says so, the rules decide.
