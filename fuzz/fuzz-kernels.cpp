@@ -6,12 +6,14 @@
 // with the reference tier within the kernel's stated tolerance: bit for
 // bit for data movement, conversions, quantization and the exact s8
 // sparse sums; relative bounds for the f32 arithmetic and the polynomial
-// transcendentals (KernelsTest's and FoldRunAgreementTest's). A mismatch,
+// transcendentals (KernelsTest's and FoldRunAgreementTest's), and for
+// Winograd convolutions a bound scaled by sum |x| |w| (DenseTest's). A mismatch,
 // a crash or a sanitizer report (tails, masks, unaligned loads) is a bug:
 // the harness aborts with the kernel, tier and element.
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/dense.h"
 #include "opscope/runtime/generic.h"
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse.h"
@@ -126,7 +128,7 @@ auto layerNormBound(const std::vector<float> &g,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Bytes in{data, size};
-  int kernel = in.u8() % 12;
+  int kernel = in.u8() % 13;
   int64_t rows = in.upTo(9), cols = in.upTo(70);
   size_t n = size_t(rows * cols);
   std::vector<float> x(n), g(cols), b(cols);
@@ -240,6 +242,76 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     acrossTiers<float>("reduce", size_t(rows), [&](float *y) {
       reduce(k, DType::F32, x.data(), shape, {1}, y);
     }, near(1e-5, 1e-4));
+    break;
+  }
+  case 12: {
+    // A 3x3 stride-1 convolution of a channels-last input as Winograd
+    // F(2x2, 3x3) or F(4x4, 3x3) (the table's input transform, GEMM and
+    // output transform): batch 1-2, 1-20 input and 1-40 output channels,
+    // 1-12 rows and columns, pads 0 or 1 per side, either output layout,
+    // a ReLU or none.
+    ConvParams p;
+    int64_t c = in.upTo(20), kOut = in.upTo(40), h = in.upTo(12),
+            w = in.upTo(12);
+    p.input = {in.upTo(2), c, h, w};
+    p.weight = {kOut, c, 3, 3};
+    p.strides = {1, 1};
+    p.dilations = {1, 1};
+    p.pads = {in.u8() & 1, in.u8() & 1, in.u8() & 1, in.u8() & 1};
+    int64_t oh = h + p.pads[0] + p.pads[2] - 2,
+            ow = w + p.pads[1] + p.pads[3] - 2;
+    if (oh < 1 || ow < 1)
+      break;
+    p.output = {p.input[0], kOut, oh, ow};
+    p.inputNhwc = true;
+    p.outputNhwc = in.u8() & 1;
+    bool f4 = in.u8() & 1;
+    p.algorithm = f4 ? ConvAlgorithm::WinogradF4x3 : ConvAlgorithm::WinogradF2x3;
+    if (in.u8() & 1)
+      p.postOps = {PostOp::Relu};
+    std::vector<float> xs(size_t(numElements(p.input))),
+        ws(size_t(numElements(p.weight))), bias(static_cast<size_t>(kOut));
+    for (float &v : xs)
+      v = in.value(4.0f);
+    for (float &v : ws)
+      v = in.value(1.0f);
+    for (float &v : bias)
+      v = in.value(1.0f);
+    // Each output's sum |x| |w| + |b|: the tiers' sums of products differ
+    // by their order and the transforms' roundings, both scaled by it.
+    size_t outs = size_t(numElements(p.output));
+    std::vector<double> magnitude(outs);
+    for (int64_t n = 0; n < p.input[0]; ++n)
+      for (int64_t k = 0; k < kOut; ++k)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            double m = std::fabs(bias[k]);
+            for (int64_t dy = 0; dy < 3; ++dy)
+              for (int64_t dx = 0; dx < 3; ++dx) {
+                int64_t iy = oy + dy - p.pads[0], ix = ox + dx - p.pads[1];
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                  continue;
+                for (int64_t ci = 0; ci < c; ++ci)
+                  m += std::fabs(xs[((n * h + iy) * w + ix) * c + ci]) *
+                       std::fabs(ws[((k * c + ci) * 3 + dy) * 3 + dx]);
+              }
+            size_t at = p.outputNhwc
+                            ? size_t(((n * oh + oy) * ow + ox) * kOut + k)
+                            : size_t(((n * kOut + k) * oh + oy) * ow + ox);
+            magnitude[at] = m;
+          }
+    // DenseTest's bounds against a double direct convolution are 1e-6 (2x2)
+    // and 1e-5 (4x4) of the magnitude; two tiers differ by at most both.
+    double rel = f4 ? 2e-5 : 2e-6;
+    acrossTiers<float>(f4 ? "winograd f4x3" : "winograd f2x3", outs,
+                       [&](float *y) {
+                         Conv conv(p, ws.data(), bias.data(), true);
+                         conv.run(xs.data(), nullptr, nullptr, y, nullptr);
+                       },
+                       [&](float a, float b, size_t i) {
+                         return std::fabs(double(a) - b) <=
+                                rel * magnitude[i] + 1e-6;
+                       });
     break;
   }
   default: {
