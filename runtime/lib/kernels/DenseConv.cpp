@@ -604,6 +604,10 @@ bool opscope::rt::convWinogradPreferred() {
   return kernelTable().winogradPreferred;
 }
 
+bool opscope::rt::innerProductOnMatMul() {
+  return kernelTable().innerProductOnMatMul;
+}
+
 //===----------------------------------------------------------------------===//
 // Pool
 //===----------------------------------------------------------------------===//

@@ -63,6 +63,7 @@ KernelTable build(IsaLevel level) {
     fillAvx512VnniKernels(t);
   if (level >= IsaLevel::Avx512CoreBf16)
     fillAvx512Bf16Kernels(t);
+  t.innerProductOnMatMul = level >= IsaLevel::Avx512CoreAmx;
 #endif
   if (winogradSetting() == WinogradSetting::Off)
     t.winogradPreferred = false;

@@ -163,6 +163,13 @@ struct KernelTable {
   /// (WinogradConv::tileFor): 0 for no limit, 2 under
   /// OPSCOPE_WINOGRAD=f2x3.
   int winogradTile = 0;
+  /// Dense f32 inner products run on oneDNN's matmul primitive instead of
+  /// its inner-product primitive where the plan names neither (a tuning
+  /// database names the matmul where it measured it faster): set on the AMX
+  /// tier, where the matmul ran the DistilBERT-shaped model's products 12-25%
+  /// faster (docs/tuning.md). A tier stands for the class of CPU here, as
+  /// elsewhere in the table: f32 uses no AMX instruction.
+  bool innerProductOnMatMul = false;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
   // without a native form (an AVX-512 CPU without AVX512-BF16) is left

@@ -257,24 +257,17 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       keptScalarPrecisions.insert(precisionName);
     }
     // Staying dense: the faster of oneDNN's two dense primitives, where the
-    // database measured both (fp32), recorded either way: without it the
-    // runtime picks by tier (DenseBindings.cpp).
+    // database measured both (fp32).
     if (!pick && mode == "auto" && haveDatabase && !bf16 && !s8) {
       auto outType = cast<RankedTensorType>(op.getResult().getType());
       if (const tuning::Entry *e =
               database.find(n, k, outType.getNumElements() / n, "fp32");
-          e && e->matmulMs > 0) {
-        bool matmul = e->matmulFaster();
-        op.setDenseKernelAttr(StringAttr::get(
-            op.getContext(), matmul ? "matmul" : "inner_product"));
-        why += matmul ? llvm::formatv("; dense on oneDNN's matmul {0:F3} ms < "
-                                      "inner product {1:F3} ms",
-                                      e->matmulMs, e->denseMs)
-                            .str()
-                      : llvm::formatv("; dense on oneDNN's inner product "
-                                      "{0:F3} ms <= matmul {1:F3} ms",
-                                      e->denseMs, e->matmulMs)
-                            .str();
+          e && e->matmulFaster()) {
+        op.setDenseKernelAttr(StringAttr::get(op.getContext(), "matmul"));
+        why += llvm::formatv("; dense on oneDNN's matmul {0:F3} ms < inner "
+                             "product {1:F3} ms",
+                             e->matmulMs, e->denseMs)
+                   .str();
       }
     }
     if (!tuningDb.empty())

@@ -56,7 +56,8 @@ private:
 /// The same product on oneDNN's matmul primitive (x[M x K] by W^T, the N x
 /// K weight read as K x N) with bias and post-ops: on some shapes and CPUs
 /// it is faster than the inner-product primitive: `opscope-tune` measures
-/// both (`dense_kernel` in the plan), and the AMX tier takes it by default.
+/// both (`dense_kernel = "matmul"` in the plan), and the AMX tier takes it
+/// by default (innerProductOnMatMul()).
 class MatMulInnerProduct {
 public:
   MatMulInnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
@@ -229,6 +230,11 @@ enum class ConvAlgorithm : uint8_t {
 /// Whether ConvAlgorithm::Auto takes Winograd, where it applies, at the
 /// kernel tier in force.
 bool convWinogradPreferred();
+
+/// Whether an f32 inner product whose plan names no primitive runs on
+/// MatMulInnerProduct at the kernel tier in force (the AMX tier;
+/// docs/tuning.md).
+bool innerProductOnMatMul();
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
 /// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or

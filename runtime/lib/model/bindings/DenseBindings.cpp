@@ -108,25 +108,17 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
         });
   }
   c.requireF32(w, "weight");
-  // Which of oneDNN's two dense primitives: the one opscope-tune measured
-  // faster on this shape where the plan records it, else the matmul on the
-  // AMX tier and the inner product below. On a Sapphire Rapids class Xeon
-  // (one thread) the inner product ran the DistilBERT-shaped model's
-  // products at 130-146 GFLOP/s where the matmul ran them at 163-164, the
-  // whole model 88-91 against 80 ms (42 against 48 ms on two threads),
-  // though the two were within 3% either way in isolation, where the
-  // weights stay in cache; with BERT-mini's small weights the same
-  // (docs/tuning.md).
+  // oneDNN's matmul primitive where opscope-tune measured it faster on this
+  // shape (dense_kernel in the plan) or where the tier prefers it
+  // (innerProductOnMatMul(), docs/tuning.md), else its inner product.
   const json *dk = c.attr("dense_kernel");
-  bool matmul = dk ? dk->get<std::string>() == "matmul"
-                   : cpuTier() >= IsaLevel::Avx512CoreAmx;
-  if (matmul) {
+  if ((dk && dk->get<std::string>() == "matmul") || innerProductOnMatMul()) {
     auto mm = std::shared_ptr<MatMulInnerProduct>(dnnlCreate(c, [&] {
       return new MatMulInnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
     }));
     // A database measured on another tier can name the matmul where this
     // tier has only oneDNN's reference loop for it (below AVX-512): the
-    // inner product primitive then, as without the database.
+    // inner product primitive then.
     if (!isRefImplementation(mm->implementation())) {
       kernel = "onednn:" + mm->implementation() + ":matmul";
       return bindInnerProduct(c, mm, plain);

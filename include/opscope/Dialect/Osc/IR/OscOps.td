@@ -132,11 +132,11 @@ def Osc_InnerProductOp : Osc_ExecOp<"inner_product", "InnerProduct",
     is, a bf16 result is the f32 one rounded to nearest even after the bias
     and post-ops (no sum then).
 
-    `dense_kernel = "matmul"` or `"inner_product"` (set by
-    `osc-sparse-layout` from the tuning database, whichever of oneDNN's
-    matmul and inner product primitives measured faster on this shape)
-    runs an f32 op on that primitive. Without it the runtime picks by tier
-    at load (the matmul on the AMX tier; docs/tuning.md).
+    `dense_kernel = "matmul"` (set by `osc-sparse-layout` from the tuning
+    database, where oneDNN's matmul primitive measured faster than its inner
+    product on this shape) runs an f32 op on the matmul primitive. Without
+    it the runtime picks by tier at load (the matmul on the AMX tier;
+    docs/tuning.md).
 
     ```mlir
     %y = osc.inner_product %x, %w bias(%b) sum(%res) post_ops [gelu_erf, sum]

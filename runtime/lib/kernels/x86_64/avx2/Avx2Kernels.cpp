@@ -75,6 +75,10 @@ template <int N> AVX2 inline __m256 horner(__m256 z, const float (&c)[N]) {
 /// vcvtps2dq. exp's x log2 e is fused into the add (one rounding; at an
 /// exact tie n can differ from the AVX-512 form's, within the same bound).
 constexpr float kRoundMagic = 12582912.0f;
+/// Where one exponent-bit factor 2^n stays a normal float: n in [-126,
+/// 127], i.e. x above about -87.68 and below about 88.38; the bounds keep
+/// a margin.
+constexpr float kOneFactorLo = -87.0f, kOneFactorHi = 88.0f;
 
 /// e^x as exp512 computes it (poly::kExpP), NaN passing through the clamps
 /// (vmaxps and vminps return their second operand when one is NaN), 2^n
@@ -109,8 +113,8 @@ template <bool flush> AVX2 inline __m256 expLanes(__m256 x) {
   if constexpr (flush)
     return _mm256_andnot_ps(tiny, scaled);
   __m256 outside =
-      _mm256_or_ps(_mm256_cmp_ps(x, _mm256_set1_ps(-87.0f), _CMP_LT_OQ),
-                   _mm256_cmp_ps(x, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+      _mm256_or_ps(_mm256_cmp_ps(x, _mm256_set1_ps(kOneFactorLo), _CMP_LT_OQ),
+                   _mm256_cmp_ps(x, _mm256_set1_ps(kOneFactorHi), _CMP_GT_OQ));
   if (!_mm256_movemask_ps(outside))
     return scaled;
   __m256i half = _mm256_srai_epi32(ni, 1);
@@ -582,8 +586,9 @@ AVX2 void interleave2x32(const void *a, const void *b, int64_t n, void *out) {
 /// maxPixelNhwc (RowKernels.h) with the maxima of 32 channels in four
 /// registers across the window, where the row form re-loads and re-stores
 /// y for every pixel (y may alias the inputs as far as the compiler
-/// knows): 2x the time at 32 channels. vmaxps(x, m) is `x > m ? x : m`,
-/// the row form's rule, so the bits are the reference tier's.
+/// knows): 74.4 against 39.8 us in bench-kernels' MaxPoolNhwc (32 channels)
+/// on a Sapphire Rapids class Xeon under the avx2 cap. vmaxps(x, m) is `x > m ?
+/// x : m`, the row form's rule, so the bits are the reference tier's.
 AVX2 void maxPixelNhwc(const float *const *px, int64_t count, float *y,
                        int64_t c) {
   int64_t k = 0;

@@ -80,9 +80,10 @@ AVX512 inline __m512 expFlush512(__m512 x) {
 /// ulp off): Eigen's f32 erf, also XLA's. Exactly +-1 keeps GELU's 1 + erf
 /// at 0 for large negative inputs. One division and ten FMAs, where
 /// Abramowitz & Stegun 7.1.26 with exp and a Taylor series below 0.5 took
-/// twice the time at both tiers. Its absolute error, 4e-7 at most (7 ulp
-/// near 1), comes from evaluating P and Q in f32; GELU's 0.5 x (1 + erf)
-/// carries it as up to 9e-7 absolute in the negative tail (x near -5.3).
+/// twice the time at both tiers (bench-kernels' GeluErf on a Sapphire
+/// Rapids class Xeon, docs/runtime-kernels.md). Its absolute error, 4e-7 at
+/// most (7 ulp near 1), comes from evaluating P and Q in f32; GELU's 0.5 x (1 +
+/// erf) carries it as up to 9e-7 absolute in the negative tail (x near -5.3).
 /// NaN fails the comparison and goes through P / Q as NaN.
 AVX512 inline __m512 erf512(__m512 x) {
   __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(x),
