@@ -585,7 +585,7 @@ TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
     }
   }
   ConvParams q = p;
-  q.algorithm = ConvAlgorithm::Winograd;
+  q.algorithm = ConvAlgorithm::WinogradF2x3;
   EXPECT_THROW(Conv(q, static_cast<const float *>(nullptr), b.data(), true),
                std::invalid_argument);
   q.inputNhwc = false;
@@ -595,7 +595,7 @@ TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
   EXPECT_TRUE(Conv(q, w.data(), b.data(), true).ownKernel());
   ConvParams strided = convOf({1, 16, 12, 12}, {24, 16, 3, 3}, 1, 2, 1);
   strided.inputNhwc = strided.outputNhwc = true;
-  strided.algorithm = ConvAlgorithm::Winograd;
+  strided.algorithm = ConvAlgorithm::WinogradF2x3;
   EXPECT_THROW(Conv(strided, w.data(), b.data(), true), std::invalid_argument);
 }
 

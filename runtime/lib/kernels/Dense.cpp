@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DnnlCommon.h"
+#include "KernelTable.h"
 
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse_format.h"
@@ -264,6 +265,10 @@ void MatMulInnerProduct::run(const float *x, float *y, const float *sum) {
 
 std::string MatMulInnerProduct::implementation() const {
   return impl->pd.impl_info_str();
+}
+
+bool opscope::rt::innerProductOnMatMul() {
+  return kernelTable().innerProductOnMatMul;
 }
 
 struct QuantizedInnerProduct::Impl : IpPrimitive {

@@ -244,22 +244,19 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   bool winograd = compute == Compute::F32 && I.input == Impl::Input::AsIs &&
                   !I.roundOutput && constWeights && (!hasBias || constBias) &&
                   WinogradConv::applies(p);
-  bool asked = p.algorithm == ConvAlgorithm::Winograd ||
-               p.algorithm == ConvAlgorithm::WinogradF2x3 ||
+  bool asked = p.algorithm == ConvAlgorithm::WinogradF2x3 ||
                p.algorithm == ConvAlgorithm::WinogradF4x3;
   if (asked && !winograd)
     throw std::invalid_argument(
         "Winograd does not apply: it needs an f32 2-D 3x3 stride-1 "
         "ungrouped convolution of a channels-last input with constant "
         "weights and bias");
-  // The tile: the one asked for; Auto's size rule (0: oneDNN's direct
-  // form); 2x2 where Winograd is asked for but the rule would not take it.
+  // The tile: the one asked for, else Auto's size rule (0: oneDNN's
+  // direct form).
   int tile = p.algorithm == ConvAlgorithm::WinogradF2x3   ? 2
              : p.algorithm == ConvAlgorithm::WinogradF4x3 ? 4
              : winograd ? WinogradConv::tileFor(p)
                         : 0;
-  if (p.algorithm == ConvAlgorithm::Winograd)
-    tile = std::max(tile, 2);
   bool autoTakes =
       p.algorithm == ConvAlgorithm::Auto && convWinogradPreferred();
   if (winograd && tile != 0 && (asked || autoTakes)) {
@@ -602,10 +599,6 @@ bool Conv::ownKernel() const { return bool(impl->winograd); }
 
 bool opscope::rt::convWinogradPreferred() {
   return kernelTable().winogradPreferred;
-}
-
-bool opscope::rt::innerProductOnMatMul() {
-  return kernelTable().innerProductOnMatMul;
 }
 
 //===----------------------------------------------------------------------===//

@@ -218,13 +218,11 @@ enum class ConvAlgorithm : uint8_t {
   /// oneDNN's direct convolution otherwise.
   Auto,
   Direct, ///< oneDNN's
-  /// Winograd on the table's kernels, with Auto's tile or F(2x2, 3x3)
-  /// where Auto would not take it; throws where it does not apply (f32,
-  /// 2-D 3x3 stride 1, one group, an NHWC input, constant weights and
-  /// bias).
-  Winograd,
-  WinogradF2x3, ///< Winograd with 2x2 output tiles
-  WinogradF4x3, ///< Winograd with 4x4 output tiles
+  /// Winograd on the table's kernels with 2x2 (4x4) output tiles; throws
+  /// where it does not apply (f32, 2-D 3x3 stride 1, one group, an NHWC
+  /// input, constant weights and bias).
+  WinogradF2x3,
+  WinogradF4x3,
 };
 
 /// Whether ConvAlgorithm::Auto takes Winograd, where it applies, at the
