@@ -183,6 +183,40 @@ static void BM_InnerProduct(benchmark::State &state) {
 BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
+/// The f32 inner product on each GEMM the tier offers (range 0: 0 Auto,
+/// opscope's packed GEMM on the AVX2 tier; 1 oneDNN's inner product) at
+/// M x K -> N (ranges 1-3), with the weights warm in cache (range 4 = 0),
+/// or cold (1): a ring of copies, 128 MiB of weights in all, one per call,
+/// as a model streams its weights from memory on every run. No post-op.
+static void BM_InnerProductGemm(benchmark::State &state) {
+  auto gemm = static_cast<InnerProductGemm>(state.range(0));
+  int64_t m = state.range(1), k = state.range(2), n = state.range(3);
+  size_t copies =
+      state.range(4) ? std::max<size_t>(1, (128u << 20) / (n * k * 4)) : 1;
+  std::vector<float> x(m * k, 0.01f), w(n * k, 0.02f), b(n, 0.0f), y(m * n);
+  std::vector<std::unique_ptr<InnerProduct>> ips;
+  for (size_t i = 0; i < copies; ++i)
+    ips.push_back(std::make_unique<InnerProduct>(m, k, n, w.data(), b.data(),
+                                                 std::vector<PostOp>{}, gemm));
+  size_t at = 0;
+  for (auto _ : state) {
+    ips[at]->run(x.data(), y.data());
+    at = at + 1 == copies ? 0 : at + 1;
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+  state.SetLabel(ips[0]->implementation());
+}
+BENCHMARK(BM_InnerProductGemm)
+    ->ArgNames({"onednn", "m", "k", "n", "cold"})
+    ->ArgsProduct({{0, 1}, {128}, {768}, {768, 3072}, {0, 1}})
+    ->ArgsProduct({{0, 1}, {128}, {3072}, {768}, {0, 1}})
+    ->ArgsProduct({{0, 1}, {1, 16, 512}, {768}, {768}, {0, 1}})
+    ->ArgsProduct({{0, 1}, {128}, {256}, {256, 1024}, {0}})
+    ->ArgsProduct({{0, 1}, {128}, {1024}, {256}, {0}})
+    ->Unit(benchmark::kMicrosecond);
+
 static void BM_Bf16InnerProduct(benchmark::State &state) {
   innerProductBench<Bf16InnerProduct>(state);
 }

@@ -128,7 +128,7 @@ auto layerNormBound(const std::vector<float> &g,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Bytes in{data, size};
-  int kernel = in.u8() % 13;
+  int kernel = in.u8() % 14;
   int64_t rows = in.upTo(9), cols = in.upTo(70);
   size_t n = size_t(rows * cols);
   std::vector<float> x(n), g(cols), b(cols);
@@ -312,6 +312,62 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                          return std::fabs(double(a) - b) <=
                                 rel * magnitude[i] + 1e-6;
                        });
+    break;
+  }
+  case 13: {
+    // An f32 inner product, M = 1-40 (the packed GEMM's 6-row tiles and
+    // their remainders), K = 1-300 (its 128-step blocks), N = 1-70 (its
+    // 16-column panels), with a bias or none and no post-op, a GELU, or a
+    // residual sum in place before or after a ReLU: opscope's packed GEMM
+    // on the AVX2 tier, oneDNN's elsewhere.
+    int64_t m = in.upTo(40), k = in.upTo(300), nOut = in.upTo(70);
+    std::vector<float> w(size_t(nOut * k)), xs(size_t(m * k)), bias(nOut),
+        sum(size_t(m * nOut));
+    for (float &v : w)
+      v = in.value(1.0f);
+    for (float &v : xs)
+      v = in.value(4.0f);
+    for (float &v : bias)
+      v = in.value(1.0f);
+    for (float &v : sum)
+      v = in.value(4.0f);
+    bool withBias = in.u8() & 1;
+    std::vector<PostOp> post;
+    switch (in.u8() % 4) {
+    case 1:
+      post = {PostOp::GeluErf};
+      break;
+    case 2:
+      post = {PostOp::Sum, PostOp::Relu};
+      break;
+    case 3:
+      post = {PostOp::Relu, PostOp::Sum};
+      break;
+    default:
+      break;
+    }
+    // Each output's sum |x| |w| + |b| (+ |sum|): the tiers add the same
+    // products in another order.
+    std::vector<double> magnitude(sum.size());
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < nOut; ++j) {
+        double mag = (withBias ? std::fabs(bias[j]) : 0.0) +
+                     std::fabs(sum[i * nOut + j]);
+        for (int64_t l = 0; l < k; ++l)
+          mag += std::fabs(xs[i * k + l]) * std::fabs(w[j * k + l]);
+        magnitude[i * nOut + j] = mag;
+      }
+    acrossTiers<float>(
+        "inner product", sum.size(),
+        [&](float *y) {
+          InnerProduct ip(m, k, nOut, w.data(),
+                          withBias ? bias.data() : nullptr, post);
+          std::copy(sum.begin(), sum.end(), y);
+          ip.run(xs.data(), y, y);
+        },
+        [&](float a, float b, size_t i) {
+          return std::fabs(double(a) - b) <= 1e-5 * magnitude[i] + 1e-6;
+        });
     break;
   }
   default: {

@@ -77,10 +77,14 @@ double applyPostOp(PostOp p, double v, double sum) {
 }
 
 void check(int64_t m, int64_t k, int64_t n, bool bias,
-           std::vector<PostOp> postOps, bool sumInPlace) {
+           std::vector<PostOp> postOps, bool sumInPlace,
+           InnerProductGemm gemm = InnerProductGemm::Auto) {
   auto x = randomVector(m * k, 1), w = randomVector(n * k, 2),
        b = randomVector(n, 3), r = randomVector(m * n, 4);
-  InnerProduct ip(m, k, n, w.data(), bias ? b.data() : nullptr, postOps);
+  InnerProduct ip(m, k, n, w.data(), bias ? b.data() : nullptr, postOps, gemm);
+  EXPECT_EQ(ip.ownKernel(),
+            gemm == InnerProductGemm::Auto && innerProductOnOwnGemm(m))
+      << ip.implementation();
   // The weights were copied at construction: clobbering them must not matter.
   std::vector<float> wCopy = w;
   std::fill(w.begin(), w.end(), 0.0f);
@@ -121,6 +125,35 @@ TEST(InnerProduct, ResidualSum) {
   // The conv-style order: sum, then the activation.
   check(3, 33, 17, true, {PostOp::Sum, PostOp::Relu}, false);
   check(3, 33, 17, true, {PostOp::GeluErf, PostOp::Sum}, false);
+}
+
+/// Both GEMMs at every kernel tier: opscope's packed one (Auto on the
+/// AVX2 tier) and oneDNN's, over the packed GEMM's edges: rows past its 6-row
+/// tiles, columns past its 16-column panels, K across its 128-step blocks,
+/// one and two threads' column chunks, and every order of the post-ops
+/// with the sum in place (a sum after an activation is read from a copy).
+TEST(InnerProduct, EveryGemmAtEveryTier) {
+  tiers::forEachTier([&](IsaLevel level) {
+    if (level == IsaLevel::Avx2) {
+      EXPECT_TRUE(innerProductOnOwnGemm(128));
+    }
+    EXPECT_FALSE(innerProductOnOwnGemm(1)); // oneDNN's GEMV is faster
+    for (InnerProductGemm gemm :
+         {InnerProductGemm::Auto, InnerProductGemm::OneDnn}) {
+      SCOPED_TRACE(gemm == InnerProductGemm::Auto ? "auto" : "onednn");
+      for (int64_t m : {2, 7, 13, 130})
+        for (auto [k, n] : {std::pair<int64_t, int64_t>{5, 3},
+                            {300, 33},
+                            {129, 272},
+                            {64, 16}})
+          check(m, k, n, true, {}, false, gemm);
+      check(17, 300, 33, false, {PostOp::Sum}, true, gemm);
+      check(17, 300, 33, true, {PostOp::Sum, PostOp::GeluErf}, true, gemm);
+      check(17, 300, 33, true, {PostOp::GeluErf, PostOp::Sum}, true, gemm);
+      check(17, 300, 33, true, {PostOp::Relu, PostOp::Sum, PostOp::Tanh}, false,
+            gemm);
+    }
+  });
 }
 
 TEST(InnerProduct, ReportsImplementation) {

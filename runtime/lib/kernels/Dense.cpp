@@ -10,6 +10,7 @@
 
 #include "DnnlCommon.h"
 #include "KernelTable.h"
+#include "PackedGemm.h"
 
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sparse_format.h"
@@ -96,24 +97,43 @@ struct IpPrimitive {
 };
 } // namespace
 
-struct InnerProduct::Impl : IpPrimitive {};
+/// On opscope's packed GEMM where it applies (the AVX2 tier, M >= 2) and
+/// the caller left the choice to it, else oneDNN's primitive.
+struct InnerProduct::Impl {
+  std::unique_ptr<PackedGemm> own;
+  IpPrimitive dnnl;
+};
 
 InnerProduct::InnerProduct(int64_t m, int64_t k, int64_t n,
                            const float *weightData, const float *biasData,
-                           std::vector<PostOp> postOps)
+                           std::vector<PostOp> postOps, InnerProductGemm gemm)
     : impl(std::make_unique<Impl>()) {
-  impl->build(m, k, n, dt::f32, dt::f32, weightData, dt::f32, biasData,
-              postOps, false);
+  if (gemm == InnerProductGemm::Auto && innerProductOnOwnGemm(m)) {
+    impl->own = std::make_unique<PackedGemm>(m, k, n, weightData, biasData,
+                                             std::move(postOps));
+    return;
+  }
+  impl->dnnl.build(m, k, n, dt::f32, dt::f32, weightData, dt::f32, biasData,
+                   postOps, false);
 }
 
 InnerProduct::~InnerProduct() = default;
 
 void InnerProduct::run(const float *x, float *y, const float *sum) {
-  impl->run(x, y, sum);
+  if (impl->own)
+    impl->own->run(x, y, sum);
+  else
+    impl->dnnl.run(x, y, sum);
 }
 
 std::string InnerProduct::implementation() const {
-  return impl->pd.impl_info_str();
+  return impl->own ? impl->own->name() : impl->dnnl.pd.impl_info_str();
+}
+
+bool InnerProduct::ownKernel() const { return impl->own != nullptr; }
+
+bool opscope::rt::innerProductOnOwnGemm(int64_t m) {
+  return PackedGemm::applies(m);
 }
 
 /// Without native bf16 (nativeBf16()), the primitive is f32 on bf16
@@ -127,6 +147,14 @@ std::string InnerProduct::implementation() const {
 struct Bf16InnerProduct::Impl : IpPrimitive {
   bool asF32 = false;
   Bf16Activations io;
+  /// Without native bf16: the f32 inner product on the rounded weights.
+  std::unique_ptr<InnerProduct> f32;
+  void product(const void *x, void *y, const float *sum) {
+    if (f32)
+      f32->run(static_cast<const float *>(x), static_cast<float *>(y), sum);
+    else
+      run(x, y, sum);
+  }
 };
 
 void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
@@ -146,8 +174,11 @@ void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
       bf16ToF32(static_cast<const uint16_t *>(weights), w.data(), n * k);
     else
       roundToBf16AsF32(static_cast<const float *>(weights), w.data(), n * k);
-    impl->build(m, k, n, dt::f32, dt::f32, w.data(), dt::f32, bias, postOps,
-                false);
+    impl->m = m;
+    impl->k = k;
+    impl->n = n;
+    impl->f32 = std::make_unique<InnerProduct>(m, k, n, w.data(), bias,
+                                               std::move(postOps));
     return;
   }
   // f32 -> bf16 and into the primitive's layout in one reorder.
@@ -190,11 +221,11 @@ void Bf16InnerProduct::runRaw(const void *x, void *y, const float *sum) {
   if (I.io.output && I.asF32) {
     auto *y32 =
         static_cast<float *>(threadScratch(2, I.m * I.n * sizeof(float)));
-    I.run(src, y32, nullptr);
+    I.product(src, y32, nullptr);
     roundToBf16(y32, static_cast<uint16_t *>(y), I.m * I.n);
     return;
   }
-  I.run(src, y, sum);
+  I.product(src, y, sum);
 }
 
 void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
@@ -205,7 +236,12 @@ void Bf16InnerProduct::run(const float *x, float *y, const float *sum) {
 }
 
 std::string Bf16InnerProduct::implementation() const {
-  return std::string(impl->pd.impl_info_str()) + (impl->asF32 ? ":f32" : "");
+  return impl->f32 ? impl->f32->implementation() + ":f32"
+                   : std::string(impl->pd.impl_info_str());
+}
+
+bool Bf16InnerProduct::ownKernel() const {
+  return impl->f32 && impl->f32->ownKernel();
 }
 
 struct MatMulInnerProduct::Impl {

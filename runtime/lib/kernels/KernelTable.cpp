@@ -42,6 +42,25 @@ WinogradSetting winogradSetting() {
   return setting;
 }
 
+/// OPSCOPE_GEMM, read once: auto (the default: the table's packed GEMM
+/// where the tier has one) or onednn (oneDNN's inner products everywhere).
+bool ownGemmAllowed() {
+  static const bool allowed = [] {
+    const char *v = std::getenv("OPSCOPE_GEMM");
+    std::string s = v ? v : "";
+    if (s.empty() || s == "auto")
+      return true;
+    if (s == "onednn")
+      return false;
+    std::fprintf(stderr,
+                 "opscope: warning: OPSCOPE_GEMM=%s is not one of auto, "
+                 "onednn; ignored\n",
+                 v);
+    return true;
+  }();
+  return allowed;
+}
+
 KernelTable build(IsaLevel level) {
   KernelTable t;
   t.level = level;
@@ -53,8 +72,11 @@ KernelTable build(IsaLevel level) {
     fillAvx2Kernels(t);
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
+    fillAvx2GemmKernels(t);
   }
   if (level >= IsaLevel::Avx512Core) {
+    // oneDNN's brgemm inner products are faster from here up.
+    t.gemmTile = nullptr;
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
     fillAvx512WinogradKernels(t);
@@ -65,6 +87,8 @@ KernelTable build(IsaLevel level) {
     fillAvx512Bf16Kernels(t);
   t.innerProductOnMatMul = level >= IsaLevel::Avx512CoreAmx;
 #endif
+  if (!ownGemmAllowed())
+    t.gemmTile = nullptr;
   if (winogradSetting() == WinogradSetting::Off)
     t.winogradPreferred = false;
   if (winogradSetting() == WinogradSetting::F2x3)

@@ -29,6 +29,17 @@ inline bool isRefImplementation(const std::string &implementation) {
   return implementation.rfind("ref", 0) == 0;
 }
 
+/// Which GEMM an f32 inner product runs on. The compiled model's bindings
+/// leave Auto; tests and benchmarks name oneDNN's to compare the two.
+enum class InnerProductGemm : uint8_t {
+  /// opscope's packed GEMM where the kernel table has one (the AVX2 tier:
+  /// oneDNN 2.6's AVX2 inner product runs 15-30% slower on weights
+  /// streamed from memory, docs/runtime-kernels.md) and M >= 2, oneDNN's
+  /// inner product otherwise.
+  Auto,
+  OneDnn, ///< oneDNN's inner-product primitive
+};
+
 /// y[M x N] = post_ops(x[M x K] * W^T + b), W given as N x K (row-major),
 /// as osc.inner_product holds it.
 class InnerProduct {
@@ -36,7 +47,8 @@ public:
   /// Builds the primitive and packs `weights` (N x K, copied). `bias` (N) is
   /// copied too; either may be released by the caller afterwards.
   InnerProduct(int64_t m, int64_t k, int64_t n, const float *weights,
-               const float *bias, std::vector<PostOp> postOps);
+               const float *bias, std::vector<PostOp> postOps,
+               InnerProductGemm gemm = InnerProductGemm::Auto);
   ~InnerProduct();
   InnerProduct(const InnerProduct &) = delete;
   InnerProduct &operator=(const InnerProduct &) = delete;
@@ -45,8 +57,10 @@ public:
   /// is added; it may alias `y`.
   void run(const float *x, float *y, const float *sum = nullptr);
 
-  /// oneDNN's implementation name (e.g. `brgemm:avx512_core`), for reports.
+  /// oneDNN's implementation name (e.g. `brgemm:avx512_core`), or
+  /// opscope's packed GEMM's (`gemm:avx2`) where ownKernel(), for reports.
   std::string implementation() const;
+  bool ownKernel() const;
 
 private:
   struct Impl;
@@ -130,10 +144,11 @@ struct Bf16Activations {
 /// bf16 inner product: y[M x N] (f32) = post_ops(x[M x K] (bf16) * W^T + b)
 /// with W rounded to bf16 at construction; f32 accumulation. oneDNN picks
 /// AMX or AVX512-BF16; on CPUs without either (nativeBf16(), kernels.h) the
-/// product runs on oneDNN's f32 kernels over the bf16-rounded weights and
-/// the f32 input as it is (a bf16 input widened): bf16's weights at f32's
-/// speed (oneDNN's bf16 emulation is ~3x slower than f32; rounding the
-/// input too cost 3.6% more than f32), and implementation() ends in `:f32`.
+/// product runs as an f32 InnerProduct (oneDNN's, or opscope's GEMM on the
+/// AVX2 tier) over the bf16-rounded weights and the f32 input as it is (a
+/// bf16 input widened): bf16's weights at f32's speed (oneDNN's bf16
+/// emulation is ~3x slower than f32; rounding the input too cost 3.6% more
+/// than f32), and implementation() ends in `:f32`.
 class Bf16InnerProduct {
 public:
   /// From f32 weights, rounded to bf16 here.
@@ -157,6 +172,9 @@ public:
   /// x and y f32 or bf16 as the constructor's `io` says.
   void runRaw(const void *x, void *y, const float *sum = nullptr);
   std::string implementation() const;
+  /// Without native bf16 on the AVX2 tier: the f32 product runs on
+  /// opscope's packed GEMM (InnerProduct).
+  bool ownKernel() const;
 
 private:
   void build(int64_t m, int64_t k, int64_t n, const void *weights,
@@ -233,6 +251,11 @@ bool convWinogradPreferred();
 /// MatMulInnerProduct at the kernel tier in force (the AMX tier;
 /// docs/tuning.md).
 bool innerProductOnMatMul();
+
+/// Whether an f32 InnerProduct of `m` rows left to InnerProductGemm::Auto
+/// runs on opscope's packed GEMM at the kernel tier in force (the AVX2
+/// tier, m >= 2).
+bool innerProductOnOwnGemm(int64_t m);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
 /// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or

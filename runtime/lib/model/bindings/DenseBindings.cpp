@@ -56,7 +56,8 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
                                   c.postOps(), io);
     }));
-    kernel = "onednn:" + ip->implementation() + ":bf16";
+    kernel = (ip->ownKernel() ? "opscope:" : "onednn:") + ip->implementation() +
+             ":bf16";
     const void *xp = c.ptr<const void>(x);
     void *yp = c.ptr<void>(y);
     const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
@@ -127,7 +128,7 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
   }));
-  kernel = "onednn:" + ip->implementation();
+  kernel = (ip->ownKernel() ? "opscope:" : "onednn:") + ip->implementation();
   return bindInnerProduct(c, ip, plain);
 }
 

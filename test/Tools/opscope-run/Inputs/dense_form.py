@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Checks which oneDNN primitive ran a model's fp32 inner products.
+"""Checks which GEMM ran a model's fp32 inner products.
 
   dense_form.py RUN.txt PROFILE.csv default|matmul
 
 RUN.txt is opscope-run's output (its `tier NAME` line), PROFILE.csv its
---profile --csv. `default`: every inner product ran on oneDNN's matmul
-(kernel name ending in :matmul) exactly when the tier is the AMX one;
-`matmul` (the plan names it): every one did, at any tier (oneDNN 2.6 has
-a gemm-based f32 matmul on every x86-64 tier). Prints `ok`, or what
-differed.
+--profile --csv. `default`: every inner product (M >= 2 here) ran on
+oneDNN's matmul (kernel name ending in :matmul) on the AMX tier, on
+opscope's packed GEMM (`opscope:gemm:avx2`) on the AVX2 tier, and on
+oneDNN's inner product elsewhere; `matmul` (the plan names it): every one
+ran on oneDNN's matmul, at any tier (oneDNN 2.6 has a gemm-based f32
+matmul on every x86-64 tier). Prints `ok`, or what differed.
 """
 import csv
 import re
@@ -18,11 +19,25 @@ run, profile, want = sys.argv[1:4]
 tier = re.search(r"^tier (\S+)", open(run).read(), re.M).group(1)
 kernels = [r["kernel"] for r in csv.DictReader(open(profile))
            if r.get("operator_type") == "inner_product"]
-matmul = [k.endswith(":matmul") for k in kernels]
-expected = want == "matmul" or tier.startswith("avx512_core_amx")
+
+
+def form(kernel):
+    if kernel.endswith(":matmul"):
+        return "matmul"
+    if kernel.startswith("opscope:gemm:"):
+        return "packed gemm " + kernel.split(":")[2]
+    return "inner product" if kernel.startswith("onednn:") else kernel
+
+
+if want == "matmul" or tier.startswith("avx512_core_amx"):
+    expected = "matmul"
+elif tier == "avx2":
+    expected = "packed gemm avx2"
+else:
+    expected = "inner product"
 if not kernels:
     print("no inner product in the profile")
-elif all(m == expected for m in matmul):
+elif all(form(k) == expected for k in kernels):
     print("ok")
 else:
-    print("tier %s, want matmul %s, kernels %s" % (tier, expected, kernels))
+    print("tier %s, want %s, kernels %s" % (tier, expected, kernels))
