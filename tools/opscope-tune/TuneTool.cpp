@@ -262,6 +262,8 @@ int measureProblems(const Options &o, const std::set<Problem> &problems,
   config.rounds = o.rounds;
   config.minMs = o.minMs;
   config.blockRows = o.block == "4x4" ? 4 : 1;
+  if (o.warmWeights)
+    config.weightRingBytes = 0;
   size_t total = problems.size() * precisions.size(), done = 0;
   tools::Progress progress("opscope-tune", total);
 
@@ -310,6 +312,14 @@ void printLegend(const Options &o, bool amx,
               : amxUsed ? "present, used by oneDNN's dense kernels"
                         : "present, not used",
               impls.c_str());
+  if (o.warmWeights)
+    std::printf("weights: one copy per candidate, warm in cache between "
+                "calls (--warm-weights)\n");
+  else
+    std::printf("weights: each candidate on a ring of copies, %zu MiB in "
+                "all (at most 64), one per call, as a model's run reads "
+                "them from memory (--warm-weights: one copy)\n",
+                tooling::KernelBenchConfig{}.weightRingBytes >> 20);
   std::printf("perf ratio = dense ms / sparse ms (%s blocks, transposed "
               "activations), median over %d alternating rounds [min-max of "
               "the per-round ratios]\n\n",
@@ -456,6 +466,10 @@ void addOptions(CLI::App &app, Options &o) {
                  "$OPSCOPE_CACHE_DIR/tuning or ~/.cache/opscope/tuning, one "
                  "file per machine key");
   app.add_flag("--no-save", o.noSave, "print the table, write no database");
+  app.add_flag("--warm-weights", o.warmWeights,
+               "time each candidate on one copy of its weights, warm in "
+               "cache between calls (the default is a ring of copies, "
+               "128 MiB in all, as a model streams them)");
 }
 
 int run(const CLI::App &, Options &o) {

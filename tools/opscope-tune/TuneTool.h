@@ -29,6 +29,7 @@ struct Options {
   std::string block = "1x4";
   std::string dbPath;
   bool noSave = false;
+  bool warmWeights = false;
   int rounds = 5, threads = 1;
   double minMs = 250;
   std::vector<std::string> inputShapes;

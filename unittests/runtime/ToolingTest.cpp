@@ -294,6 +294,25 @@ TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
   EXPECT_EQ(calls, 6);
 }
 
+/// Each candidate runs on a ring of weight copies of weightRingBytes in
+/// all (at most 64), or on one copy (0, opscope-tune --warm-weights).
+TEST(KernelBench, RingsOfWeightCopies) {
+  opscope::tooling::KernelBenchConfig config;
+  config.rounds = 1;
+  config.minMs = 0;
+  auto f32 = opscope::tooling::KernelPrecision::F32;
+  // 32 x 64 f32 weights: 8 KiB a copy.
+  EXPECT_EQ(measureInnerProducts(f32, 32, 64, 4, {0.5}, config).denseCopies,
+            64u);
+  config.weightRingBytes = 40 << 10;
+  EXPECT_EQ(measureInnerProducts(f32, 32, 64, 4, {0.5}, config).denseCopies,
+            5u);
+  config.weightRingBytes = 0;
+  auto warm = measureInnerProducts(f32, 32, 64, 4, {0.5}, config);
+  EXPECT_EQ(warm.denseCopies, 1u);
+  EXPECT_EQ(warm.sparseMs[0].size(), 1u);
+}
+
 /// --compare-stores: the transposed kernel again with ordinary stores, in
 /// the same rounds, and the caller's store setting restored after each call.
 TEST(KernelBench, TimesCachedStoresWhenAsked) {

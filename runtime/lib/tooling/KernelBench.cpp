@@ -107,15 +107,20 @@ std::vector<float> randomVector(size_t n, unsigned seed) {
   return v;
 }
 
+/// Weight copies per candidate at most (small weights: 64 copies of a
+/// 256 x 256 f32 weight are 16 MiB, past L2 as in a model of such layers).
+constexpr size_t kMaxCopies = 64;
+
 struct AlignedBlob {
   std::unique_ptr<uint8_t[]> storage;
   uint8_t *ptr;
+  size_t bytes;
   /// Packed in `blockRows` x 4 blocks, or as the compiler would choose (0).
   AlignedBlob(const std::vector<float> &w, int64_t n, int64_t k,
               sp::ValueType t, int64_t blockRows = 0) {
     int64_t br = blockRows ? blockRows : sp::chooseBlockRows(w.data(), n, k);
     int64_t nnz = sp::countNonZeroBlocks(w.data(), n, k, br);
-    size_t bytes = sp::layout(t, n, k, nnz, br).totalBytes;
+    bytes = sp::layout(t, n, k, nnz, br).totalBytes;
     storage.reset(new uint8_t[bytes + 64]);
     ptr = storage.get() +
           (64 - reinterpret_cast<uintptr_t>(storage.get()) % 64) % 64;
@@ -147,29 +152,60 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   float *y = yBuf.data;
   auto dense = randomVector(n * k, 2);
   std::vector<std::function<void()>> systems;
-  std::unique_ptr<InnerProduct> df;
-  std::unique_ptr<QuantizedInnerProduct> dq;
-  std::unique_ptr<Bf16InnerProduct> db;
+  // Each candidate as a ring of copies, each with weights of its own (held
+  // by `keep`), one per call: config.weightRingBytes of weights in all (at
+  // most kMaxCopies copies), so that each call reads its weights from
+  // memory or L3 as a model's run does, not from the cache the previous
+  // call left them in.
+  std::vector<std::shared_ptr<void>> keep;
+  auto copiesFor = [&](size_t weightBytes) -> size_t {
+    if (config.weightRingBytes == 0 || weightBytes == 0)
+      return 1;
+    return std::clamp<size_t>(config.weightRingBytes / weightBytes, 1,
+                              kMaxCopies);
+  };
+  // `make(copy)` builds one copy and returns its call.
+  auto ring = [&](size_t weightBytes,
+                  const std::function<std::function<void()>(size_t)> &make) {
+    auto calls = std::make_shared<std::vector<std::function<void()>>>();
+    for (size_t i = 0, c = copiesFor(weightBytes); i < c; ++i)
+      calls->push_back(make(i));
+    auto at = std::make_shared<size_t>(0);
+    systems.push_back([calls, at] {
+      (*calls)[*at]();
+      *at = (*at + 1) % calls->size();
+    });
+  };
+  // Keeps `object` alive and returns it.
+  auto held = [&](auto object) {
+    keep.push_back(object);
+    return object.get();
+  };
+  size_t denseBytes = size_t(n * k) * (int8 ? 1 : bf16 ? 2 : 4);
+  res.denseCopies = copiesFor(denseBytes);
   if (bf16) {
-    db = std::make_unique<Bf16InnerProduct>(m, k, n, dense.data(), bias.data(),
-                                            std::vector<PostOp>{},
-                                            Bf16Activations{true, false});
-    res.denseImpl = db->implementation();
-    systems.push_back([&] { db->runRaw(xb.data(), y); });
+    ring(denseBytes, [&](size_t) -> std::function<void()> {
+      auto *db = held(std::make_shared<Bf16InnerProduct>(
+          m, k, n, dense.data(), bias.data(), std::vector<PostOp>{},
+          Bf16Activations{true, false}));
+      res.denseImpl = db->implementation();
+      return [&, db] { db->runRaw(xb.data(), y); };
+    });
   } else if (int8) {
-    dq = std::make_unique<QuantizedInnerProduct>(
-        m, k, n, dense.data(), bias.data(), std::vector<PostOp>{});
-    res.denseImpl = dq->implementation();
-    systems.push_back([&] { dq->run(xq.data(), 0.01f, y); });
+    ring(denseBytes, [&](size_t) -> std::function<void()> {
+      auto *dq = held(std::make_shared<QuantizedInnerProduct>(
+          m, k, n, dense.data(), bias.data(), std::vector<PostOp>{}));
+      res.denseImpl = dq->implementation();
+      return [&, dq] { dq->run(xq.data(), 0.01f, y); };
+    });
   } else {
-    df = std::make_unique<InnerProduct>(m, k, n, dense.data(), bias.data(),
-                                        std::vector<PostOp>{});
-    res.denseImpl = df->implementation();
-    systems.push_back([&] { df->run(x.data(), y); });
+    ring(denseBytes, [&](size_t) -> std::function<void()> {
+      auto *df = held(std::make_shared<InnerProduct>(
+          m, k, n, dense.data(), bias.data(), std::vector<PostOp>{}));
+      res.denseImpl = df->implementation();
+      return [&, df] { df->run(x.data(), y); };
+    });
   }
-  std::vector<std::unique_ptr<AlignedBlob>> blobs;
-  std::vector<std::unique_ptr<SparseInnerProduct>> sf;
-  std::vector<std::unique_ptr<SparseInnerProductS8>> sq;
   // Per ratio: the transposed layout (inside an osc-sparse-layout chain),
   // then row-major (a chain boundary) when asked.
   std::vector<bool> layouts = {true};
@@ -182,49 +218,56 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     f();
     setSparseStores(saved);
   };
+  auto type = int8   ? sp::ValueType::S8
+              : bf16 ? sp::ValueType::BF16
+                     : sp::ValueType::F32;
   for (double r : ratios) {
     auto w = dense;
     pruneBlocks(w, n, k, r, config.blockRows);
-    blobs.push_back(std::make_unique<AlignedBlob>(
-        w, n, k,
-        int8   ? sp::ValueType::S8
-        : bf16 ? sp::ValueType::BF16
-               : sp::ValueType::F32));
+    // One packing per copy, shared by the layouts and store modes.
+    std::vector<const uint8_t *> blobs;
+    size_t blobBytes = 0;
+    for (size_t i = 0, c = 1; i < c; ++i) {
+      auto *blob = held(std::make_shared<AlignedBlob>(w, n, k, type));
+      blobs.push_back(blob->ptr);
+      blobBytes = blob->bytes;
+      c = copiesFor(blobBytes);
+    }
     for (bool transposed : layouts) {
       SparseLayout layout{transposed, transposed};
-      if (int8) {
-        sq.push_back(std::make_unique<SparseInnerProductS8>(
-            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
-            layout));
-        res.sparseImpl = sq.back()->implementation();
-        auto *k8 = sq.back().get();
-        systems.push_back(
-            [&, k8] { k8->run(xq.data(), 0.01f, 128, y); });
-        if (transposed && config.cachedStores)
-          systems.push_back([&, k8] {
-            cached([&] { k8->run(xq.data(), 0.01f, 128, y); });
-          });
-      } else {
-        sf.push_back(std::make_unique<SparseInnerProduct>(
-            m, blobs.back()->ptr, bias.data(), std::vector<PostOp>{},
-            layout));
-        res.sparseImpl = sf.back()->implementation();
-        auto *kf = sf.back().get();
-        systems.push_back([&, kf] { kf->run(x.data(), y); });
-        if (transposed && config.cachedStores)
-          systems.push_back(
-              [&, kf] { cached([&] { kf->run(x.data(), y); }); });
-      }
+      std::vector<bool> modes = {false};
+      if (transposed && config.cachedStores)
+        modes.push_back(true);
+      for (bool cachedStores : modes)
+        ring(blobBytes, [&](size_t i) -> std::function<void()> {
+          if (int8) {
+            auto *k8 = held(std::make_shared<SparseInnerProductS8>(
+                m, blobs[i], bias.data(), std::vector<PostOp>{}, layout));
+            res.sparseImpl = k8->implementation();
+            auto call = [&, k8] { k8->run(xq.data(), 0.01f, 128, y); };
+            if (!cachedStores)
+              return call;
+            return [&, call] { cached(call); };
+          }
+          auto *kf = held(std::make_shared<SparseInnerProduct>(
+              m, blobs[i], bias.data(), std::vector<PostOp>{}, layout));
+          res.sparseImpl = kf->implementation();
+          auto call = [&, kf] { kf->run(x.data(), y); };
+          if (!cachedStores)
+            return call;
+          return [&, call] { cached(call); };
+        });
     }
   }
   // fp32: the same dense product on oneDNN's matmul primitive, last.
-  std::unique_ptr<MatMulInnerProduct> dm;
-  if (!int8 && !bf16) {
-    dm = std::make_unique<MatMulInnerProduct>(m, k, n, dense.data(),
-                                              bias.data(), std::vector<PostOp>{});
-    res.matmulImpl = dm->implementation();
-    systems.push_back([&] { dm->run(x.data(), y); });
-  }
+  bool matmul = !int8 && !bf16;
+  if (matmul)
+    ring(denseBytes, [&](size_t) -> std::function<void()> {
+      auto *dm = held(std::make_shared<MatMulInnerProduct>(
+          m, k, n, dense.data(), bias.data(), std::vector<PostOp>{}));
+      res.matmulImpl = dm->implementation();
+      return [&, dm] { dm->run(x.data(), y); };
+    });
   for (auto &s : systems) // warm up: first touch, oneDNN's JIT
     s();
   // Per ratio: transposed, [transposed with ordinary stores], [row-major].
@@ -247,7 +290,7 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
         res.sparseRowMajorMs[i].push_back(
             medianCallMs(at[rowMajorAt], config.minMs));
     }
-    if (dm)
+    if (matmul)
       res.matmulMs.push_back(medianCallMs(systems.back(), config.minMs));
     if (onRound)
       onRound(r + 1, rounds);

@@ -50,6 +50,12 @@ struct KernelBenchConfig {
   /// (rt::SparseStores::Cached) in the same rounds: an A/B of the
   /// non-temporal stores.
   bool cachedStores = false;
+  /// Each candidate runs on a ring of weight copies, this many bytes of
+  /// weights in all (at most 64 copies), one copy per call: a model reads
+  /// each layer's weights once per run, from memory or L3, and a kernel
+  /// timed on weights the previous call left in L1/L2 looks up to 25%
+  /// faster than it runs there (docs/tuning.md). 0: one copy, warm.
+  size_t weightRingBytes = size_t(128) << 20;
 };
 
 /// Per-round ms of every candidate of one shape, M and precision.
@@ -61,6 +67,9 @@ struct KernelBenchResult {
   /// [ratio][round]: transposed activations, row-major and transposed with
   /// ordinary stores when asked.
   std::vector<std::vector<double>> sparseMs, sparseRowMajorMs, sparseCachedMs;
+  /// The dense candidates' ring of weight copies
+  /// (KernelBenchConfig::weightRingBytes).
+  size_t denseCopies = 1;
   /// Per-round dense/sparse for ratio `i` (transposed or row-major).
   std::vector<double> perRoundRatios(size_t i, bool rowMajor = false) const;
 };
