@@ -33,7 +33,7 @@ inline bool isRefImplementation(const std::string &implementation) {
 /// leave Auto; tests and benchmarks name oneDNN's to compare the two.
 enum class InnerProductGemm : uint8_t {
   /// opscope's packed GEMM where the kernel table has one (the AVX2 tier:
-  /// oneDNN 2.6's AVX2 inner product runs 15-30% slower on weights
+  /// oneDNN 2.6's AVX2 inner product ran 14-30% slower on weights
   /// streamed from memory, docs/runtime-kernels.md) and M >= 2, oneDNN's
   /// inner product otherwise.
   Auto,

@@ -10,7 +10,7 @@
 // Why this tier has it: oneDNN 2.6's AVX2 inner product (x64:gemm:jit) ran
 // the DistilBERT-shaped model's products at 82-100 GFLOP/s in the model
 // against about 131 of this core's FMA peak; this tile's GEMM runs them at
-// 110-122 (docs/runtime-kernels.md). From AVX-512 up oneDNN's brgemm is
+// 110-115 (docs/runtime-kernels.md). From AVX-512 up oneDNN's brgemm is
 // the faster one and the table keeps it.
 //
 //===----------------------------------------------------------------------===//
