@@ -34,23 +34,25 @@ template <typename T> struct AlignedBuffer {
     std::swap(size, o.size);
     return *this;
   }
-  /// `hugePages`: aligned to 2 MiB and advised to transparent huge pages
-  /// (Linux's `madvise` mode), for packed weights that every run streams
-  /// from memory: fewer TLB misses (PackedGemm ran the DistilBERT-shaped
-  /// model's products 5-6% faster). Only the whole 2 MiB pages inside the
-  /// allocation become huge pages, so the tail costs no extra memory.
+  /// `hugePages`: from 2 MiB up, aligned to 2 MiB and advised to
+  /// transparent huge pages (Linux's `madvise` mode), for packed weights
+  /// that every run streams from memory: fewer TLB misses (PackedGemm ran
+  /// the DistilBERT-shaped model's products 5-6% faster). Only the whole
+  /// 2 MiB pages inside the allocation become huge pages, so the tail
+  /// costs no extra memory.
   void resize(size_t n, bool hugePages = false) {
     if (n <= size)
       return;
-    std::free(data);
-    data = nullptr;
-    void *p = nullptr;
+    constexpr size_t kHuge = size_t(2) << 20;
     size_t bytes = ((n * sizeof(T) + 63) / 64) * 64;
-    if (posix_memalign(&p, hugePages ? size_t(2) << 20 : 64, bytes) != 0)
+    bool huge = hugePages && bytes >= kHuge;
+    void *p = nullptr;
+    if (posix_memalign(&p, huge ? kHuge : 64, bytes) != 0)
       throw std::bad_alloc();
+    std::free(data);
     data = static_cast<T *>(p);
 #if defined(MADV_HUGEPAGE)
-    if (hugePages)
+    if (huge)
       madvise(p, bytes, MADV_HUGEPAGE); // advice only: ignore a refusal
 #endif
     std::memset(data, 0, n * sizeof(T));

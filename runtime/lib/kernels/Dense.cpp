@@ -145,9 +145,9 @@ bool opscope::rt::innerProductOnOwnGemm(int64_t m) {
 /// bf16, or a bf16 one widened without native bf16), slot 2 an f32 output
 /// to round.
 struct Bf16InnerProduct::Impl : IpPrimitive {
-  bool asF32 = false;
   Bf16Activations io;
-  /// Without native bf16: the f32 inner product on the rounded weights.
+  /// Without native bf16: the f32 inner product on the rounded weights
+  /// (the primitive above unused but for m, k and n).
   std::unique_ptr<InnerProduct> f32;
   void product(const void *x, void *y, const float *sum) {
     if (f32)
@@ -162,13 +162,12 @@ void Bf16InnerProduct::build(int64_t m, int64_t k, int64_t n,
                              const float *bias, std::vector<PostOp> postOps,
                              Bf16Activations io) {
   impl = std::make_unique<Impl>();
-  impl->asF32 = !nativeBf16();
   impl->io = io;
   if (io.output && std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
                        postOps.end())
     throw std::invalid_argument(
         "a bf16 inner product with a bf16 output takes no sum post-op");
-  if (impl->asF32) {
+  if (!nativeBf16()) {
     std::vector<float> w(n * k);
     if (weightsBf16)
       bf16ToF32(static_cast<const uint16_t *>(weights), w.data(), n * k);
@@ -209,16 +208,16 @@ void Bf16InnerProduct::runRaw(const void *x, void *y, const float *sum) {
   Impl &I = *impl;
   int64_t in = I.m * I.k;
   const void *src = x;
-  if (I.asF32 && I.io.input) {
+  if (I.f32 && I.io.input) {
     auto *x32 = static_cast<float *>(threadScratch(0, in * sizeof(float)));
     bf16ToF32(static_cast<const uint16_t *>(x), x32, in);
     src = x32;
-  } else if (!I.asF32 && !I.io.input) {
+  } else if (!I.f32 && !I.io.input) {
     auto *x16 = static_cast<uint16_t *>(threadScratch(0, in * 2));
     roundToBf16(static_cast<const float *>(x), x16, in);
     src = x16;
   }
-  if (I.io.output && I.asF32) {
+  if (I.io.output && I.f32) {
     auto *y32 =
         static_cast<float *>(threadScratch(2, I.m * I.n * sizeof(float)));
     I.product(src, y32, nullptr);

@@ -72,11 +72,12 @@ KernelTable build(IsaLevel level) {
     fillAvx2Kernels(t);
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
-    fillAvx2GemmKernels(t);
+    // The packed GEMM only on this tier: from AVX-512 up oneDNN's brgemm
+    // inner products are the faster ones.
+    if (level < IsaLevel::Avx512Core && ownGemmAllowed())
+      fillAvx2GemmKernels(t);
   }
   if (level >= IsaLevel::Avx512Core) {
-    // oneDNN's brgemm inner products are faster from here up.
-    t.gemmTile = nullptr;
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
     fillAvx512WinogradKernels(t);
@@ -87,8 +88,6 @@ KernelTable build(IsaLevel level) {
     fillAvx512Bf16Kernels(t);
   t.innerProductOnMatMul = level >= IsaLevel::Avx512CoreAmx;
 #endif
-  if (!ownGemmAllowed())
-    t.gemmTile = nullptr;
   if (winogradSetting() == WinogradSetting::Off)
     t.winogradPreferred = false;
   if (winogradSetting() == WinogradSetting::F2x3)

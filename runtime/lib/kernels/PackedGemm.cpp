@@ -23,12 +23,14 @@ constexpr int64_t kMaxTileFloats = 16 * 32;
 /// Panels per column chunk at most (128 columns: at M = 128 a chunk's
 /// outputs, 64 KiB, stay in L2 across the K blocks and for the post-ops).
 /// The blocking below was chosen on the DistilBERT-shaped model under the
-/// avx2 cap (Sapphire Rapids class Xeon, one thread): its 36 products took
-/// 98-102 ms at 8 panels and 128-step K blocks, 101-104 at 4, 16 or 48
-/// panels, 103-108 with 256- or 384-step blocks.
+/// avx2 cap (Sapphire Rapids class Xeon, one thread; before the weights
+/// moved to huge pages): its 36 products took 98-102 ms at 8 panels and
+/// 128-step K blocks, 101-104 at 4, 16 or 48 panels, 103-108 with 256- or
+/// 384-step blocks.
 constexpr int64_t kChunkPanels = 8;
-/// How many panels ahead the tiles prefetch: the next one (without the
-/// prefetch the products took 115 ms, two or four ahead 110-112).
+/// How many panels ahead the tiles prefetch: the next one (against 102 ms,
+/// without the prefetch the products took 115 ms, two or four ahead
+/// 110-112).
 constexpr int64_t kAhead = 1;
 } // namespace
 
@@ -48,9 +50,12 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
   tile = kt.gemmTile;
   rows = kt.gemmRows;
   cols = kt.gemmCols;
-  if (rows * cols > kMaxTileFloats)
-    throw std::logic_error("PackedGemm: the tier's tile is too large");
+  // The tile's panels are 64-byte aligned (KernelTable.h): whole lines.
+  if (rows * cols > kMaxTileFloats || cols % 16 != 0)
+    throw std::logic_error("PackedGemm: the tier's tile is not one this "
+                           "loop packs for");
   arithRow = kt.arithRow;
+  transpose = kt.transpose32;
   tierName = kt.name;
   panels = (n + cols - 1) / cols;
   auto make = [&] {
@@ -101,14 +106,14 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
   auto *xp = static_cast<float *>(dnnlx::threadScratch(1, m * k * 4));
   const int64_t mBlocks = (m + rows - 1) / rows;
   const int threads = omp_get_max_threads();
-  // Chunks of at most kChunkPanels panels, as many as a multiple of the
-  // threads where there are enough panels.
+  // Chunks of at most kChunkPanels panels, their count first rounded up to
+  // a multiple of the threads (where there are enough panels), then
+  // evened out.
   int64_t chunks = (panels + kChunkPanels - 1) / kChunkPanels;
   chunks = std::min(panels, (chunks + threads - 1) / threads * threads);
   const int64_t perChunk = (panels + chunks - 1) / chunks;
   chunks = (panels + perChunk - 1) / perChunk;
   const float *wp = w->data;
-  auto transpose = kernelTable().transpose32;
 
 #pragma omp parallel if (threads > 1 && chunks > 1)
   {

@@ -8,9 +8,9 @@
 // of all M rows stays in L2), and the columns split into chunks shared out
 // among the threads, whose outputs stay in L2 for the post-ops. Each tile
 // prefetches a share of the next panel: a model's weights come from memory
-// on every run, and the prefetch alone was worth 13% of the
-// DistilBERT-shaped model's products. InnerProduct takes this form where
-// the table has a tile (the AVX2 tier).
+// on every run, and without the prefetch the DistilBERT-shaped model's
+// products took 13% longer. InnerProduct takes this form where the table
+// has a tile (the AVX2 tier) and M >= 2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +31,8 @@ namespace opscope::rt {
 class PackedGemm {
 public:
   /// Whether the table in force has a tile and `m` rows suit it: from 2
-  /// (at M = 1 oneDNN's GEMV is faster: 43 against 63 us at 768 x 768,
-  /// AVX2 tier, docs/runtime-kernels.md).
+  /// (at M = 1 oneDNN's GEMV is faster: 43 against 63 us at 768 x 768
+  /// warm, 178 against 191 cold, AVX2 tier, docs/runtime-kernels.md).
   static bool applies(int64_t m);
   /// `weights` (N x K) are packed, `bias` (N, or null) copied.
   PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
@@ -54,6 +54,7 @@ private:
   std::vector<PostOp> postOps;
   decltype(KernelTable::gemmTile) tile;
   decltype(KernelTable::arithRow) arithRow;
+  decltype(KernelTable::transpose32) transpose;
   std::string tierName;
   /// The weights, K block by K block, each as `panels` panels of
   /// [kb][cols] (zeros past N); shared by the sessions of a model

@@ -170,6 +170,8 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     auto calls = std::make_shared<std::vector<std::function<void()>>>();
     for (size_t i = 0, c = copiesFor(weightBytes); i < c; ++i)
       calls->push_back(make(i));
+    for (auto &call : *calls) // warm up: first touch, oneDNN's JIT
+      call();
     auto at = std::make_shared<size_t>(0);
     systems.push_back([calls, at] {
       (*calls)[*at]();
@@ -181,7 +183,10 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     keep.push_back(object);
     return object.get();
   };
-  size_t denseBytes = size_t(n * k) * (int8 ? 1 : bf16 ? 2 : 4);
+  // The bytes each copy holds: bf16 weights stay f32 where the CPU has no
+  // bf16 instructions, and the bf16 sparse kernels may widen theirs
+  // (KernelTable::bf16OnF32), so bf16 counts as f32.
+  size_t denseBytes = size_t(n * k) * (int8 ? 1 : 4);
   res.denseCopies = copiesFor(denseBytes);
   if (bf16) {
     ring(denseBytes, [&](size_t) -> std::function<void()> {
@@ -224,13 +229,14 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
   for (double r : ratios) {
     auto w = dense;
     pruneBlocks(w, n, k, r, config.blockRows);
-    // One packing per copy, shared by the layouts and store modes.
+    // One packing per copy, shared by the layouts and store modes (a bf16
+    // kernel that widens it keeps a copy of its own).
     std::vector<const uint8_t *> blobs;
     size_t blobBytes = 0;
     for (size_t i = 0, c = 1; i < c; ++i) {
       auto *blob = held(std::make_shared<AlignedBlob>(w, n, k, type));
       blobs.push_back(blob->ptr);
-      blobBytes = blob->bytes;
+      blobBytes = blob->bytes * (bf16 ? 2 : 1);
       c = copiesFor(blobBytes);
     }
     for (bool transposed : layouts) {
@@ -268,8 +274,6 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
       res.matmulImpl = dm->implementation();
       return [&, dm] { dm->run(x.data(), y); };
     });
-  for (auto &s : systems) // warm up: first touch, oneDNN's JIT
-    s();
   // Per ratio: transposed, [transposed with ordinary stores], [row-major].
   size_t per = layouts.size() + (config.cachedStores ? 1 : 0);
   size_t cachedAt = 1, rowMajorAt = config.cachedStores ? 2 : 1;

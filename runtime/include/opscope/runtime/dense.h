@@ -33,9 +33,10 @@ inline bool isRefImplementation(const std::string &implementation) {
 /// leave Auto; tests and benchmarks name oneDNN's to compare the two.
 enum class InnerProductGemm : uint8_t {
   /// opscope's packed GEMM where the kernel table has one (the AVX2 tier:
-  /// oneDNN 2.6's AVX2 inner product ran 14-30% slower on weights
-  /// streamed from memory, docs/runtime-kernels.md) and M >= 2, oneDNN's
-  /// inner product otherwise.
+  /// on weights streamed from memory oneDNN 2.6's AVX2 inner product ran
+  /// 14-30% slower at M = 128, 70% at M = 16, as fast at M = 512,
+  /// docs/runtime-kernels.md) and M >= 2, oneDNN's inner product
+  /// otherwise.
   Auto,
   OneDnn, ///< oneDNN's inner-product primitive
 };
