@@ -315,12 +315,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   }
   case 13: {
-    // An f32 inner product, M = 1-40 (the packed GEMM's 6-row tiles and
-    // their remainders), K = 1-300 (its 128-step blocks), N = 1-70 (its
-    // 16-column panels), with a bias or none and no post-op, a GELU, or a
-    // residual sum in place before or after a ReLU: opscope's packed GEMM
-    // on the AVX2 tier, oneDNN's elsewhere.
-    int64_t m = in.upTo(40), k = in.upTo(300), nOut = in.upTo(70);
+    // An f32 inner product, M = 1-200 (the packed GEMM's 6-row tiles,
+    // 192-row blocks and their remainders), K = 1-300 (its 128-step blocks), N
+    // = 1-70 (its 16-column panels), with a bias or none and no post-op, a
+    // GELU, or a residual sum in place before or after a ReLU: opscope's packed
+    // GEMM on the AVX2 tier, oneDNN's elsewhere.
+    int64_t m = in.upTo(200), k = in.upTo(300), nOut = in.upTo(70);
     std::vector<float> w(size_t(nOut * k)), xs(size_t(m * k)), bias(nOut),
         sum(size_t(m * nOut));
     for (float &v : w)

@@ -128,10 +128,11 @@ TEST(InnerProduct, ResidualSum) {
 }
 
 /// Both GEMMs at every kernel tier: opscope's packed one (Auto on the
-/// AVX2 tier) and oneDNN's, over the packed GEMM's edges: rows past its 6-row
-/// tiles, columns past its 16-column panels, K across its 128-step blocks,
-/// one and two threads' column chunks, and every order of the post-ops
-/// with the sum in place (a sum after an activation is read from a copy).
+/// AVX2 tier, 2 to 384 rows) and oneDNN's, over the packed GEMM's edges:
+/// rows past its 6-row tiles and 192-row blocks, columns past its 16-column
+/// panels, K across its 128-step blocks, one and two threads' column
+/// chunks, and every order of the post-ops with the sum in place (a sum
+/// after an activation is read from a copy).
 TEST(InnerProduct, EveryGemmAtEveryTier) {
   tiers::forEachTier([&](IsaLevel level) {
     const char *gemmSetting = std::getenv("OPSCOPE_GEMM");
@@ -140,10 +141,11 @@ TEST(InnerProduct, EveryGemmAtEveryTier) {
       EXPECT_TRUE(innerProductOnOwnGemm(128));
     }
     EXPECT_FALSE(innerProductOnOwnGemm(1)); // oneDNN's GEMV is faster
+    EXPECT_FALSE(innerProductOnOwnGemm(512)); // and its GEMM from here
     for (InnerProductGemm gemm :
          {InnerProductGemm::Auto, InnerProductGemm::OneDnn}) {
       SCOPED_TRACE(gemm == InnerProductGemm::Auto ? "auto" : "onednn");
-      for (int64_t m : {2, 7, 13, 130})
+      for (int64_t m : {2, 7, 13, 130, 200, 400})
         for (auto [k, n] : {std::pair<int64_t, int64_t>{5, 3},
                             {300, 33},
                             {129, 272},

@@ -97,7 +97,7 @@ struct IpPrimitive {
 };
 } // namespace
 
-/// On opscope's packed GEMM where it applies (the AVX2 tier, M >= 2) and
+/// On opscope's packed GEMM where it applies (the AVX2 tier, 2 <= M <= 384) and
 /// the caller left the choice to it, else oneDNN's primitive.
 struct InnerProduct::Impl {
   std::unique_ptr<PackedGemm> own;

@@ -10,7 +10,7 @@
 // prefetches a share of the next panel: a model's weights come from memory
 // on every run, and without the prefetch the DistilBERT-shaped model's
 // products took 13% longer. InnerProduct takes this form where the table
-// has a tile (the AVX2 tier) and M >= 2.
+// has a tile (the AVX2 tier) and 2 <= M <= kMaxRows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,10 +30,14 @@ namespace opscope::rt {
 
 class PackedGemm {
 public:
-  /// Whether the table in force has a tile and `m` rows suit it: from 2
-  /// (at M = 1 oneDNN's GEMV is faster: 43 against 63 us at 768 x 768
-  /// warm, 178 against 191 cold, AVX2 tier, docs/runtime-kernels.md).
+  /// Whether the table in force has a tile and `m` rows suit it: 2 to
+  /// kMaxRows. At M = 1 oneDNN's GEMV is faster (43 against 63 us at 768 x
+  /// 768 warm, 178 against 191 cold); from M = 512 up its GEMM, which
+  /// blocks the rows for reuse, is (22.2 against 23.6 ms at 512 x 768 ->
+  /// 3072, 47.2 against 49.7-52.8 at 1024 rows; at 256 rows the packed GEMM
+  /// took 11.4 against 12.8), AVX2 tier, docs/runtime-kernels.md.
   static bool applies(int64_t m);
+  static constexpr int64_t kMaxRows = 384;
   /// `weights` (N x K) are packed, `bias` (N, or null) copied.
   PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
              const float *bias, std::vector<PostOp> postOps);

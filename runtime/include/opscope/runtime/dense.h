@@ -35,7 +35,7 @@ enum class InnerProductGemm : uint8_t {
   /// opscope's packed GEMM where the kernel table has one (the AVX2 tier:
   /// on weights streamed from memory oneDNN 2.6's AVX2 inner product ran
   /// 14-30% slower at M = 128, 70% at M = 16, as fast at M = 512,
-  /// docs/runtime-kernels.md) and M >= 2, oneDNN's inner product
+  /// docs/runtime-kernels.md) and 2 <= M <= 384, oneDNN's inner product
   /// otherwise.
   Auto,
   OneDnn, ///< oneDNN's inner-product primitive
@@ -255,7 +255,7 @@ bool innerProductOnMatMul();
 
 /// Whether an f32 InnerProduct of `m` rows left to InnerProductGemm::Auto
 /// runs on opscope's packed GEMM at the kernel tier in force (the AVX2
-/// tier, m >= 2).
+/// tier, 2 <= m <= 384).
 bool innerProductOnOwnGemm(int64_t m);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
