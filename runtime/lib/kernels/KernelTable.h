@@ -52,16 +52,17 @@ struct SparseRowsCall {
 };
 
 /// One register tile of the packed f32 GEMM (PackedGemm.h): c (mr rows of
-/// gemmCols columns, leading dimension ldc) = init + bias + a * b over kb
-/// steps, where `a` holds the tile's mr <= gemmRows rows packed [kb][mr]
-/// and `b` one panel of the weights packed [kb][gemmCols] (64-byte
-/// aligned). `init` (leading dimension ldc) and `bias` (gemmCols values)
-/// may be null: zeros. Meanwhile `prefetchFloats` floats from `prefetch`
-/// (a share of the next panel) are brought into L1.
+/// gemmCols columns, leading dimension ldc) = a * b over kb steps, summed
+/// from zero and then added to c itself where `accumulate` (a K block's sum
+/// at a time: two levels of rounding, not one chain over all of K), where
+/// `a` holds the tile's mr <= gemmRows
+/// rows packed [kb][mr] and `b` one panel of the weights packed
+/// [kb][gemmCols] (64-byte aligned). Meanwhile `prefetchFloats` floats from
+/// `prefetch` (a share of the next panel) are brought into L1.
 struct GemmTileCall {
   const float *a, *b;
   int64_t kb, mr;
-  const float *init, *bias;
+  bool accumulate;
   float *c;
   int64_t ldc;
   const float *prefetch;

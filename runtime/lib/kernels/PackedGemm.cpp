@@ -18,8 +18,6 @@
 using namespace opscope::rt;
 
 namespace {
-/// The largest tile a tier may declare (the edge tile's scratch).
-constexpr int64_t kMaxTileFloats = 16 * 32;
 /// Panels per column chunk at most (128 columns: at M = 128 a chunk's
 /// outputs, 64 KiB, stay in L2 across the K blocks and for the post-ops).
 /// The blocking below was chosen on the DistilBERT-shaped model under the
@@ -29,11 +27,12 @@ constexpr int64_t kMaxTileFloats = 16 * 32;
 /// 384-step blocks.
 constexpr int64_t kChunkPanels = 8;
 /// Row tiles per row block: 32 (192 rows), whose outputs in a chunk (96
-/// KiB) stay in L2 across the K blocks. Without row blocks, at M = 256 and
-/// 512 a chunk's outputs (128 and 256 KiB at a stride of N floats, 12 KiB
-/// at N = 3072: few L2 sets) were evicted between K blocks: 256 x 768 ->
-/// 3072 took 13.05 ms against 11.39 with them (oneDNN 12.78), 512 rows
-/// 29.45 against 23.63 (oneDNN 22.15), AVX2 tier, warm weights.
+/// KiB) stay in L2 across the K blocks. Without row blocks, and with the
+/// partial sums in y, at M = 256 and 512 a chunk's outputs (128 and 256
+/// KiB at a stride of N floats, 12 KiB at N = 3072: few L2 sets) were
+/// evicted between K blocks: 256 x 768 -> 3072 took 13.05 ms against 11.39
+/// with row blocks (oneDNN 12.78), 512 rows 29.45 against 23.63 (oneDNN
+/// 22.15), AVX2 tier, warm weights.
 constexpr int64_t kRowTiles = 32;
 /// How many panels ahead the tiles prefetch: the next one (against 102 ms,
 /// without the prefetch the products took 115 ms, two or four ahead
@@ -58,7 +57,7 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
   rows = kt.gemmRows;
   cols = kt.gemmCols;
   // The tile's panels are 64-byte aligned (KernelTable.h): whole lines.
-  if (rows * cols > kMaxTileFloats || cols % 16 != 0)
+  if (cols % 16 != 0)
     throw std::logic_error("PackedGemm: the tier's tile is not one this "
                            "loop packs for");
   arithRow = kt.arithRow;
@@ -99,17 +98,6 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
 std::string PackedGemm::name() const { return "gemm:" + tierName; }
 
 void PackedGemm::run(const float *x, float *y, const float *sum) const {
-  // A leading Sum seeds the first K block's accumulators from `sum` (y
-  // itself or not); a later one is added after the activations before it,
-  // from a copy where it aliases y, which the blocks overwrite.
-  bool leadingSum = !postOps.empty() && postOps[0] == PostOp::Sum;
-  size_t after = leadingSum ? 1 : 0;
-  std::vector<float> sumCopy;
-  if (sum == y && std::find(postOps.begin() + after, postOps.end(),
-                            PostOp::Sum) != postOps.end()) {
-    sumCopy.assign(sum, sum + m * n);
-    sum = sumCopy.data();
-  }
   auto *xp = static_cast<float *>(dnnlx::threadScratch(1, m * k * 4));
   const int64_t mBlocks = (m + rows - 1) / rows;
   const int threads = omp_get_max_threads();
@@ -121,6 +109,10 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
   const int64_t perChunk = (panels + chunks - 1) / chunks;
   chunks = (panels + perChunk - 1) / perChunk;
   const float *wp = w->data;
+  // A row block's outputs in a chunk: kRowTiles tiles of rows by the
+  // chunk's panels, contiguous.
+  const int64_t ldo = perChunk * cols;
+  const size_t outBytes = size_t(kRowTiles * rows * ldo) * sizeof(float);
 
 #pragma omp parallel if (threads > 1 && chunks > 1)
   {
@@ -137,16 +129,16 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
 #pragma omp for schedule(static)
     for (int64_t ch = 0; ch < chunks; ++ch) {
       const int64_t p0 = ch * perChunk, p1 = std::min(panels, p0 + perChunk);
-      alignas(64) float edge[kMaxTileFloats] = {};
       const int64_t span = p1 - p0, kBlocks = (k + kKBlock - 1) / kKBlock;
-      // Row blocks of kRowTiles tiles: a block's outputs in the chunk stay
-      // in L2 across the K blocks.
+      const int64_t c0 = p0 * cols, width = std::min(p1 * cols, n) - c0;
+      auto *out = static_cast<float *>(dnnlx::threadScratch(3, outBytes));
+      // Row blocks of kRowTiles tiles: the products accumulate in `out`
+      // (in L2, away from y's stride) across the K blocks, from zero.
       for (int64_t mb0 = 0; mb0 < mBlocks; mb0 += kRowTiles) {
         const int64_t mb1 = std::min(mBlocks, mb0 + kRowTiles),
                       tiles = mb1 - mb0;
         for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
           const int64_t kb = std::min(kKBlock, k - k0);
-          const bool first = k0 == 0;
           const float *block = wp + k0 * panels * cols, *xb = xp + k0 * m;
           for (int64_t p = p0; p < p1; ++p) {
             const float *b = block + p * kb * cols;
@@ -168,53 +160,38 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
             }
             const int64_t share =
                 ((nextFloats + tiles - 1) / tiles + 15) / 16 * 16;
-            const int64_t c0 = p * cols, width = std::min(cols, n - c0);
             for (int64_t mb = mb0; mb < mb1; ++mb) {
-              int64_t r0 = mb * rows,
-                      from = std::min((mb - mb0) * share, nextFloats);
+              int64_t from = std::min((mb - mb0) * share, nextFloats);
               GemmTileCall t;
-              t.a = xb + r0 * kb;
+              t.a = xb + mb * rows * kb;
               t.b = b;
               t.kb = kb;
-              t.mr = std::min(rows, m - r0);
-              t.init = !first       ? y + r0 * n + c0
-                       : leadingSum ? sum + r0 * n + c0
-                                    : nullptr;
-              t.bias = first && !bias.empty() ? bias.data() + c0 : nullptr;
-              t.c = y + r0 * n + c0;
-              t.ldc = n;
+              t.mr = std::min(rows, m - mb * rows);
+              t.accumulate = k0 > 0;
+              t.c = out + (mb - mb0) * rows * ldo + (p - p0) * cols;
+              t.ldc = ldo;
               t.prefetch = next ? next + from : nullptr;
               t.prefetchFloats = std::min(share, nextFloats - from);
-              if (width == cols) {
-                tile(t);
-                continue;
-              }
-              // The last panel's columns past N: through a tile of its own.
-              if (t.init) {
-                for (int64_t i = 0; i < t.mr; ++i)
-                  std::memcpy(edge + i * cols, t.init + i * n, width * 4);
-                t.init = edge;
-              }
-              t.c = edge;
-              t.ldc = cols;
               tile(t);
-              for (int64_t i = 0; i < t.mr; ++i)
-                std::memcpy(y + (r0 + i) * n + c0, edge + i * cols, width * 4);
             }
           }
         }
-        // The post-ops on the row block's columns of the chunk, while they
-        // are in L2.
-        const int64_t c0 = p0 * cols, width = std::min(p1 * cols, n) - c0;
-        for (size_t o = after; o < postOps.size(); ++o)
-          for (int64_t r = mb0 * rows; r < std::min(m, mb1 * rows); ++r) {
-            float *row = y + r * n + c0;
-            if (postOps[o] == PostOp::Sum)
+        // Then the bias and the post-ops in order, row by row while the
+        // block is in L2, and the row into y: each row of `sum` is read
+        // before the same row of y is written, so the sum may be y itself.
+        for (int64_t r = mb0 * rows; r < std::min(m, mb1 * rows); ++r) {
+          float *row = out + (r - mb0 * rows) * ldo;
+          if (!bias.empty())
+            arithRow(BinaryKind::Add, row, 1, bias.data() + c0, 1, row, width);
+          for (PostOp op : postOps) {
+            if (op == PostOp::Sum)
               arithRow(BinaryKind::Add, row, 1, sum + r * n + c0, 1, row,
                        width);
             else
-              applyActivation(postOps[o], row, width);
+              applyActivation(op, row, width);
           }
+          std::memcpy(y + r * n + c0, row, width * sizeof(float));
+        }
       }
     }
   }

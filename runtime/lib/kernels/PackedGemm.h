@@ -6,7 +6,10 @@
 // gemmCols columns, K in blocks of kKBlock steps (a panel's block stays in
 // L1), the input's rows packed per run into the tiles' order (each block
 // of all M rows stays in L2), and the columns split into chunks shared out
-// among the threads, whose outputs stay in L2 for the post-ops. Each tile
+// among the threads, 192 rows at a time, whose partial sums stay in a
+// per-thread buffer in L2 until the bias and the post-ops write them to the
+// output, row by row. Each tile sums a K block from zero and adds it to the
+// partial sums (two levels of rounding, not one chain over all of K), and
 // prefetches a share of the next panel: a model's weights come from memory
 // on every run, and without the prefetch the DistilBERT-shaped model's
 // products took 13% longer. InnerProduct takes this form where the table

@@ -32,11 +32,7 @@ constexpr int64_t kRows = 6, kCols = 16;
 /// 120 GFLOP/s); the rows past MR are dead code.
 #define GEMM_EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define GEMM_INIT(i)                                                           \
-  __m256 c##i##0 = b0, c##i##1 = b1;                                           \
-  if (MR > i && init) {                                                        \
-    c##i##0 = _mm256_add_ps(c##i##0, _mm256_loadu_ps(init + i * ldc));         \
-    c##i##1 = _mm256_add_ps(c##i##1, _mm256_loadu_ps(init + i * ldc + 8));     \
-  }
+  __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
 #define GEMM_STEP(i)                                                           \
   if constexpr (MR > i) {                                                      \
     __m256 x = _mm256_broadcast_ss(ak + i);                                    \
@@ -45,16 +41,18 @@ constexpr int64_t kRows = 6, kCols = 16;
   }
 #define GEMM_STORE(i)                                                          \
   if constexpr (MR > i) {                                                      \
+    if (accumulate) {                                                          \
+      c##i##0 = _mm256_add_ps(_mm256_loadu_ps(c + i * ldc), c##i##0);          \
+      c##i##1 = _mm256_add_ps(_mm256_loadu_ps(c + i * ldc + 8), c##i##1);      \
+    }                                                                          \
     _mm256_storeu_ps(c + i * ldc, c##i##0);                                    \
     _mm256_storeu_ps(c + i * ldc + 8, c##i##1);                                \
   }
 
 template <int MR>
 AVX2 __attribute__((always_inline)) inline void
-tile(const float *a, const float *b, int64_t kb, const float *init, int64_t ldc,
-     const float *bias, float *c) {
-  __m256 b0 = bias ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
-  __m256 b1 = bias ? _mm256_loadu_ps(bias + 8) : _mm256_setzero_ps();
+tile(const float *a, const float *b, int64_t kb, bool accumulate, float *c,
+     int64_t ldc) {
   GEMM_EACH_ROW(GEMM_INIT)
   for (int64_t k = 0; k < kb; ++k) {
     __m256 w0 = _mm256_load_ps(b + k * kCols),
@@ -70,17 +68,17 @@ AVX2 void gemmTile(const GemmTileCall &t) {
     _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
   switch (t.mr) {
   case 6:
-    return tile<6>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<6>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   case 5:
-    return tile<5>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<5>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   case 4:
-    return tile<4>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<4>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   case 3:
-    return tile<3>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<3>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   case 2:
-    return tile<2>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<2>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   default:
-    return tile<1>(t.a, t.b, t.kb, t.init, t.ldc, t.bias, t.c);
+    return tile<1>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
   }
 }
 
