@@ -18,16 +18,16 @@
 using namespace opscope::rt;
 
 namespace {
-/// Panels per column chunk at most (128 columns: at M = 128 a chunk's
-/// outputs, 64 KiB, stay in L2 across the K blocks and for the post-ops).
+/// Panels per column chunk at most (128 columns: a row block's partial
+/// sums in a chunk, at most 96 KiB, stay in L2 across the K blocks).
 /// The blocking below was chosen on the DistilBERT-shaped model under the
 /// avx2 cap (Sapphire Rapids class Xeon, one thread; before the weights
 /// moved to huge pages): its 36 products took 98-102 ms at 8 panels and
 /// 128-step K blocks, 101-104 at 4, 16 or 48 panels, 103-108 with 256- or
 /// 384-step blocks.
 constexpr int64_t kChunkPanels = 8;
-/// Row tiles per row block: 32 (192 rows), whose outputs in a chunk (96
-/// KiB) stay in L2 across the K blocks. Without row blocks, and with the
+/// Row tiles per row block: 32 (192 rows), whose partial sums in a chunk
+/// (96 KiB) stay in L2 across the K blocks. Without row blocks, and with the
 /// partial sums in y, at M = 256 and 512 a chunk's outputs (128 and 256
 /// KiB at a stride of N floats, 12 KiB at N = 3072: few L2 sets) were
 /// evicted between K blocks: 256 x 768 -> 3072 took 13.05 ms against 11.39
@@ -89,10 +89,8 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
   } else {
     w = make();
   }
-  if (biasData) {
-    bias.assign(panels * cols, 0.0f);
-    std::copy(biasData, biasData + n, bias.begin());
-  }
+  if (biasData)
+    bias.assign(biasData, biasData + n);
 }
 
 std::string PackedGemm::name() const { return "gemm:" + tierName; }

@@ -67,7 +67,7 @@ private:
   /// [kb][cols] (zeros past N); shared by the sessions of a model
   /// (packed_weights.h).
   std::shared_ptr<const AlignedBuffer<float>> w;
-  std::vector<float> bias; ///< panels * cols values, zeros past N (or empty)
+  std::vector<float> bias; ///< N values (or empty)
 };
 
 } // namespace opscope::rt
