@@ -13,51 +13,47 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <mutex>
 #include <string>
 
 using namespace opscope::rt;
 
 namespace {
+/// Which of `values` environment variable `name` holds (its index), the
+/// first ("auto") when unset or empty; any other value is reported once
+/// and ignored.
+size_t envSetting(const char *name,
+                  std::initializer_list<const char *> values) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return 0;
+  std::string list;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::string(v) == values.begin()[i])
+      return i;
+    list += (i ? ", " : "") + std::string(values.begin()[i]);
+  }
+  std::fprintf(stderr, "opscope: warning: %s=%s is not one of %s; ignored\n",
+               name, v, list.c_str());
+  return 0;
+}
+
 /// OPSCOPE_WINOGRAD, read once: auto (the default: the table's choice),
 /// f2x3 (2x2 tiles only, the direct form's accuracy) or off (oneDNN's
 /// direct convolutions).
 enum class WinogradSetting { Auto, F2x3, Off };
 WinogradSetting winogradSetting() {
-  static const WinogradSetting setting = [] {
-    const char *v = std::getenv("OPSCOPE_WINOGRAD");
-    std::string s = v ? v : "";
-    if (s.empty() || s == "auto")
-      return WinogradSetting::Auto;
-    if (s == "f2x3")
-      return WinogradSetting::F2x3;
-    if (s == "off")
-      return WinogradSetting::Off;
-    std::fprintf(stderr,
-                 "opscope: warning: OPSCOPE_WINOGRAD=%s is not one of auto, "
-                 "f2x3, off; ignored\n",
-                 v);
-    return WinogradSetting::Auto;
-  }();
+  static const auto setting = static_cast<WinogradSetting>(
+      envSetting("OPSCOPE_WINOGRAD", {"auto", "f2x3", "off"}));
   return setting;
 }
 
 /// OPSCOPE_GEMM, read once: auto (the default: the table's packed GEMM
 /// where the tier has one) or onednn (oneDNN's inner products everywhere).
 bool ownGemmAllowed() {
-  static const bool allowed = [] {
-    const char *v = std::getenv("OPSCOPE_GEMM");
-    std::string s = v ? v : "";
-    if (s.empty() || s == "auto")
-      return true;
-    if (s == "onednn")
-      return false;
-    std::fprintf(stderr,
-                 "opscope: warning: OPSCOPE_GEMM=%s is not one of auto, "
-                 "onednn; ignored\n",
-                 v);
-    return true;
-  }();
+  static const bool allowed =
+      envSetting("OPSCOPE_GEMM", {"auto", "onednn"}) == 0;
   return allowed;
 }
 

@@ -11,12 +11,19 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 
 using namespace opscope;
 using namespace opscope::rt;
 
 namespace {
+/// A dense kernel object's name in the plan and profile: "opscope:" or
+/// "onednn:" by whose kernel it runs, then its implementation.
+template <typename K> std::string kernelName(const K &k) {
+  return (k.ownKernel() ? "opscope:" : "onednn:") + k.implementation();
+}
+
 /// Binds an inner-product kernel object to the op's input, output and
 /// optional sum operand; `run(k, x, y, sum)` calls it.
 template <typename K, typename Run>
@@ -56,8 +63,7 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
       return new Bf16InnerProduct(m, k, n, c.ptr<const uint16_t>(w), bias,
                                   c.postOps(), io);
     }));
-    kernel = (ip->ownKernel() ? "opscope:" : "onednn:") + ip->implementation() +
-             ":bf16";
+    kernel = kernelName(*ip) + ":bf16";
     const void *xp = c.ptr<const void>(x);
     void *yp = c.ptr<void>(y);
     const float *sum = c.has(3) ? c.ptr<const float>(c.in(3)) : nullptr;
@@ -128,7 +134,7 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
   auto ip = std::shared_ptr<InnerProduct>(dnnlCreate(c, [&] {
     return new InnerProduct(m, k, n, c.constF32(w), bias, c.postOps());
   }));
-  kernel = (ip->ownKernel() ? "opscope:" : "onednn:") + ip->implementation();
+  kernel = kernelName(*ip);
   return bindInnerProduct(c, ip, plain);
 }
 
@@ -216,8 +222,7 @@ BoundKernel conv(const OpContext &c, std::string &kernel, bool transposed) {
     cv.reset(dnnlCreate(
         c, [&] { return new Conv(p, c.constF32(w), bias, hasBias); }));
   }
-  kernel = (cv->ownKernel() ? "opscope:" : "onednn:") + cv->implementation() +
-           precision;
+  kernel = kernelName(*cv) + precision;
   const void *xp = c.ptr<const void>(x);
   const float *wp = c.ptr<const float>(w);
   const float *bp = hasBias ? c.ptr<const float>(c.in(2)) : nullptr;
