@@ -220,6 +220,43 @@ BENCHMARK(BM_InnerProductGemm)
     ->ArgsProduct({{0, 1}, {128}, {1024}, {256}, {0}})
     ->Unit(benchmark::kMicrosecond);
 
+/// The int8 inner product at DistilBERT's shapes (M = 128) with 8-bit
+/// weights (range 0 = 8, an imported QDQ model's: below AVX-512 VNNI the
+/// exact s16 GEMM on the AVX2 tier, or with OPSCOPE_GEMM=onednn the two
+/// 7-bit halves on oneDNN's) or 7-bit ones (7: what --precision int8
+/// compiles for such a tier, oneDNN's int8 kernels as they are), K -> N
+/// (ranges 1-2), weights cold: a ring of copies as BM_InnerProductGemm's.
+static void BM_QuantizedInnerProduct(benchmark::State &state) {
+  const int limit = state.range(0) == 8 ? 127 : 64;
+  int64_t m = 128, k = state.range(1), n = state.range(2);
+  size_t copies = std::max<size_t>(1, (128u << 20) / (n * k));
+  std::vector<int8_t> w(n * k);
+  for (int64_t i = 0; i < n * k; ++i)
+    w[i] = static_cast<int8_t>((i * 37) % (2 * limit + 1) - limit);
+  std::vector<float> scales(n, 0.001f), b(n, 0.0f), y(m * n);
+  std::vector<uint8_t> x(m * k);
+  for (int64_t i = 0; i < m * k; ++i)
+    x[i] = static_cast<uint8_t>(i * 11);
+  std::vector<std::unique_ptr<QuantizedInnerProduct>> ips;
+  for (size_t i = 0; i < copies; ++i)
+    ips.push_back(std::make_unique<QuantizedInnerProduct>(
+        m, k, n, w.data(), scales.data(), b.data(), std::vector<PostOp>{}));
+  size_t at = 0;
+  for (auto _ : state) {
+    ips[at]->run(x.data(), 0.02f, 3, y.data());
+    at = at + 1 == copies ? 0 : at + 1;
+  }
+  state.counters["GOP/s"] = benchmark::Counter(
+      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
+      benchmark::Counter::kIs1000);
+  state.SetLabel(ips[0]->implementation());
+}
+BENCHMARK(BM_QuantizedInnerProduct)
+    ->ArgNames({"bits", "k", "n"})
+    ->ArgsProduct({{8, 7}, {768}, {768, 3072}})
+    ->ArgsProduct({{8, 7}, {3072}, {768}})
+    ->Unit(benchmark::kMicrosecond);
+
 static void BM_Bf16InnerProduct(benchmark::State &state) {
   innerProductBench<Bf16InnerProduct>(state);
 }

@@ -4,12 +4,13 @@
 // values -> the kernel at every tier this machine allows (reference, avx2,
 // avx512 and its VNNI/BF16 levels, under OPSCOPE_MAX_ISA), each compared
 // with the reference tier within the kernel's stated tolerance: bit for
-// bit for data movement, conversions, quantization and the exact s8
-// sparse sums; relative bounds for the f32 arithmetic and the polynomial
-// transcendentals (KernelsTest's and FoldRunAgreementTest's), and for
-// Winograd convolutions a bound scaled by sum |x| |w| (DenseTest's). A mismatch,
-// a crash or a sanitizer report (tails, masks, unaligned loads) is a bug:
-// the harness aborts with the kernel, tier and element.
+// bit for data movement, conversions, quantization, the exact s8
+// sparse sums and int8 inner products; relative bounds for the f32 arithmetic
+// and the polynomial transcendentals (KernelsTest's and
+// FoldRunAgreementTest's), and for Winograd convolutions a bound scaled by sum
+// |x| |w| (DenseTest's). A mismatch, a crash or a sanitizer report (tails,
+// masks, unaligned loads) is a bug: the harness aborts with the kernel, tier
+// and element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +26,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -128,7 +131,7 @@ auto layerNormBound(const std::vector<float> &g,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Bytes in{data, size};
-  int kernel = in.u8() % 14;
+  int kernel = in.u8() % 15;
   int64_t rows = in.upTo(9), cols = in.upTo(70);
   size_t n = size_t(rows * cols);
   std::vector<float> x(n), g(cols), b(cols);
@@ -368,6 +371,66 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         [&](float a, float b, size_t i) {
           return std::fabs(double(a) - b) <= 1e-5 * magnitude[i] + 1e-6;
         });
+    break;
+  }
+  case 14: {
+    // An int8 inner product with 8-bit weights (-128 included), M = 1-200,
+    // K = 1-600 (odd K: the s16 GEMM's half pair; past 256, its K blocks),
+    // N = 1-70, a zero point, a bias or none, then no post-op, a ReLU, or a
+    // residual sum and a ReLU; f32 or u8 out. Below AVX-512 VNNI
+    // (OPSCOPE_MAX_ISA=avx2) the AVX2 tier runs opscope's exact s16 GEMM and
+    // the reference tier the two 7-bit halves on oneDNN's; both are the
+    // model's integer sums with oneDNN's epilogue, so bit for bit. The
+    // operands come from a generator the input seeds (the bytes would run
+    // out before a large input's rows).
+    int64_t m = in.upTo(200), k = in.upTo(600), nOut = in.upTo(70);
+    std::mt19937 rng(uint32_t(in.u8()) | uint32_t(in.u8()) << 8 |
+                     uint32_t(in.u8()) << 16);
+    std::vector<int8_t> w(size_t(nOut * k));
+    for (int8_t &v : w)
+      v = static_cast<int8_t>(rng());
+    std::vector<uint8_t> xq(size_t(m * k));
+    for (uint8_t &v : xq)
+      v = static_cast<uint8_t>(rng());
+    std::vector<float> scales(nOut), bias(nOut), sum(size_t(m * nOut));
+    for (float &v : scales)
+      v = 1e-4f + 1e-5f * float(rng() % 1000);
+    for (float &v : bias)
+      v = float(int(rng() % 2001) - 1000) / 500.0f;
+    for (float &v : sum)
+      v = float(int(rng() % 2001) - 1000) / 250.0f;
+    const int32_t xZero = in.u8();
+    const bool withBias = in.u8() & 1, u8Out = in.u8() & 1;
+    std::vector<PostOp> post;
+    switch (in.u8() % 3) {
+    case 1:
+      post = {PostOp::Relu};
+      break;
+    case 2:
+      if (!u8Out)
+        post = {PostOp::Sum, PostOp::Relu};
+      break;
+    default:
+      break;
+    }
+    std::optional<std::pair<float, int32_t>> yQ;
+    if (u8Out)
+      yQ = std::make_pair(0.05f, 100);
+    acrossTiers<float>(
+        "int8 inner product", sum.size(),
+        [&](float *y) {
+          QuantizedInnerProduct ip(m, k, nOut, w.data(), scales.data(),
+                                   withBias ? bias.data() : nullptr, post, yQ);
+          if (u8Out) {
+            std::vector<uint8_t> yq(sum.size());
+            ip.runU8Out(xq.data(), 0.02f, xZero, yq.data());
+            std::copy(yq.begin(), yq.end(), y);
+          } else {
+            std::copy(sum.begin(), sum.end(), y);
+            ip.run(xq.data(), 0.02f, xZero, y, y);
+          }
+        },
+        exact);
     break;
   }
   default: {

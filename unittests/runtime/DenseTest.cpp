@@ -1298,6 +1298,100 @@ TEST(QuantizedInnerProduct, Int8ChainCarriesU8) {
 }
 
 namespace {
+/// The form a QuantizedInnerProduct of 8-bit weights runs in: oneDNN's
+/// int8 kernels as they are from AVX-512 VNNI up; below it the exact s16
+/// GEMM where the table has it (`opscope`, gemm:s16), else the two 7-bit
+/// halves (`:s8w7x2`) on oneDNN's.
+void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
+  const std::string impl = ip.implementation();
+  const bool halves = impl.find(":s8w7x2") != std::string::npos;
+  if (int8SaturationFree()) {
+    EXPECT_FALSE(halves) << impl;
+    EXPECT_FALSE(ip.ownKernel()) << impl;
+    return;
+  }
+  EXPECT_EQ(ip.ownKernel(), int8InnerProductOnOwnGemm(m, k)) << impl;
+  EXPECT_NE(halves, ip.ownKernel()) << impl;
+  if (ip.ownKernel()) {
+    EXPECT_EQ(impl.rfind("gemm:s16:", 0), 0u) << impl;
+  }
+}
+
+/// The exact s16 GEMM's shapes at every tier (below VNNI the AVX2 tier
+/// runs it, the reference tier the halves; from VNNI up oneDNN's int8
+/// kernels): M across its 6-row tiles and 192-row blocks (and past 384,
+/// where oneDNN takes over), an odd K across 256-step blocks (128 pairs),
+/// N across 16-column panels and 128-column chunks; weights over the whole
+/// s8 range, zero points at both ends; post-ops with a sum in place, and a
+/// u8 output. Against the exact integer sums in double.
+TEST(QuantizedInnerProduct, ExactGemmAtEveryTier) {
+  const char *gemmSetting = std::getenv("OPSCOPE_GEMM");
+  tiers::forEachTier([&](IsaLevel level) {
+    if (level == IsaLevel::Avx2 &&
+        !(gemmSetting && std::string(gemmSetting) == "onednn")) {
+      EXPECT_TRUE(int8InnerProductOnOwnGemm(128, 768));
+    }
+    EXPECT_FALSE(int8InnerProductOnOwnGemm(1, 768));
+    EXPECT_FALSE(int8InnerProductOnOwnGemm(512, 768));
+    for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{2, 5, 3},
+                           {7, 601, 272},
+                           {200, 64, 16},
+                           {400, 33, 19}}) {
+      SCOPED_TRACE(::testing::Message() << m << "x" << k << "x" << n);
+      std::mt19937 rng(static_cast<unsigned>(m * 131 + k));
+      std::vector<int8_t> wq(n * k);
+      for (auto &v : wq)
+        v = static_cast<int8_t>(int(rng() % 256) - 128);
+      wq[0] = -128; // a saturating pair for vpmaddubsw at any tier
+      std::vector<float> ws(n), b(n), r(m * n);
+      for (auto &v : ws)
+        v = 0.0005f + 0.001f * (rng() % 100) / 100.0f;
+      for (auto &v : b)
+        v = (int(rng() % 200) - 100) / 50.0f;
+      for (auto &v : r)
+        v = (int(rng() % 200) - 100) / 25.0f;
+      std::vector<uint8_t> x(m * k);
+      for (auto &v : x)
+        v = static_cast<uint8_t>(rng() & 0xff);
+      const float xScale = 0.02f;
+      for (int32_t xZero : {0, 255}) {
+        SCOPED_TRACE(xZero);
+        QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(), b.data(),
+                                 {PostOp::Sum, PostOp::GeluErf});
+        expectInt8Form(ip, m, k);
+        const float yScale = 0.5f;
+        const int32_t yZero = 128;
+        QuantizedInnerProduct ipU8(m, k, n, wq.data(), ws.data(), nullptr,
+                                   {PostOp::Relu},
+                                   std::make_pair(yScale, yZero));
+        std::vector<float> y = r;
+        ip.run(x.data(), xScale, xZero, y.data(), y.data());
+        std::vector<uint8_t> yq(m * n);
+        ipU8.runU8Out(x.data(), xScale, xZero, yq.data());
+        double worst = 0;
+        int64_t offByMoreThanOne = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t acc = 0;
+            for (int64_t c = 0; c < k; ++c)
+              acc += int64_t(int(x[i * k + c]) - xZero) * wq[j * k + c];
+            double v = double(xScale) * ws[j] * double(acc);
+            double s = v + b[j] + r[i * n + j];
+            double want = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0)));
+            worst = std::max(worst, std::fabs(y[i * n + j] - want) /
+                                        (1.0 + std::fabs(want)));
+            double q = std::clamp(
+                std::nearbyint(std::max(0.0, v) / yScale) + yZero, 0.0, 255.0);
+            // A value near a half step may round either way.
+            offByMoreThanOne += std::abs(int(yq[i * n + j]) - int(q)) > 1;
+          }
+        EXPECT_LT(worst, 1e-5) << ip.implementation();
+        EXPECT_EQ(offByMoreThanOne, 0) << ipU8.implementation();
+      }
+    }
+  });
+}
+
 /// --precision int8: weights quantized at compile time (s8 + row scales),
 /// an f32 input quantized on entry with a zero point, a bias without one
 /// (the zero point's compensation must still happen). Against the same
@@ -1322,11 +1416,10 @@ TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
       QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(),
                                withBias ? b.data() : nullptr, {PostOp::Relu});
       // 8-bit weights where the tier's int8 kernels would saturate (no
-      // AVX-512 VNNI) run split in two 7-bit halves, and the kernel's name
-      // says so: the same integers, never saturated ones.
-      EXPECT_EQ(ip.implementation().find(":s8w7x2") != std::string::npos,
-                !int8SaturationFree())
-          << ip.implementation();
+      // AVX-512 VNNI) run on opscope's exact s16 GEMM, or split in two 7-bit
+      // halves, and the kernel's name says which: the same integers, never
+      // saturated ones.
+      expectInt8Form(ip, m, k);
       std::vector<float> y(m * n);
       ip.run(x.data(), xScale, xZero, y.data());
       double worst = 0;
@@ -1382,9 +1475,7 @@ TEST(QuantizedInnerProduct, EightBitWeightsNeverSaturate) {
       SCOPED_TRACE(xZero);
       const float xScale = 0.5f;
       QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(), b.data(), {});
-      EXPECT_EQ(ip.implementation().find(":s8w7x2") != std::string::npos,
-                !int8SaturationFree())
-          << ip.implementation();
+      expectInt8Form(ip, m, k);
       // Scales of powers of two: the exact sum survives f32 for k <= 256.
       std::vector<float> y(m * n);
       ip.run(x.data(), xScale, xZero, y.data());

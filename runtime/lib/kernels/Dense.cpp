@@ -136,6 +136,10 @@ bool opscope::rt::innerProductOnOwnGemm(int64_t m) {
   return PackedGemm::applies(m);
 }
 
+bool opscope::rt::int8InnerProductOnOwnGemm(int64_t m, int64_t k) {
+  return PackedGemmS16::applies(m, k);
+}
+
 /// Without native bf16 (nativeBf16()), the primitive is f32 on bf16
 /// weights: rounded and widened once, an f32 input read as it is (rounding
 /// it every run cost 3.6% of the DistilBERT-shaped model's time, more than
@@ -323,6 +327,10 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   /// with no pair of products beyond 2 x 255 x 64 = 32640, the model's
   /// integers exactly, at twice the products of the 7-bit form.
   bool split = false;
+  /// Or, where the table has it (the AVX2 tier), the exact s16 GEMM for
+  /// such weights instead of the halves: no oneDNN primitive then.
+  std::unique_ptr<PackedGemmS16> gemm;
+  std::vector<float> biasAdjusted; ///< the GEMM's bias (oneDNN's: its memory)
   int64_t kIn = 0;                ///< K of the input (half the primitive's)
   std::vector<uint8_t> xTwice;    ///< the input, each row twice (split)
   dnnl::memory scales;
@@ -350,20 +358,25 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
     return xTwice.data();
   }
 
-  void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
-            const float *biasData, const std::vector<PostOp> &postOps,
-            U8Output u8Out = {}) {
+  /// The row sums and the f32 bias (zeros without one: the zero point's
+  /// compensation goes into it), for either form.
+  void sums(int64_t k_, int64_t n_, const int8_t *wq, const float *biasData) {
     rowSum.assign(n_, 0);
     for (int64_t r = 0; r < n_; ++r)
       for (int64_t c = 0; c < k_; ++c)
         rowSum[r] += wq[r * k_ + c];
-    // A bias always: the zero point's compensation goes into it.
     biasF32.assign(n_, 0.0f);
     if (biasData)
       biasF32.assign(biasData, biasData + n_);
+    outScale.resize(n_);
+  }
+
+  void init(int64_t m_, int64_t k_, int64_t n_, const int8_t *wq,
+            const float *biasData, const std::vector<PostOp> &postOps,
+            U8Output u8Out = {}) {
+    sums(k_, n_, wq, biasData);
     build(m_, k_, n_, dt::u8, dt::s8, wq, dt::s8, biasF32.data(), postOps,
           /*runtimeOutputScales=*/true, u8Out);
-    outScale.resize(n_);
     scales = dnnl::memory({{n_}, dt::f32, tag::a}, context().engine,
                           outScale.data());
     args[DNNL_ARG_ATTR_OUTPUT_SCALES] = scales;
@@ -403,6 +416,18 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   // AVX-512 VNNI) run split in two 7-bit halves (Impl::split); 7-bit ones
   // (opscope-compile --precision int8 for such a tier) as they are.
   impl->kIn = k;
+  if (int8WeightsSaturate(s8Weights, n * k) &&
+      int8InnerProductOnOwnGemm(m, k)) {
+    Impl &I = *impl;
+    I.m = m;
+    I.k = k;
+    I.n = n;
+    I.sums(k, n, s8Weights, biasData);
+    I.biasAdjusted.resize(n);
+    I.gemm = std::make_unique<PackedGemmS16>(m, k, n, s8Weights,
+                                             std::move(postOps), u8Output);
+    return;
+  }
   if (int8WeightsSaturate(s8Weights, n * k)) {
     impl->split = true;
     impl->init(m, 2 * k, n, Impl::splitWeights(s8Weights, n, k).data(),
@@ -433,9 +458,11 @@ void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
                                    int32_t xZero, void *y, const float *sum) {
   Impl &I = *impl;
   if (xScale != I.lastXScale || xZero != I.lastXZero) {
-    // oneDNN adds the bias before the output scales: divide it, and take
-    // the zero point's xZero * rowSum out of the accumulator there.
-    auto *bias = static_cast<float *>(I.bias.get_data_handle());
+    // oneDNN adds the bias before the output scales (and the s16 GEMM
+    // does as it does): divide it, and take the zero point's xZero *
+    // rowSum out of the accumulator there.
+    auto *bias = I.gemm ? I.biasAdjusted.data()
+                        : static_cast<float *>(I.bias.get_data_handle());
     for (int64_t r = 0; r < I.n; ++r) {
       I.outScale[r] = xScale * I.wScale[r];
       bias[r] = I.biasF32[r] / I.outScale[r] -
@@ -444,6 +471,8 @@ void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
     I.lastXScale = xScale;
     I.lastXZero = xZero;
   }
+  if (I.gemm)
+    return I.gemm->run(x, I.outScale.data(), I.biasAdjusted.data(), y, sum);
   I.run(I.split ? I.twice(x) : x, y, sum);
 }
 
@@ -463,9 +492,13 @@ const uint8_t *QuantizedInnerProduct::quantized(const float *x, float xScale,
 }
 
 std::string QuantizedInnerProduct::implementation() const {
+  if (impl->gemm)
+    return impl->gemm->name();
   return std::string(impl->pd.impl_info_str()) +
          (impl->split ? ":s8w7x2" : impl->weights7 ? ":s8w7" : "");
 }
+
+bool QuantizedInnerProduct::ownKernel() const { return impl->gemm != nullptr; }
 
 const std::vector<float> &QuantizedInnerProduct::weightScales() const {
   return impl->wScale;

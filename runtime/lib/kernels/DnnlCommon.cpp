@@ -190,7 +190,7 @@ dnnl::memory reordered(const dnnl::memory::desc &plainMd,
 } // namespace
 
 void *dnnlx::threadScratch(int slot, size_t bytes) {
-  thread_local AlignedBuffer<unsigned char> slots[4];
+  thread_local AlignedBuffer<unsigned char> slots[5];
   slots[slot].resize(bytes);
   return slots[slot].data;
 }

@@ -69,10 +69,11 @@ inline bool int8WeightsSaturate(const int8_t *w, int64_t n) {
 /// Per-thread conversion scratch (the rounded, widened or quantized copy of
 /// an operand, or an f32 result rounded afterwards), shared by every
 /// kernel object a thread runs: ops run one at a time, and a kernel uses
-/// its slots only inside its run. Slot `slot` (0-3) holds at least `bytes`,
+/// its slots only inside its run. Slot `slot` (0-4) holds at least `bytes`,
 /// 64-byte aligned; it grows when a larger op first needs it and is never
 /// given back to the system. PackedGemm takes slot 1 for its packed input
-/// and, on each thread of its parallel region, slot 3 for its partial sums.
+/// and, on each thread of its parallel region, slot 3 for its partial sums
+/// (and PackedGemmS16 slot 4 for its widened input rows).
 void *threadScratch(int slot, size_t bytes);
 
 dnnl::memory::dims toDims(const Dims &d);

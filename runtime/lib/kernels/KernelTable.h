@@ -51,23 +51,27 @@ struct SparseRowsCall {
   bool stream;
 };
 
-/// One register tile of the packed f32 GEMM (PackedGemm.h): c (mr rows of
+/// One register tile of the packed GEMMs (PackedGemm.h): c (mr rows of
 /// gemmCols columns, leading dimension ldc) = a * b over kb steps, summed
 /// from zero and then added to c itself where `accumulate` (a K block's sum
-/// at a time: two levels of rounding, not one chain over all of K), where
-/// `a` holds the tile's mr <= gemmRows
-/// rows packed [kb][mr] and `b` one panel of the weights packed
-/// [kb][gemmCols] (64-byte aligned). Meanwhile `prefetchFloats` floats from
-/// `prefetch` (a share of the next panel) are brought into L1.
-struct GemmTileCall {
-  const float *a, *b;
+/// at a time: two levels of rounding in f32, not one chain over all of K),
+/// where `a` holds the tile's mr <= gemmRows rows packed [kb][mr] and `b`
+/// one panel of the weights packed [kb][gemmCols] (64-byte aligned).
+/// Meanwhile `prefetchElems` elements from `prefetch` (a share of the next
+/// panel) are brought into L1. The f32 GEMM's step is one K step of f32;
+/// the exact int8 GEMM's (GemmTileCallS16) is a pair of K steps, two s16
+/// in 32 bits (low half first), multiplied pairwise into s32 sums.
+template <typename In, typename Acc> struct GemmTileArgs {
+  const In *a, *b;
   int64_t kb, mr;
   bool accumulate;
-  float *c;
+  Acc *c;
   int64_t ldc;
-  const float *prefetch;
-  int64_t prefetchFloats;
+  const In *prefetch;
+  int64_t prefetchElems;
 };
+using GemmTileCall = GemmTileArgs<float, float>;
+using GemmTileCallS16 = GemmTileArgs<uint32_t, int32_t>;
 
 /// A sparse row kernel and what the tile loop must know about it.
 struct SparseRowsEntry {
@@ -195,6 +199,11 @@ struct KernelTable {
   /// (docs/runtime-kernels.md); from AVX-512 up oneDNN's brgemm is faster.
   void (*gemmTile)(const GemmTileCall &) = nullptr;
   int64_t gemmRows = 0, gemmCols = 0;
+  /// The exact int8 GEMM's tile (PackedGemmS16, the same shape): s16 pairs
+  /// multiplied and added into s32 (vpmaddwd), so 8-bit weights never
+  /// saturate where oneDNN's int8 kernels would (below AVX-512 VNNI).
+  /// Null where the tier has none.
+  void (*gemmTileS16)(const GemmTileCallS16 &) = nullptr;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
   // without a native form (an AVX-512 CPU without AVX512-BF16) is left

@@ -1,6 +1,6 @@
 //===- PackedGemm.cpp - the packing and block loops around the GEMM tile --===//
 //
-// Part of opscope's runtime: PackedGemm (PackedGemm.h).
+// Part of opscope's runtime: PackedGemm and PackedGemmS16 (PackedGemm.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <omp.h>
 #include <stdexcept>
 
@@ -38,26 +39,36 @@ constexpr int64_t kRowTiles = 32;
 /// without the prefetch the products took 115 ms, two or four ahead
 /// 110-112).
 constexpr int64_t kAhead = 1;
+
+/// The widest tile this loop packs for (PackedGemmS16 keeps a chunk's row
+/// on the stack).
+constexpr int64_t kMaxCols = 64;
+
+bool rowsSuit(int64_t m) { return m >= 2 && m <= PackedPanels::kMaxRows; }
+
+/// The packed weights' cache key: layout and shape.
+std::string panelKey(const char *kind, int64_t n, int64_t k, int64_t cols) {
+  return std::string(kind) + ":" + std::to_string(n) + "x" + std::to_string(k) +
+         ":cols" + std::to_string(cols) + ":kblock" +
+         std::to_string(PackedPanels::kKBlock);
+}
 } // namespace
 
-bool PackedGemm::applies(int64_t m) {
-  return kernelTable().gemmTile != nullptr && m >= 2 && m <= kMaxRows;
-}
-
-PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
-                       const float *biasData, std::vector<PostOp> postOps)
-    : m(m), k(k), n(n), postOps(std::move(postOps)) {
+template <typename Element>
+PackedPanels::PackedPanels(int64_t m, int64_t steps, int64_t n,
+                           const void *source, const std::string &key,
+                           std::vector<PostOp> postOps, Element element)
+    : m(m), steps(steps), n(n), postOps(std::move(postOps)) {
   const KernelTable &kt = kernelTable();
   if (!kt.gemmTile)
     throw std::logic_error(std::string("PackedGemm: the kernel tier ") +
                            kt.name + " has no GEMM tile");
-  if (m < 1 || k < 1 || n < 1)
+  if (m < 1 || steps < 1 || n < 1)
     throw std::invalid_argument("PackedGemm: M, K and N must be positive");
-  tile = kt.gemmTile;
   rows = kt.gemmRows;
   cols = kt.gemmCols;
   // The tile's panels are 64-byte aligned (KernelTable.h): whole lines.
-  if (cols % 16 != 0)
+  if (cols % 16 != 0 || cols > kMaxCols)
     throw std::logic_error("PackedGemm: the tier's tile is not one this "
                            "loop packs for");
   arithRow = kt.arithRow;
@@ -65,38 +76,32 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
   tierName = kt.name;
   panels = (n + cols - 1) / cols;
   auto make = [&] {
-    auto packed = std::make_shared<AlignedBuffer<float>>();
-    packed->resize(panels * cols * k, /*hugePages=*/true); // zeroed: past N
-    for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-      int64_t kb = std::min(kKBlock, k - k0);
-      float *block = packed->data + k0 * panels * cols;
+    auto packed = std::make_shared<AlignedBuffer<uint32_t>>();
+    packed->resize(panels * cols * steps, /*hugePages=*/true); // zeroed
+    for (int64_t k0 = 0; k0 < steps; k0 += kKBlock) {
+      int64_t kb = std::min(kKBlock, steps - k0);
+      uint32_t *block = packed->data + k0 * panels * cols;
       for (int64_t j = 0; j < n; ++j) {
-        const float *src = weights + j * k + k0;
-        float *dst = block + (j / cols) * kb * cols + j % cols;
+        uint32_t *dst = block + (j / cols) * kb * cols + j % cols;
         for (int64_t s = 0; s < kb; ++s)
-          dst[s * cols] = src[s];
+          dst[s * cols] = element(j, k0 + s);
       }
     }
     return packed;
   };
   PackedWeightCache *cache = currentPackedWeights();
-  if (cache && cache->covers(weights)) {
-    std::string key = "gemm:" + std::to_string(n) + "x" + std::to_string(k) +
-                      ":cols" + std::to_string(cols) + ":kblock" +
-                      std::to_string(kKBlock);
-    w = std::static_pointer_cast<AlignedBuffer<float>>(cache->get(
-        weights, key, [&] { return std::shared_ptr<void>(make()); }));
-  } else {
+  if (cache && cache->covers(source))
+    w = std::static_pointer_cast<AlignedBuffer<uint32_t>>(
+        cache->get(source, key, [&] { return std::shared_ptr<void>(make()); }));
+  else
     w = make();
-  }
-  if (biasData)
-    bias.assign(biasData, biasData + n);
 }
 
-std::string PackedGemm::name() const { return "gemm:" + tierName; }
-
-void PackedGemm::run(const float *x, float *y, const float *sum) const {
-  auto *xp = static_cast<float *>(dnnlx::threadScratch(1, m * k * 4));
+template <typename In, typename Acc, typename RowsOf, typename Finish>
+void PackedPanels::walk(void (*tile)(const GemmTileArgs<In, Acc> &),
+                        RowsOf rowsOf, Finish finish) const {
+  const int64_t k = steps;
+  auto *xp = static_cast<In *>(dnnlx::threadScratch(1, m * k * 4));
   const int64_t mBlocks = (m + rows - 1) / rows;
   const int threads = omp_get_max_threads();
   // Chunks of at most kChunkPanels panels, their count first rounded up to
@@ -106,11 +111,11 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
   chunks = std::min(panels, (chunks + threads - 1) / threads * threads);
   const int64_t perChunk = (panels + chunks - 1) / chunks;
   chunks = (panels + perChunk - 1) / perChunk;
-  const float *wp = w->data;
+  const auto *wp = reinterpret_cast<const In *>(w->data);
   // A row block's outputs in a chunk: kRowTiles tiles of rows by the
   // chunk's panels, contiguous.
   const int64_t ldo = perChunk * cols;
-  const size_t outBytes = size_t(kRowTiles * rows * ldo) * sizeof(float);
+  const size_t outBytes = size_t(kRowTiles * rows * ldo) * sizeof(Acc);
 
 #pragma omp parallel if (threads > 1 && chunks > 1)
   {
@@ -119,9 +124,10 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
 #pragma omp for schedule(static)
     for (int64_t mb = 0; mb < mBlocks; ++mb) {
       int64_t r0 = mb * rows, mr = std::min(rows, m - r0);
+      auto [src, lds] = rowsOf(r0, mr);
       for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
         int64_t kb = std::min(kKBlock, k - k0);
-        transpose(x + r0 * k + k0, k, mr, kb, xp + k0 * m + r0 * kb, mr);
+        transpose(src + k0, lds, mr, kb, xp + k0 * m + r0 * kb, mr);
       }
     }
 #pragma omp for schedule(static)
@@ -129,7 +135,7 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
       const int64_t p0 = ch * perChunk, p1 = std::min(panels, p0 + perChunk);
       const int64_t span = p1 - p0, kBlocks = (k + kKBlock - 1) / kKBlock;
       const int64_t c0 = p0 * cols, width = std::min(p1 * cols, n) - c0;
-      auto *out = static_cast<float *>(dnnlx::threadScratch(3, outBytes));
+      auto *out = static_cast<Acc *>(dnnlx::threadScratch(3, outBytes));
       // Row blocks of kRowTiles tiles: the products accumulate in `out`
       // (in L2, away from y's stride) across the K blocks, from zero.
       for (int64_t mb0 = 0; mb0 < mBlocks; mb0 += kRowTiles) {
@@ -137,9 +143,9 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
                       tiles = mb1 - mb0;
         for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
           const int64_t kb = std::min(kKBlock, k - k0);
-          const float *block = wp + k0 * panels * cols, *xb = xp + k0 * m;
+          const In *block = wp + k0 * panels * cols, *xb = xp + k0 * m;
           for (int64_t p = p0; p < p1; ++p) {
-            const float *b = block + p * kb * cols;
+            const In *b = block + p * kb * cols;
             // The panel kAhead after this one in the row block's order (K
             // block by K block, the chunk's panels in order; after the last,
             // the first again for the next row block): each tile
@@ -148,19 +154,19 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
             if (ahead >= kBlocks * span && mb1 < mBlocks)
               ahead -= kBlocks * span;
             const int64_t nk0 = ahead / span * kKBlock;
-            const float *next = nullptr;
-            int64_t nextFloats = 0;
+            const In *next = nullptr;
+            int64_t nextElems = 0;
             if (nk0 < k) {
               int64_t nkb = std::min(kKBlock, k - nk0);
               next =
                   wp + nk0 * panels * cols + (p0 + ahead % span) * nkb * cols;
-              nextFloats = nkb * cols;
+              nextElems = nkb * cols;
             }
             const int64_t share =
-                ((nextFloats + tiles - 1) / tiles + 15) / 16 * 16;
+                ((nextElems + tiles - 1) / tiles + 15) / 16 * 16;
             for (int64_t mb = mb0; mb < mb1; ++mb) {
-              int64_t from = std::min((mb - mb0) * share, nextFloats);
-              GemmTileCall t;
+              int64_t from = std::min((mb - mb0) * share, nextElems);
+              GemmTileArgs<In, Acc> t;
               t.a = xb + mb * rows * kb;
               t.b = b;
               t.kb = kb;
@@ -169,28 +175,156 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
               t.c = out + (mb - mb0) * rows * ldo + (p - p0) * cols;
               t.ldc = ldo;
               t.prefetch = next ? next + from : nullptr;
-              t.prefetchFloats = std::min(share, nextFloats - from);
+              t.prefetchElems = std::min(share, nextElems - from);
               tile(t);
             }
           }
         }
-        // Then the bias and the post-ops in order, row by row while the
-        // block is in L2, and the row into y: each row of `sum` is read
-        // before the same row of y is written, so the sum may be y itself.
-        for (int64_t r = mb0 * rows; r < std::min(m, mb1 * rows); ++r) {
-          float *row = out + (r - mb0 * rows) * ldo;
-          if (!bias.empty())
-            arithRow(BinaryKind::Add, row, 1, bias.data() + c0, 1, row, width);
-          for (PostOp op : postOps) {
-            if (op == PostOp::Sum)
-              arithRow(BinaryKind::Add, row, 1, sum + r * n + c0, 1, row,
-                       width);
-            else
-              applyActivation(op, row, width);
-          }
-          std::memcpy(y + r * n + c0, row, width * sizeof(float));
-        }
+        finish(mb0 * rows, std::min(m, mb1 * rows), out, ldo, c0, width);
       }
     }
   }
+}
+
+void PackedPanels::postOpsRow(float *row, int64_t r, int64_t c0, int64_t width,
+                              const float *sum) const {
+  for (PostOp op : postOps) {
+    if (op == PostOp::Sum)
+      arithRow(BinaryKind::Add, row, 1, sum + r * n + c0, 1, row, width);
+    else
+      applyActivation(op, row, width);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// PackedGemm: f32
+//===----------------------------------------------------------------------===//
+
+bool PackedGemm::applies(int64_t m) {
+  return kernelTable().gemmTile != nullptr && rowsSuit(m);
+}
+
+PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
+                       const float *biasData, std::vector<PostOp> postOps)
+    : PackedPanels(m, k, n, weights,
+                   panelKey("gemm", n, k, kernelTable().gemmCols),
+                   std::move(postOps),
+                   [&](int64_t j, int64_t s) {
+                     uint32_t u;
+                     std::memcpy(&u, weights + j * k + s, 4);
+                     return u;
+                   }),
+      tile(kernelTable().gemmTile) {
+  if (biasData)
+    bias.assign(biasData, biasData + n);
+}
+
+std::string PackedGemm::name() const { return "gemm:" + tierName; }
+
+void PackedGemm::run(const float *x, float *y, const float *sum) const {
+  walk(
+      tile,
+      [&](int64_t r0, int64_t) {
+        return std::pair{x + r0 * steps, steps};
+      },
+      // The bias and the post-ops in order, row by row while the block is
+      // in L2, and the row into y: each row of `sum` is read before the
+      // same row of y is written, so the sum may be y itself.
+      [&](int64_t r0, int64_t r1, float *out, int64_t ldo, int64_t c0,
+          int64_t width) {
+        for (int64_t r = r0; r < r1; ++r) {
+          float *row = out + (r - r0) * ldo;
+          if (!bias.empty())
+            arithRow(BinaryKind::Add, row, 1, bias.data() + c0, 1, row, width);
+          postOpsRow(row, r, c0, width, sum);
+          std::memcpy(y + r * n + c0, row, width * sizeof(float));
+        }
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// PackedGemmS16: exact int8
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Two s16 as one 32-bit element, `lo` the earlier K step (the low half,
+/// as vpmaddwd pairs the lanes).
+uint32_t s16Pair(int lo, int hi) {
+  return uint32_t(uint16_t(int16_t(lo))) | uint32_t(uint16_t(int16_t(hi)))
+                                               << 16;
+}
+} // namespace
+
+bool PackedGemmS16::applies(int64_t m, int64_t k) {
+  return kernelTable().gemmTileS16 != nullptr && rowsSuit(m) &&
+         k <= std::numeric_limits<int32_t>::max() / (255 * 128);
+}
+
+PackedGemmS16::PackedGemmS16(int64_t m, int64_t k, int64_t n,
+                             const int8_t *weights, std::vector<PostOp> postOps,
+                             std::optional<std::pair<float, int32_t>> u8Output)
+    : PackedPanels(m, (k + 1) / 2, n, weights,
+                   panelKey("gemm:s16", n, k, kernelTable().gemmCols),
+                   std::move(postOps),
+                   [&](int64_t j, int64_t s) {
+                     const int8_t *row = weights + j * k;
+                     return s16Pair(row[2 * s],
+                                    2 * s + 1 < k ? row[2 * s + 1] : 0);
+                   }),
+      tile(kernelTable().gemmTileS16), quantizeU8(kernelTable().quantizeU8),
+      k(k), u8Output(u8Output) {
+  if (!tile)
+    throw std::logic_error(std::string("PackedGemmS16: the kernel tier ") +
+                           tierName + " has no s16 GEMM tile");
+  if (!applies(m, k))
+    throw std::invalid_argument("PackedGemmS16: K = " + std::to_string(k) +
+                                " could overflow the s32 sums");
+  if (u8Output &&
+      (!(u8Output->first > 0) || u8Output->second < 0 ||
+       u8Output->second > 255 ||
+       std::count(this->postOps.begin(), this->postOps.end(), PostOp::Sum)))
+    throw std::invalid_argument("a u8 output needs a positive scale, a "
+                                "zero point in [0, 255] and no sum "
+                                "post-op");
+}
+
+std::string PackedGemmS16::name() const { return "gemm:s16:" + tierName; }
+
+void PackedGemmS16::run(const uint8_t *x, const float *scale, const float *bias,
+                        void *y, const float *sum) const {
+  walk(
+      tile,
+      // Rows widened to s16, in pairs (a zero past an odd K), in a
+      // per-thread buffer.
+      [&](int64_t r0, int64_t mr) {
+        auto *pairs = static_cast<int16_t *>(
+            dnnlx::threadScratch(4, size_t(mr * steps) * 4));
+        for (int64_t r = 0; r < mr; ++r) {
+          const uint8_t *src = x + (r0 + r) * k;
+          int16_t *dst = pairs + r * 2 * steps;
+          for (int64_t c = 0; c < k; ++c)
+            dst[c] = src[c];
+          if (k % 2)
+            dst[k] = 0;
+        }
+        return std::pair{reinterpret_cast<const uint32_t *>(pairs), steps};
+      },
+      // The sums plus the bias, scaled, then the post-ops in order, row by
+      // row; written as f32, or quantized to u8.
+      [&](int64_t r0, int64_t r1, int32_t *out, int64_t ldo, int64_t c0,
+          int64_t width) {
+        float row[kChunkPanels * kMaxCols];
+        for (int64_t r = r0; r < r1; ++r) {
+          const int32_t *acc = out + (r - r0) * ldo;
+          for (int64_t c = 0; c < width; ++c)
+            row[c] = (float(acc[c]) + bias[c0 + c]) * scale[c0 + c];
+          postOpsRow(row, r, c0, width, sum);
+          if (u8Output)
+            quantizeU8(row, static_cast<uint8_t *>(y) + r * n + c0, width,
+                       1.0f / u8Output->first, u8Output->second);
+          else
+            std::memcpy(static_cast<float *>(y) + r * n + c0, row,
+                        width * sizeof(float));
+        }
+      });
 }

@@ -13,7 +13,9 @@
 // prefetches a share of the next panel: a model's weights come from memory
 // on every run, and without the prefetch the DistilBERT-shaped model's
 // products took 13% longer. InnerProduct takes this form where the table
-// has a tile (the AVX2 tier) and 2 <= M <= kMaxRows.
+// has a tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmS16 is the
+// exact int8 form of the same loops (QuantizedInnerProduct's 8-bit weights
+// below AVX-512 VNNI).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,12 +28,59 @@
 #include "opscope/runtime/kinds.h"
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opscope::rt {
 
-class PackedGemm {
+/// What the f32 and the exact int8 GEMM share: the shape, the table's tile
+/// shape and kernels, the weights packed once into panels of 32-bit
+/// elements (an f32, or a pair of s16 along K), and the loops that pack
+/// each run's input and walk the panels (PackedGemm.cpp).
+class PackedPanels {
+public:
+  static constexpr int64_t kMaxRows = 384;
+  /// K steps per block: a 16-column panel's block is 8 KiB, and the next
+  /// one's prefetch fits beside it and the input rows in L1.
+  static constexpr int64_t kKBlock = 128;
+
+protected:
+  /// `steps` 32-bit elements per row along K; `element(j, s)` is the
+  /// weight row j's element s, packed once (or taken from the model's
+  /// packed-weight cache under `key` when `source` lies in its weights).
+  template <typename Element>
+  PackedPanels(int64_t m, int64_t steps, int64_t n, const void *source,
+               const std::string &key, std::vector<PostOp> postOps,
+               Element element);
+  /// The input's rows, packed into the tiles' order, against the panels:
+  /// `rowsOf(r0, mr)` gives rows r0 to r0 + mr of the input as 32-bit
+  /// elements and their stride, and `finish(r0, r1, out, ldo, c0, width)`
+  /// takes a row block's sums (rows r0 to r1 of columns c0 to c0 + width,
+  /// at a stride of ldo) once all of K is in.
+  template <typename In, typename Acc, typename RowsOf, typename Finish>
+  void walk(void (*tile)(const GemmTileArgs<In, Acc> &), RowsOf rowsOf,
+            Finish finish) const;
+  /// Post-ops in order on one row of `width` outputs from column c0 of row
+  /// r; a Sum reads `sum` (M x N).
+  void postOpsRow(float *row, int64_t r, int64_t c0, int64_t width,
+                  const float *sum) const;
+
+  int64_t m, steps, n;
+  int64_t rows, cols; ///< the tile's shape
+  int64_t panels;     ///< ceil(n / cols)
+  std::vector<PostOp> postOps;
+  decltype(KernelTable::arithRow) arithRow;
+  decltype(KernelTable::transpose32) transpose;
+  std::string tierName;
+  /// The weights, K block by K block, each as `panels` panels of
+  /// [kb][cols] (zeros past N and past K); shared by the sessions of a
+  /// model (packed_weights.h).
+  std::shared_ptr<const AlignedBuffer<uint32_t>> w;
+};
+
+class PackedGemm : PackedPanels {
 public:
   /// Whether the table in force has a tile and `m` rows suit it: 2 to
   /// kMaxRows. At M = 1 oneDNN's GEMV is faster (43 against 63 us at 768 x
@@ -40,7 +89,8 @@ public:
   /// 3072, 47.2 against 49.7-52.8 at 1024 rows; at 256 rows the packed GEMM
   /// took 11.4 against 12.8), AVX2 tier, docs/runtime-kernels.md.
   static bool applies(int64_t m);
-  static constexpr int64_t kMaxRows = 384;
+  using PackedPanels::kKBlock;
+  using PackedPanels::kMaxRows;
   /// `weights` (N x K) are packed, `bias` (N, or null) copied.
   PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
              const float *bias, std::vector<PostOp> postOps);
@@ -50,24 +100,44 @@ public:
   /// "gemm:" and the tier of the table's tile.
   std::string name() const;
 
-  /// K steps per block: a 16-column panel's block is 8 KiB, and the next
-  /// one's prefetch fits beside it and the input rows in L1.
-  static constexpr int64_t kKBlock = 128;
+private:
+  decltype(KernelTable::gemmTile) tile;
+  std::vector<float> bias; ///< N values (or empty)
+};
+
+/// The exact int8 GEMM: the same loops on the table's s16 tile, for int8
+/// weights where the tier's int8 kernels (oneDNN's, vpmaddubsw) would
+/// saturate. The weights are widened to s16 once at load, each u8 input
+/// row per run, and the sums are exact in s32: a model's integers, as
+/// VNNI computes them. The epilogue is oneDNN's int8 inner product's, in
+/// its order, so the same sums give the same f32 values: the bias in the
+/// accumulator's units (the caller folds the zero point's compensation
+/// into it), then the scale.
+class PackedGemmS16 : PackedPanels {
+public:
+  /// Whether the table in force has the tile and `m` rows suit it (as
+  /// PackedGemm::applies), and K keeps the s32 sums exact: K x 255 x 128
+  /// below 2^31.
+  static bool applies(int64_t m, int64_t k);
+  /// `weights` (s8, N x K) are widened and packed. With `u8Output` (scale,
+  /// zero point) the output is written in u8, round(y / scale) + zero
+  /// point saturated, after the post-ops.
+  PackedGemmS16(int64_t m, int64_t k, int64_t n, const int8_t *weights,
+                std::vector<PostOp> postOps,
+                std::optional<std::pair<float, int32_t>> u8Output);
+  /// y = (sum_k x w + bias[j]) * scale[j], then the post-ops in order; a
+  /// Sum reads `sum` (M x N; it may be y itself). `y` is f32, or u8 with
+  /// u8Output.
+  void run(const uint8_t *x, const float *scale, const float *bias, void *y,
+           const float *sum) const;
+  /// "gemm:s16:" and the tier of the table's tile.
+  std::string name() const;
 
 private:
-  int64_t m, k, n;
-  int64_t rows, cols; ///< the tile's shape
-  int64_t panels;     ///< ceil(n / cols)
-  std::vector<PostOp> postOps;
-  decltype(KernelTable::gemmTile) tile;
-  decltype(KernelTable::arithRow) arithRow;
-  decltype(KernelTable::transpose32) transpose;
-  std::string tierName;
-  /// The weights, K block by K block, each as `panels` panels of
-  /// [kb][cols] (zeros past N); shared by the sessions of a model
-  /// (packed_weights.h).
-  std::shared_ptr<const AlignedBuffer<float>> w;
-  std::vector<float> bias; ///< N values (or empty)
+  decltype(KernelTable::gemmTileS16) tile;
+  decltype(KernelTable::quantizeU8) quantizeU8;
+  int64_t k;
+  std::optional<std::pair<float, int32_t>> u8Output;
 };
 
 } // namespace opscope::rt

@@ -126,6 +126,10 @@ public:
   /// runU8Out on an f32 input: the first op of an int8 chain).
   const uint8_t *quantized(const float *x, float xScale, int32_t xZero);
   std::string implementation() const;
+  /// Whether it runs on opscope's own kernel (the exact s16 GEMM, which
+  /// 8-bit weights take below AVX-512 VNNI where the table has it) rather
+  /// than oneDNN's.
+  bool ownKernel() const;
   /// The per-row weight scales.
   const std::vector<float> &weightScales() const;
 
@@ -257,6 +261,11 @@ bool innerProductOnMatMul();
 /// runs on opscope's packed GEMM at the kernel tier in force (the AVX2
 /// tier, 2 <= m <= 384).
 bool innerProductOnOwnGemm(int64_t m);
+/// Whether a QuantizedInnerProduct of `m` rows and depth `k` whose 8-bit
+/// weights would saturate oneDNN's int8 kernels (below AVX-512 VNNI) runs
+/// on opscope's exact s16 GEMM at the kernel tier in force (the AVX2 tier,
+/// 2 <= m <= 384) rather than split in two 7-bit halves on oneDNN's.
+bool int8InnerProductOnOwnGemm(int64_t m, int64_t k);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
 /// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or

@@ -88,7 +88,7 @@ BoundKernel innerProduct(const OpContext &c, std::string &kernel) {
                                        rowScales.data(), bias, c.postOps(),
                                        outQ);
     }));
-    kernel = "onednn:" + ip->implementation() + ":int8";
+    kernel = kernelName(*ip) + ":int8";
     if (u8In || u8Out) {
       const void *xp = c.ptr<const void>(x);
       void *yp = c.ptr<void>(y);
