@@ -90,7 +90,9 @@ SANITIZE_LIT_FILTER_OUT ?= Tools/install.test|docs-commands.test|Tools/amx-bundl
 # cap (oneDNN follows it), so the AVX2 tier's kernels, tails and masks are
 # sanitized on an AVX-512 host too. The ISA-independent checks (clang,
 # layering, generated docs) run natively only. make test's own capped runs
-# (ctest label avx2) are left to the loop, which sets the cap itself.
+# (ctest label avx2) are left to the loop, which sets the cap itself; the
+# dense tests under the avx512_core cap (label avx512_core) set theirs, in
+# each pass.
 SANITIZE_ISAS ?= native avx2
 SANITIZE_ISA_INDEPENDENT := clang-compile|runtime-standalone|docs-up-to-date
 check-sanitize: sanitize-build

@@ -77,6 +77,10 @@ KernelTable build(IsaLevel level) {
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
     fillAvx512WinogradKernels(t);
+    // Below VNNI oneDNN's int8 kernels saturate 8-bit weights: the exact
+    // s16 GEMM takes them (PackedGemmS16).
+    if (level < IsaLevel::Avx512CoreVnni && ownGemmAllowed())
+      fillAvx512GemmKernels(t);
   }
   if (level >= IsaLevel::Avx512CoreVnni)
     fillAvx512VnniKernels(t);

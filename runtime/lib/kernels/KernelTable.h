@@ -201,8 +201,9 @@ struct KernelTable {
   int64_t gemmRows = 0, gemmCols = 0;
   /// The exact int8 GEMM's tile (PackedGemmS16, the same shape): s16 pairs
   /// multiplied and added into s32 (vpmaddwd), so 8-bit weights never
-  /// saturate where oneDNN's int8 kernels would (below AVX-512 VNNI).
-  /// Null where the tier has none.
+  /// saturate where oneDNN's int8 kernels would. Set on the AVX2 tier and on
+  /// AVX-512 below VNNI (there without the f32 tile, and 8 x 32); null from
+  /// VNNI up, where oneDNN's int8 kernels are exact.
   void (*gemmTileS16)(const GemmTileCallS16 &) = nullptr;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
@@ -226,6 +227,7 @@ void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2GemmKernels(KernelTable &t);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvx512Kernels(KernelTable &t);
+void fillAvx512GemmKernels(KernelTable &t);
 void fillAvx512WinogradKernels(KernelTable &t);
 void fillAvx512SparseKernels(KernelTable &t);
 void fillAvx512VnniKernels(KernelTable &t);

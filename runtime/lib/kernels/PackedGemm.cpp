@@ -60,7 +60,7 @@ PackedPanels::PackedPanels(int64_t m, int64_t steps, int64_t n,
                            std::vector<PostOp> postOps, Element element)
     : m(m), steps(steps), n(n), postOps(std::move(postOps)) {
   const KernelTable &kt = kernelTable();
-  if (!kt.gemmTile)
+  if (kt.gemmRows < 1)
     throw std::logic_error(std::string("PackedGemm: the kernel tier ") +
                            kt.name + " has no GEMM tile");
   if (m < 1 || steps < 1 || n < 1)
@@ -215,6 +215,9 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
                      return u;
                    }),
       tile(kernelTable().gemmTile) {
+  if (!tile)
+    throw std::logic_error("PackedGemm: the kernel tier " + tierName +
+                           " has no f32 GEMM tile");
   if (biasData)
     bias.assign(biasData, biasData + n);
 }

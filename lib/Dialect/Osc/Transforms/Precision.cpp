@@ -274,9 +274,9 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
       if (qdqIps) {
         llvm::outs() << sep << qdqIps
                      << " inner products with the model's 8-bit weights, "
-                        "exact: opscope's s16 GEMM on an AVX2 CPU "
-                        "(gemm:s16), else split in two 7-bit halves "
-                        "(:s8w7x2)";
+                        "exact: on opscope's s16 GEMM (gemm:s16), or at one "
+                        "row, above 384 or with OPSCOPE_GEMM=onednn split in "
+                        "two 7-bit halves (:s8w7x2)";
         sep = "; ";
       }
       if (qdqConvs)
