@@ -592,6 +592,13 @@ TEST(Quantize, U8AndTransposedVnniLayout) {
   x[5] = 1e9f;  // saturates at 255
   x[6] = -1e9f; // clamps at 0
   x[7] = 0.25f; // a tie: round half to even of 0.25 / 0.5 = 0.5 -> 0
+  // Beyond int32 once scaled, infinities and NaN: the vector forms'
+  // conversion (INT_MIN there) must not show: 255, 0, 255, 0, 0.
+  x[8] = 3e9f;
+  x[9] = -3e9f;
+  x[10] = INFINITY;
+  x[11] = -INFINITY;
+  x[12] = NAN;
   const float scale = 0.5f;
   const int32_t zero = 20;
   auto want = [&](float v) {
@@ -606,6 +613,9 @@ TEST(Quantize, U8AndTransposedVnniLayout) {
     EXPECT_EQ(q[5], 255);
     EXPECT_EQ(q[6], 0);
     EXPECT_EQ(q[7], zero);
+    EXPECT_EQ(q[10], 255);
+    EXPECT_EQ(q[11], 0);
+    EXPECT_EQ(q[12], 0);
     // x as K x M: dword (r/4, t) holds k = r..r+3 of token t.
     quantizeU8Transposed(x.data(), qt.data(), k, m, scale, zero);
     for (int64_t r = 0; r < k; ++r)

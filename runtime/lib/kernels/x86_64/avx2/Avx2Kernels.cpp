@@ -479,8 +479,14 @@ AVX2 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
 }
 
 /// 8 floats to u8 values in int32 lanes: clamp(round(x * inv) + zp, 0, 255).
+/// x * inv is first held to +-2^30 (NaN to -2^30), as the scalar form's
+/// float clamp has it: cvtps2dq turns an infinity or anything beyond 2^31
+/// into INT_MIN, which gave 0 for +inf where the scalar tail gives 255.
 AVX2 inline __m256i quantize8(const float *x, __m256 inv, __m256i zp) {
-  __m256i v = _mm256_add_epi32(roundScaled(_mm256_loadu_ps(x), inv), zp);
+  const __m256 bound = _mm256_set1_ps(0x1p30f);
+  __m256 s = _mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(x), inv),
+                           _mm256_sub_ps(_mm256_setzero_ps(), bound));
+  __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(s, bound)), zp);
   return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()),
                           _mm256_set1_epi32(255));
 }

@@ -424,29 +424,33 @@ AVX512 void quantizeS8(const float *x, int8_t *q,
   }
 }
 
-AVX512 void quantizeU8(const float *x, uint8_t *q,
-                                          int64_t n, float inv, int32_t zp) {
+/// 16 floats to 16 u8 (quantizeU8One's rounding): round to nearest even
+/// (MXCSR's default), add the zero point, clamp below at 0 and saturate
+/// above at 255. x * inv is held to +-2^30 first, NaN to -2^30 (vmaxps
+/// returns its second operand when the first is NaN), as quantizeU8One's
+/// float clamp has it: cvtps2dq turns an infinity into INT_MIN, which gave
+/// 0 for +inf where the scalar tail gives 255.
+AVX512 inline __m128i quantize16(const float *x, __m512 inv, __m512i zp) {
+  const __m512 bound = _mm512_set1_ps(0x1p30f);
+  __m512 s = _mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x), inv),
+                           _mm512_sub_ps(_mm512_setzero_ps(), bound));
+  __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_min_ps(s, bound)), zp);
+  return _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
+}
+
+AVX512 void quantizeU8(const float *x, uint8_t *q, int64_t n, float inv,
+                       int32_t zp) {
   const __m512 vinv = _mm512_set1_ps(inv);
-  const __m512i vzp = _mm512_set1_epi32(zp), zero = _mm512_setzero_si512();
+  const __m512i vzp = _mm512_set1_epi32(zp);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    // Round to nearest even (MXCSR's default), add the zero point, clamp
-    // below at 0 and saturate above at 255.
-    __m512i v = _mm512_add_epi32(
-        _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + i), vinv)), vzp);
+  for (; i + 16 <= n; i += 16)
     _mm_storeu_si128(reinterpret_cast<__m128i *>(q + i),
-                     _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, zero)));
-  }
+                     quantize16(x + i, vinv, vzp));
   for (; i < n; ++i)
     q[i] = quantizeU8One(x[i], inv, zp);
 }
 
 /// 16 floats to 16 u8 (quantizeU8One's rounding).
-AVX512 inline __m128i quantize16(const float *x, __m512 inv, __m512i zp) {
-  __m512i v = _mm512_add_epi32(
-      _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x), inv)), zp);
-  return _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
-}
 AVX512 void quantizeU8Transposed(const float *x, uint8_t *q,
                                                     int64_t k, int64_t m,
                                                     float inv, int32_t zp) {
