@@ -327,8 +327,9 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   /// with no pair of products beyond 2 x 255 x 64 = 32640, the model's
   /// integers exactly, at twice the products of the 7-bit form.
   bool split = false;
-  /// Or, where the table has it (the AVX2 tier), the exact s16 GEMM for
-  /// such weights instead of the halves: no oneDNN primitive then.
+  /// Or, where the table has it (the AVX2 tier, AVX-512 below VNNI; 2 to
+  /// 384 rows), the exact s16 GEMM for such weights instead of the halves:
+  /// no oneDNN primitive then.
   std::unique_ptr<PackedGemmS16> gemm;
   std::vector<float> biasAdjusted; ///< the GEMM's bias (oneDNN's: its memory)
   int64_t kIn = 0;                ///< K of the input (half the primitive's)
@@ -413,25 +414,25 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
   // Weights beyond the tier's saturation-free range (8-bit weights without
-  // AVX-512 VNNI) run split in two 7-bit halves (Impl::split); 7-bit ones
-  // (opscope-compile --precision int8 for such a tier) as they are.
+  // AVX-512 VNNI) run on the exact s16 GEMM where the table has it, else
+  // split in two 7-bit halves (Impl::split); 7-bit ones (opscope-compile
+  // --precision int8 for such a tier) as they are.
   impl->kIn = k;
-  if (int8WeightsSaturate(s8Weights, n * k) &&
-      int8InnerProductOnOwnGemm(m, k)) {
-    Impl &I = *impl;
-    I.m = m;
-    I.k = k;
-    I.n = n;
-    I.sums(k, n, s8Weights, biasData);
-    I.biasAdjusted.resize(n);
-    I.gemm = std::make_unique<PackedGemmS16>(m, k, n, s8Weights,
-                                             std::move(postOps), u8Output);
-    return;
-  }
   if (int8WeightsSaturate(s8Weights, n * k)) {
-    impl->split = true;
-    impl->init(m, 2 * k, n, Impl::splitWeights(s8Weights, n, k).data(),
-               biasData, postOps, u8Output);
+    Impl &I = *impl;
+    if (int8InnerProductOnOwnGemm(m, k)) {
+      I.m = m;
+      I.k = k;
+      I.n = n;
+      I.sums(k, n, s8Weights, biasData);
+      I.biasAdjusted.resize(n);
+      I.gemm = std::make_unique<PackedGemmS16>(m, k, n, s8Weights,
+                                               std::move(postOps), u8Output);
+      return;
+    }
+    I.split = true;
+    I.init(m, 2 * k, n, Impl::splitWeights(s8Weights, n, k).data(), biasData,
+           postOps, u8Output);
     return;
   }
   impl->weights7 = int8WeightLimit() < 127;

@@ -9,6 +9,8 @@
 
 #include "DnnlCommon.h"
 
+#include <algorithm>
+
 #include "AlignedBuffer.h"
 
 #include "opscope/runtime/kernels.h"
@@ -70,6 +72,18 @@ Context &dnnlx::context() {
   return ctx;
 }
 
+void dnnlx::checkU8Output(const U8Output &u8Out,
+                          const std::vector<PostOp> &postOps) {
+  if (!u8Out)
+    return;
+  auto [scale, zero] = *u8Out;
+  if (!(scale > 0) || zero < 0 || zero > 255 ||
+      std::find(postOps.begin(), postOps.end(), PostOp::Sum) != postOps.end())
+    throw std::invalid_argument("a u8 output needs a positive scale, a "
+                                "zero point in [0, 255] and no sum "
+                                "post-op");
+}
+
 dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
                                      bool &hasSum, U8Output u8Out,
                                      const dnnl::memory::desc *sumAsAdd) {
@@ -86,12 +100,9 @@ dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
       ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
     }
   }
+  checkU8Output(u8Out, postOps);
   if (u8Out) {
     auto [scale, zero] = *u8Out;
-    if (!(scale > 0) || zero < 0 || zero > 255 || hasSum)
-      throw std::invalid_argument("a u8 output needs a positive scale, a "
-                                  "zero point in [0, 255] and no sum "
-                                  "post-op");
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f / scale,
                        static_cast<float>(zero));
   }

@@ -41,6 +41,10 @@ Context &context();
 /// hand-over (osc-int8-chains).
 using U8Output = std::optional<std::pair<float, int32_t>>;
 
+/// Throws std::invalid_argument unless a u8 output (if any) has a positive
+/// scale, a zero point in [0, 255] and no sum post-op before it.
+void checkU8Output(const U8Output &u8Out, const std::vector<PostOp> &postOps);
+
 /// Post-ops as oneDNN attributes; `hasSum` says whether a sum is among them.
 /// With `u8Out`, a last eltwise-linear post-op quantizes the result (y /
 /// scale + zero point, then oneDNN's rounding to nearest even and

@@ -44,6 +44,11 @@ constexpr int64_t kAhead = 1;
 /// on the stack).
 constexpr int64_t kMaxCols = 64;
 
+/// The deepest K whose s32 sums of u8 x s8 products cannot overflow:
+/// K x 255 x 128 < 2^31 (65793).
+constexpr int64_t kMaxS16Depth =
+    std::numeric_limits<int32_t>::max() / (255 * 128);
+
 bool rowsSuit(int64_t m) { return m >= 2 && m <= PackedPanels::kMaxRows; }
 
 /// The packed weights' cache key: layout and shape.
@@ -55,14 +60,14 @@ std::string panelKey(const char *kind, int64_t n, int64_t k, int64_t cols) {
 } // namespace
 
 template <typename Element>
-PackedPanels::PackedPanels(int64_t m, int64_t steps, int64_t n,
+PackedPanels::PackedPanels(bool hasTile, int64_t m, int64_t steps, int64_t n,
                            const void *source, const std::string &key,
                            std::vector<PostOp> postOps, Element element)
     : m(m), steps(steps), n(n), postOps(std::move(postOps)) {
   const KernelTable &kt = kernelTable();
-  if (kt.gemmRows < 1)
+  if (!hasTile)
     throw std::logic_error(std::string("PackedGemm: the kernel tier ") +
-                           kt.name + " has no GEMM tile");
+                           kt.name + " has no tile for this GEMM");
   if (m < 1 || steps < 1 || n < 1)
     throw std::invalid_argument("PackedGemm: M, K and N must be positive");
   rows = kt.gemmRows;
@@ -206,7 +211,7 @@ bool PackedGemm::applies(int64_t m) {
 
 PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
                        const float *biasData, std::vector<PostOp> postOps)
-    : PackedPanels(m, k, n, weights,
+    : PackedPanels(kernelTable().gemmTile != nullptr, m, k, n, weights,
                    panelKey("gemm", n, k, kernelTable().gemmCols),
                    std::move(postOps),
                    [&](int64_t j, int64_t s) {
@@ -215,9 +220,6 @@ PackedGemm::PackedGemm(int64_t m, int64_t k, int64_t n, const float *weights,
                      return u;
                    }),
       tile(kernelTable().gemmTile) {
-  if (!tile)
-    throw std::logic_error("PackedGemm: the kernel tier " + tierName +
-                           " has no f32 GEMM tile");
   if (biasData)
     bias.assign(biasData, biasData + n);
 }
@@ -260,36 +262,34 @@ uint32_t s16Pair(int lo, int hi) {
 
 bool PackedGemmS16::applies(int64_t m, int64_t k) {
   return kernelTable().gemmTileS16 != nullptr && rowsSuit(m) &&
-         k <= std::numeric_limits<int32_t>::max() / (255 * 128);
+         k <= kMaxS16Depth;
+}
+
+/// PackedGemmS16's post-ops, once its arguments are checked: before
+/// anything is packed (into the model's shared cache, which would keep
+/// it). Throws where K could overflow the sums or a u8 output is invalid.
+static std::vector<PostOp> s16PostOps(int64_t k, std::vector<PostOp> postOps,
+                                      const dnnlx::U8Output &u8Output) {
+  if (k > kMaxS16Depth)
+    throw std::invalid_argument("PackedGemmS16: K = " + std::to_string(k) +
+                                " could overflow the s32 sums");
+  dnnlx::checkU8Output(u8Output, postOps);
+  return postOps;
 }
 
 PackedGemmS16::PackedGemmS16(int64_t m, int64_t k, int64_t n,
                              const int8_t *weights, std::vector<PostOp> postOps,
                              std::optional<std::pair<float, int32_t>> u8Output)
-    : PackedPanels(m, (k + 1) / 2, n, weights,
-                   panelKey("gemm:s16", n, k, kernelTable().gemmCols),
-                   std::move(postOps),
+    : PackedPanels(kernelTable().gemmTileS16 != nullptr, m, (k + 1) / 2, n,
+                   weights, panelKey("gemm:s16", n, k, kernelTable().gemmCols),
+                   s16PostOps(k, std::move(postOps), u8Output),
                    [&](int64_t j, int64_t s) {
                      const int8_t *row = weights + j * k;
                      return s16Pair(row[2 * s],
                                     2 * s + 1 < k ? row[2 * s + 1] : 0);
                    }),
       tile(kernelTable().gemmTileS16), quantizeU8(kernelTable().quantizeU8),
-      k(k), u8Output(u8Output) {
-  if (!tile)
-    throw std::logic_error(std::string("PackedGemmS16: the kernel tier ") +
-                           tierName + " has no s16 GEMM tile");
-  if (!applies(m, k))
-    throw std::invalid_argument("PackedGemmS16: K = " + std::to_string(k) +
-                                " could overflow the s32 sums");
-  if (u8Output &&
-      (!(u8Output->first > 0) || u8Output->second < 0 ||
-       u8Output->second > 255 ||
-       std::count(this->postOps.begin(), this->postOps.end(), PostOp::Sum)))
-    throw std::invalid_argument("a u8 output needs a positive scale, a "
-                                "zero point in [0, 255] and no sum "
-                                "post-op");
-}
+      k(k), u8Output(u8Output) {}
 
 std::string PackedGemmS16::name() const { return "gemm:s16:" + tierName; }
 
@@ -322,10 +322,17 @@ void PackedGemmS16::run(const uint8_t *x, const float *scale, const float *bias,
           for (int64_t c = 0; c < width; ++c)
             row[c] = (float(acc[c]) + bias[c0 + c]) * scale[c0 + c];
           postOpsRow(row, r, c0, width, sum);
-          if (u8Output)
-            quantizeU8(row, static_cast<uint8_t *>(y) + r * n + c0, width,
-                       1.0f / u8Output->first, u8Output->second);
-          else
+          if (u8Output) {
+            // oneDNN's order: y / scale + zero point in f32, then rounded
+            // to nearest even and saturated, so that an odd zero point's
+            // ties round as oneDNN's do.
+            const float inv = 1.0f / u8Output->first,
+                        zero = static_cast<float>(u8Output->second);
+            for (int64_t c = 0; c < width; ++c)
+              row[c] = row[c] * inv + zero;
+            quantizeU8(row, static_cast<uint8_t *>(y) + r * n + c0, width, 1.0f,
+                       0);
+          } else
             std::memcpy(static_cast<float *>(y) + r * n + c0, row,
                         width * sizeof(float));
         }

@@ -47,13 +47,15 @@ public:
   static constexpr int64_t kKBlock = 128;
 
 protected:
-  /// `steps` 32-bit elements per row along K; `element(j, s)` is the
+  /// `hasTile`: whether the table has the caller's tile (checked before
+  /// anything is packed). `steps` 32-bit elements per row along K;
+  /// `element(j, s)` is the
   /// weight row j's element s, packed once (or taken from the model's
   /// packed-weight cache under `key` when `source` lies in its weights).
   template <typename Element>
-  PackedPanels(int64_t m, int64_t steps, int64_t n, const void *source,
-               const std::string &key, std::vector<PostOp> postOps,
-               Element element);
+  PackedPanels(bool hasTile, int64_t m, int64_t steps, int64_t n,
+               const void *source, const std::string &key,
+               std::vector<PostOp> postOps, Element element);
   /// The input's rows, packed into the tiles' order, against the panels:
   /// `rowsOf(r0, mr)` gives rows r0 to r0 + mr of the input as 32-bit
   /// elements and their stride, and `finish(r0, r1, out, ldo, c0, width)`

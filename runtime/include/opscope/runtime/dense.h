@@ -263,8 +263,9 @@ bool innerProductOnMatMul();
 bool innerProductOnOwnGemm(int64_t m);
 /// Whether a QuantizedInnerProduct of `m` rows and depth `k` whose 8-bit
 /// weights would saturate oneDNN's int8 kernels (below AVX-512 VNNI) runs
-/// on opscope's exact s16 GEMM at the kernel tier in force (the AVX2 tier,
-/// 2 <= m <= 384) rather than split in two 7-bit halves on oneDNN's.
+/// on opscope's exact s16 GEMM at the kernel tier in force (the AVX2 tier
+/// and AVX-512 below VNNI; 2 <= m <= 384, k <= 65793) rather than split in
+/// two 7-bit halves on oneDNN's.
 bool int8InnerProductOnOwnGemm(int64_t m, int64_t k);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
