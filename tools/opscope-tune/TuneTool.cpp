@@ -368,19 +368,26 @@ void printDenseCandidates(const std::vector<Result> &results) {
   for (const Result &r : results)
     anyMatmul |= !r.res.matmulMs.empty();
   if (anyMatmul) {
-    std::printf("\ndense candidates (median ms over rounds; the faster runs "
-                "under --kernels tuned):\n\n| weight shape | M | inner "
+    std::printf("\ndense candidates (median ms over rounds; under --kernels "
+                "tuned the matmul runs where it is more than %.0f%% faster, "
+                "else the tier decides):\n\n| weight shape | M | inner "
                 "product | matmul | faster |\n| --- | --- | --- | --- | --- "
-                "|\n");
+                "|\n",
+                100 * tuning::Entry::kMatmulMargin);
     for (const Result &r : results) {
       if (r.res.matmulMs.empty())
         continue;
-      double ip = tooling::median(r.res.denseMs),
-             mm = tooling::median(r.res.matmulMs);
+      tuning::Entry e;
+      e.denseMs = tooling::median(r.res.denseMs);
+      e.matmulMs = tooling::median(r.res.matmulMs);
+      const double ip = e.denseMs, mm = e.matmulMs;
       std::printf("| %ldx%ld | %ld | %.4g (%s) | %.4g (%s) | %s |\n",
                   (long)r.problem.shape.n, (long)r.problem.shape.k,
                   (long)r.problem.m, ip, r.res.denseImpl.c_str(), mm,
-                  r.res.matmulImpl.c_str(), mm < ip ? "matmul" : "inner product");
+                  r.res.matmulImpl.c_str(),
+                  e.matmulFaster() ? "matmul"
+                  : mm < ip        ? "tie (within the margin)"
+                                   : "inner product");
     }
   }
 }
