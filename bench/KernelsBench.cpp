@@ -183,6 +183,25 @@ static void BM_InnerProduct(benchmark::State &state) {
 BENCHMARK(BM_InnerProduct)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})
     ->Unit(benchmark::kMicrosecond);
 
+/// Runs each iteration on the next kernel object of `ips`, a ring of
+/// copies (cold weights where there are several), and reports `ops`
+/// operations a call as a rate named `unit`, labelled with the first
+/// copy's implementation.
+template <typename IP, typename Run>
+void runRing(benchmark::State &state,
+             const std::vector<std::unique_ptr<IP>> &ips, double ops,
+             const char *unit, Run run) {
+  size_t at = 0;
+  for (auto _ : state) {
+    run(*ips[at]);
+    at = at + 1 == ips.size() ? 0 : at + 1;
+  }
+  state.counters[unit] =
+      benchmark::Counter(ops * state.iterations(), benchmark::Counter::kIsRate,
+                         benchmark::Counter::kIs1000);
+  state.SetLabel(ips[0]->implementation());
+}
+
 /// The f32 inner product on each GEMM the tier offers (range 0: 0 Auto,
 /// opscope's packed GEMM on the AVX2 tier; 1 oneDNN's inner product) at
 /// M x K -> N (ranges 1-3), with the weights warm in cache (range 4 = 0),
@@ -200,15 +219,8 @@ static void BM_InnerProductGemm(benchmark::State &state) {
   for (size_t i = 0; i < copies; ++i)
     ips.push_back(std::make_unique<InnerProduct>(m, k, n, w.data(), b.data(),
                                                  std::vector<PostOp>{}, gemm));
-  size_t at = 0;
-  for (auto _ : state) {
-    ips[at]->run(x.data(), y.data());
-    at = at + 1 == copies ? 0 : at + 1;
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
-      benchmark::Counter::kIs1000);
-  state.SetLabel(ips[0]->implementation());
+  runRing(state, ips, 2.0 * m * k * n, "GFLOP/s",
+          [&](InnerProduct &ip) { ip.run(x.data(), y.data()); });
 }
 BENCHMARK(BM_InnerProductGemm)
     ->ArgNames({"onednn", "m", "k", "n", "cold"})
@@ -241,15 +253,9 @@ static void BM_QuantizedInnerProduct(benchmark::State &state) {
   for (size_t i = 0; i < copies; ++i)
     ips.push_back(std::make_unique<QuantizedInnerProduct>(
         m, k, n, w.data(), scales.data(), b.data(), std::vector<PostOp>{}));
-  size_t at = 0;
-  for (auto _ : state) {
-    ips[at]->run(x.data(), 0.02f, 3, y.data());
-    at = at + 1 == copies ? 0 : at + 1;
-  }
-  state.counters["GOP/s"] = benchmark::Counter(
-      2.0 * m * k * n * state.iterations(), benchmark::Counter::kIsRate,
-      benchmark::Counter::kIs1000);
-  state.SetLabel(ips[0]->implementation());
+  runRing(state, ips, 2.0 * m * k * n, "GOP/s", [&](QuantizedInnerProduct &ip) {
+    ip.run(x.data(), 0.02f, 3, y.data());
+  });
 }
 BENCHMARK(BM_QuantizedInnerProduct)
     ->ArgNames({"bits", "k", "n"})
