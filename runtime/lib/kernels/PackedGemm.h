@@ -13,9 +13,9 @@
 // prefetches a share of the next panel: a model's weights come from memory
 // on every run, and without the prefetch the DistilBERT-shaped model's
 // products took 13% longer. InnerProduct takes this form where the table
-// has a tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmS16 is the
-// exact int8 form of the same loops (QuantizedInnerProduct's 8-bit weights
-// below AVX-512 VNNI).
+// has its f32 tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmS16 is
+// the exact int8 form of the same loops (QuantizedInnerProduct's 8-bit
+// weights below AVX-512 VNNI: the AVX2 tier and AVX-512 without VNNI).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,9 +49,9 @@ public:
 protected:
   /// `hasTile`: whether the table has the caller's tile (checked before
   /// anything is packed). `steps` 32-bit elements per row along K;
-  /// `element(j, s)` is the
-  /// weight row j's element s, packed once (or taken from the model's
-  /// packed-weight cache under `key` when `source` lies in its weights).
+  /// `element(j, s)` is the weight row j's element s, packed once (or
+  /// taken from the model's packed-weight cache under `key` when `source`
+  /// lies in its weights).
   template <typename Element>
   PackedPanels(bool hasTile, int64_t m, int64_t steps, int64_t n,
                const void *source, const std::string &key,
@@ -122,8 +122,8 @@ public:
   /// below 2^31.
   static bool applies(int64_t m, int64_t k);
   /// `weights` (s8, N x K) are widened and packed. With `u8Output` (scale,
-  /// zero point) the output is written in u8, round(y / scale) + zero
-  /// point saturated, after the post-ops.
+  /// zero point) the output is written in u8 after the post-ops: y / scale
+  /// + zero point, rounded to nearest even and saturated (oneDNN's order).
   PackedGemmS16(int64_t m, int64_t k, int64_t n, const int8_t *weights,
                 std::vector<PostOp> postOps,
                 std::optional<std::pair<float, int32_t>> u8Output);
