@@ -644,8 +644,20 @@ TEST(Quantize, S8AndMaxAbs) {
       x[2] = -1e9f; // saturates at -128
       x[3] = 0.75f; // a tie: 0.75 / 0.5 = 1.5 -> 2
     }
+    if (n > 7) {
+      // Beyond int32 once scaled, and infinities: 127, -128, 127, -128
+      // (the vector forms' conversion gave INT_MIN, -128, for the first
+      // and third); NaN gives -128 at every tier.
+      x[4] = 3e9f;
+      x[5] = -3e9f;
+      x[6] = INFINITY;
+      x[7] = -INFINITY;
+    }
+    if (n > 8)
+      x[8] = NAN;
     const float scale = 0.5f;
     auto want = [&](float v) {
+      // fmax(NaN, -128) is -128.
       return static_cast<int8_t>(
           std::fmin(std::fmax(std::nearbyint(v / scale), -128.0f), 127.0f));
     };
@@ -659,6 +671,8 @@ TEST(Quantize, S8AndMaxAbs) {
         y[1] = std::nanf("");
         y[2] = 3.0f;
       }
+      for (int64_t i = 4; i < std::min<int64_t>(n, 9); ++i)
+        y[i] = 1.0f; // maxAbs of finite values only here
       EXPECT_EQ(maxAbs(y.data(), n), 12.5f);
     });
   }

@@ -142,9 +142,11 @@ void quantizeU8(const float *x, uint8_t *q, int64_t n, float inv, int32_t zp) {
 }
 
 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
+  // NaN to -128, as the vector tiers (std::clamp would pass it through to
+  // an undefined conversion).
   for (int64_t i = 0; i < n; ++i)
     q[i] = static_cast<int8_t>(
-        std::clamp(std::nearbyint(x[i] * inv), -128.0f, 127.0f));
+        std::fmin(std::fmax(std::nearbyint(x[i] * inv), -128.0f), 127.0f));
 }
 
 float maxAbs(const float *x, int64_t n) {

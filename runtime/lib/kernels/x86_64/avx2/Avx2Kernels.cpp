@@ -456,9 +456,17 @@ AVX2 float maxAbs(const float *x, int64_t n) {
                             _mm256_max_ps(acc[2], acc[3])));
 }
 
-/// 8 floats to int32 round(x * inv) (nearest even, MXCSR's default).
+/// 8 floats to int32 round(x * inv) (nearest even, MXCSR's default), x *
+/// inv first held to +-2^30 and NaN to -2^30 (vmaxps returns its second
+/// operand for a NaN), as the scalar forms' float clamps have it:
+/// cvtps2dq turns an infinity or anything beyond 2^31 into INT_MIN, which
+/// gave 0 for +inf in quantizeU8's and -128 in quantizeS8's vector bodies
+/// where their scalar tails give 255 and 127.
 AVX2 inline __m256i roundScaled(__m256 x, __m256 inv) {
-  return _mm256_cvtps_epi32(_mm256_mul_ps(x, inv));
+  const __m256 bound = _mm256_set1_ps(0x1p30f);
+  __m256 s = _mm256_max_ps(_mm256_mul_ps(x, inv),
+                           _mm256_sub_ps(_mm256_setzero_ps(), bound));
+  return _mm256_cvtps_epi32(_mm256_min_ps(s, bound));
 }
 
 AVX2 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
@@ -471,7 +479,7 @@ AVX2 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
     _mm_storel_epi64(reinterpret_cast<__m128i *>(q + i), _mm_packs_epi16(w, w));
   }
   for (; i < n; ++i) {
-    // What cvtps2dq does with NaN and out-of-range values: INT_MIN.
+    // As roundScaled: NaN to -128.
     float v = std::nearbyint(x[i] * inv);
     q[i] = std::isnan(v) ? int8_t(-128)
                          : static_cast<int8_t>(std::fmin(std::fmax(v, -128.0f), 127.0f));
@@ -479,14 +487,8 @@ AVX2 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
 }
 
 /// 8 floats to u8 values in int32 lanes: clamp(round(x * inv) + zp, 0, 255).
-/// x * inv is first held to +-2^30 (NaN to -2^30), as the scalar form's
-/// float clamp has it: cvtps2dq turns an infinity or anything beyond 2^31
-/// into INT_MIN, which gave 0 for +inf where the scalar tail gives 255.
 AVX2 inline __m256i quantize8(const float *x, __m256 inv, __m256i zp) {
-  const __m256 bound = _mm256_set1_ps(0x1p30f);
-  __m256 s = _mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(x), inv),
-                           _mm256_sub_ps(_mm256_setzero_ps(), bound));
-  __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(s, bound)), zp);
+  __m256i v = _mm256_add_epi32(roundScaled(_mm256_loadu_ps(x), inv), zp);
   return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()),
                           _mm256_set1_epi32(255));
 }

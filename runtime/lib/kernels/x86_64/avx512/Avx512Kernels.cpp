@@ -411,30 +411,34 @@ AVX512 float maxAbs(const float *x, int64_t n) {
                                             _mm512_max_ps(acc[2], acc[3])));
 }
 
-AVX512 void quantizeS8(const float *x, int8_t *q,
-                                          int64_t n, float inv) {
+/// 16 floats to int32 round(x * inv) (nearest even, MXCSR's default), x *
+/// inv first held to +-2^30 and NaN to -2^30 (vmaxps returns its second
+/// operand for a NaN), as the scalar forms' float clamps have it:
+/// cvtps2dq turns an infinity or anything beyond 2^31 into INT_MIN, which
+/// gave 0 for +inf in quantizeU8 and -128 in quantizeS8 where the
+/// reference gives 255 and 127.
+AVX512 inline __m512i roundScaled(__m512 x, __m512 inv) {
+  const __m512 bound = _mm512_set1_ps(0x1p30f);
+  __m512 s = _mm512_max_ps(_mm512_mul_ps(x, inv),
+                           _mm512_sub_ps(_mm512_setzero_ps(), bound));
+  return _mm512_cvtps_epi32(_mm512_min_ps(s, bound));
+}
+
+AVX512 void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
   const __m512 vinv = _mm512_set1_ps(inv);
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? __mmask16(0xffff)
                               : __mmask16((1u << (n - i)) - 1);
     // Round to nearest even, saturate to [-128, 127].
-    __m512i v = _mm512_cvtps_epi32(
-        _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vinv));
+    __m512i v = roundScaled(_mm512_maskz_loadu_ps(m, x + i), vinv);
     _mm512_mask_cvtsepi32_storeu_epi8(q + i, m, v);
   }
 }
 
-/// 16 floats to 16 u8 (quantizeU8One's rounding): round to nearest even
-/// (MXCSR's default), add the zero point, clamp below at 0 and saturate
-/// above at 255. x * inv is held to +-2^30 first, NaN to -2^30 (vmaxps
-/// returns its second operand when the first is NaN), as quantizeU8One's
-/// float clamp has it: cvtps2dq turns an infinity into INT_MIN, which gave
-/// 0 for +inf where the scalar tail gives 255.
+/// 16 floats to 16 u8 (quantizeU8One's rounding): round to nearest even,
+/// add the zero point, clamp below at 0 and saturate above at 255.
 AVX512 inline __m128i quantize16(const float *x, __m512 inv, __m512i zp) {
-  const __m512 bound = _mm512_set1_ps(0x1p30f);
-  __m512 s = _mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x), inv),
-                           _mm512_sub_ps(_mm512_setzero_ps(), bound));
-  __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_min_ps(s, bound)), zp);
+  __m512i v = _mm512_add_epi32(roundScaled(_mm512_loadu_ps(x), inv), zp);
   return _mm512_cvtusepi32_epi8(_mm512_max_epi32(v, _mm512_setzero_si512()));
 }
 
