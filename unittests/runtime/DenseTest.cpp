@@ -127,6 +127,13 @@ TEST(InnerProduct, ResidualSum) {
   check(3, 33, 17, true, {PostOp::GeluErf, PostOp::Sum}, false);
 }
 
+/// Whether OPSCOPE_GEMM=onednn keeps every inner product on oneDNN (the
+/// kernel table then has no GEMM tile at any tier).
+static bool gemmsOnOneDnn() {
+  const char *v = std::getenv("OPSCOPE_GEMM");
+  return v && std::string(v) == "onednn";
+}
+
 /// Both GEMMs at every kernel tier: opscope's packed one (Auto on the
 /// AVX2 tier, 2 to 384 rows) and oneDNN's, over the packed GEMM's edges:
 /// rows past its 6-row tiles and 192-row blocks, columns past its 16-column
@@ -135,9 +142,7 @@ TEST(InnerProduct, ResidualSum) {
 /// after an activation is read from a copy).
 TEST(InnerProduct, EveryGemmAtEveryTier) {
   tiers::forEachTier([&](IsaLevel level) {
-    const char *gemmSetting = std::getenv("OPSCOPE_GEMM");
-    if (level == IsaLevel::Avx2 &&
-        !(gemmSetting && std::string(gemmSetting) == "onednn")) {
+    if (level == IsaLevel::Avx2 && !gemmsOnOneDnn()) {
       EXPECT_TRUE(innerProductOnOwnGemm(128));
     }
     EXPECT_FALSE(innerProductOnOwnGemm(1)); // oneDNN's GEMV is faster
@@ -1326,11 +1331,10 @@ void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
 /// ends; post-ops with a sum in place, and a u8 output. Against the exact
 /// integer sums in double.
 TEST(QuantizedInnerProduct, ExactGemmAtEveryTier) {
-  const char *gemmSetting = std::getenv("OPSCOPE_GEMM");
   tiers::forEachTier([&](IsaLevel level) {
     // The AVX2 tier and AVX-512 below VNNI have the tile.
     if ((level == IsaLevel::Avx2 || level == IsaLevel::Avx512Core) &&
-        !(gemmSetting && std::string(gemmSetting) == "onednn")) {
+        !gemmsOnOneDnn()) {
       EXPECT_TRUE(int8InnerProductOnOwnGemm(128, 768));
     }
     EXPECT_FALSE(int8InnerProductOnOwnGemm(1, 768));

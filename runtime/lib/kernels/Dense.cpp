@@ -331,7 +331,9 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   /// 384 rows), the exact s16 GEMM for such weights instead of the halves:
   /// no oneDNN primitive then.
   std::unique_ptr<PackedGemmS16> gemm;
-  std::vector<float> biasAdjusted; ///< the GEMM's bias (oneDNN's: its memory)
+  /// The bias in the accumulator's units with the zero point's
+  /// compensation (runAny); oneDNN's bias memory points at it.
+  std::vector<float> biasAdjusted;
   int64_t kIn = 0;                ///< K of the input (half the primitive's)
   std::vector<uint8_t> xTwice;    ///< the input, each row twice (split)
   dnnl::memory scales;
@@ -369,6 +371,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
     biasF32.assign(n_, 0.0f);
     if (biasData)
       biasF32.assign(biasData, biasData + n_);
+    biasAdjusted = biasF32;
     outScale.resize(n_);
   }
 
@@ -378,6 +381,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
     sums(k_, n_, wq, biasData);
     build(m_, k_, n_, dt::u8, dt::s8, wq, dt::s8, biasF32.data(), postOps,
           /*runtimeOutputScales=*/true, u8Out);
+    bias.set_data_handle(biasAdjusted.data());
     scales = dnnl::memory({{n_}, dt::f32, tag::a}, context().engine,
                           outScale.data());
     args[DNNL_ARG_ATTR_OUTPUT_SCALES] = scales;
@@ -422,10 +426,8 @@ QuantizedInnerProduct::QuantizedInnerProduct(
     Impl &I = *impl;
     if (int8InnerProductOnOwnGemm(m, k)) {
       I.m = m;
-      I.k = k;
       I.n = n;
       I.sums(k, n, s8Weights, biasData);
-      I.biasAdjusted.resize(n);
       I.gemm = std::make_unique<PackedGemmS16>(m, k, n, s8Weights,
                                                std::move(postOps), u8Output);
       return;
@@ -462,12 +464,11 @@ void QuantizedInnerProduct::runAny(const uint8_t *x, float xScale,
     // oneDNN adds the bias before the output scales (and the s16 GEMM
     // does as it does): divide it, and take the zero point's xZero *
     // rowSum out of the accumulator there.
-    auto *bias = I.gemm ? I.biasAdjusted.data()
-                        : static_cast<float *>(I.bias.get_data_handle());
     for (int64_t r = 0; r < I.n; ++r) {
       I.outScale[r] = xScale * I.wScale[r];
-      bias[r] = I.biasF32[r] / I.outScale[r] -
-                static_cast<float>(xZero) * static_cast<float>(I.rowSum[r]);
+      I.biasAdjusted[r] =
+          I.biasF32[r] / I.outScale[r] -
+          static_cast<float>(xZero) * static_cast<float>(I.rowSum[r]);
     }
     I.lastXScale = xScale;
     I.lastXZero = xZero;
