@@ -233,7 +233,7 @@ BENCHMARK(BM_InnerProductGemm)
     ->Unit(benchmark::kMicrosecond);
 
 /// The int8 inner product at DistilBERT's shapes (M = 128) with 8-bit
-/// weights (range 0 = 8, an imported QDQ model's: below AVX-512 VNNI the
+/// weights (range 0 = 8, an imported QDQ model's: without VNNI the
 /// exact s16 GEMM on the AVX2 tier, or with OPSCOPE_GEMM=onednn the two
 /// 7-bit halves on oneDNN's) or 7-bit ones (7: what --precision int8
 /// compiles for such a tier, oneDNN's int8 kernels as they are), K -> N

@@ -377,7 +377,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // An int8 inner product with 8-bit weights (-128 included), M = 1-200,
     // K = 1-600 (odd K: the s16 GEMM's half pair; past 256, its K blocks),
     // N = 1-70, a zero point, a bias or none, then no post-op, a ReLU, or a
-    // residual sum and a ReLU; f32 or u8 out. Below AVX-512 VNNI
+    // residual sum and a ReLU; f32 or u8 out. Without VNNI
     // (OPSCOPE_MAX_ISA=avx2) the AVX2 tier runs opscope's exact s16 GEMM and
     // the reference tier the two 7-bit halves on oneDNN's; both are the
     // model's integer sums with oneDNN's epilogue, so bit for bit. The

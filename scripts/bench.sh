@@ -125,9 +125,13 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128)
 # capped ratio is harsher than the same tier's CPU would give).
 HOST_TIER=$("$BUILD_DIR/bin/opscope-run" --version | sed -n 's/.*oneDNN \([a-z0-9_]*\).*/\1/p' | tail -1)
 LOWER_TIERS=""
+# avx2_vnni (AVX2 with AVX-VNNI) where the CPU has AVX-VNNI.
+VNNI_TIER=""
+grep -qw avx_vnni /proc/cpuinfo && VNNI_TIER="avx2_vnni"
 case "$HOST_TIER" in
-  avx512_core_*) LOWER_TIERS="avx512_core avx2" ;;
-  avx512_core) LOWER_TIERS="avx2" ;;
+  avx512_core_*) LOWER_TIERS="avx512_core $VNNI_TIER avx2" ;;
+  avx512_core) LOWER_TIERS="$VNNI_TIER avx2" ;;
+  avx2_vnni) LOWER_TIERS="avx2" ;;
 esac
 for tier in $LOWER_TIERS; do
   echo

@@ -39,6 +39,10 @@ if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
 _cpu_avx2 = " avx2 " in _flags and " fma " in _flags
 if _cpu_avx2:
     config.available_features.add("cpu-avx2")
+# Whether it has AVX-VNNI besides, the tier OPSCOPE_MAX_ISA=avx2_vnni then
+# gives (avx2-vnni.test REQUIRES it).
+if _cpu_avx2 and " avx_vnni " in _flags:
+    config.available_features.add("cpu-avx-vnni")
 # Tests whose expectations hold at any vector tier (the sparse kernels'
 # auto rule, which keeps scalar kernels dense below AVX2) prefix the tools
 # with %at_vector_tier: nothing where the tier in force is at least AVX2,

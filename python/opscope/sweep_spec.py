@@ -13,7 +13,7 @@ import re
 
 # The tiers opscope's runtime names (OPSCOPE_MAX_ISA's values, oneDNN's
 # names), lowest first; a worker's tier is one of them (sweep_worker.py).
-TIERS = ["sse41", "avx2", "avx512_core", "avx512_core_vnni", "avx512_core_bf16",
+TIERS = ["sse41", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni", "avx512_core_bf16",
          "avx512_core_amx"]
 PRECISIONS = ["fp32", "bf16", "int8"]
 

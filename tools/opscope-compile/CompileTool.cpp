@@ -82,10 +82,11 @@ void targetThisCpu(opscope::CompileOptions &opts) {
   opts.tier = opscope::rt::kIsaLevelNames[static_cast<int>(tier)];
   if (tier < opscope::rt::IsaLevel::Avx2)
     opts.scalarSparsePrecisions = "fp32,bf16,int8";
-  // Below AVX-512 VNNI oneDNN's int8 kernels saturate 8-bit weights
-  // (vpmaddubsw): --precision int8 quantizes them to 7 bits there, and
-  // the runtime computes other 8-bit weights in f32 (docs/precision.md).
-  if (tier < opscope::rt::IsaLevel::Avx512CoreVnni)
+  // Without VNNI (AVX-VNNI or AVX-512 VNNI) oneDNN's int8 kernels
+  // saturate 8-bit weights (vpmaddubsw): --precision int8 quantizes them
+  // to 7 bits there, and the runtime takes other 8-bit weights on its
+  // exact s16 GEMM or in f32 (docs/precision.md).
+  if (!opscope::rt::hasVnni(tier))
     opts.int8WeightBits = 7;
 }
 

@@ -142,7 +142,8 @@ static bool gemmsOnOneDnn() {
 /// after an activation is read from a copy).
 TEST(InnerProduct, EveryGemmAtEveryTier) {
   tiers::forEachTier([&](IsaLevel level) {
-    if (level == IsaLevel::Avx2 && !gemmsOnOneDnn()) {
+    if ((level == IsaLevel::Avx2 || level == IsaLevel::Avx2Vnni) &&
+        !gemmsOnOneDnn()) {
       EXPECT_TRUE(innerProductOnOwnGemm(128));
     }
     EXPECT_FALSE(innerProductOnOwnGemm(1)); // oneDNN's GEMV is faster
@@ -717,7 +718,7 @@ TEST(DenseConv, Int8MatchesQuantizedReference) {
                                         << (nhwc ? "NHWC" : "NCHW"));
       p.inputNhwc = p.outputNhwc = nhwc;
       Conv conv(p, wq.data(), b.data(), true);
-      // 8-bit weights below AVX-512 VNNI compute in f32 (oneDNN's int8
+      // 8-bit weights without VNNI compute in f32 (oneDNN's int8
       // kernels would saturate them): the same reference either way.
       EXPECT_NE(conv.implementation().find(int8SaturationFree() ? "int8"
                                                                 : ":f32"),
@@ -1304,7 +1305,7 @@ TEST(QuantizedInnerProduct, Int8ChainCarriesU8) {
 
 namespace {
 /// The form a QuantizedInnerProduct of 8-bit weights runs in: oneDNN's
-/// int8 kernels as they are from AVX-512 VNNI up; below it the exact s16
+/// int8 kernels as they are with VNNI (hasVnni); without it the exact s16
 /// GEMM where the table has it (`opscope`, gemm:s16), else the two 7-bit
 /// halves (`:s8w7x2`) on oneDNN's.
 void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
@@ -1332,11 +1333,14 @@ void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
 /// integer sums in double.
 TEST(QuantizedInnerProduct, ExactGemmAtEveryTier) {
   tiers::forEachTier([&](IsaLevel level) {
-    // The AVX2 tier and AVX-512 below VNNI have the tile.
+    // The AVX2 tier and AVX-512 below VNNI have the tile; avx2_vnni
+    // (AVX-VNNI: oneDNN's int8 kernels are exact) has none.
     if ((level == IsaLevel::Avx2 || level == IsaLevel::Avx512Core) &&
         !gemmsOnOneDnn()) {
       EXPECT_TRUE(int8InnerProductOnOwnGemm(128, 768));
     }
+    if (level == IsaLevel::Avx2Vnni)
+      EXPECT_FALSE(int8InnerProductOnOwnGemm(128, 768));
     EXPECT_FALSE(int8InnerProductOnOwnGemm(1, 768));
     EXPECT_FALSE(int8InnerProductOnOwnGemm(512, 768));
     for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{2, 5, 3},
@@ -1422,7 +1426,7 @@ TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
       QuantizedInnerProduct ip(m, k, n, wq.data(), ws.data(),
                                withBias ? b.data() : nullptr, {PostOp::Relu});
       // 8-bit weights where the tier's int8 kernels would saturate (no
-      // AVX-512 VNNI) run on opscope's exact s16 GEMM, or split in two 7-bit
+      // VNNI) run on opscope's exact s16 GEMM, or split in two 7-bit
       // halves, and the kernel's name says which: the same integers, never
       // saturated ones.
       expectInt8Form(ip, m, k);
@@ -1459,7 +1463,7 @@ TEST(QuantizedInnerProduct, S8WeightsWithZeroPoint) {
 namespace {
 /// 8-bit weights on the worst input for a 16-bit multiply-add: u8 255
 /// against 127 and -128, whose pairs (64770, -65280) saturate vpmaddubsw's
-/// 16-bit lanes on oneDNN's int8 kernels below AVX-512 VNNI. Every tier
+/// 16-bit lanes on oneDNN's int8 kernels without VNNI. Every tier
 /// gives the exact integer sums (the split 7-bit form there), with a
 /// zero point, a bias and a u8 output too; odd sizes for the tails.
 TEST(QuantizedInnerProduct, EightBitWeightsNeverSaturate) {

@@ -353,10 +353,35 @@ TEST_P(KernelsTest, Bf16OutputsAreRoundedF32) {
   }
 }
 
-/// int8 dot products are free of 16-bit saturation from AVX-512 VNNI up;
-/// below, int8 weights may have 7 bits.
+/// avx2_vnni sits off the line of levels, as in oneDNN: in force only on a
+/// CPU with AVX-VNNI and under its own cap or none, never under an AVX-512
+/// cap (which holds no avx2_vnni bit); on any host.
+TEST(IsaLevels, Avx2VnniOnlyUnderItsCapOrNone) {
+  bool avx2 = hostIsaLevel() >= IsaLevel::Avx2;
+  IsaLevel avx2Tier = avx2 ? IsaLevel::Avx2 : IsaLevel::Sse41;
+  EXPECT_EQ(levelWithin(IsaLevel::Avx2Vnni),
+            avx2 && hostCpu().avxVnni ? IsaLevel::Avx2Vnni : avx2Tier);
+  for (IsaLevel cap : {IsaLevel::Avx512Core, IsaLevel::Avx512CoreVnni,
+                       IsaLevel::Avx512CoreBf16, IsaLevel::Avx512CoreAmx}) {
+    EXPECT_NE(levelWithin(cap), IsaLevel::Avx2Vnni) << isaLevelName(cap);
+    // A level asked for under a cap is a cap too.
+    EXPECT_EQ(levelWithin(IsaLevel::Avx2Vnni, cap), avx2Tier)
+        << isaLevelName(cap);
+  }
+  EXPECT_EQ(levelWithin(IsaLevel::Avx2, IsaLevel::Avx2Vnni), avx2Tier);
+  EXPECT_EQ(levelWithin(IsaLevel::All), hostIsaLevel());
+}
+
+/// int8 dot products are free of 16-bit saturation with AVX-VNNI and from
+/// AVX-512 VNNI up, not at avx512_core, which oneDNN's cap keeps off
+/// AVX-VNNI too; elsewhere int8 weights may have 7 bits.
 TEST(Int8Weights, LimitFollowsTheTier) {
-  EXPECT_EQ(int8SaturationFree(), cpuTier() >= IsaLevel::Avx512CoreVnni);
+  for (IsaLevel l : {IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core})
+    EXPECT_FALSE(hasVnni(l)) << isaLevelName(l);
+  for (IsaLevel l : {IsaLevel::Avx2Vnni, IsaLevel::Avx512CoreVnni,
+                     IsaLevel::Avx512CoreBf16, IsaLevel::Avx512CoreAmx})
+    EXPECT_TRUE(hasVnni(l)) << isaLevelName(l);
+  EXPECT_EQ(int8SaturationFree(), hasVnni(cpuTier()));
   EXPECT_EQ(int8WeightLimit(), int8SaturationFree() ? 127 : 64);
 }
 

@@ -36,6 +36,8 @@ std::string expectedSparseIsa(sp::ValueType t) {
   IsaLevel tier = kernelTier();
   if (t == sp::ValueType::S8 && tier >= IsaLevel::Avx512CoreVnni)
     return "avx512_vnni";
+  if (t == sp::ValueType::S8 && tier == IsaLevel::Avx2Vnni)
+    return "avx2_vnni";
   if (t == sp::ValueType::BF16 && tier >= IsaLevel::Avx512CoreBf16)
     return "avx512_bf16";
   if (t == sp::ValueType::BF16 && tier >= IsaLevel::Avx512Core)
@@ -455,6 +457,14 @@ TEST_P(SparseS8, MatchesIntegerReference) {
 }
 
 SPARSE_KERNEL_SUITES(SparseS8);
+// The s8 rows' AVX-VNNI form (skipped where the CPU has no AVX-VNNI or a
+// cap excludes it): an AVX-512 CPU's Best runs AVX-512 VNNI's instead.
+INSTANTIATE_TEST_SUITE_P(
+    AvxVnni, SparseS8,
+    ::testing::Combine(::testing::Values(IsaLevel::Avx2Vnni),
+                       ::testing::Values(0, 1, 2, 3), ::testing::Values(1, 4),
+                       ::testing::Values(0, 1)),
+    paramName);
 
 TEST(SparseFormat, MeasureAndBlockShapes) {
   // 2 x 8: row 0 has blocks [nz, 0], row 1 [0, 0] -> 3 of 4 1x4 blocks zero.

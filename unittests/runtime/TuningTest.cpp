@@ -168,6 +168,44 @@ TEST(Tuning, KeyFollowsTheIsaCap) {
   std::filesystem::remove_all(dir);
 }
 
+/// AVX-VNNI keys only the avx2_vnni tier: an AVX-512 CPU that has it keys
+/// as before at its AVX-512 tiers, and another file at avx2_vnni than at
+/// avx2; a file from before the flag reads as without it.
+TEST(Tuning, AvxVnniKeysOnlyItsTier) {
+  MachineKey cpu = key(); // avx512f + vnni
+  cpu.avx2 = cpu.avxVnni = true;
+  EXPECT_EQ(cpu.fileName(), key().fileName());
+  EXPECT_EQ(cpu, key());
+  MachineKey vnniTier = cpu.atTier(opscope::rt::IsaLevel::Avx2Vnni);
+  MachineKey avx2Tier = cpu.atTier(opscope::rt::IsaLevel::Avx2);
+  EXPECT_TRUE(vnniTier.avxVnniTier());
+  EXPECT_FALSE(avx2Tier.avxVnniTier());
+  EXPECT_NE(vnniTier, avx2Tier);
+  EXPECT_EQ(vnniTier.fileName(), "Test_CPU___2_0GHz-avx_vnni-onednn3.1.0.json");
+  EXPECT_EQ(avx2Tier.fileName(), "Test_CPU___2_0GHz-noavx512-onednn3.1.0.json");
+  // oneDNN's AVX-512 caps hold no avx2_vnni bit.
+  MachineKey noAvx512 = cpu;
+  noAvx512.avx512f = noAvx512.vnni = false;
+  EXPECT_TRUE(noAvx512.atTier(opscope::rt::IsaLevel::All).avxVnniTier());
+  EXPECT_FALSE(
+      noAvx512.atTier(opscope::rt::IsaLevel::Avx512Core).avxVnniTier());
+  // Saved and loaded, the tier's flag survives; a file without it reads
+  // as without.
+  Database db;
+  db.key = vnniTier;
+  nlohmann::json j = nlohmann::json::parse(serialize(db));
+  EXPECT_EQ(j["machine"]["avx_vnni"], true);
+  std::string dir =
+      ::testing::TempDir() + "tuning-avxvnni-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/new.json") << j.dump();
+  EXPECT_EQ(load(dir + "/new.json", &vnniTier).key, vnniTier);
+  j["machine"].erase("avx_vnni");
+  std::ofstream(dir + "/old.json") << j.dump();
+  EXPECT_EQ(load(dir + "/old.json", &avx2Tier).key, avx2Tier);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Tuning, MergeReplacesTheSameProblemAndKeepsOthers) {
   Database db;
   db.key = key();

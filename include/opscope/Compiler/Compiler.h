@@ -56,7 +56,7 @@ struct CompileOptions {
   std::string scalarSparsePrecisions;
   std::string tier;
   /// Bits of --precision int8's weights: 7 where the target CPU's int8
-  /// kernels would saturate 8-bit ones (no AVX-512 VNNI; opscope-compile
+  /// kernels would saturate 8-bit ones (no VNNI; opscope-compile
   /// fills it from the CPU it runs on), else 8.
   int int8WeightBits = 8;
   bool timing = false;        ///< per-phase timing to stderr

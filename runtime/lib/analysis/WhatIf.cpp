@@ -111,7 +111,8 @@ std::string analysis::checkDatabaseMachine(const Profile &profile,
   // under (thisMachine); the trace's tier is the same CPU within its cap.
   // They must name the same tier, or the figures are another tier's.
   tuning::MachineKey want = db.key;
-  want.avx2 = want.avx512f = want.vnni = want.bf16 = want.amx = true;
+  want.avx2 = want.avx512f = want.vnni = want.bf16 = want.amx = want.avxVnni =
+      true;
   want = want.atTier(*tier);
   if (sameCpu && want == db.key)
     return "";

@@ -320,7 +320,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   bool u8Out = false;          ///< the output is u8 (runU8Out)
   bool weights7 = false;       ///< 7-bit weights (int8WeightLimit)
   /// Weights beyond the tier's saturation-free range (an imported model's
-  /// 8-bit weights without AVX-512 VNNI), split in two 7-bit halves
+  /// 8-bit weights without VNNI), split in two 7-bit halves
   /// w = hi + lo (hi = w / 2 rounded toward zero, lo = w - hi, both in
   /// [-64, 64]) laid side by side along K, N x 2K, and each input row
   /// given twice, M x 2K: the one int8 primitive sums x.hi + x.lo = x.w
@@ -418,7 +418,7 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
   // Weights beyond the tier's saturation-free range (8-bit weights without
-  // AVX-512 VNNI) run on the exact s16 GEMM where the table has it, else
+  // VNNI) run on the exact s16 GEMM where the table has it, else
   // split in two 7-bit halves (Impl::split); 7-bit ones (opscope-compile
   // --precision int8 for such a tier) as they are.
   impl->kIn = k;

@@ -66,7 +66,7 @@ struct Conv::Impl {
   /// and hasSum is used then.
   std::unique_ptr<WinogradConv> winograd;
   /// int8 weights beyond the tier's saturation-free range (8-bit weights
-  /// without AVX-512 VNNI): an f32 convolution on the dequantized weights,
+  /// without VNNI): an f32 convolution on the dequantized weights,
   /// fed the dequantized input, and `q` the int8 parameters around it.
   std::unique_ptr<Conv> asF32;
   ConvParams q;
@@ -166,7 +166,7 @@ Conv::Conv(const ConvParams &p, const int8_t *s8Weights,
     throw std::invalid_argument("an int8 convolution needs one weight scale "
                                 "per output channel");
   // Where oneDNN's int8 kernels would saturate these weights (8-bit ones
-  // without AVX-512 VNNI), the products are computed in f32 instead: the
+  // without VNNI), the products are computed in f32 instead: the
   // model's integers, exact in f32, never saturated ones.
   int64_t wElems = product(p.weight);
   if (int8WeightsSaturate(s8Weights, wElems)) {

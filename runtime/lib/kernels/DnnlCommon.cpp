@@ -17,6 +17,7 @@
 #include "opscope/runtime/packed_weights.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <new>
 #include <omp.h>
 #include <stdexcept>
@@ -31,10 +32,15 @@ namespace {
 bool applyIsaCap() {
   if (std::getenv("DNNL_MAX_CPU_ISA") || maxIsa() == IsaLevel::All)
     return true;
-  static const dnnl::cpu_isa isas[] = {
-      dnnl::cpu_isa::sse41,           dnnl::cpu_isa::avx2,
-      dnnl::cpu_isa::avx512_core,     dnnl::cpu_isa::avx512_core_vnni,
-      dnnl::cpu_isa::avx512_core_bf16, dnnl::cpu_isa::avx512_core_amx};
+  static const dnnl::cpu_isa isas[] = {dnnl::cpu_isa::sse41,
+                                       dnnl::cpu_isa::avx2,
+                                       dnnl::cpu_isa::avx2_vnni,
+                                       dnnl::cpu_isa::avx512_core,
+                                       dnnl::cpu_isa::avx512_core_vnni,
+                                       dnnl::cpu_isa::avx512_core_bf16,
+                                       dnnl::cpu_isa::avx512_core_amx};
+  static_assert(std::size(isas) == static_cast<size_t>(IsaLevel::All),
+                "oneDNN's cap for every level but All");
   try {
     dnnl::set_max_cpu_isa(isas[static_cast<int>(maxIsa())]);
   } catch (const std::exception &) {

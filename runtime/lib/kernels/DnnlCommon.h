@@ -59,7 +59,7 @@ attrWithPostOps(const std::vector<PostOp> &postOps, bool &hasSum,
                 const dnnl::memory::desc *sumAsAdd = nullptr);
 
 /// Whether oneDNN's int8 kernels could saturate on these n s8 weights at
-/// the tier in force: below AVX-512 VNNI (int8SaturationFree()) a weight
+/// the tier in force: without VNNI (int8SaturationFree()) a weight
 /// beyond int8WeightLimit() lets a pair of u8 x s8 products overflow
 /// vpmaddubsw's 16 bits; from VNNI up every s8 value, -128 included, is
 /// exact (docs/precision.md, int8 without VNNI).

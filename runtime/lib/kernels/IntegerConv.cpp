@@ -46,7 +46,7 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   if (int8WeightsSaturate(weights, wElems))
     throw std::invalid_argument(
         "int8 weights beyond 7 bits would saturate in oneDNN's int8 "
-        "convolution on this tier (no AVX-512 VNNI)");
+        "convolution on this tier (no VNNI)");
   dnnl::memory::desc wPlain(toDims(w), dt::s8, geo.plainWeightTag);
   dnnl::memory::desc wAny(toDims(w), dt::s8, tag::any);
   dt srcType = srcSigned ? dt::s8 : dt::u8;

@@ -69,10 +69,14 @@ KernelTable build(IsaLevel level) {
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
     // The packed GEMM only on this tier: from AVX-512 up oneDNN's brgemm
-    // inner products are the faster ones.
+    // inner products are the faster ones. Its exact int8 tile only without
+    // VNNI: with AVX-VNNI oneDNN's int8 kernels are exact (vpdpbusd).
     if (level < IsaLevel::Avx512Core && ownGemmAllowed())
-      fillAvx2GemmKernels(t);
+      fillAvx2GemmKernels(t, /*exactInt8=*/!hasVnni(level));
   }
+  // AVX2 with AVX-VNNI: the sparse s8 rows take vpdpbusd.
+  if (level == IsaLevel::Avx2Vnni)
+    fillAvxVnniKernels(t);
   if (level >= IsaLevel::Avx512Core) {
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
@@ -123,7 +127,7 @@ const char *opscope::rt::kernelTierName() { return kernelTable().name; }
 IsaLevel opscope::rt::setKernelTier(IsaLevel level) {
   Tables &t = tables();
   std::lock_guard<std::mutex> lock(t.rebuild);
-  level = std::min({level, hostIsaLevel(), maxIsa()});
+  level = levelWithin(level, maxIsa());
   int next = 1 - t.current.load();
   t.slot[next] = build(level);
   t.current.store(next, std::memory_order_release);
@@ -137,12 +141,14 @@ const char *opscope::rt::isaLevelName(IsaLevel level) {
 IsaLevel opscope::rt::maxIsa() {
   static const IsaLevel cap = [] {
     IsaCap c = isaCapFromEnvironment();
-    if (!c.unknownVariable.empty())
-      std::fprintf(stderr,
-                   "opscope: warning: %s=%s is not one of sse41, avx2, "
-                   "avx512_core, avx512_core_vnni, avx512_core_bf16, "
-                   "avx512_core_amx, all; ignored\n",
-                   c.unknownVariable.c_str(), c.unknownValue.c_str());
+    if (!c.unknownVariable.empty()) {
+      std::string names;
+      for (const char *n : kIsaLevelNames)
+        names += (names.empty() ? "" : ", ") + std::string(n);
+      std::fprintf(
+          stderr, "opscope: warning: %s=%s is not one of %s; ignored\n",
+          c.unknownVariable.c_str(), c.unknownValue.c_str(), names.c_str());
+    }
     return c.level;
   }();
   return cap;

@@ -202,8 +202,9 @@ struct KernelTable {
   /// The exact int8 GEMM's tile (PackedGemmS16, the same shape): s16 pairs
   /// multiplied and added into s32 (vpmaddwd), so 8-bit weights never
   /// saturate where oneDNN's int8 kernels would. Set on the AVX2 tier and on
-  /// AVX-512 below VNNI (there without the f32 tile, and 8 x 32); null from
-  /// VNNI up, where oneDNN's int8 kernels are exact.
+  /// AVX-512 below VNNI (there without the f32 tile, and 8 x 32); null where
+  /// the tier has VNNI (avx2_vnni, avx512_core_vnni up): oneDNN's int8
+  /// kernels are exact there.
   void (*gemmTileS16)(const GemmTileCallS16 &) = nullptr;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
@@ -224,8 +225,10 @@ void fillReferenceWinogradKernels(KernelTable &t);
 #if defined(__x86_64__)
 void fillAvx2Kernels(KernelTable &t);
 void fillAvx2WinogradKernels(KernelTable &t);
-void fillAvx2GemmKernels(KernelTable &t);
+/// The f32 tile, and the exact int8 (s16) tile where `exactInt8`.
+void fillAvx2GemmKernels(KernelTable &t, bool exactInt8);
 void fillAvx2SparseKernels(KernelTable &t);
+void fillAvxVnniKernels(KernelTable &t);
 void fillAvx512Kernels(KernelTable &t);
 void fillAvx512GemmKernels(KernelTable &t);
 void fillAvx512WinogradKernels(KernelTable &t);

@@ -15,7 +15,7 @@
 // products took 13% longer. InnerProduct takes this form where the table
 // has its f32 tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmS16 is
 // the exact int8 form of the same loops (QuantizedInnerProduct's 8-bit
-// weights below AVX-512 VNNI: the AVX2 tier and AVX-512 without VNNI).
+// weights without VNNI: the AVX2 tier and AVX-512 without VNNI).
 //
 //===----------------------------------------------------------------------===//
 

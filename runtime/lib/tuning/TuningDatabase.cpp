@@ -27,7 +27,9 @@ namespace opscope::tuning {
 
 bool MachineKey::operator==(const MachineKey &o) const {
   return std::tie(cpu, avx2, avx512f, vnni, bf16, amx, onednn) ==
-         std::tie(o.cpu, o.avx2, o.avx512f, o.vnni, o.bf16, o.amx, o.onednn);
+             std::tie(o.cpu, o.avx2, o.avx512f, o.vnni, o.bf16, o.amx,
+                      o.onednn) &&
+         avxVnniTier() == o.avxVnniTier();
 }
 
 static std::string flagList(const MachineKey &k, const char *sep) {
@@ -40,6 +42,7 @@ static std::string flagList(const MachineKey &k, const char *sep) {
   add(k.vnni, "vnni");
   add(k.bf16, "bf16");
   add(k.amx, "amx");
+  add(k.avxVnniTier(), "avx_vnni");
   if (s.empty())
     return k.avx2 ? "noavx512" : "noavx2";
   return s;
@@ -84,6 +87,7 @@ MachineKey thisMachine(const std::string &onednnVersion) {
   k.vnni = has("avx512_vnni");
   k.bf16 = has("avx512_bf16");
   k.amx = has("amx_tile");
+  k.avxVnni = has("avx_vnni");
   // A capped process measures (and runs) the capped tier: its database is
   // that tier's, not the CPU's best.
   return k.atTier(rt::isaCapFromEnvironment().level);
@@ -96,6 +100,10 @@ MachineKey MachineKey::atTier(rt::IsaLevel level) const {
   k.vnni = vnni && level >= rt::IsaLevel::Avx512CoreVnni;
   k.bf16 = bf16 && level >= rt::IsaLevel::Avx512CoreBf16;
   k.amx = amx && level >= rt::IsaLevel::Avx512CoreAmx;
+  // As cpu.h's levelWithin: AVX-VNNI is within the cap only where the cap
+  // is avx2_vnni or none (avxVnniTier() then asks for no AVX-512).
+  k.avxVnni = avxVnni &&
+              (level == rt::IsaLevel::Avx2Vnni || level == rt::IsaLevel::All);
   return k;
 }
 
@@ -202,6 +210,7 @@ Database parse(const std::string &textIn, const std::string &path,
   db.key.vnni = flag(m, "avx512_vnni", path);
   db.key.bf16 = flag(m, "avx512_bf16", path);
   db.key.amx = flag(m, "amx", path);
+  db.key.avxVnni = m.contains("avx_vnni") && flag(m, "avx_vnni", path);
   const json &entries = field(j, "entries", path, "the file");
   if (!entries.is_array())
     refuse(path, "'entries' is not an array");
@@ -256,10 +265,14 @@ std::string serialize(const Database &db) {
   json j;
   j["schema"] = "opscope-tuning";
   j["version"] = kSchemaVersion;
-  j["machine"] = {{"cpu", db.key.cpu},         {"avx2", db.key.avx2},
+  j["machine"] = {{"cpu", db.key.cpu},
+                  {"avx2", db.key.avx2},
                   {"avx512f", db.key.avx512f},
-                  {"avx512_vnni", db.key.vnni}, {"avx512_bf16", db.key.bf16},
-                  {"amx", db.key.amx},          {"onednn", db.key.onednn}};
+                  {"avx512_vnni", db.key.vnni},
+                  {"avx512_bf16", db.key.bf16},
+                  {"amx", db.key.amx},
+                  {"avx_vnni", db.key.avxVnniTier()},
+                  {"onednn", db.key.onednn}};
   std::vector<Entry> sorted = db.entries;
   std::sort(sorted.begin(), sorted.end(), [](const Entry &a, const Entry &b) {
     return std::tie(a.precision, a.n, a.k, a.m, a.block, a.threads) <

@@ -43,11 +43,11 @@
 // zero point -8: the u8 zero point 120) runs it in int8 on %x with the
 // model's scale, in any precision; the pair is gone.
 // QDQ: osc-precision: 1 inner products or convolutions of the model's QuantizeLinear/DequantizeLinear pairs run in int8 with the model's activation scales
-// For a target without AVX-512 VNNI the model's 8-bit weights stay 8-bit
+// For a target without VNNI the model's 8-bit weights stay 8-bit
 // (the same integers, weight scales unchanged), and the report says the
 // runtime computes that convolution in f32.
 // QDQ7: osc-precision: 1 inner products or convolutions of the model's QuantizeLinear/DequantizeLinear pairs run in int8 with the model's activation scales
-// QDQ7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 1 convolutions with the model's 8-bit weights computed in f32 (:f32){{$}}
+// QDQ7-NEXT: osc-precision: int8 without VNNI on the target (8-bit weights would saturate): 1 convolutions with the model's 8-bit weights computed in f32 (:f32){{$}}
 // QDQ7: osc.conv %arg0, {{.*}}weight_scales = array<f32: 0.00787401571, 0.0157480314>{{.*}}tensor<2x1x2x2xi8>
 // QDQ: func.func @qdq
 // QDQ-NOT: quantize_linear

@@ -25,14 +25,14 @@
 // CHECK: osc.inner_product {{.*}} {input_scale = 0.0392156877 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 0.00196850393,
 // CHECK: up_w.s8: "0x40000000{{(00)+}}327F22AA00000000817443670000000000000000C6812538"
 
-// weight-bits=7 (opscope-compile for a tier without AVX-512 VNNI, whose
+// weight-bits=7 (opscope-compile for a tier without VNNI, whose
 // int8 kernels would saturate 8-bit weights): scales max |w| / 64, row 5
 // quantizes to 25, 64, 17, -43 (0x19 40 11 D5), and the report says which
 // form runs (docs/precision.md, int8 without VNNI).
 // W7: osc-precision: int8 (calibration {{.*}}ffn-calibration.json, minmax), 2 of 2 inner products in int8
-// W7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 2 inner products or convolutions with 7-bit weights ([-64, 64], :s8w7){{$}}
+// W7-NEXT: osc-precision: int8 without VNNI on the target (8-bit weights would saturate): 2 inner products or convolutions with 7-bit weights ([-64, 64], :s8w7){{$}}
 // W7: osc-precision: int8 (calibration {{.*}}), 0 of 0 inner products in int8
-// W7-NEXT: osc-precision: int8 without AVX-512 VNNI on the target (8-bit weights would saturate): 1 matmuls with a 7-bit right operand (:s8w7){{$}}
+// W7-NEXT: osc-precision: int8 without VNNI on the target (8-bit weights would saturate): 1 matmuls with a 7-bit right operand (:s8w7){{$}}
 // W7: osc.inner_product %arg0, {{.*}}weight_scales = array<f32: 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 1.000000e+00, 0.0110937497, 1.093750e-02, 0.0154687501>}
 // W7: up_w.s8: "0x40000000{{(00)+}}194011D500000000C03B22340000000000000000E3C0131C"
 // WBITS: osc-precision: weight-bits must be 8 or 7, got 6

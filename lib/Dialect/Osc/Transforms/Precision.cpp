@@ -247,7 +247,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
                      << " fp32 (fewer than 64 products per quantized element)";
       llvm::outs() << "\n";
     }
-    // For a target without AVX-512 VNNI (weight-bits=7) oneDNN's int8
+    // For a target without VNNI (weight-bits=7) oneDNN's int8
     // kernels would saturate 8-bit weights: say which int8 form each kind
     // of weight runs in there, as the kernel names will (docs/precision.md,
     // int8 without VNNI).
@@ -257,7 +257,7 @@ struct PrecisionPass : osc::impl::OscPrecisionBase<PrecisionPass> {
             : 0;
     unsigned int8MatMuls = precision == "int8" ? matmulsConverted : 0;
     if (report && weightBits == 7 && (quantizedHere || int8MatMuls || qdq)) {
-      llvm::outs() << "osc-precision: int8 without AVX-512 VNNI on the "
+      llvm::outs() << "osc-precision: int8 without VNNI on the "
                       "target (8-bit weights would saturate):";
       const char *sep = " ";
       if (quantizedHere) {

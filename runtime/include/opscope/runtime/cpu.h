@@ -13,16 +13,25 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
 
 namespace opscope::rt {
 
-/// Instruction-set levels in oneDNN's names, in order.
+/// Instruction-set levels in oneDNN's names, in oneDNN's order. One level
+/// is off the line, as in oneDNN: avx2_vnni is AVX2 with AVX-VNNI (the
+/// VEX-encoded vpdpbusd of Alder Lake, Sierra Forest and Zen 5), which the
+/// AVX-512 levels do not include (oneDNN's avx512_core mask has no
+/// avx2_vnni bit) and which an AVX-512 VNNI CPU need not have (Cascade
+/// Lake, Ice Lake): levelWithin() lowers it to avx2 where the CPU lacks it,
+/// and hasVnni() says where int8 dot products are exact.
 enum class IsaLevel {
   Sse41,
   Avx2,
+  Avx2Vnni,
   Avx512Core,
   Avx512CoreVnni,
   Avx512CoreBf16,
@@ -30,9 +39,24 @@ enum class IsaLevel {
   All
 };
 
-inline constexpr const char *kIsaLevelNames[] = {
-    "sse41",           "avx2",           "avx512_core",     "avx512_core_vnni",
-    "avx512_core_bf16", "avx512_core_amx", "all"};
+inline constexpr const char *kIsaLevelNames[] = {"sse41",
+                                                 "avx2",
+                                                 "avx2_vnni",
+                                                 "avx512_core",
+                                                 "avx512_core_vnni",
+                                                 "avx512_core_bf16",
+                                                 "avx512_core_amx",
+                                                 "all"};
+static_assert(std::size(kIsaLevelNames) ==
+                  static_cast<size_t>(IsaLevel::All) + 1,
+              "a name for every level");
+
+/// Whether u8 x s8 dot products accumulate in int32 without a 16-bit
+/// intermediate at `level`: AVX-VNNI's or AVX-512 VNNI's vpdpbusd (and AMX).
+/// Below, oneDNN's int8 kernels multiply with vpmaddubsw, which saturates.
+inline bool hasVnni(IsaLevel level) {
+  return level == IsaLevel::Avx2Vnni || level >= IsaLevel::Avx512CoreVnni;
+}
 
 /// A level from its name (any case); nullopt when it is none of them.
 inline std::optional<IsaLevel> parseIsaLevel(std::string name) {
@@ -44,12 +68,21 @@ inline std::optional<IsaLevel> parseIsaLevel(std::string name) {
   return std::nullopt;
 }
 
-/// The best level this CPU has, ignoring any cap: the only place opscope
-/// reads the CPU's features, once per process (per library).
-inline IsaLevel hostIsaLevel() {
-  static const IsaLevel level = [] {
+/// What this CPU has, ignoring any cap: the only place opscope reads the
+/// CPU's features, once per process (per library). `best` is its highest
+/// level; `avxVnni` whether it has AVX-VNNI besides (an AVX-512 CPU's best
+/// level does not say).
+struct HostCpu {
+  IsaLevel best = IsaLevel::Sse41;
+  bool avxVnni = false;
+};
+inline const HostCpu &hostCpu() {
+  static const HostCpu host = [] {
+    HostCpu h;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
+    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    h.avxVnni = avx2 && __builtin_cpu_supports("avxvnni");
     bool core = __builtin_cpu_supports("avx512f") &&
                 __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") &&
@@ -57,19 +90,40 @@ inline IsaLevel hostIsaLevel() {
     if (core && __builtin_cpu_supports("amx-tile") &&
         __builtin_cpu_supports("amx-bf16") &&
         __builtin_cpu_supports("avx512bf16"))
-      return IsaLevel::Avx512CoreAmx;
-    if (core && __builtin_cpu_supports("avx512bf16") &&
-        __builtin_cpu_supports("avx512vnni"))
-      return IsaLevel::Avx512CoreBf16;
-    if (core && __builtin_cpu_supports("avx512vnni"))
-      return IsaLevel::Avx512CoreVnni;
-    if (core)
-      return IsaLevel::Avx512Core;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      return IsaLevel::Avx2;
+      h.best = IsaLevel::Avx512CoreAmx;
+    else if (core && __builtin_cpu_supports("avx512bf16") &&
+             __builtin_cpu_supports("avx512vnni"))
+      h.best = IsaLevel::Avx512CoreBf16;
+    else if (core && __builtin_cpu_supports("avx512vnni"))
+      h.best = IsaLevel::Avx512CoreVnni;
+    else if (core)
+      h.best = IsaLevel::Avx512Core;
+    else if (h.avxVnni)
+      h.best = IsaLevel::Avx2Vnni;
+    else if (avx2)
+      h.best = IsaLevel::Avx2;
 #endif
-    return IsaLevel::Sse41;
+    return h;
   }();
+  return host;
+}
+
+/// The best level this CPU has, ignoring any cap.
+inline IsaLevel hostIsaLevel() { return hostCpu().best; }
+
+/// The level this CPU runs under the caps `cap` and `also` (a level a test
+/// asks for is a cap too): its best within both. As in oneDNN, avx2_vnni
+/// is in force only where the CPU has AVX-VNNI and each cap is avx2_vnni
+/// or none: oneDNN's AVX-512 caps hold no avx2_vnni bit, so an AVX2 CPU
+/// with AVX-VNNI runs avx2 under them.
+inline IsaLevel levelWithin(IsaLevel cap, IsaLevel also = IsaLevel::All) {
+  auto admitsAvxVnni = [](IsaLevel c) {
+    return c == IsaLevel::Avx2Vnni || c == IsaLevel::All;
+  };
+  IsaLevel level = std::min({hostIsaLevel(), cap, also});
+  if (level == IsaLevel::Avx2Vnni &&
+      !(hostCpu().avxVnni && admitsAvxVnni(cap) && admitsAvxVnni(also)))
+    level = IsaLevel::Avx2;
   return level;
 }
 
@@ -99,12 +153,12 @@ inline IsaCap isaCapFromEnvironment() {
 
 /// The tier in force: this CPU's best level within the environment's cap.
 inline IsaLevel tierInForce() {
-  return std::min(hostIsaLevel(), isaCapFromEnvironment().level);
+  return levelWithin(isaCapFromEnvironment().level);
 }
 
 /// The name of the form opscope's own f32 kernels take at `level` (the
-/// kernel table's tiers: plain C++ below AVX2, then AVX2 + FMA, then
-/// AVX-512), as kernel names carry it.
+/// kernel table's tiers: plain C++ below AVX2, then AVX2 + FMA, avx2_vnni
+/// included, then AVX-512), as kernel names carry it.
 inline const char *ownKernelTierName(IsaLevel level) {
   return level >= IsaLevel::Avx512Core ? "avx512"
          : level >= IsaLevel::Avx2     ? "avx2"

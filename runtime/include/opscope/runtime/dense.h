@@ -127,7 +127,7 @@ public:
   const uint8_t *quantized(const float *x, float xScale, int32_t xZero);
   std::string implementation() const;
   /// Whether it runs on opscope's own kernel (the exact s16 GEMM, which
-  /// 8-bit weights take below AVX-512 VNNI where the table has it) rather
+  /// 8-bit weights take on a tier without VNNI where the table has it) rather
   /// than oneDNN's.
   bool ownKernel() const;
   /// The per-row weight scales.
@@ -262,10 +262,10 @@ bool innerProductOnMatMul();
 /// tier, 2 <= m <= 384).
 bool innerProductOnOwnGemm(int64_t m);
 /// Whether a QuantizedInnerProduct of `m` rows and depth `k` whose 8-bit
-/// weights would saturate oneDNN's int8 kernels (below AVX-512 VNNI) runs
-/// on opscope's exact s16 GEMM at the kernel tier in force (the AVX2 tier
-/// and AVX-512 below VNNI; 2 <= m <= 384, k <= 65793) rather than split in
-/// two 7-bit halves on oneDNN's.
+/// weights would saturate oneDNN's int8 kernels (without VNNI) runs
+/// on opscope's exact s16 GEMM at the kernel tier in force (the avx2 tier,
+/// not avx2_vnni, and AVX-512 below VNNI; 2 <= m <= 384, k <= 65793) rather
+/// than split in two 7-bit halves on oneDNN's.
 bool int8InnerProductOnOwnGemm(int64_t m, int64_t k);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as

@@ -33,7 +33,7 @@ IsaLevel maxIsa();
 inline bool isaAllowed(IsaLevel level) { return level <= maxIsa(); }
 /// This CPU's best level within the cap: what oneDNN runs at, and the
 /// highest tier of opscope's own kernel table.
-inline IsaLevel cpuTier() { return std::min(hostIsaLevel(), maxIsa()); }
+inline IsaLevel cpuTier() { return levelWithin(maxIsa()); }
 /// The cap's oneDNN name ("all" when there is none).
 const char *isaLevelName(IsaLevel level);
 
@@ -41,8 +41,8 @@ const char *isaLevelName(IsaLevel level);
 /// table (runtime/lib/kernels/KernelTable.h) was filled for, the CPU's best
 /// within the cap unless setKernelTier chose a lower one. The kernel table
 /// has forms for the reference (plain C++, any CPU: Sse41 here), avx2
-/// (AVX2 + FMA), avx512_core, and the VNNI and BF16 levels for the sparse
-/// s8 and bf16 kernels.
+/// (AVX2 + FMA), avx512_core, and the VNNI levels (avx2_vnni,
+/// avx512_core_vnni) and BF16 level for the sparse s8 and bf16 kernels.
 IsaLevel kernelTier();
 /// The name of the tier whose f32 kernels run ("reference", "avx2",
 /// "avx512"), as kernel names carry it (`opscope:layer_norm:avx2`).
@@ -52,13 +52,13 @@ const char *kernelTierName();
 /// tiers; do not call it while kernels run).
 IsaLevel setKernelTier(IsaLevel level);
 /// Every level the kernel table has forms for, lowest first: the
-/// reference (Sse41), avx2, avx512_core, and the VNNI and BF16 levels of
-/// the sparse s8 and bf16 kernels. What tests, bench-kernels and
+/// reference (Sse41), avx2, avx2_vnni, avx512_core, and the VNNI and BF16
+/// levels of the sparse s8 and bf16 kernels. What tests, bench-kernels and
 /// fuzz-kernels walk through with setKernelTier.
 inline const std::vector<IsaLevel> &kernelTableLevels() {
   static const std::vector<IsaLevel> levels = {
-      IsaLevel::Sse41, IsaLevel::Avx2, IsaLevel::Avx512Core,
-      IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16};
+      IsaLevel::Sse41,      IsaLevel::Avx2,           IsaLevel::Avx2Vnni,
+      IsaLevel::Avx512Core, IsaLevel::Avx512CoreVnni, IsaLevel::Avx512CoreBf16};
   return levels;
 }
 
@@ -142,14 +142,13 @@ void quantizeU8(const float *x, uint8_t *q, int64_t n, float scale,
 /// Quantizes n floats to s8 symmetrically: q = clamp(round(x / scale),
 /// -128, 127), rounding to nearest even.
 void quantizeS8(const float *x, int8_t *q, int64_t n, float scale);
-/// Whether int8 dot products cannot saturate at the tier in force. AVX-512
-/// VNNI (vpdpbusd) and AMX accumulate u8 x s8 products in int32; below
-/// them oneDNN's int8 kernels multiply with vpmaddubsw, which saturates the
-/// sum of two u8 x s8 products at 16 bits (oneDNN's "Nuances of int8
-/// computations") unless every |w| <= 64: 2 x 255 x 64 = 32640.
-inline bool int8SaturationFree() {
-  return cpuTier() >= IsaLevel::Avx512CoreVnni;
-}
+/// Whether int8 dot products cannot saturate at the tier in force. AVX-VNNI
+/// and AVX-512 VNNI (vpdpbusd) and AMX accumulate u8 x s8 products in
+/// int32; without them oneDNN's int8 kernels multiply with vpmaddubsw,
+/// which saturates the sum of two u8 x s8 products at 16 bits (oneDNN's
+/// "Nuances of int8 computations") unless every |w| <= 64: 2 x 255 x 64 =
+/// 32640.
+inline bool int8SaturationFree() { return hasVnni(cpuTier()); }
 /// The largest |w| int8 weights may have for oneDNN's int8 kernels at the
 /// tier in force: 127, or 64 where they would saturate (7-bit weights, as
 /// ONNX Runtime's reduce_range).

@@ -40,8 +40,8 @@ struct SparseLayout {
 
 /// Which implementation the sparse kernels of a given value type use here.
 /// The kernel table's name for it: "avx512", "avx2", "reference"; s8
-/// "avx512_vnni"; bf16 "avx512_bf16" or "avx512:f32" (widened weights on
-/// the f32 kernel).
+/// "avx512_vnni" or "avx2_vnni"; bf16 "avx512_bf16" or "avx512:f32" (widened
+/// weights on the f32 kernel).
 std::string sparseIsa(sparse::ValueType t);
 
 /// f32 or bf16 weights (bf16 activations are converted on packing the

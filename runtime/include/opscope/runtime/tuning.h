@@ -42,6 +42,12 @@ struct MachineKey {
   /// is false only on older CPUs or under a cap below AVX2; a file from
   /// before it was keyed reads as true, and load() lets it match either.
   bool avx2 = true, avx512f = false, vnni = false, bf16 = false, amx = false;
+  /// AVX-VNNI within the cap. It keys only the tier that uses it
+  /// (avxVnniTier(): avx2_vnni, AVX2 with AVX-VNNI); an AVX-512 tier runs
+  /// AVX-512's kernels whether or not the CPU has it. A file from before it
+  /// was keyed reads as false.
+  bool avxVnni = false;
+  bool avxVnniTier() const { return avxVnni && !avx512f; }
   std::string onednn; ///< "3.0.0"
   bool operator==(const MachineKey &o) const;
   bool operator!=(const MachineKey &o) const { return !(*this == o); }

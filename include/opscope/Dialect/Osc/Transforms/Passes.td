@@ -148,7 +148,7 @@ def OscPrecision : Pass<"osc-precision", "::mlir::func::FuncOp"> {
     Option<"keepFp32", "keep-fp32", "std::string", "\"\"", "regex over source node names of ops kept in fp32">,
     Option<"calibration", "calibration", "std::string", "\"\"", "int8: the calibration file (opscope-run --calibrate)">,
     Option<"calibrationMethod", "calibration-method", "std::string", "\"minmax\"", "int8: minmax or percentile:P">,
-    Option<"weightBits", "weight-bits", "int", "8", "int8: bits of the quantized weights, 8 ([-127, 127]) or 7 ([-64, 64]: the target CPU's int8 kernels would saturate 8-bit weights, no AVX-512 VNNI)">,
+    Option<"weightBits", "weight-bits", "int", "8", "int8: bits of the quantized weights, 8 ([-127, 127]) or 7 ([-64, 64]: the target CPU's int8 kernels would saturate 8-bit weights, no VNNI)">,
     Option<"report", "report", "bool", "false", "print a one-line summary to stdout">
   ];
 }

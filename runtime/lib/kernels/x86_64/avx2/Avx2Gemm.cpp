@@ -152,9 +152,10 @@ AVX2 void gemmTileS16(const GemmTileCallS16 &t) {
 
 } // namespace
 
-void opscope::rt::fillAvx2GemmKernels(KernelTable &t) {
+void opscope::rt::fillAvx2GemmKernels(KernelTable &t, bool exactInt8) {
   t.gemmTile = gemmTile;
-  t.gemmTileS16 = gemmTileS16;
+  if (exactInt8)
+    t.gemmTileS16 = gemmTileS16;
   t.gemmRows = kRows;
   t.gemmCols = kCols;
 }

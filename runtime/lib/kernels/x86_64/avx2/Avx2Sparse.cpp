@@ -18,28 +18,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../KernelTable.h"
-
-#include <immintrin.h>
+#include "Avx2SparseSteps.h"
 
 using namespace opscope;
 using namespace opscope::rt;
 using namespace opscope::rt::sparse_rows;
 
-#define AVX2 __attribute__((target("avx2,fma")))
-
 namespace opscope::rt::avx2_sparse {
-
-/// Runs `pass(t, offset)` over the tile's 8-lane vectors, T at a time where
-/// T of them are left, then one at a time: `pass` is called with T or 1 as
-/// a compile-time constant and the first vector's lane offset.
-template <int T, typename F> AVX2 inline void passes(int64_t mc, F pass) {
-  int64_t vectors = (mc + 7) / 8, v = 0;
-  for (; v + T <= vectors; v += T)
-    pass(std::integral_constant<int, T>(), 8 * v);
-  for (; v < vectors; ++v)
-    pass(std::integral_constant<int, 1>(), 8 * v);
-}
 
 //===- f32 -----------------------------------------------------------------===//
 
@@ -146,24 +131,6 @@ AVX2 inline void tokens16(const int32_t *x, __m256i &lo, __m256i &hi) {
 /// eight tokens' int32 sums in order.
 AVX2 inline __m256i tokenSums(__m256i lo, __m256i hi) {
   return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
-}
-
-/// A row's int32 sums for 8 tokens: the partial sums of earlier slabs
-/// added, then kept as int32 or, on the last slab, dequantized.
-AVX2 inline void storeS8(const SparseRowsCall &c, int64_t row, float *out,
-                         __m256i sum) {
-  if (!c.first)
-    sum = _mm256_add_epi32(sum, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(out)));
-  if (!c.last) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out), sum);
-    return;
-  }
-  const Packed &p = *c.p;
-  __m256 sc = _mm256_set1_ps(c.xScale * p.scale[row]);
-  __m256 b = _mm256_set1_ps(c.bias ? c.bias[row] : 0.0f);
-  __m256i comp = _mm256_set1_epi32(c.xZero * p.rowSum[row]);
-  __m256 v = _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, comp));
-  _mm256_storeu_ps(out, _mm256_fmadd_ps(v, sc, b));
 }
 
 template <int T>
