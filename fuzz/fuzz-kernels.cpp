@@ -379,8 +379,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // N = 1-70, a zero point, a bias or none, then no post-op, a ReLU, or a
     // residual sum and a ReLU; f32 or u8 out. Without VNNI
     // (OPSCOPE_MAX_ISA=avx2) the AVX2 tier runs opscope's exact s16 GEMM and
-    // the reference tier the two 7-bit halves on oneDNN's; both are the
-    // model's integer sums with oneDNN's epilogue, so bit for bit. The
+    // the reference tier the two 7-bit halves on oneDNN's; on avx2_vnni the
+    // table's vpdpbusd GEMM runs them. All are the model's integer sums with
+    // oneDNN's epilogue, so bit for bit. The
     // operands come from a generator the input seeds (the bytes would run
     // out before a large input's rows).
     int64_t m = in.upTo(200), k = in.upTo(600), nOut = in.upTo(70);

@@ -1304,22 +1304,24 @@ TEST(QuantizedInnerProduct, Int8ChainCarriesU8) {
 }
 
 namespace {
-/// The form a QuantizedInnerProduct of 8-bit weights runs in: oneDNN's
-/// int8 kernels as they are with VNNI (hasVnni); without it the exact s16
-/// GEMM where the table has it (`opscope`, gemm:s16), else the two 7-bit
+/// The form a QuantizedInnerProduct of 8-bit weights runs in: with VNNI
+/// (hasVnni) oneDNN's int8 kernels as they are, or on avx2_vnni the
+/// table's vpdpbusd GEMM where it applies (gemm:u8s8); without VNNI the
+/// exact s16 GEMM where the table has it (gemm:s16), else the two 7-bit
 /// halves (`:s8w7x2`) on oneDNN's.
 void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
   const std::string impl = ip.implementation();
   const bool halves = impl.find(":s8w7x2") != std::string::npos;
-  if (int8SaturationFree()) {
+  const bool quads = kernelTier() == IsaLevel::Avx2Vnni && !gemmsOnOneDnn();
+  if (int8SaturationFree() && !quads) {
     EXPECT_FALSE(halves) << impl;
     EXPECT_FALSE(ip.ownKernel()) << impl;
     return;
   }
   EXPECT_EQ(ip.ownKernel(), int8InnerProductOnOwnGemm(m, k)) << impl;
-  EXPECT_NE(halves, ip.ownKernel()) << impl;
+  EXPECT_EQ(halves, !ip.ownKernel() && !int8SaturationFree()) << impl;
   if (ip.ownKernel()) {
-    EXPECT_EQ(impl.rfind("gemm:s16:", 0), 0u) << impl;
+    EXPECT_EQ(impl.rfind(quads ? "gemm:u8s8:" : "gemm:s16:", 0), 0u) << impl;
   }
 }
 
@@ -1333,14 +1335,13 @@ void expectInt8Form(const QuantizedInnerProduct &ip, int64_t m, int64_t k) {
 /// integer sums in double.
 TEST(QuantizedInnerProduct, ExactGemmAtEveryTier) {
   tiers::forEachTier([&](IsaLevel level) {
-    // The AVX2 tier and AVX-512 below VNNI have the tile; avx2_vnni
-    // (AVX-VNNI: oneDNN's int8 kernels are exact) has none.
-    if ((level == IsaLevel::Avx2 || level == IsaLevel::Avx512Core) &&
+    // The AVX2 tier and AVX-512 below VNNI have the s16 tile, avx2_vnni
+    // the vpdpbusd one.
+    if ((level == IsaLevel::Avx2 || level == IsaLevel::Avx2Vnni ||
+         level == IsaLevel::Avx512Core) &&
         !gemmsOnOneDnn()) {
       EXPECT_TRUE(int8InnerProductOnOwnGemm(128, 768));
     }
-    if (level == IsaLevel::Avx2Vnni)
-      EXPECT_FALSE(int8InnerProductOnOwnGemm(128, 768));
     EXPECT_FALSE(int8InnerProductOnOwnGemm(1, 768));
     EXPECT_FALSE(int8InnerProductOnOwnGemm(512, 768));
     for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{2, 5, 3},

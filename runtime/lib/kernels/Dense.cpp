@@ -137,7 +137,7 @@ bool opscope::rt::innerProductOnOwnGemm(int64_t m) {
 }
 
 bool opscope::rt::int8InnerProductOnOwnGemm(int64_t m, int64_t k) {
-  return PackedGemmS16::applies(m, k);
+  return PackedGemmInt8::applies(m, k);
 }
 
 /// Without native bf16 (nativeBf16()), the primitive is f32 on bf16
@@ -330,7 +330,7 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   /// Or, where the table has it (the AVX2 tier, AVX-512 below VNNI; 2 to
   /// 384 rows), the exact s16 GEMM for such weights instead of the halves:
   /// no oneDNN primitive then.
-  std::unique_ptr<PackedGemmS16> gemm;
+  std::unique_ptr<PackedGemmInt8> gemm;
   /// The bias in the accumulator's units with the zero point's
   /// compensation (runAny); oneDNN's bias memory points at it.
   std::vector<float> biasAdjusted;
@@ -418,18 +418,21 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   impl->u8Out = u8Output.has_value();
   impl->wScale.assign(rowScales, rowScales + n);
   // Weights beyond the tier's saturation-free range (8-bit weights without
-  // VNNI) run on the exact s16 GEMM where the table has it, else
-  // split in two 7-bit halves (Impl::split); 7-bit ones (opscope-compile
-  // --precision int8 for such a tier) as they are.
+  // VNNI) run on the exact s16 GEMM where the table has it, else split in
+  // two 7-bit halves (Impl::split); 7-bit ones (opscope-compile --precision
+  // int8 for such a tier) as they are. On avx2_vnni every int8 weight runs
+  // on the table's vpdpbusd GEMM where it applies (faster than oneDNN's
+  // there, docs/runtime-kernels.md).
   impl->kIn = k;
-  if (int8WeightsSaturate(s8Weights, n * k)) {
+  if (int8WeightsSaturate(s8Weights, n * k) ||
+      (kernelTable().gemmInt8Quads && int8InnerProductOnOwnGemm(m, k))) {
     Impl &I = *impl;
     if (int8InnerProductOnOwnGemm(m, k)) {
       I.m = m;
       I.n = n;
       I.sums(k, n, s8Weights, biasData);
-      I.gemm = std::make_unique<PackedGemmS16>(m, k, n, s8Weights,
-                                               std::move(postOps), u8Output);
+      I.gemm = std::make_unique<PackedGemmInt8>(m, k, n, s8Weights,
+                                                std::move(postOps), u8Output);
       return;
     }
     I.split = true;

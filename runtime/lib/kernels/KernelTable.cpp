@@ -75,14 +75,17 @@ KernelTable build(IsaLevel level) {
       fillAvx2GemmKernels(t, /*exactInt8=*/!hasVnni(level));
   }
   // AVX2 with AVX-VNNI: the sparse s8 rows take vpdpbusd.
-  if (level == IsaLevel::Avx2Vnni)
+  if (level == IsaLevel::Avx2Vnni) {
     fillAvxVnniKernels(t);
+    if (ownGemmAllowed())
+      fillAvxVnniGemmKernels(t);
+  }
   if (level >= IsaLevel::Avx512Core) {
     fillAvx512Kernels(t);
     fillAvx512SparseKernels(t);
     fillAvx512WinogradKernels(t);
     // Below VNNI oneDNN's int8 kernels saturate 8-bit weights: the exact
-    // s16 GEMM takes them (PackedGemmS16).
+    // s16 GEMM takes them (PackedGemmInt8).
     if (level < IsaLevel::Avx512CoreVnni && ownGemmAllowed())
       fillAvx512GemmKernels(t);
   }

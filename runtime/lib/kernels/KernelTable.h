@@ -59,8 +59,10 @@ struct SparseRowsCall {
 /// one panel of the weights packed [kb][gemmCols] (64-byte aligned).
 /// Meanwhile `prefetchElems` elements from `prefetch` (a share of the next
 /// panel) are brought into L1. The f32 GEMM's step is one K step of f32;
-/// the exact int8 GEMM's (GemmTileCallS16) is a pair of K steps, two s16
-/// in 32 bits (low half first), multiplied pairwise into s32 sums.
+/// the exact int8 GEMM's (GemmTileCallInt8) is a pair of K steps, two s16
+/// in 32 bits (low half first), multiplied pairwise into s32 sums, or with
+/// KernelTable::gemmInt8Quads four K steps, four bytes in 32 bits (lowest
+/// first; u8 in `a`, s8 in `b`), multiplied and added in fours.
 template <typename In, typename Acc> struct GemmTileArgs {
   const In *a, *b;
   int64_t kb, mr;
@@ -71,7 +73,7 @@ template <typename In, typename Acc> struct GemmTileArgs {
   int64_t prefetchElems;
 };
 using GemmTileCall = GemmTileArgs<float, float>;
-using GemmTileCallS16 = GemmTileArgs<uint32_t, int32_t>;
+using GemmTileCallInt8 = GemmTileArgs<uint32_t, int32_t>;
 
 /// A sparse row kernel and what the tile loop must know about it.
 struct SparseRowsEntry {
@@ -199,13 +201,17 @@ struct KernelTable {
   /// (docs/runtime-kernels.md); from AVX-512 up oneDNN's brgemm is faster.
   void (*gemmTile)(const GemmTileCall &) = nullptr;
   int64_t gemmRows = 0, gemmCols = 0;
-  /// The exact int8 GEMM's tile (PackedGemmS16, the same shape): s16 pairs
-  /// multiplied and added into s32 (vpmaddwd), so 8-bit weights never
-  /// saturate where oneDNN's int8 kernels would. Set on the AVX2 tier and on
-  /// AVX-512 below VNNI (there without the f32 tile, and 8 x 32); null where
-  /// the tier has VNNI (avx2_vnni, avx512_core_vnni up): oneDNN's int8
-  /// kernels are exact there.
-  void (*gemmTileS16)(const GemmTileCallS16 &) = nullptr;
+  /// The exact int8 GEMM's tile (PackedGemmInt8, the same shape) and its
+  /// name in kernel names. Its 32-bit element is a pair of s16 (vpmaddwd:
+  /// the AVX2 tier, and AVX-512 below VNNI with an 8 x 32 tile), so 8-bit
+  /// weights never saturate where oneDNN's int8 kernels would; or, with
+  /// `gemmInt8Quads`, four u8 of the input and four s8 of the weights
+  /// (vpdpbusd: avx2_vnni, where it runs the DistilBERT-shaped model's int8
+  /// products 10% faster than oneDNN's exact kernels,
+  /// docs/runtime-kernels.md). Null from AVX-512 VNNI up: oneDNN's brgemm.
+  void (*gemmTileInt8)(const GemmTileCallInt8 &) = nullptr;
+  const char *gemmInt8Name = nullptr;
+  bool gemmInt8Quads = false;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
   // without a native form (an AVX-512 CPU without AVX512-BF16) is left
@@ -229,6 +235,7 @@ void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2GemmKernels(KernelTable &t, bool exactInt8);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvxVnniKernels(KernelTable &t);
+void fillAvxVnniGemmKernels(KernelTable &t);
 void fillAvx512Kernels(KernelTable &t);
 void fillAvx512GemmKernels(KernelTable &t);
 void fillAvx512WinogradKernels(KernelTable &t);

@@ -1,6 +1,6 @@
 //===- PackedGemm.cpp - the packing and block loops around the GEMM tile --===//
 //
-// Part of opscope's runtime: PackedGemm and PackedGemmS16 (PackedGemm.h).
+// Part of opscope's runtime: PackedGemm and PackedGemmInt8 (PackedGemm.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,13 +40,13 @@ constexpr int64_t kRowTiles = 32;
 /// 110-112).
 constexpr int64_t kAhead = 1;
 
-/// The widest tile this loop packs for (PackedGemmS16 keeps a chunk's row
+/// The widest tile this loop packs for (PackedGemmInt8 keeps a chunk's row
 /// on the stack).
 constexpr int64_t kMaxCols = 64;
 
 /// The deepest K whose s32 sums of u8 x s8 products cannot overflow:
 /// K x 255 x 128 < 2^31 (65793).
-constexpr int64_t kMaxS16Depth =
+constexpr int64_t kMaxInt8Depth =
     std::numeric_limits<int32_t>::max() / (255 * 128);
 
 bool rowsSuit(int64_t m) { return m >= 2 && m <= PackedPanels::kMaxRows; }
@@ -248,58 +248,83 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
 }
 
 //===----------------------------------------------------------------------===//
-// PackedGemmS16: exact int8
+// PackedGemmInt8: exact int8
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Two s16 as one 32-bit element, `lo` the earlier K step (the low half,
-/// as vpmaddwd pairs the lanes).
-uint32_t s16Pair(int lo, int hi) {
-  return uint32_t(uint16_t(int16_t(lo))) | uint32_t(uint16_t(int16_t(hi)))
-                                               << 16;
+/// Element `s` of a weight row of `k` int8 values, as the table's tile
+/// takes it: four K steps as bytes (`quads`, vpdpbusd), else two as s16
+/// (vpmaddwd); the earlier step in the lower bits, zeros past K.
+uint32_t int8Element(const int8_t *row, int64_t k, int64_t s, bool quads) {
+  const int per = quads ? 4 : 2;
+  uint32_t e = 0;
+  for (int i = 0; i < per && per * s + i < k; ++i) {
+    int v = row[per * s + i];
+    e |= quads ? uint32_t(uint8_t(v)) << (8 * i)
+               : uint32_t(uint16_t(int16_t(v))) << (16 * i);
+  }
+  return e;
 }
 } // namespace
 
-bool PackedGemmS16::applies(int64_t m, int64_t k) {
-  return kernelTable().gemmTileS16 != nullptr && rowsSuit(m) &&
-         k <= kMaxS16Depth;
+bool PackedGemmInt8::applies(int64_t m, int64_t k) {
+  return kernelTable().gemmTileInt8 != nullptr && rowsSuit(m) &&
+         k <= kMaxInt8Depth;
 }
 
-/// PackedGemmS16's post-ops, once its arguments are checked: before
+/// PackedGemmInt8's post-ops, once its arguments are checked: before
 /// anything is packed (into the model's shared cache, which would keep
 /// it). Throws where K could overflow the sums or a u8 output is invalid.
-static std::vector<PostOp> s16PostOps(int64_t k, std::vector<PostOp> postOps,
-                                      const dnnlx::U8Output &u8Output) {
-  if (k > kMaxS16Depth)
-    throw std::invalid_argument("PackedGemmS16: K = " + std::to_string(k) +
+static std::vector<PostOp> int8PostOps(int64_t k, std::vector<PostOp> postOps,
+                                       const dnnlx::U8Output &u8Output) {
+  if (k > kMaxInt8Depth)
+    throw std::invalid_argument("PackedGemmInt8: K = " + std::to_string(k) +
                                 " could overflow the s32 sums");
   dnnlx::checkU8Output(u8Output, postOps);
   return postOps;
 }
 
-PackedGemmS16::PackedGemmS16(int64_t m, int64_t k, int64_t n,
-                             const int8_t *weights, std::vector<PostOp> postOps,
-                             std::optional<std::pair<float, int32_t>> u8Output)
-    : PackedPanels(kernelTable().gemmTileS16 != nullptr, m, (k + 1) / 2, n,
-                   weights, panelKey("gemm:s16", n, k, kernelTable().gemmCols),
-                   s16PostOps(k, std::move(postOps), u8Output),
-                   [&](int64_t j, int64_t s) {
-                     const int8_t *row = weights + j * k;
-                     return s16Pair(row[2 * s],
-                                    2 * s + 1 < k ? row[2 * s + 1] : 0);
-                   }),
-      tile(kernelTable().gemmTileS16), quantizeU8(kernelTable().quantizeU8),
-      k(k), u8Output(u8Output) {}
+PackedGemmInt8::PackedGemmInt8(
+    int64_t m, int64_t k, int64_t n, const int8_t *weights,
+    std::vector<PostOp> postOps,
+    std::optional<std::pair<float, int32_t>> u8Output)
+    : PackedPanels(
+          kernelTable().gemmTileInt8 != nullptr, m,
+          kernelTable().gemmInt8Quads ? (k + 3) / 4 : (k + 1) / 2, n, weights,
+          panelKey(kernelTable().gemmInt8Quads ? "gemm:u8s8" : "gemm:s16", n, k,
+                   kernelTable().gemmCols),
+          int8PostOps(k, std::move(postOps), u8Output),
+          [&](int64_t j, int64_t s) {
+            return int8Element(weights + j * k, k, s,
+                               kernelTable().gemmInt8Quads);
+          }),
+      tile(kernelTable().gemmTileInt8), quads(kernelTable().gemmInt8Quads),
+      name_(kernelTable().gemmInt8Name ? kernelTable().gemmInt8Name : ""),
+      quantizeU8(kernelTable().quantizeU8), k(k), u8Output(u8Output) {}
 
-std::string PackedGemmS16::name() const { return "gemm:s16:" + tierName; }
+std::string PackedGemmInt8::name() const { return "gemm:" + name_; }
 
-void PackedGemmS16::run(const uint8_t *x, const float *scale, const float *bias,
-                        void *y, const float *sum) const {
+void PackedGemmInt8::run(const uint8_t *x, const float *scale,
+                         const float *bias, void *y, const float *sum) const {
   walk(
       tile,
-      // Rows widened to s16, in pairs (a zero past an odd K), in a
-      // per-thread buffer.
+      // The input rows as the tile takes them: u8 quads, the rows
+      // themselves where K is a multiple of 4, else copied with zeros past
+      // K; or widened to s16, in pairs (a zero past an odd K). Copies go to
+      // a per-thread buffer.
       [&](int64_t r0, int64_t mr) {
+        if (quads) {
+          if (k % 4 == 0)
+            return std::pair{reinterpret_cast<const uint32_t *>(x + r0 * k),
+                             steps};
+          auto *q = static_cast<uint8_t *>(
+              dnnlx::threadScratch(4, size_t(mr * steps) * 4));
+          for (int64_t r = 0; r < mr; ++r) {
+            std::memcpy(q + r * 4 * steps, x + (r0 + r) * k, k);
+            std::memset(q + r * 4 * steps + k, 0, 4 * steps - k);
+          }
+          return std::pair{reinterpret_cast<const uint32_t *>(q), steps};
+        }
         auto *pairs = static_cast<int16_t *>(
             dnnlx::threadScratch(4, size_t(mr * steps) * 4));
         for (int64_t r = 0; r < mr; ++r) {

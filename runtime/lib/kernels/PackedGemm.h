@@ -13,7 +13,7 @@
 // prefetches a share of the next panel: a model's weights come from memory
 // on every run, and without the prefetch the DistilBERT-shaped model's
 // products took 13% longer. InnerProduct takes this form where the table
-// has its f32 tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmS16 is
+// has its f32 tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmInt8 is
 // the exact int8 form of the same loops (QuantizedInnerProduct's 8-bit
 // weights without VNNI: the AVX2 tier and AVX-512 without VNNI).
 //
@@ -115,7 +115,7 @@ private:
 /// its order, so the same sums give the same f32 values: the bias in the
 /// accumulator's units (the caller folds the zero point's compensation
 /// into it), then the scale.
-class PackedGemmS16 : PackedPanels {
+class PackedGemmInt8 : PackedPanels {
 public:
   /// Whether the table in force has the tile and `m` rows suit it (as
   /// PackedGemm::applies), and K keeps the s32 sums exact: K x 255 x 128
@@ -124,9 +124,9 @@ public:
   /// `weights` (s8, N x K) are widened and packed. With `u8Output` (scale,
   /// zero point) the output is written in u8 after the post-ops: y / scale
   /// + zero point, rounded to nearest even and saturated (oneDNN's order).
-  PackedGemmS16(int64_t m, int64_t k, int64_t n, const int8_t *weights,
-                std::vector<PostOp> postOps,
-                std::optional<std::pair<float, int32_t>> u8Output);
+  PackedGemmInt8(int64_t m, int64_t k, int64_t n, const int8_t *weights,
+                 std::vector<PostOp> postOps,
+                 std::optional<std::pair<float, int32_t>> u8Output);
   /// y = (sum_k x w + bias[j]) * scale[j], then the post-ops in order; a
   /// Sum reads `sum` (M x N; it may be y itself). `y` is f32, or u8 with
   /// u8Output.
@@ -136,7 +136,9 @@ public:
   std::string name() const;
 
 private:
-  decltype(KernelTable::gemmTileS16) tile;
+  decltype(KernelTable::gemmTileInt8) tile;
+  bool quads; ///< the tile takes u8 / s8 quads (gemmInt8Quads)
+  std::string name_;
   decltype(KernelTable::quantizeU8) quantizeU8;
   int64_t k;
   std::optional<std::pair<float, int32_t>> u8Output;

@@ -126,9 +126,8 @@ public:
   /// runU8Out on an f32 input: the first op of an int8 chain).
   const uint8_t *quantized(const float *x, float xScale, int32_t xZero);
   std::string implementation() const;
-  /// Whether it runs on opscope's own kernel (the exact s16 GEMM, which
-  /// 8-bit weights take on a tier without VNNI where the table has it) rather
-  /// than oneDNN's.
+  /// Whether it runs on opscope's own kernel (the exact int8 GEMM:
+  /// int8InnerProductOnOwnGemm) rather than oneDNN's.
   bool ownKernel() const;
   /// The per-row weight scales.
   const std::vector<float> &weightScales() const;
@@ -261,11 +260,12 @@ bool innerProductOnMatMul();
 /// runs on opscope's packed GEMM at the kernel tier in force (the AVX2
 /// tier, 2 <= m <= 384).
 bool innerProductOnOwnGemm(int64_t m);
-/// Whether a QuantizedInnerProduct of `m` rows and depth `k` whose 8-bit
-/// weights would saturate oneDNN's int8 kernels (without VNNI) runs
-/// on opscope's exact s16 GEMM at the kernel tier in force (the avx2 tier,
-/// not avx2_vnni, and AVX-512 below VNNI; 2 <= m <= 384, k <= 65793) rather
-/// than split in two 7-bit halves on oneDNN's.
+/// Whether a QuantizedInnerProduct of `m` rows and depth `k` runs on
+/// opscope's exact int8 GEMM at the kernel tier in force (2 <= m <= 384, k
+/// <= 65793): the s16 form on the avx2 tier and AVX-512 below VNNI, for
+/// 8-bit weights that would saturate oneDNN's int8 kernels (else split in
+/// two 7-bit halves on oneDNN's); the vpdpbusd form on avx2_vnni, for every
+/// int8 weight.
 bool int8InnerProductOnOwnGemm(int64_t m, int64_t k);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as

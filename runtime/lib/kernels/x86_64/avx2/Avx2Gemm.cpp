@@ -131,7 +131,7 @@ tileS16(const uint32_t *a, const uint32_t *b, int64_t kb, bool accumulate,
   GEMM_EACH_ROW(S16_STORE)
 }
 
-AVX2 void gemmTileS16(const GemmTileCallS16 &t) {
+AVX2 void gemmTileInt8(const GemmTileCallInt8 &t) {
   for (int64_t q = 0; q < t.prefetchElems; q += 16)
     _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
   switch (t.mr) {
@@ -154,8 +154,10 @@ AVX2 void gemmTileS16(const GemmTileCallS16 &t) {
 
 void opscope::rt::fillAvx2GemmKernels(KernelTable &t, bool exactInt8) {
   t.gemmTile = gemmTile;
-  if (exactInt8)
-    t.gemmTileS16 = gemmTileS16;
+  if (exactInt8) {
+    t.gemmTileInt8 = gemmTileInt8;
+    t.gemmInt8Name = "s16:avx2";
+  }
   t.gemmRows = kRows;
   t.gemmCols = kCols;
 }

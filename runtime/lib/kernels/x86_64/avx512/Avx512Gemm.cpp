@@ -1,6 +1,6 @@
 //===- Avx512Gemm.cpp - the exact int8 GEMM's register tile, AVX-512 -----===//
 //
-// Part of opscope's runtime. The register tile of PackedGemmS16
+// Part of opscope's runtime. The register tile of PackedGemmInt8
 // (PackedGemm.h) on the AVX-512 tier below VNNI (Skylake-SP/X class):
 // 8 rows by 32 columns, 16 accumulators, each step a pair of K steps (two
 // s16 in 32 bits) as the AVX2 tile's (x86_64/avx2/Avx2Gemm.cpp) at twice
@@ -66,7 +66,7 @@ tileS16(const uint32_t *a, const uint32_t *b, int64_t kb, bool accumulate,
   S16_EACH_ROW(S16_STORE)
 }
 
-AVX512 void gemmTileS16(const GemmTileCallS16 &t) {
+AVX512 void gemmTileInt8(const GemmTileCallInt8 &t) {
   for (int64_t q = 0; q < t.prefetchElems; q += 16)
     _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
   switch (t.mr) {
@@ -92,7 +92,8 @@ AVX512 void gemmTileS16(const GemmTileCallS16 &t) {
 } // namespace
 
 void opscope::rt::fillAvx512GemmKernels(KernelTable &t) {
-  t.gemmTileS16 = gemmTileS16;
+  t.gemmTileInt8 = gemmTileInt8;
+  t.gemmInt8Name = "s16:avx512";
   t.gemmRows = kRows;
   t.gemmCols = kCols;
 }
