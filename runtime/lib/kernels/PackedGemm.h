@@ -107,22 +107,25 @@ private:
   std::vector<float> bias; ///< N values (or empty)
 };
 
-/// The exact int8 GEMM: the same loops on the table's s16 tile, for int8
-/// weights where the tier's int8 kernels (oneDNN's, vpmaddubsw) would
-/// saturate. The weights are widened to s16 once at load, each u8 input
-/// row per run, and the sums are exact in s32: a model's integers, as
-/// VNNI computes them. The epilogue is oneDNN's int8 inner product's, in
-/// its order, so the same sums give the same f32 values: the bias in the
-/// accumulator's units (the caller folds the zero point's compensation
-/// into it), then the scale.
+/// The exact int8 GEMM: the same loops on the table's int8 tile. Its s16
+/// form (the avx2 tier, AVX-512 below VNNI) takes int8 weights where the
+/// tier's int8 kernels (oneDNN's, vpmaddubsw) would saturate: the weights
+/// are widened to s16 once at load, each u8 input row per run. Its quad
+/// form (avx2_vnni, vpdpbusd) takes every int8 weight, four to a 32-bit
+/// element, the input's u8 as they are. Either way the sums are exact in
+/// s32: a model's integers, as VNNI computes them. The epilogue is oneDNN's
+/// int8 inner product's, in its order, so the same sums give the same f32
+/// values: the bias in the accumulator's units (the caller folds the zero
+/// point's compensation into it), then the scale.
 class PackedGemmInt8 : PackedPanels {
 public:
   /// Whether the table in force has the tile and `m` rows suit it (as
   /// PackedGemm::applies), and K keeps the s32 sums exact: K x 255 x 128
   /// below 2^31.
   static bool applies(int64_t m, int64_t k);
-  /// `weights` (s8, N x K) are widened and packed. With `u8Output` (scale,
-  /// zero point) the output is written in u8 after the post-ops: y / scale
+  /// `weights` (s8, N x K) are packed (widened for the s16 form). With
+  /// `u8Output` (scale, zero point) the output is written in u8 after the
+  /// post-ops: y / scale
   /// + zero point, rounded to nearest even and saturated (oneDNN's order).
   PackedGemmInt8(int64_t m, int64_t k, int64_t n, const int8_t *weights,
                  std::vector<PostOp> postOps,
@@ -132,7 +135,7 @@ public:
   /// u8Output.
   void run(const uint8_t *x, const float *scale, const float *bias, void *y,
            const float *sum) const;
-  /// "gemm:s16:" and the tier of the table's tile.
+  /// "gemm:" and the table's name of its tile ("s16:avx2", "u8s8:avx2_vnni").
   std::string name() const;
 
 private:

@@ -15,21 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../KernelTable.h"
-
-#include <immintrin.h>
+#include "Avx2GemmTile.h"
 
 using namespace opscope::rt;
+using opscope::rt::avx2_gemm::kCols;
+using opscope::rt::avx2_gemm::kRows;
 
 #define AVX2 __attribute__((target("avx2,fma")))
 
 namespace {
 
-constexpr int64_t kRows = 6, kCols = 16;
-/// mr <= 6 rows: the accumulators are named variables, not an array,
-/// which GCC 12 keeps on the stack and stores on every step (83 against
-/// 120 GFLOP/s); the rows past MR are dead code.
-#define GEMM_EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define GEMM_INIT(i)                                                           \
   __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
 #define GEMM_STEP(i)                                                           \
@@ -62,24 +57,7 @@ tile(const float *a, const float *b, int64_t kb, bool accumulate, float *c,
   GEMM_EACH_ROW(GEMM_STORE)
 }
 
-AVX2 void gemmTile(const GemmTileCall &t) {
-  for (int64_t q = 0; q < t.prefetchElems; q += 16)
-    _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
-  switch (t.mr) {
-  case 6:
-    return tile<6>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 5:
-    return tile<5>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 4:
-    return tile<4>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 3:
-    return tile<3>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 2:
-    return tile<2>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  default:
-    return tile<1>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  }
-}
+AVX2 void gemmTile(const GemmTileCall &t) { GEMM_TILE_CALL(tile, t); }
 
 /// The exact int8 tile: each step a pair of K steps, two s16 per 32-bit
 /// element; vpmaddwd multiplies the pairs into s32 and adds them, exactly
@@ -98,56 +76,16 @@ AVX2 __attribute__((always_inline)) inline void addInPlace(__m256i &acc,
   asm("vpaddd %1, %0, %0" : "+x"(acc) : "x"(p));
 }
 
-#define S16_INIT(i)                                                            \
-  __m256i d##i##0 = _mm256_setzero_si256(), d##i##1 = _mm256_setzero_si256();
 #define S16_STEP(i)                                                            \
   if constexpr (MR > i) {                                                      \
     __m256i x = _mm256_set1_epi32(static_cast<int>(ak[i]));                    \
     addInPlace(d##i##0, _mm256_madd_epi16(x, w0));                             \
     addInPlace(d##i##1, _mm256_madd_epi16(x, w1));                             \
   }
-#define S16_STORE(i)                                                           \
-  if constexpr (MR > i) {                                                      \
-    auto *ci = reinterpret_cast<__m256i *>(c + i * ldc);                       \
-    if (accumulate) {                                                          \
-      d##i##0 = _mm256_add_epi32(_mm256_loadu_si256(ci), d##i##0);             \
-      d##i##1 = _mm256_add_epi32(_mm256_loadu_si256(ci + 1), d##i##1);         \
-    }                                                                          \
-    _mm256_storeu_si256(ci, d##i##0);                                          \
-    _mm256_storeu_si256(ci + 1, d##i##1);                                      \
-  }
-
-template <int MR>
-AVX2 __attribute__((always_inline)) inline void
-tileS16(const uint32_t *a, const uint32_t *b, int64_t kb, bool accumulate,
-        int32_t *c, int64_t ldc) {
-  GEMM_EACH_ROW(S16_INIT)
-  for (int64_t k = 0; k < kb; ++k) {
-    const auto *bk = reinterpret_cast<const __m256i *>(b + k * kCols);
-    __m256i w0 = _mm256_load_si256(bk), w1 = _mm256_load_si256(bk + 1);
-    const uint32_t *ak = a + k * MR;
-    GEMM_EACH_ROW(S16_STEP)
-  }
-  GEMM_EACH_ROW(S16_STORE)
-}
+DEFINE_INT8_TILE(tileS16, AVX2, S16_STEP)
 
 AVX2 void gemmTileInt8(const GemmTileCallInt8 &t) {
-  for (int64_t q = 0; q < t.prefetchElems; q += 16)
-    _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
-  switch (t.mr) {
-  case 6:
-    return tileS16<6>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 5:
-    return tileS16<5>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 4:
-    return tileS16<4>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 3:
-    return tileS16<3>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 2:
-    return tileS16<2>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  default:
-    return tileS16<1>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  }
+  GEMM_TILE_CALL(tileS16, t);
 }
 
 } // namespace

@@ -10,9 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../KernelTable.h"
-
-#include <immintrin.h>
+#include "../avx2/Avx2GemmTile.h"
 
 using namespace opscope::rt;
 
@@ -20,58 +18,16 @@ using namespace opscope::rt;
 
 namespace {
 
-constexpr int64_t kCols = 16;
-#define QUAD_EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define QUAD_INIT(i)                                                           \
-  __m256i d##i##0 = _mm256_setzero_si256(), d##i##1 = _mm256_setzero_si256();
 #define QUAD_STEP(i)                                                           \
   if constexpr (MR > i) {                                                      \
     __m256i x = _mm256_set1_epi32(static_cast<int>(ak[i]));                    \
     d##i##0 = _mm256_dpbusd_avx_epi32(d##i##0, x, w0);                         \
     d##i##1 = _mm256_dpbusd_avx_epi32(d##i##1, x, w1);                         \
   }
-#define QUAD_STORE(i)                                                          \
-  if constexpr (MR > i) {                                                      \
-    auto *ci = reinterpret_cast<__m256i *>(c + i * ldc);                       \
-    if (accumulate) {                                                          \
-      d##i##0 = _mm256_add_epi32(_mm256_loadu_si256(ci), d##i##0);             \
-      d##i##1 = _mm256_add_epi32(_mm256_loadu_si256(ci + 1), d##i##1);         \
-    }                                                                          \
-    _mm256_storeu_si256(ci, d##i##0);                                          \
-    _mm256_storeu_si256(ci + 1, d##i##1);                                      \
-  }
-
-template <int MR>
-AVXVNNI __attribute__((always_inline)) inline void
-tileQuads(const uint32_t *a, const uint32_t *b, int64_t kb, bool accumulate,
-          int32_t *c, int64_t ldc) {
-  QUAD_EACH_ROW(QUAD_INIT)
-  for (int64_t k = 0; k < kb; ++k) {
-    const auto *bk = reinterpret_cast<const __m256i *>(b + k * kCols);
-    __m256i w0 = _mm256_load_si256(bk), w1 = _mm256_load_si256(bk + 1);
-    const uint32_t *ak = a + k * MR;
-    QUAD_EACH_ROW(QUAD_STEP)
-  }
-  QUAD_EACH_ROW(QUAD_STORE)
-}
+DEFINE_INT8_TILE(tileQuads, AVXVNNI, QUAD_STEP)
 
 AVXVNNI void gemmTileQuads(const GemmTileCallInt8 &t) {
-  for (int64_t q = 0; q < t.prefetchElems; q += 16)
-    _mm_prefetch(reinterpret_cast<const char *>(t.prefetch + q), _MM_HINT_T0);
-  switch (t.mr) {
-  case 6:
-    return tileQuads<6>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 5:
-    return tileQuads<5>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 4:
-    return tileQuads<4>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 3:
-    return tileQuads<3>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  case 2:
-    return tileQuads<2>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  default:
-    return tileQuads<1>(t.a, t.b, t.kb, t.accumulate, t.c, t.ldc);
-  }
+  GEMM_TILE_CALL(tileQuads, t);
 }
 
 } // namespace
