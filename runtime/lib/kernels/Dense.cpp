@@ -327,9 +327,10 @@ struct QuantizedInnerProduct::Impl : IpPrimitive {
   /// with no pair of products beyond 2 x 255 x 64 = 32640, the model's
   /// integers exactly, at twice the products of the 7-bit form.
   bool split = false;
-  /// Or, where the table has it (the AVX2 tier, AVX-512 below VNNI; 2 to
-  /// 384 rows), the exact s16 GEMM for such weights instead of the halves:
-  /// no oneDNN primitive then.
+  /// Or, where the table has it (2 to 384 rows), the exact int8 GEMM: its
+  /// s16 form for such weights instead of the halves (the AVX2 tier,
+  /// AVX-512 below VNNI), its vpdpbusd form for every int8 weight
+  /// (avx2_vnni): no oneDNN primitive then.
   std::unique_ptr<PackedGemmInt8> gemm;
   /// The bias in the accumulator's units with the zero point's
   /// compensation (runAny); oneDNN's bias memory points at it.

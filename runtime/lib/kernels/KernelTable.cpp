@@ -69,12 +69,13 @@ KernelTable build(IsaLevel level) {
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
     // The packed GEMM only on this tier: from AVX-512 up oneDNN's brgemm
-    // inner products are the faster ones. Its exact int8 tile only without
-    // VNNI: with AVX-VNNI oneDNN's int8 kernels are exact (vpdpbusd).
+    // inner products are the faster ones. Its s16 int8 tile only without
+    // VNNI; avx2_vnni has a vpdpbusd tile instead (below).
     if (level < IsaLevel::Avx512Core && ownGemmAllowed())
       fillAvx2GemmKernels(t, /*exactInt8=*/!hasVnni(level));
   }
-  // AVX2 with AVX-VNNI: the sparse s8 rows take vpdpbusd.
+  // AVX2 with AVX-VNNI: the sparse s8 rows and the int8 GEMM's tile take
+  // vpdpbusd.
   if (level == IsaLevel::Avx2Vnni) {
     fillAvxVnniKernels(t);
     if (ownGemmAllowed())

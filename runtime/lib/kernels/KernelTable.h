@@ -210,7 +210,7 @@ struct KernelTable {
   /// products 10% faster than oneDNN's exact kernels,
   /// docs/runtime-kernels.md). Null from AVX-512 VNNI up: oneDNN's brgemm.
   void (*gemmTileInt8)(const GemmTileCallInt8 &) = nullptr;
-  const char *gemmInt8Name = nullptr;
+  const char *gemmInt8Name = "";
   bool gemmInt8Quads = false;
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`

@@ -299,10 +299,10 @@ PackedGemmInt8::PackedGemmInt8(
                                kernelTable().gemmInt8Quads);
           }),
       tile(kernelTable().gemmTileInt8), quads(kernelTable().gemmInt8Quads),
-      name_(kernelTable().gemmInt8Name ? kernelTable().gemmInt8Name : ""),
+      tileName(kernelTable().gemmInt8Name),
       quantizeU8(kernelTable().quantizeU8), k(k), u8Output(u8Output) {}
 
-std::string PackedGemmInt8::name() const { return "gemm:" + name_; }
+std::string PackedGemmInt8::name() const { return "gemm:" + tileName; }
 
 void PackedGemmInt8::run(const uint8_t *x, const float *scale,
                          const float *bias, void *y, const float *sum) const {

@@ -141,7 +141,7 @@ public:
 private:
   decltype(KernelTable::gemmTileInt8) tile;
   bool quads; ///< the tile takes u8 / s8 quads (gemmInt8Quads)
-  std::string name_;
+  std::string tileName;
   decltype(KernelTable::quantizeU8) quantizeU8;
   int64_t k;
   std::optional<std::pair<float, int32_t>> u8Output;
