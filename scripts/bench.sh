@@ -125,9 +125,9 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128)
 # capped ratio is harsher than the same tier's CPU would give).
 HOST_TIER=$("$BUILD_DIR/bin/opscope-run" --version | sed -n 's/.*oneDNN \([a-z0-9_]*\).*/\1/p' | tail -1)
 LOWER_TIERS=""
-# avx2_vnni (AVX2 with AVX-VNNI) where the CPU has AVX-VNNI.
-VNNI_TIER=""
-grep -qw avx_vnni /proc/cpuinfo && VNNI_TIER="avx2_vnni"
+# avx2_vnni (AVX2 with AVX-VNNI) where the CPU has AVX-VNNI: that cap
+# then gives it (else avx2), as --version says.
+VNNI_TIER=$(OPSCOPE_MAX_ISA=avx2_vnni "$BUILD_DIR/bin/opscope-run" --version | sed -n 's/.*oneDNN \(avx2_vnni\) .*/\1/p' | tail -1)
 case "$HOST_TIER" in
   avx512_core_*) LOWER_TIERS="avx512_core $VNNI_TIER avx2" ;;
   avx512_core) LOWER_TIERS="$VNNI_TIER avx2" ;;

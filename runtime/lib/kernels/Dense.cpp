@@ -425,24 +425,25 @@ QuantizedInnerProduct::QuantizedInnerProduct(
   // on the table's vpdpbusd GEMM where it applies (faster than oneDNN's
   // there, docs/runtime-kernels.md).
   impl->kIn = k;
-  if (int8WeightsSaturate(s8Weights, n * k) ||
-      (kernelTable().gemmInt8Quads && int8InnerProductOnOwnGemm(m, k))) {
-    Impl &I = *impl;
-    if (int8InnerProductOnOwnGemm(m, k)) {
-      I.m = m;
-      I.n = n;
-      I.sums(k, n, s8Weights, biasData);
-      I.gemm = std::make_unique<PackedGemmInt8>(m, k, n, s8Weights,
-                                                std::move(postOps), u8Output);
-      return;
-    }
+  Impl &I = *impl;
+  const bool saturate = int8WeightsSaturate(s8Weights, n * k);
+  if ((saturate || kernelTable().gemmInt8Quads) &&
+      int8InnerProductOnOwnGemm(m, k)) {
+    I.m = m;
+    I.n = n;
+    I.sums(k, n, s8Weights, biasData);
+    I.gemm = std::make_unique<PackedGemmInt8>(m, k, n, s8Weights,
+                                              std::move(postOps), u8Output);
+    return;
+  }
+  if (saturate) {
     I.split = true;
     I.init(m, 2 * k, n, Impl::splitWeights(s8Weights, n, k).data(), biasData,
            postOps, u8Output);
     return;
   }
-  impl->weights7 = int8WeightLimit() < 127;
-  impl->init(m, k, n, s8Weights, biasData, postOps, u8Output);
+  I.weights7 = int8WeightLimit() < 127;
+  I.init(m, k, n, s8Weights, biasData, postOps, u8Output);
 }
 
 QuantizedInnerProduct::~QuantizedInnerProduct() = default;

@@ -69,10 +69,10 @@ KernelTable build(IsaLevel level) {
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
     // The packed GEMM only on this tier: from AVX-512 up oneDNN's brgemm
-    // inner products are the faster ones. Its s16 int8 tile only without
-    // VNNI; avx2_vnni has a vpdpbusd tile instead (below).
+    // inner products are the faster ones. Its s16 int8 tile avx2_vnni
+    // overwrites with a vpdpbusd one (below).
     if (level < IsaLevel::Avx512Core && ownGemmAllowed())
-      fillAvx2GemmKernels(t, /*exactInt8=*/!hasVnni(level));
+      fillAvx2GemmKernels(t);
   }
   // AVX2 with AVX-VNNI: the sparse s8 rows and the int8 GEMM's tile take
   // vpdpbusd.

@@ -231,8 +231,7 @@ void fillReferenceWinogradKernels(KernelTable &t);
 #if defined(__x86_64__)
 void fillAvx2Kernels(KernelTable &t);
 void fillAvx2WinogradKernels(KernelTable &t);
-/// The f32 tile, and the exact int8 (s16) tile where `exactInt8`.
-void fillAvx2GemmKernels(KernelTable &t, bool exactInt8);
+void fillAvx2GemmKernels(KernelTable &t);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvxVnniKernels(KernelTable &t);
 void fillAvxVnniGemmKernels(KernelTable &t);

@@ -87,7 +87,7 @@ MachineKey thisMachine(const std::string &onednnVersion) {
   k.vnni = has("avx512_vnni");
   k.bf16 = has("avx512_bf16");
   k.amx = has("amx_tile");
-  k.avxVnni = has("avx_vnni");
+  k.avxVnni = rt::hostCpu().avxVnni;
   // A capped process measures (and runs) the capped tier: its database is
   // that tier's, not the CPU's best.
   return k.atTier(rt::isaCapFromEnvironment().level);

@@ -90,12 +90,10 @@ AVX2 void gemmTileInt8(const GemmTileCallInt8 &t) {
 
 } // namespace
 
-void opscope::rt::fillAvx2GemmKernels(KernelTable &t, bool exactInt8) {
+void opscope::rt::fillAvx2GemmKernels(KernelTable &t) {
   t.gemmTile = gemmTile;
-  if (exactInt8) {
-    t.gemmTileInt8 = gemmTileInt8;
-    t.gemmInt8Name = "s16:avx2";
-  }
+  t.gemmTileInt8 = gemmTileInt8;
+  t.gemmInt8Name = "s16:avx2";
   t.gemmRows = kRows;
   t.gemmCols = kCols;
 }
