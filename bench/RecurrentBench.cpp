@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/kernels.h"
 
@@ -19,7 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -52,14 +52,6 @@ double timeMs(const std::function<void()> &f, int iterations) {
   return median(t);
 }
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0)
-      return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -80,8 +72,8 @@ int main(int argc, char **argv) {
   }
   setDenseThreads(1);
   std::printf("CPU: %s; oneDNN %s; one thread; %d rounds x %d iterations\n",
-              cpuModel().c_str(), denseLibraryVersion().c_str(), rounds,
-              iterations);
+              opscope::rt::hostCpu().model.c_str(),
+              denseLibraryVersion().c_str(), rounds, iterations);
   const Shape shapes[] = {
       {"VAD LSTM (seq 4, batch 1, 64 -> 64)", RnnCell::Lstm, 4, 1, 64, 64, 1},
       {"speech LSTM (seq 100, batch 1, 80 -> 256, bidirectional)",

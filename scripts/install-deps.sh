@@ -19,6 +19,8 @@ PKGS=(
   libclang-rt-19-dev libomp-19-dev
   # opscope-report's browser check in make test
   chromium-headless-shell
+  # make test's run on an emulated AVX2-only CPU (ctest label emulated_avx2)
+  qemu-user
 )
 
 missing=()

@@ -15,22 +15,9 @@
 
 #include <oneapi/dnnl/dnnl_version.h>
 
-#include <fstream>
 #include <string>
 
 namespace opscope::tools {
-
-/// The CPU model name from /proc/cpuinfo.
-inline std::string cpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
 
 /// The instruction sets the runtime will use on this CPU, under the
 /// OPSCOPE_MAX_ISA cap (cpu.h, the runtime's own description): its own
@@ -53,8 +40,8 @@ inline std::string versionText(const std::string &tool) {
          "MLIR " OPSCOPE_MLIR_VERSION "\n" + "oneDNN " +
          std::to_string(DNNL_VERSION_MAJOR) + "." +
          std::to_string(DNNL_VERSION_MINOR) + "." +
-         std::to_string(DNNL_VERSION_PATCH) + "\n" + "CPU " + cpuModel() +
-         ": " + runtimeIsa();
+         std::to_string(DNNL_VERSION_PATCH) + "\n" + "CPU " +
+         rt::hostCpu().model + ": " + runtimeIsa();
 }
 
 } // namespace opscope::tools

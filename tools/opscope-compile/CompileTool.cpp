@@ -101,7 +101,7 @@ void noteEmulatedBf16(const opscope::CompileOptions &opts) {
     return;
   bool capped = opscope::rt::hostIsaLevel() >= IsaLevel::Avx512CoreBf16;
   llvm::errs() << "opscope-compile: note: --precision bf16: tier " << opts.tier
-               << " (" << opscope::tools::cpuModel()
+               << " (" << opscope::rt::hostCpu().model
                << (capped ? " under OPSCOPE_MAX_ISA" : "")
                << ") has no bf16 instructions, so bf16 runs on f32 kernels "
                   "with bf16 weights and f32 activations (block-sparse ones "

@@ -46,16 +46,6 @@ double coreGflops(double seconds) {
   return 0.0;
 }
 
-std::string cpuName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
 } // namespace
 
 namespace {
@@ -97,7 +87,7 @@ Machine::Peak measurePeak(int threads, float *a, const float *b,
 
 Machine opscope::analysis::calibrateMachine(int threads) {
   Machine m;
-  m.cpu = cpuName();
+  m.cpu = rt::hostCpu().model;
   threads = std::max(1, threads);
   const size_t n = size_t(32) << 20; // 128 MB per array, far beyond caches
   std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);

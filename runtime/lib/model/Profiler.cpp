@@ -10,13 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/model.h"
 
 #include <x86intrin.h>
 
 #include <algorithm>
 #include <ctime>
-#include <fstream>
 #include <string>
 
 using namespace opscope;
@@ -28,17 +28,6 @@ int64_t monotonicNs() {
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-bool invariantTsc() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) == 0)
-      return line.find(" constant_tsc") != std::string::npos &&
-             line.find(" nonstop_tsc") != std::string::npos;
-  }
-  return false;
-}
-
 struct Clock {
   bool tsc = false;
   double nsPerTick = 1.0;
@@ -47,7 +36,7 @@ struct Clock {
 
   Clock() {
     mono0 = monotonicNs();
-    tsc = invariantTsc();
+    tsc = rt::hostCpu().invariantTsc;
     if (!tsc)
       return;
     // Calibrate over ~20 ms; the rate is then accurate to ~1e-5.

@@ -65,16 +65,7 @@ json tensorJson(const TensorInfo &t) {
 }
 } // namespace
 
-std::string opscope::cpuModelName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      size_t c = line.find(':');
-      return c == std::string::npos ? "" : line.substr(c + 2);
-    }
-  return "unknown";
-}
+std::string opscope::cpuModelName() { return rt::hostCpu().model; }
 
 bool opscope::cpuHasAmx() {
   return rt::hostIsaLevel() >= rt::IsaLevel::Avx512CoreAmx;

@@ -63,31 +63,16 @@ std::string MachineKey::fileName() const {
 MachineKey thisMachine(const std::string &onednnVersion) {
   MachineKey k;
   k.onednn = onednnVersion;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, flags;
-  while (std::getline(in, line)) {
-    auto value = [&] {
-      auto c = line.find(':');
-      std::string v = c == std::string::npos ? "" : line.substr(c + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    };
-    if (k.cpu.empty() && line.rfind("model name", 0) == 0)
-      k.cpu = value();
-    else if (flags.empty() && line.rfind("flags", 0) == 0)
-      flags = " " + value() + " ";
-  }
-  if (k.cpu.empty())
-    k.cpu = "unknown";
-  auto has = [&](const char *f) {
-    return flags.find(" " + std::string(f) + " ") != std::string::npos;
-  };
-  k.avx2 = has("avx2") && has("fma");
-  k.avx512f = has("avx512f");
-  k.vnni = has("avx512_vnni");
-  k.bf16 = has("avx512_bf16");
-  k.amx = has("amx_tile");
-  k.avxVnni = rt::hostCpu().avxVnni;
+  // cpu.h's one reading of the CPU: its name, and the flags its levels
+  // imply (the tiers opscope runs, which is what a measurement depends on).
+  const rt::HostCpu &host = rt::hostCpu();
+  k.cpu = host.model;
+  k.avx2 = host.best >= rt::IsaLevel::Avx2;
+  k.avx512f = host.best >= rt::IsaLevel::Avx512Core;
+  k.vnni = host.best >= rt::IsaLevel::Avx512CoreVnni;
+  k.bf16 = host.best >= rt::IsaLevel::Avx512CoreBf16;
+  k.amx = host.best >= rt::IsaLevel::Avx512CoreAmx;
+  k.avxVnni = host.avxVnni;
   // A capped process measures (and runs) the capped tier: its database is
   // that tier's, not the CPU's best.
   return k.atTier(rt::isaCapFromEnvironment().level);

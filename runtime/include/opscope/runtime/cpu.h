@@ -15,9 +15,14 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iterator>
 #include <optional>
 #include <string>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 namespace opscope::rt {
 
@@ -69,17 +74,52 @@ inline std::optional<IsaLevel> parseIsaLevel(std::string name) {
 }
 
 /// What this CPU has, ignoring any cap: the only place opscope reads the
-/// CPU's features, once per process (per library). `best` is its highest
-/// level; `avxVnni` whether it has AVX-VNNI besides (an AVX-512 CPU's best
-/// level does not say).
+/// CPU's features and name, once per process (per library). `best` is its
+/// highest level; `avxVnni` whether it has AVX-VNNI besides (an AVX-512
+/// CPU's best level does not say); `model` its name, as /proc/cpuinfo's
+/// "model name" gives it (on x86 both are CPUID's brand string, which an
+/// emulator such as qemu-x86_64 -cpu EPYC-Milan sets with the features).
+/// `invariantTsc`: the time-stamp counter ticks at one rate in every power
+/// state (CPUID 0x80000007 EDX bit 8, Linux's constant_tsc and
+/// nonstop_tsc), so the probes may time with rdtsc.
 struct HostCpu {
   IsaLevel best = IsaLevel::Sse41;
   bool avxVnni = false;
+  bool invariantTsc = false;
+  std::string model;
 };
+namespace detail {
+inline std::string trimmed(std::string s) {
+  const char *space = " \t\n";
+  s.erase(0, s.find_first_not_of(space));
+  s.erase(s.find_last_not_of(space) + 1);
+  return s;
+}
+inline std::string cpuModelFromCpuinfo() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      return trimmed(colon == std::string::npos ? "" : line.substr(colon + 1));
+    }
+  return "";
+}
+} // namespace detail
 inline const HostCpu &hostCpu() {
   static const HostCpu host = [] {
     HostCpu h;
 #if defined(__x86_64__) || defined(__i386__)
+    unsigned brand[12] = {}, top = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0x80000000u, &top, &b, &c, &d) && top >= 0x80000004u)
+      for (unsigned i = 0; i < 3; ++i)
+        __get_cpuid(0x80000002u + i, &brand[4 * i], &brand[4 * i + 1],
+                    &brand[4 * i + 2], &brand[4 * i + 3]);
+    unsigned a = 0;
+    if (top >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &c, &d))
+      h.invariantTsc = (d >> 8) & 1u;
+    const char *text = reinterpret_cast<const char *>(brand);
+    h.model = detail::trimmed(std::string(text, strnlen(text, sizeof brand)));
     __builtin_cpu_init();
     bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     h.avxVnni = avx2 && __builtin_cpu_supports("avxvnni");
@@ -103,6 +143,10 @@ inline const HostCpu &hostCpu() {
     else if (avx2)
       h.best = IsaLevel::Avx2;
 #endif
+    if (h.model.empty())
+      h.model = detail::cpuModelFromCpuinfo();
+    if (h.model.empty())
+      h.model = "unknown";
     return h;
   }();
   return host;

@@ -41,7 +41,7 @@ std::string kernelIsaName();
 /// implementation of opscope's own and sparse kernels (opscope-run's
 /// summary, `--print-probes`).
 std::string kernelTierLine();
-/// Whether the CPU has AMX tiles (`amx_tile` in /proc/cpuinfo).
+/// Whether the CPU has AMX (cpu.h's best level, ignoring any cap).
 bool cpuHasAmx();
 
 void writeTrace(const std::string &path, const ProfileData &data);

@@ -36,7 +36,7 @@ public:
 /// What the measurements depend on. Two keys differing in anything are
 /// different machines.
 struct MachineKey {
-  std::string cpu; ///< /proc/cpuinfo's model name
+  std::string cpu; ///< the CPU's name (cpu.h's hostCpu().model)
   /// The CPU's flags within OPSCOPE_MAX_ISA (cpu.h's cap): a capped run
   /// measures, and reads, another tier's database. `avx2` (AVX2 and FMA)
   /// is false only on older CPUs or under a cap below AVX2; a file from
@@ -61,7 +61,7 @@ struct MachineKey {
   MachineKey atTier(rt::IsaLevel level) const;
 };
 
-/// The key of this machine: CPU model and flags from /proc/cpuinfo, the
+/// The key of this machine: CPU model and flags as cpu.h reads them, the
 /// flags above the OPSCOPE_MAX_ISA cap cleared, and the given oneDNN
 /// version.
 MachineKey thisMachine(const std::string &onednnVersion);
