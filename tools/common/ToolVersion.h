@@ -21,17 +21,22 @@ namespace opscope::tools {
 
 /// The instruction sets the runtime will use on this CPU, under the
 /// OPSCOPE_MAX_ISA cap (cpu.h, the runtime's own description): its own
-/// kernels' tier (avx512, avx2 or reference) and oneDNN's best ISA.
+/// kernels' tier (avx512, avx2 or reference) and oneDNN's best ISA. A cap
+/// that names no level is said to be ignored, as the runtime warns.
 inline std::string runtimeIsa() {
   rt::IsaLevel tier = rt::tierInForce();
   std::string own = rt::ownKernelTierName(tier);
   rt::IsaCap cap = rt::isaCapFromEnvironment();
+  std::string capNote =
+      !cap.unknownVariable.empty()
+          ? " (" + cap.unknownVariable + "=" + cap.unknownValue +
+                " is not an ISA level; ignored)"
+      : cap.level == rt::IsaLevel::All
+          ? std::string()
+          : std::string(" (ISA cap ") +
+                rt::kIsaLevelNames[static_cast<int>(cap.level)] + ")";
   return "opscope kernels " + own + ", oneDNN " +
-         rt::kIsaLevelNames[static_cast<int>(tier)] +
-         (cap.level == rt::IsaLevel::All
-              ? std::string()
-              : std::string(" (ISA cap ") +
-                    rt::kIsaLevelNames[static_cast<int>(cap.level)] + ")");
+         rt::kIsaLevelNames[static_cast<int>(tier)] + capNote;
 }
 
 /// What `TOOL --version` prints.
