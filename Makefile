@@ -92,7 +92,9 @@ SANITIZE_LIT_FILTER_OUT ?= Tools/install.test|docs-commands.test|Tools/amx-bundl
 # layering, generated docs) run natively only. make test's own capped runs
 # (ctest label avx2) are left to the loop, which sets the cap itself; the
 # dense tests under the avx512_core cap (label avx512_core) set theirs, in
-# each pass.
+# each pass. -LE avx2 is a regular expression: it also leaves out the
+# labels avx2_vnni and emulated_avx2 (sanitized binaries under qemu-user
+# would check the emulator's memory map, not the code).
 SANITIZE_ISAS ?= native avx2
 SANITIZE_ISA_INDEPENDENT := clang-compile|runtime-standalone|docs-up-to-date
 check-sanitize: sanitize-build

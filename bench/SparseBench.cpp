@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/sinks.h"
@@ -257,7 +258,7 @@ int main(int argc, char **argv) {
   bool amx = cpuHasAmx();
   std::printf("CPU: %s; AMX: %s; ISA cap: %s; sparse kernels: f32 %s, bf16 "
               "%s, s8 %s; one thread; tile order %s; stores %s\n",
-              cpuModelName().c_str(), amx ? "yes" : "no",
+              opscope::rt::hostCpu().model.c_str(), amx ? "yes" : "no",
               isaLevelName(maxIsa()), sparseIsa(sp::ValueType::F32).c_str(),
               sparseIsa(sp::ValueType::BF16).c_str(),
               sparseIsa(sp::ValueType::S8).c_str(), tileOrder.c_str(),

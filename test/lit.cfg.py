@@ -21,54 +21,71 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%opscope_src", config.opscope_src_root))
 config.substitutions.append(("%opscope_obj", config.opscope_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
-# The CPU the tools run on: this host, or the one OPSCOPE_TEST_EMULATOR
-# emulates (the emulated_avx2 ctest runs set it to qemu-x86_64 with an
-# AVX2-only Zen 3's CPUID, unittests/CMakeLists.txt), which then prefixes
-# every tool. Its levels come from the runtime's own reading of CPUID
-# (cpu.h, through opscope-run --version), not /proc/cpuinfo, which an
-# emulator does not change.
+# The CPU the tools run on: this host, whose features /proc/cpuinfo
+# gives (the kernel's reading, independent of the code under test), or the
+# one OPSCOPE_TEST_EMULATOR emulates (the emulated_avx2 ctest runs,
+# test/CMakeLists.txt, set it to qemu-x86_64 with an AVX2-only Zen 3's
+# CPUID, OPSCOPE_EMULATED_AVX2 in the top CMakeLists.txt), which then runs
+# every tool. /proc/cpuinfo does not change under an emulator: there the
+# features come from the levels the tools themselves read (cpu.h, through
+# opscope-run --version).
 _emulator = shlex.split(os.environ.get("OPSCOPE_TEST_EMULATOR", ""))
 
 
 def _level(cap):
-    """oneDNN's level in force under `cap` (None: the CPU's best)."""
+    """oneDNN's level in force on the emulated CPU under `cap` (None: its
+    best)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPSCOPE_MAX_ISA", "DNNL_MAX_CPU_ISA")}
     if cap:
         env["OPSCOPE_MAX_ISA"] = cap
-    run = subprocess.run(
-        _emulator + [os.path.join(config.opscope_tools_dir, "opscope-run"), "--version"],
-        env=env, capture_output=True, text=True)
+    cmd = _emulator + [os.path.join(config.opscope_tools_dir, "opscope-run"), "--version"]
+    try:
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        lit_config.fatal("OPSCOPE_TEST_EMULATOR: cannot run %s: %s" % (shlex.join(cmd), e))
     m = re.search(r", oneDNN (\w+)", run.stdout)
     if not m:
-        lit_config.fatal("cannot read the CPU's tier from opscope-run --version: " +
-                         run.stdout + run.stderr)
+        lit_config.fatal("OPSCOPE_TEST_EMULATOR: cannot read the CPU's tier from " +
+                         shlex.join(cmd) + ": " + run.stdout + run.stderr)
     return m.group(1)
 
 
-_best = _level(None)
+if _emulator:
+    _best = _level(None)
+    _has_avx2 = _best != "sse41"
+    _has_avx_vnni = _has_avx2 and _level("avx2_vnni") == "avx2_vnni"
+    _has_bf16 = _best in ("avx512_core_bf16", "avx512_core_amx")
+    _has_amx = _best == "avx512_core_amx"
+else:
+    try:
+        with open("/proc/cpuinfo") as f:
+            _flags = " " + f.read().replace("\n", " ") + " "
+    except OSError:
+        _flags = ""
+    _has_avx2 = " avx2 " in _flags and " fma " in _flags
+    _has_avx_vnni = _has_avx2 and " avx_vnni " in _flags
+    _has_bf16 = " avx512_bf16 " in _flags or " amx_bf16 " in _flags
+    _has_amx = " amx_tile " in _flags
 # Whether this CPU multiplies bf16 natively (AVX512-BF16 or AMX): oneDNN's
 # bf16 primitives with a bf16 output may then block their sums differently
 # from the f32-output ones, so bf16 chains match the unchained build within
 # rounding rather than bit for bit (test/Tools/opscope-compile/bf16-chains.test).
-_native_bf16 = _best in ("avx512_core_bf16", "avx512_core_amx")
 # ... within the ISA cap the tools run under: a cap below avx512_core_bf16
 # runs the bf16 products on f32 kernels.
 _cap = (os.environ.get("OPSCOPE_MAX_ISA") or
         os.environ.get("DNNL_MAX_CPU_ISA") or "all").lower()
-if _cap not in ("avx512_core_bf16", "avx512_core_amx", "all"):
-    _native_bf16 = False
+_native_bf16 = _has_bf16 and _cap in ("avx512_core_bf16", "avx512_core_amx", "all")
 # Whether the CPU has AVX2 and FMA, the tier OPSCOPE_MAX_ISA=avx2 then
 # gives (tests of that tier's own kernels REQUIRE it).
-_cpu_avx2 = _best != "sse41"
-if _cpu_avx2:
+if _has_avx2:
     config.available_features.add("cpu-avx2")
 # Whether it has AVX-VNNI besides, the tier OPSCOPE_MAX_ISA=avx2_vnni then
 # gives (avx2-vnni.test REQUIRES it).
-if _cpu_avx2 and _level("avx2_vnni") == "avx2_vnni":
+if _has_avx_vnni:
     config.available_features.add("cpu-avx-vnni")
 # Whether it has AMX (isa-cap.test checks the trace header's level).
-config.substitutions.append(("%cpu_amx", str(_best == "avx512_core_amx")))
+config.substitutions.append(("%cpu_amx", str(_has_amx)))
 # Tests whose expectations hold at any vector tier (the sparse kernels'
 # auto rule, which keeps scalar kernels dense below AVX2) prefix the tools
 # with %at_vector_tier: nothing where the tier in force is at least AVX2,
@@ -100,15 +117,25 @@ tools = ["opscope-opt", "opscope-translate", "opscope-analyze", "opscope-compile
          "opscope-report", "opscope-bench", "opscope-profile", "opscope-sweep"]
 if _emulator:
     # Under the emulator each tool is a script that runs it there, so a
-    # tool handed to another as a path (--run) runs emulated too.
+    # tool handed to another as a path (--run) runs emulated too, and the
+    # tools start their siblings (opscope-compile on a cache miss,
+    # opscope-tune) from there (OPSCOPE_TOOL_DIR). Scripts among the tools
+    # (opscope-sweep, Python) run natively: the emulator loads ELF only.
     _wrappers = os.path.join(config.test_exec_root, "emulated-bin")
     os.makedirs(_wrappers, exist_ok=True)
     for t in tools:
+        _real = os.path.join(config.opscope_tools_dir, t)
+        try:
+            with open(_real, "rb") as f:
+                _elf = f.read(4) == b"\x7fELF"
+        except OSError:
+            _elf = True  # not built: the wrapper fails as the tool would
         _path = os.path.join(_wrappers, t)
         with open(_path, "w") as f:
             f.write("#!/bin/sh\nexec %s \"$@\"\n" % shlex.join(
-                _emulator + [os.path.join(config.opscope_tools_dir, t)]))
+                (_emulator if _elf else []) + [_real]))
         os.chmod(_path, 0o755)
     tool_dirs.insert(0, _wrappers)
+    config.environment["OPSCOPE_TOOL_DIR"] = _wrappers
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -13,7 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include "opscope/runtime/tooling/model_files.h"
+
 #include <string>
 #include <vector>
 
@@ -52,14 +53,12 @@ inline int runCapture(const std::vector<std::string> &args, std::string &out) {
   return WEXITSTATUS(status);
 }
 
-/// The path of another opscope tool: next to the running executable, else
-/// the bare name (found on PATH).
+/// The path of another opscope tool: tooling::siblingToolPath's (next to
+/// the running executable, or in $OPSCOPE_TOOL_DIR), else the bare name
+/// (found on PATH).
 inline std::string siblingTool(const std::string &name) {
-  std::error_code ec;
-  std::filesystem::path self =
-      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  std::filesystem::path tool = self / name;
-  return !ec && std::filesystem::exists(tool) ? tool.string() : name;
+  std::string tool = tooling::siblingToolPath(name);
+  return tool.empty() ? name : tool;
 }
 
 } // namespace opscope::tools

@@ -16,8 +16,9 @@
 #include "Subprocess.h"
 #include "ToolCommon.h"
 
-#include "opscope/runtime/file_output.h"
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/npy.h"
 #include "opscope/runtime/sinks.h"
@@ -331,7 +332,7 @@ void printHeading(const Options &o, const std::vector<Cell> &cells) {
   for (const Cell &c : cells)
     amxUsed |= c.kernel == "amx";
   std::cout << "opscope-bench: " << fs::path(o.modelPath).filename().string()
-            << "; CPU " << cpuModelName() << ", AMX "
+            << "; CPU " << rt::hostCpu().model << ", AMX "
             << (cpuHasAmx() ? (amxUsed ? "used" : "available, not used")
                             : "not available")
             << "; " << o.threads << " thread" << (o.threads == 1 ? "" : "s")
@@ -391,7 +392,7 @@ std::string printGrid(const Options &o, const std::vector<Cell> &cells,
     csv << "," << o.rounds << "," << o.iterations << "," << o.threads << ","
         << (o.cpu >= 0 ? std::to_string(o.cpu) : "") << ","
         << (c.kernel == "amx" ? "true" : "false") << ","
-        << csvField(cpuModelName()) << "\n";
+        << csvField(rt::hostCpu().model) << "\n";
     std::cout << "\n";
   }
   if (o.compareOrt)

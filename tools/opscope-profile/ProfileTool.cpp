@@ -21,9 +21,10 @@
 #include "Subprocess.h"
 #include "ToolCommon.h"
 
-#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/dense.h"
+#include "opscope/runtime/file_output.h"
 #include "opscope/runtime/sinks.h"
 #include "opscope/runtime/text.h"
 #include "opscope/runtime/tooling/benchmark.h"
@@ -537,7 +538,8 @@ json profileJson(const Profile &p, const Options &o, const json &rec) {
           {"model", p.model},
           {"model_file", o.modelPath},
           {"machine",
-           {{"cpu", cpuModelName()}, {"amx", cpuHasAmx()},
+           {{"cpu", rt::hostCpu().model},
+            {"amx", cpuHasAmx()},
             {"threads", o.threads}}},
           {"sparsities", p.sparsities},
           {"block", "1x4"},

@@ -13,6 +13,7 @@
 
 #include "TuneTool.h"
 
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/dense.h"
 #include "opscope/runtime/model.h"
 #include "opscope/runtime/sinks.h"
@@ -244,7 +245,7 @@ bool setUpMachine(int threads) {
   bool amx = cpuHasAmx();
   std::printf("CPU: %s; oneDNN %s; sparse kernels: f32 %s, bf16 %s, "
               "s8 %s; %d thread%s\n",
-              cpuModelName().c_str(), rt::denseLibraryVersion().c_str(),
+              rt::hostCpu().model.c_str(), rt::denseLibraryVersion().c_str(),
               rt::sparseIsa(rt::sparse::ValueType::F32).c_str(),
               rt::sparseIsa(rt::sparse::ValueType::BF16).c_str(),
               rt::sparseIsa(rt::sparse::ValueType::S8).c_str(), threads,

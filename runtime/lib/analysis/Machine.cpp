@@ -46,9 +46,6 @@ double coreGflops(double seconds) {
   return 0.0;
 }
 
-} // namespace
-
-namespace {
 /// Peak figures with `threads` threads, each running its own FMA loop and
 /// its slice of the triad.
 Machine::Peak measurePeak(int threads, float *a, const float *b,

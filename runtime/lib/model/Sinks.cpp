@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/sinks.h"
+
+#include "opscope/runtime/cpu.h"
 #include "opscope/runtime/file_output.h"
 
 #include "opscope/runtime/kernels.h"
@@ -21,7 +23,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <mutex>
@@ -64,8 +65,6 @@ json tensorJson(const TensorInfo &t) {
               {"dtype", rt::dtypeName(t.dtype)}};
 }
 } // namespace
-
-std::string opscope::cpuModelName() { return rt::hostCpu().model; }
 
 bool opscope::cpuHasAmx() {
   return rt::hostIsaLevel() >= rt::IsaLevel::Avx512CoreAmx;
@@ -347,12 +346,13 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
       amxUsed |= kernelOf(d, p).find("amx") != std::string::npos;
     json header{{"schema_version", 1},
                 {"model", m.name()},
-                {"machine", {{"cpu", cpuModelName()},
-                             {"isa", kernelIsaName()},
-                             {"tier", kernelTierLine()},
-                             {"amx_available", cpuHasAmx()},
-                             {"amx_used", amxUsed},
-                             {"threads", d.threads}}},
+                {"machine",
+                 {{"cpu", rt::hostCpu().model},
+                  {"isa", kernelIsaName()},
+                  {"tier", kernelTierLine()},
+                  {"amx_available", cpuHasAmx()},
+                  {"amx_used", amxUsed},
+                  {"threads", d.threads}}},
                 {"run", run},
                 {"memory", memoryJson(m)},
                 {"startup", startupJson(m, d)},

@@ -43,15 +43,22 @@ std::string opscope::tooling::defaultCacheDir() {
       .string();
 }
 
-namespace {
-/// The opscope-compile a cache miss runs: the one beside this executable,
-/// else the first on PATH, else the bare name (execvp then fails and says
-/// so).
-std::string compilerPath() {
+std::string opscope::tooling::siblingToolPath(const std::string &name) {
   std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec).parent_path();
-  std::string compiler = (self / "opscope-compile").string();
-  if (!ec && fs::exists(compiler))
+  const char *dir = std::getenv("OPSCOPE_TOOL_DIR");
+  fs::path tool =
+      (dir && *dir ? fs::path(dir)
+                   : fs::read_symlink("/proc/self/exe", ec).parent_path()) /
+      name;
+  return !ec && fs::exists(tool) ? tool.string() : std::string();
+}
+
+namespace {
+/// The opscope-compile a cache miss runs: siblingToolPath's, else the first
+/// on PATH, else the bare name (execvp then fails and says so).
+std::string compilerPath() {
+  std::string compiler = opscope::tooling::siblingToolPath("opscope-compile");
+  if (!compiler.empty())
     return compiler;
   const char *path = std::getenv("PATH");
   std::string dirs = path ? path : "";

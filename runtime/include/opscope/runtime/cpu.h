@@ -1,8 +1,10 @@
-//===- cpu.h - the CPU's instruction-set tier, and its cap -------*- C++ -*-===//
+//===- cpu.h - the CPU's instruction-set tier, and its cap -------*- C++
+//-*-===//
 //
 // Part of opscope's runtime (no MLIR, no LLVM), header-only so that the
 // compiler, which does not link the runtime, reads the CPU the same way:
-// the ISA levels in oneDNN's names, the best one this CPU has, and the
+// the ISA levels in oneDNN's names, the best one this CPU has, its name and
+// whether its TSC is invariant (CPUID, read once), and the
 // `OPSCOPE_MAX_ISA` (else `DNNL_MAX_CPU_ISA`) cap. The runtime's maxIsa()
 // (kernels.h) parses the cap with parseIsaLevel, once per process.
 //
@@ -116,7 +118,7 @@ inline const HostCpu &hostCpu() {
         __get_cpuid(0x80000002u + i, &brand[4 * i], &brand[4 * i + 1],
                     &brand[4 * i + 2], &brand[4 * i + 3]);
     unsigned a = 0;
-    if (top >= 0x80000007u && __get_cpuid(0x80000007u, &a, &b, &c, &d))
+    if (__get_cpuid(0x80000007u, &a, &b, &c, &d))
       h.invariantTsc = (d >> 8) & 1u;
     const char *text = reinterpret_cast<const char *>(brand);
     h.model = detail::trimmed(std::string(text, strnlen(text, sizeof brand)));

@@ -34,8 +34,8 @@ struct ProfileData {
   int skipIterations = 0;
 };
 
-/// CPU model name and the best ISA the kernels use (for trace headers).
-std::string cpuModelName();
+/// The best ISA the kernels use (for trace headers; cpu.h's hostCpu()
+/// names the CPU).
 std::string kernelIsaName();
 /// One line naming the tier in force: the ISA (and cap), and the
 /// implementation of opscope's own and sparse kernels (opscope-run's

@@ -296,8 +296,8 @@ def OscBf16Chains : Pass<"osc-bf16-chains", "::mlir::func::FuncOp"> {
     carried in bf16.
 
     `mode=auto` (the default) carries chains only when this machine
-    multiplies bf16 natively (`avx512_bf16` or `amx_bf16` in
-    /proc/cpuinfo): without it the bf16 products run on f32 kernels over
+    multiplies bf16 natively (AVX512-BF16 or AMX, as `cpu.h` reads
+    CPUID): without it the bf16 products run on f32 kernels over
     bf16 weights and f32 activations, so a producer cannot write bf16
     itself and each hand-over adds a rounding pass to it while its reader
     widens (docs/precision.md has the measurement). `always` and `never` force it.

@@ -36,6 +36,12 @@ struct CompileRequest {
   std::vector<std::string> extraFlags;
 };
 
+/// Another opscope tool (opscope-compile, opscope-tune, ...) as a running
+/// tool starts it: in `$OPSCOPE_TOOL_DIR` when set (the emulated test runs
+/// point it at wrappers that run each tool emulated, test/lit.cfg.py),
+/// else beside the running executable. Empty when it is not there.
+std::string siblingToolPath(const std::string &name);
+
 /// `$OPSCOPE_CACHE_DIR`, else `~/.cache/opscope/compiled`.
 std::string defaultCacheDir();
 
