@@ -13,9 +13,8 @@
 #include "opscope/runtime/cpu.h"
 #include "opscope/runtime/model.h"
 
-#include <x86intrin.h>
-
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <string>
 
@@ -26,6 +25,17 @@ int64_t monotonicNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+/// The time-stamp counter: GCC's and clang's builtin for rdtsc, so that no
+/// intrinsics header is needed outside kernels/x86_64/. Called only where
+/// cpu.h found an invariant TSC, which it never does off x86.
+uint64_t readTsc() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_ia32_rdtsc();
+#else
+  return 0;
+#endif
 }
 
 struct Clock {
@@ -40,13 +50,13 @@ struct Clock {
     if (!tsc)
       return;
     // Calibrate over ~20 ms; the rate is then accurate to ~1e-5.
-    uint64_t t0 = __rdtsc();
+    uint64_t t0 = readTsc();
     int64_t m0 = monotonicNs();
     int64_t m1;
     do {
       m1 = monotonicNs();
     } while (m1 - m0 < 20000000);
-    uint64_t t1 = __rdtsc();
+    uint64_t t1 = readTsc();
     nsPerTick = double(m1 - m0) / double(t1 - t0);
     tsc0 = t0 - uint64_t((m0 - mono0) / nsPerTick);
   }
@@ -61,7 +71,7 @@ const Clock &probeClock() {
 int64_t Profiler::now() {
   const Clock &c = probeClock();
   if (c.tsc)
-    return int64_t(double(__rdtsc() - c.tsc0) * c.nsPerTick);
+    return int64_t(double(readTsc() - c.tsc0) * c.nsPerTick);
   return monotonicNs() - c.mono0;
 }
 
