@@ -1,5 +1,4 @@
-//===- cpu.h - the CPU's instruction-set tier, and its cap -------*- C++
-//-*-===//
+//===- cpu.h - the CPU's instruction-set tier, and its cap -------*- C++ -*-===//
 //
 // Part of opscope's runtime (no MLIR, no LLVM), header-only so that the
 // compiler, which does not link the runtime, reads the CPU the same way:
