@@ -103,9 +103,15 @@ AVX2 void winogradInput(const float *const *px, int64_t channels, float *v,
     WG_EACH##MR(WG_STORE##NV)                                                  \
   }
 #define WG_EACH1(X) X(0)
+#define WG_EACH2(X) X(0) X(1)
 WG_TILE(8, 1)
 WG_TILE(6, 2)
 WG_TILE(4, 3)
+WG_TILE(4, 1)
+WG_TILE(4, 2)
+WG_TILE(2, 1)
+WG_TILE(2, 2)
+WG_TILE(2, 3)
 WG_TILE(1, 1)
 WG_TILE(1, 2)
 WG_TILE(1, 3)
@@ -113,33 +119,34 @@ WG_TILE(1, 3)
 using GemmTile = void (*)(const float *, int64_t, const float *, float *,
                           int64_t);
 
-/// Rows of m in tiles of `mr`, the rest one at a time.
-AVX2 void gemmPanel(GemmTile tile, GemmTile row, int64_t mr, const float *v,
+/// Rows of m in tiles of `mr`, then of 4 and 2 (a block's last rows, or
+/// few tiles: a batch of small images, 8 tiles of 4x4 for 8 images of
+/// 4x4 outputs), then one.
+AVX2 void gemmPanel(const GemmTile (&tiles)[4], int64_t mr, const float *v,
                     int64_t rows, int64_t channels, const float *up, float *m,
                     int64_t ldm) {
   int64_t r = 0;
   for (; r + mr <= rows; r += mr)
-    tile(v + r * channels, channels, up, m + r * ldm, ldm);
-  for (; r < rows; ++r)
-    row(v + r * channels, channels, up, m + r * ldm, ldm);
+    tiles[0](v + r * channels, channels, up, m + r * ldm, ldm);
+  for (int i = 1; i < 4; ++i) {
+    int64_t n = 4 >> (i - 1); // 4, 2, 1
+    for (; n < mr && r + n <= rows; r += n)
+      tiles[i](v + r * channels, channels, up, m + r * ldm, ldm);
+  }
 }
 
 AVX2 void winogradGemm(const float *v, const float *u, float *m, int64_t rows,
                        int64_t channels, int64_t kp, int64_t panel) {
-  for (int64_t k0 = 0; k0 < kp; k0 += panel) {
-    const float *up = u + k0 * channels;
-    switch (panel) {
-    case 24:
-      gemmPanel(gemmTile4x3, gemmTile1x3, 4, v, rows, channels, up, m + k0, kp);
-      break;
-    case 16:
-      gemmPanel(gemmTile6x2, gemmTile1x2, 6, v, rows, channels, up, m + k0, kp);
-      break;
-    default:
-      gemmPanel(gemmTile8x1, gemmTile1x1, 8, v, rows, channels, up, m + k0, kp);
-      break;
-    }
-  }
+  static constexpr GemmTile k24[4] = {gemmTile4x3, gemmTile4x3, gemmTile2x3,
+                                      gemmTile1x3},
+                            k16[4] = {gemmTile6x2, gemmTile4x2, gemmTile2x2,
+                                      gemmTile1x2},
+                            k8[4] = {gemmTile8x1, gemmTile4x1, gemmTile2x1,
+                                     gemmTile1x1};
+  int64_t mr = panel == 24 ? 4 : panel == 16 ? 6 : 8;
+  const GemmTile(&tiles)[4] = panel == 24 ? k24 : panel == 16 ? k16 : k8;
+  for (int64_t k0 = 0; k0 < kp; k0 += panel)
+    gemmPanel(tiles, mr, v, rows, channels, u + k0 * channels, m + k0, kp);
 }
 
 /// Eight output channels from k of one tile: A^T m A plus the bias. `m`
