@@ -113,12 +113,15 @@ static int calibrateAndSave(const std::string &machineFile) {
   if (!err.empty())
     return fail(err);
   std::cout << "peak " << m.peakGflops << " GFLOP/s (fp32 "
-            << opscope::analysis::peakOperation() << ", all cores), "
-            << "bandwidth " << m.bandwidthGBs << " GB/s (triad); saved to "
-            << machineFile << "\n";
+            << opscope::analysis::peakOperation() << ", all cores), int8 "
+            << m.peakInt8Gops << " GOP/s ("
+            << opscope::analysis::int8Operation() << "), bandwidth "
+            << m.bandwidthGBs << " GB/s (triad); saved to " << machineFile
+            << "\n";
   for (const auto &[t, p] : m.byThreads)
     std::cout << "  " << t << (t == 1 ? " thread:  " : " threads: ") << p.gflops
-              << " GFLOP/s, " << p.bandwidthGBs << " GB/s\n";
+              << " GFLOP/s, " << p.int8Gops << " int8 GOP/s, " << p.bandwidthGBs
+              << " GB/s\n";
   return 0;
 }
 

@@ -440,6 +440,7 @@ static int addRoofline(const Profile &profile, const Options &o,
     data["roofline"] = {{"machine", machineFile},
                         {"threads", roof.roofline->threads},
                         {"peak_gflops", roof.roofline->peakGflops},
+                        {"peak_int8_gops", roof.roofline->peakInt8Gops},
                         {"bandwidth_gbs", roof.roofline->bandwidthGBs},
                         {"ops", json::parse(analyzed(profile, roof))["ops"]}};
   }

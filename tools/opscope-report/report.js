@@ -171,19 +171,24 @@
     const r = data.roofline;
     const pts = r.ops.filter((o) => o["flop/byte"] > 0 && o["gflop/s"] > 0);
     roof.appendChild(el("p", { class: "note" }, "peak " + r.peak_gflops.toFixed(1) +
-      " GFLOP/s, bandwidth " + r.bandwidth_gbs.toFixed(1) + " GB/s" +
+      " GFLOP/s" + (r.peak_int8_gops > 0 ? " (int8 ops: " + r.peak_int8_gops.toFixed(1) + " GOP/s)" : "") +
+      ", bandwidth " + r.bandwidth_gbs.toFixed(1) + " GB/s" +
       (r.threads > 0 ? " measured with " + r.threads + " thread(s)" : "") +
       " (" + r.machine + "); the trace ran with " + h.threads + " thread(s)"));
     if (pts.length) {
       const xs = pts.map((o) => o["flop/byte"]);
       const x0 = Math.min(...xs) / 2, x1 = Math.max(...xs) * 2;
-      const ridge = r.peak_gflops / r.bandwidth_gbs;
-      const line = [x0, Math.min(Math.max(ridge, x0), x1), x1].map((x) =>
-        ({ x: x, y: Math.min(r.peak_gflops, x * r.bandwidth_gbs) }));
+      const roofAt = (peak) => [x0, Math.min(Math.max(peak / r.bandwidth_gbs, x0), x1), x1].map((x) =>
+        ({ x: x, y: Math.min(peak, x * r.bandwidth_gbs) }));
+      const line = roofAt(r.peak_gflops);
+      const int8Line = r.peak_int8_gops > 0 && pts.some((o) => o.precision === "int8")
+        ? [{ label: "int8 roofline", type: "line", data: roofAt(r.peak_int8_gops), borderColor: "#888",
+             borderDash: [6, 4], pointRadius: 0 }] : [];
       chart(roof, {
         type: "scatter",
         data: { datasets: [
           { label: "roofline", type: "line", data: line, borderColor: "#222", pointRadius: 0 },
+          ...int8Line,
           ...[...new Set(pts.map((o) => o.type))].map((type) => ({
             label: type, backgroundColor: colorOf(type),
             data: pts.filter((o) => o.type === type).map((o) => ({ x: o["flop/byte"], y: o["gflop/s"] })) }))] },

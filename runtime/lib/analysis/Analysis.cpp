@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/analysis.h"
+#include "opscope/runtime/whatif.h"
 
 #include "Provenance.h"
 
@@ -230,12 +231,12 @@ static void addRoofline(Row &row, const Machine &m) {
   if (!row.flops || !row.bytes || !row.gflops || *row.bytes <= 0)
     return;
   row.intensity = *row.flops / *row.bytes;
-  double attainable = std::min(m.peakGflops, *row.intensity * m.bandwidthGBs);
+  double peak = m.peakFor(row.int8Share);
+  double attainable = std::min(peak, *row.intensity * m.bandwidthGBs);
   row.attainableGflops = attainable;
   if (attainable > 0)
     row.peakPercent = 100.0 * *row.gflops / attainable;
-  row.bound = *row.intensity * m.bandwidthGBs < m.peakGflops ? "memory"
-                                                             : "compute";
+  row.bound = *row.intensity * m.bandwidthGBs < peak ? "memory" : "compute";
 }
 
 static std::optional<double> sortValue(const Row &r, const std::string &key) {
@@ -282,6 +283,8 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
     r.type = p.type;
     r.postOps = join(p.postOps, "+");
     r.kernel = p.kernel;
+    r.precision = kernelPrecision(p.kernel);
+    r.int8Share = r.precision == "int8" ? 1.0 : 0.0;
     r.inputs = tensorsText(p.inputs);
     r.outputs = tensorsText(p.outputs);
     r.count = d.count();
@@ -321,20 +324,22 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
       Row g;
       g.name = key;
       g.type = by == "type" ? key : "";
-      std::set<std::string> types, kernels;
-      double flops = 0, bytes = 0, execTimeUs = 0;
+      std::set<std::string> types, kernels, precisions;
+      double flops = 0, int8Flops = 0, bytes = 0, execTimeUs = 0;
       bool allFlops = true, allBytes = true;
       std::vector<double> times;
       for (const Row *m : members) {
         types.insert(m->type);
         kernels.insert(m->kernel);
+        precisions.insert(m->precision);
         g.count += m->count;
         times.push_back(m->timeUs);
         // Totals per iteration, so mean throughput weighs ops by time.
         double execs = m->count / iterations;
-        if (m->flops)
+        if (m->flops) {
           flops += *m->flops * execs;
-        else
+          int8Flops += *m->flops * execs * m->int8Share;
+        } else
           allFlops = false;
         if (m->bytes)
           bytes += *m->bytes * execs;
@@ -359,6 +364,9 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
       }
       if (by != "type")
         g.type = join(std::vector<std::string>(types.begin(), types.end()), ",");
+      g.precision = precisions.size() == 1 ? *precisions.begin() : "mixed";
+      if (flops > 0)
+        g.int8Share = int8Flops / flops;
       if (by == "kernel")
         g.kernel = key;
       if (allFlops) {

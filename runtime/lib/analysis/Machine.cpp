@@ -46,21 +46,44 @@ double coreGflops(double seconds) {
   return 0.0;
 }
 
-/// Peak figures with `threads` threads, each running its own FMA loop and
-/// its slice of the triad.
+/// One core's int8 multiply-add throughput at the tier in force, in the
+/// instructions its int8 kernels use (int8Operation()); GOP/s. The AMX
+/// tier's tiles are not timed: it reports AVX-512 VNNI's.
+double coreInt8Gops(double seconds) {
+  rt::IsaLevel tier = rt::tierInForce();
+#if defined(__x86_64__)
+  if (rt::hasVnni(tier))
+    return tier >= rt::IsaLevel::Avx512CoreVnni
+               ? peak::int8GopsAvx512Vnni(seconds)
+               : peak::int8GopsAvxVnni(seconds);
+  if (tier >= rt::IsaLevel::Avx512Core)
+    return peak::int8GopsAvx512(seconds);
+  if (fmaTier())
+    return peak::int8GopsAvx2(seconds);
+  return peak::int8GopsSsse3(seconds);
+#endif
+  (void)tier;
+  (void)seconds;
+  return 0.0;
+}
+
+/// Peak figures with `threads` threads, each running its own FMA loop,
+/// then its int8 loop, and its slice of the triad.
 Machine::Peak measurePeak(int threads, float *a, const float *b,
                           const float *c, size_t n) {
   Machine::Peak peak;
-  std::vector<double> perThread(threads);
-  {
+  for (bool int8 : {false, true}) {
+    std::vector<double> perThread(threads);
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] { perThread[t] = coreGflops(0.3); });
+      pool.emplace_back([&, t] {
+        perThread[t] = int8 ? coreInt8Gops(0.2) : coreGflops(0.3);
+      });
     for (auto &th : pool)
       th.join();
+    for (double g : perThread)
+      (int8 ? peak.int8Gops : peak.gflops) += g;
   }
-  for (double g : perThread)
-    peak.gflops += g;
   // STREAM-style triad a = b + s * c; bytes counted as 2 reads + 1 write per
   // element (no write-allocate).
   for (int pass = 0; pass < 4; ++pass) {
@@ -96,6 +119,7 @@ Machine opscope::analysis::calibrateMachine(int threads) {
   (void)keep;
   m.threads = threads;
   m.peakGflops = m.byThreads[threads].gflops;
+  m.peakInt8Gops = m.byThreads[threads].int8Gops;
   m.bandwidthGBs = m.byThreads[threads].bandwidthGBs;
   return m;
 }
@@ -107,6 +131,7 @@ Machine Machine::forThreads(int t) const {
     --it;
     m.threads = it->first;
     m.peakGflops = it->second.gflops;
+    m.peakInt8Gops = it->second.int8Gops;
     m.bandwidthGBs = it->second.bandwidthGBs;
   }
   return m;
@@ -114,6 +139,10 @@ Machine Machine::forThreads(int t) const {
 
 const char *opscope::analysis::peakOperation() {
   return fmaTier() ? "FMA" : "multiply + add";
+}
+
+const char *opscope::analysis::int8Operation() {
+  return rt::hasVnni(rt::tierInForce()) ? "vpdpbusd" : "vpmaddubsw";
 }
 
 std::string opscope::analysis::loadMachine(const std::string &path,
@@ -125,18 +154,22 @@ std::string opscope::analysis::loadMachine(const std::string &path,
   try {
     json j = json::parse(in);
     m.peakGflops = j.at("peak_gflops").get<double>();
+    m.peakInt8Gops = j.value("peak_int8_gops", 0.0);
     m.bandwidthGBs = j.at("bandwidth_gbs").get<double>();
     m.cpu = j.value("cpu", "");
     m.threads = j.value("threads", 0);
     if (j.contains("by_threads"))
       for (const auto &[k, v] : j["by_threads"].items())
         m.byThreads[std::stoi(k)] = {v.at("peak_gflops").get<double>(),
-                                     v.at("bandwidth_gbs").get<double>()};
+                                     v.at("bandwidth_gbs").get<double>(),
+                                     v.value("peak_int8_gops", 0.0)};
   } catch (const std::exception &e) { // json's errors and std::stoi's
     return path + ": not a machine file: " + e.what();
   }
   if (m.peakGflops <= 0 || m.bandwidthGBs <= 0)
     return path + ": peak_gflops and bandwidth_gbs must be positive";
+  if (m.peakInt8Gops < 0)
+    return path + ": peak_int8_gops must not be negative";
   return "";
 }
 
@@ -145,8 +178,10 @@ std::string opscope::analysis::saveMachine(const std::string &path,
   json byThreads = json::object();
   for (const auto &[t, p] : m.byThreads)
     byThreads[std::to_string(t)] = {{"peak_gflops", p.gflops},
+                                    {"peak_int8_gops", p.int8Gops},
                                     {"bandwidth_gbs", p.bandwidthGBs}};
   json j = {{"peak_gflops", m.peakGflops},
+            {"peak_int8_gops", m.peakInt8Gops},
             {"bandwidth_gbs", m.bandwidthGBs},
             {"threads", m.threads},
             {"cpu", m.cpu},

@@ -100,6 +100,9 @@ std::vector<SummaryItem> summaryOf(const Profile &p,
     s.push_back({"trace_threads", static_cast<double>(p.header.machine.threads), "", 0, ""});
     s.push_back({"roofline_threads", static_cast<double>(roofline->threads), "", 0, ""});
     s.push_back({"roofline_peak", roofline->peakGflops, "GFLOP/s", 1, ""});
+    if (roofline->peakInt8Gops > 0)
+      s.push_back(
+          {"roofline_peak_int8", roofline->peakInt8Gops, "GOP/s", 1, ""});
     s.push_back({"roofline_bandwidth", roofline->bandwidthGBs, "GB/s", 1, ""});
   }
   return s;
@@ -148,6 +151,8 @@ std::vector<Column<Row>> opColumns(bool roofline) {
       {"outputs", false, [](const Row &r) { return text(r.outputs); }},
   };
   if (roofline) {
+    cols.push_back(
+        {"precision", false, [](const Row &r) { return text(r.precision); }});
     cols.push_back({"flop/byte", true, [](const Row &r) { return number(r.intensity, 2); }});
     cols.push_back({"attainable_gflop/s", true,
                     [](const Row &r) { return number(r.attainableGflops, 1); }});

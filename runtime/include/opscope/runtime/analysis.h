@@ -75,29 +75,49 @@ int64_t iterationCount(const Profile &profile);
 
 /// Peak figures for the roofline (from `opscope-analyze --calibrate`):
 /// with every core, and per thread count, since a trace recorded with one
-/// thread must be compared with what one thread can reach.
+/// thread must be compared with what one thread can reach. int8 ops (their
+/// kernel says so, kernelPrecision) are held against the int8 peak, the
+/// others against the fp32 one.
 struct Machine {
   double peakGflops = 0.0; // all cores
+  /// GOP/s of the tier's int8 multiply-adds, two per u8 x s8 product; 0 in
+  /// a file from before it was measured (int8 ops then use peakGflops).
+  double peakInt8Gops = 0.0;
   double bandwidthGBs = 0.0;
   std::string cpu;
   int threads = 0; // the thread count peakGflops/bandwidthGBs were measured with
   struct Peak {
-    double gflops = 0.0, bandwidthGBs = 0.0;
+    double gflops = 0.0, bandwidthGBs = 0.0, int8Gops = 0.0;
   };
   std::map<int, Peak> byThreads;
   /// The figures for a run with `threads` threads: the measured entry for
   /// that count, else the largest one below it, else the all-core figures.
   Machine forThreads(int threads) const;
+  /// The compute peak ops are held against when `int8Share` of their
+  /// operations are int8 and the rest not: the int8 peak for int8 ops, the
+  /// fp32 one for the others, and for a mix the rate at which each part
+  /// at its own peak does the whole (a harmonic mean by share). Without
+  /// an int8 peak, the fp32 one.
+  double peakFor(double int8Share) const {
+    if (!(peakInt8Gops > 0) || !(int8Share > 0))
+      return peakGflops;
+    return 1.0 / (int8Share / peakInt8Gops + (1.0 - int8Share) / peakGflops);
+  }
 };
 /// Where `opscope-analyze --calibrate` keeps the machine's figures:
 /// $XDG_CACHE_HOME/opscope/machine.json, else ~/.cache/opscope/machine.json.
 std::string defaultMachineFile();
 std::string loadMachine(const std::string &path, Machine &machine);
 std::string saveMachine(const std::string &path, const Machine &machine);
-/// Measures peak FP32 FLOP/s (FMA loops; multiply and add below AVX2) and
-/// memory bandwidth (a streaming triad over buffers far larger than the
-/// caches) with 1 .. `threads` threads.
+/// Measures peak FP32 FLOP/s (FMA loops; multiply and add below AVX2), int8
+/// GOP/s (int8Operation()) and memory bandwidth (a streaming triad over
+/// buffers far larger than the caches) with 1 .. `threads` threads.
 Machine calibrateMachine(int threads);
+/// What calibrateMachine's int8 peak times at the tier in force:
+/// "vpdpbusd" with VNNI (AVX-512's or AVX-VNNI; on AMX too, whose tiles
+/// are not timed), else "vpmaddubsw" (u8 x s8 pairs into 16 bits, widened
+/// by vpmaddwd).
+const char *int8Operation();
 /// What calibrateMachine's peak times at the tier in force: "FMA", or
 /// "multiply + add" below AVX2.
 const char *peakOperation();
@@ -127,6 +147,11 @@ struct Options {
 struct Row {
   std::optional<int64_t> id;
   std::string name, type, postOps, kernel, inputs, outputs;
+  /// kernelPrecision of its kernel ("mixed" for a group of several), and
+  /// the share of its operations that are int8 (of a group's, by FLOPs):
+  /// what the roofline holds it against (Machine::peakFor).
+  std::string precision;
+  double int8Share = 0.0;
   int64_t count = 0;
   double timeUs = 0.0; // per iteration
   double percent = 0.0, cumUs = 0.0, cumPercent = 0.0;

@@ -1,8 +1,9 @@
-//===- PeakFma.cpp - one core's FMA peak, per vector width ----------------===//
+//===- PeakFma.cpp - one core's FMA and int8 peaks, per tier --------------===//
 //
 // Part of opscope's analysis library (opscope-analyze --calibrate): FMA
 // loops with independent accumulators, which hide the latency, at 256 and
-// 512 bits. Machine.cpp picks one by the tier in force.
+// 512 bits, and the int8 multiply-adds of each tier. Machine.cpp picks
+// them by the tier in force.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,4 +102,139 @@ double opscope::peak::mulAddGflopsSse(double seconds) {
   volatile float keep = sink;
   (void)keep;
   return rounds * kAccumulators * 4.0 * 2.0 / elapsed / 1e9;
+}
+
+namespace {
+/// Runs `steps` (4096 multiply-adds into each accumulator it keeps in
+/// `state`, `ops` int8 operations in all) for `seconds`; GOP/s.
+double int8Loop(void (*steps)(void *), double ops, double seconds) {
+  alignas(64) unsigned char state[12 * 64] = {};
+  int64_t calls = 0;
+  auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    steps(state);
+    ++calls;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  volatile unsigned char keep = state[0];
+  (void)keep;
+  return calls * ops / elapsed / 1e9;
+}
+} // namespace
+
+/// `NAME(state)`: 4096 steps `accI = STEP(accI)` (with `a` and `b` the
+/// multiplicands, SETUP's) on accumulators acc0.. of type V, as many as
+/// EACH names, loaded from and stored back to `state` (named, in a
+/// function without calls: in the timing loop's array GCC 12 stored them
+/// to the stack on every step). `HIDE` runs before each step: below VNNI an empty volatile asm that
+/// hides `a` from the compiler, so that the products, the same on every
+/// step and not fed by the accumulator, are computed on every step
+/// (vpdpbusd reads its accumulator: nothing to hide). A macro, not a
+/// template: the steps need their tier's target attribute.
+#define OPSCOPE_PEAK_LOAD(i) V acc##i = acc[i];
+#define OPSCOPE_PEAK_STEP(i)                                                   \
+  HIDE;                                                                        \
+  acc##i = STEP(acc##i);
+#define OPSCOPE_PEAK_STORE(i) acc[i] = acc##i;
+#define OPSCOPE_PEAK_EACH8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define OPSCOPE_PEAK_EACH12(X) OPSCOPE_PEAK_EACH8(X) X(8) X(9) X(10) X(11)
+#define OPSCOPE_INT8_STEPS(NAME, TARGET, EACH)                                 \
+  __attribute__((target(TARGET), noinline)) void NAME(void *state) {           \
+    V *acc = static_cast<V *>(state);                                          \
+    SETUP;                                                                     \
+    EACH(OPSCOPE_PEAK_LOAD)                                                    \
+    for (int r = 0; r < 4096; ++r) {                                           \
+      EACH(OPSCOPE_PEAK_STEP)                                                  \
+    }                                                                          \
+    EACH(OPSCOPE_PEAK_STORE)                                                   \
+  }
+
+namespace {
+// vpdpbusd adds into its accumulator (4-5 cycles on two pipes: 12
+// accumulators hide it); below VNNI only the last vpaddd does, and the
+// multiplies of different steps overlap, so 8 suffice.
+
+#define V __m512i
+#define SETUP V a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(5)
+#define HIDE (void)0
+#define STEP(x) _mm512_dpbusd_epi32(x, a, b)
+OPSCOPE_INT8_STEPS(stepsAvx512Vnni, "avx512f,avx512bw,avx512vnni",
+                   OPSCOPE_PEAK_EACH12)
+#undef STEP
+#undef HIDE
+#undef SETUP
+#undef V
+
+#define V __m256i
+#define SETUP V a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(5)
+#define HIDE (void)0
+// GCC 12 copies the accumulator of _mm256_dpbusd_avx_epi32 through a
+// scratch register and the stack on every step (285 against 528 GOP/s on
+// a Zen 5 core): the instruction itself, VEX-encoded.
+__attribute__((target("avx2,avxvnni"))) inline __m256i
+dpbusdVex(__m256i acc, __m256i a, __m256i b) {
+  __asm__("%{vex%} vpdpbusd %2, %1, %0" : "+x"(acc) : "x"(a), "x"(b));
+  return acc;
+}
+#define STEP(x) dpbusdVex(x, a, b)
+OPSCOPE_INT8_STEPS(stepsAvxVnni, "avx2,avxvnni", OPSCOPE_PEAK_EACH12)
+#undef STEP
+#undef HIDE
+#undef SETUP
+#undef V
+
+#define V __m512i
+#define SETUP                                                                  \
+  V a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(5),                          \
+    ones = _mm512_set1_epi16(1)
+#define HIDE __asm__ volatile("" : "+v"(a))
+#define STEP(x)                                                                \
+  _mm512_add_epi32(x, _mm512_madd_epi16(_mm512_maddubs_epi16(a, b), ones))
+OPSCOPE_INT8_STEPS(stepsAvx512, "avx512f,avx512bw", OPSCOPE_PEAK_EACH8)
+#undef STEP
+#undef HIDE
+#undef SETUP
+#undef V
+
+#define V __m256i
+#define SETUP                                                                  \
+  V a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(5),                          \
+    ones = _mm256_set1_epi16(1)
+#define HIDE __asm__ volatile("" : "+x"(a))
+#define STEP(x)                                                                \
+  _mm256_add_epi32(x, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones))
+OPSCOPE_INT8_STEPS(stepsAvx2, "avx2", OPSCOPE_PEAK_EACH8)
+#undef STEP
+#undef HIDE
+#undef SETUP
+#undef V
+
+#define V __m128i
+#define SETUP                                                                  \
+  V a = _mm_set1_epi8(3), b = _mm_set1_epi8(5), ones = _mm_set1_epi16(1)
+#define HIDE __asm__ volatile("" : "+x"(a))
+#define STEP(x) _mm_add_epi32(x, _mm_madd_epi16(_mm_maddubs_epi16(a, b), ones))
+OPSCOPE_INT8_STEPS(stepsSsse3, "ssse3", OPSCOPE_PEAK_EACH8)
+#undef STEP
+#undef HIDE
+#undef SETUP
+#undef V
+} // namespace
+
+// GOP/s: accumulators x 4096 steps x lanes (u8 x s8 products) x 2.
+double opscope::peak::int8GopsAvx512Vnni(double seconds) {
+  return int8Loop(stepsAvx512Vnni, 12 * 4096 * 64 * 2.0, seconds);
+}
+double opscope::peak::int8GopsAvxVnni(double seconds) {
+  return int8Loop(stepsAvxVnni, 12 * 4096 * 32 * 2.0, seconds);
+}
+double opscope::peak::int8GopsAvx512(double seconds) {
+  return int8Loop(stepsAvx512, 8 * 4096 * 64 * 2.0, seconds);
+}
+double opscope::peak::int8GopsAvx2(double seconds) {
+  return int8Loop(stepsAvx2, 8 * 4096 * 32 * 2.0, seconds);
+}
+double opscope::peak::int8GopsSsse3(double seconds) {
+  return int8Loop(stepsSsse3, 8 * 4096 * 16 * 2.0, seconds);
 }

@@ -72,3 +72,13 @@ unfused = [
 ]
 trace("golden-unfused.json", "golden-unfused", unfused,
       [[120, 30, 40, 20, 90, 5], [120, 30, 40, 20, 90, 5]])
+
+# One int8 and one fp32 inner product of the same FLOPs and bytes: the
+# roofline holds the int8 one against the int8 peak (machine-int8.json).
+int8 = [
+    probe(0, "q", "inner_product", [], ["q/MatMul"], [1, 128, 128], [1, 128, 128], 4e6, 1e4,
+          "onednn:inner_product:int8", [128, 128], 0.0),
+    probe(1, "f", "inner_product", [], ["f/MatMul"], [1, 128, 128], [1, 128, 128], 4e6, 1e4,
+          "onednn:inner_product", [128, 128], 0.0),
+]
+trace("golden-int8.json", "golden-int8", int8, [[20, 100], [20, 100]])
