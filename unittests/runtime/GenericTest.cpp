@@ -488,7 +488,7 @@ TEST(GenericResize, TiersMatchReferenceBitForBit) {
 
 /// Channels-last 2-D max pooling (the kernel below AVX-512 runs for
 /// osc-conv-layout's pooled chains): against a plain loop over the window,
-/// with uneven pads, strides, a dilation, a ceil-mode overhang (the last
+/// with uneven pads, strides, dilations, a ceil-mode overhang (the last
 /// window reaches past the end pad), 19 channels (vector tails), batch 2,
 /// and the same bits at every tier.
 TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
@@ -505,6 +505,11 @@ TEST(GenericMaxPool, NhwcMatchesWindowLoopAtEveryTier) {
       // or of 31 (AVX-512 rows: 16 + 15).
       {{2, 77, 6, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
       {{1, 63, 5, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      // Runs of inside columns (their windows advanced by the stride): a
+      // dilation along the row, stride 1 and 3, uneven pads.
+      {{1, 16, 6, 17}, {2, 3}, {1, 2}, {1, 0, 0, 2}, {1, 2}},
+      {{2, 9, 4, 12}, {1, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}},
+      {{1, 40, 5, 20}, {3, 2}, {2, 3}, {1, 2, 1, 1}, {1, 1}},
   };
   for (const Config &cfg : configs) {
     const int64_t N = cfg.in[0], C = cfg.in[1], H = cfg.in[2], W = cfg.in[3];
