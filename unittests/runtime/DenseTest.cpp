@@ -518,10 +518,12 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
       {{1, 8, 6, 6}, 72, {1, 1, 1, 1}, true},
       {{1, 8, 6, 6}, 144, {1, 1, 1, 1}, true},
       // F(4x4, 3x3) tiles (GEMM rows) past AVX2's register tiles: 7 = 4
-      // + 2 + 1 at its panels of 8 and 24, 11 = 6 + 4 + 1 at 16.
+      // + 2 + 1 at its panels of 8 and 24, 11 = 6 + 4 + 1 and 8 = 4 + 4
+      // at 16.
       {{7, 8, 4, 4}, 8, {1, 1, 1, 1}, true},
       {{7, 8, 4, 4}, 24, {1, 1, 1, 1}, false},
       {{11, 8, 4, 4}, 16, {1, 1, 1, 1}, true},
+      {{8, 8, 4, 4}, 16, {1, 1, 1, 1}, true},
   };
   const std::vector<PostOp> postOpSets[] = {{},
                                             {PostOp::Relu},
