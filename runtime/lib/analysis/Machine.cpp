@@ -46,25 +46,29 @@ double coreGflops(double seconds) {
   return 0.0;
 }
 
-/// One core's int8 multiply-add throughput at the tier in force, in the
-/// instructions its int8 kernels use (int8Operation()); GOP/s. The AMX
-/// tier's tiles are not timed: it reports AVX-512 VNNI's.
-double coreInt8Gops(double seconds) {
-  rt::IsaLevel tier = rt::tierInForce();
+/// The int8 peak loop of the tier in force (GOP/s of one core) and the
+/// instruction it times: the tier's fastest int8 multiply-add, the one
+/// oneDNN's int8 kernels run. opscope's exact s16 GEMM below VNNI does half
+/// its products per instruction, so it reads at most about half of this
+/// peak. AMX's tiles are not timed: that tier reports AVX-512 VNNI's.
+struct Int8Peak {
+  const char *operation;
+  double (*gops)(double seconds);
+};
+Int8Peak int8Peak() {
 #if defined(__x86_64__)
+  rt::IsaLevel tier = rt::tierInForce();
   if (rt::hasVnni(tier))
-    return tier >= rt::IsaLevel::Avx512CoreVnni
-               ? peak::int8GopsAvx512Vnni(seconds)
-               : peak::int8GopsAvxVnni(seconds);
+    return {"vpdpbusd", tier >= rt::IsaLevel::Avx512CoreVnni
+                            ? peak::int8GopsAvx512Vnni
+                            : peak::int8GopsAvxVnni};
   if (tier >= rt::IsaLevel::Avx512Core)
-    return peak::int8GopsAvx512(seconds);
-  if (fmaTier())
-    return peak::int8GopsAvx2(seconds);
-  return peak::int8GopsSsse3(seconds);
+    return {"vpmaddubsw", peak::int8GopsAvx512};
+  if (tier >= rt::IsaLevel::Avx2)
+    return {"vpmaddubsw", peak::int8GopsAvx2};
+  return {"pmaddubsw", peak::int8GopsSsse3};
 #endif
-  (void)tier;
-  (void)seconds;
-  return 0.0;
+  return {"none", nullptr};
 }
 
 /// Peak figures with `threads` threads, each running its own FMA loop,
@@ -77,7 +81,8 @@ Machine::Peak measurePeak(int threads, float *a, const float *b,
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
-        perThread[t] = int8 ? coreInt8Gops(0.2) : coreGflops(0.3);
+        auto gops = int8Peak().gops;
+        perThread[t] = int8 ? (gops ? gops(0.2) : 0.0) : coreGflops(0.3);
       });
     for (auto &th : pool)
       th.join();
@@ -141,9 +146,7 @@ const char *opscope::analysis::peakOperation() {
   return fmaTier() ? "FMA" : "multiply + add";
 }
 
-const char *opscope::analysis::int8Operation() {
-  return rt::hasVnni(rt::tierInForce()) ? "vpdpbusd" : "vpmaddubsw";
-}
+const char *opscope::analysis::int8Operation() { return int8Peak().operation; }
 
 std::string opscope::analysis::loadMachine(const std::string &path,
                                            Machine &m) {
@@ -159,10 +162,12 @@ std::string opscope::analysis::loadMachine(const std::string &path,
     m.cpu = j.value("cpu", "");
     m.threads = j.value("threads", 0);
     if (j.contains("by_threads"))
-      for (const auto &[k, v] : j["by_threads"].items())
-        m.byThreads[std::stoi(k)] = {v.at("peak_gflops").get<double>(),
-                                     v.at("bandwidth_gbs").get<double>(),
-                                     v.value("peak_int8_gops", 0.0)};
+      for (const auto &[k, v] : j["by_threads"].items()) {
+        Machine::Peak &p = m.byThreads[std::stoi(k)];
+        p.gflops = v.at("peak_gflops").get<double>();
+        p.bandwidthGBs = v.at("bandwidth_gbs").get<double>();
+        p.int8Gops = v.value("peak_int8_gops", 0.0);
+      }
   } catch (const std::exception &e) { // json's errors and std::stoi's
     return path + ": not a machine file: " + e.what();
   }

@@ -116,7 +116,7 @@ Machine calibrateMachine(int threads);
 /// What calibrateMachine's int8 peak times at the tier in force:
 /// "vpdpbusd" with VNNI (AVX-512's or AVX-VNNI; on AMX too, whose tiles
 /// are not timed), else "vpmaddubsw" (u8 x s8 pairs into 16 bits, widened
-/// by vpmaddwd).
+/// by vpmaddwd; "pmaddubsw" below AVX2).
 const char *int8Operation();
 /// What calibrateMachine's peak times at the tier in force: "FMA", or
 /// "multiply + add" below AVX2.
@@ -147,9 +147,10 @@ struct Options {
 struct Row {
   std::optional<int64_t> id;
   std::string name, type, postOps, kernel, inputs, outputs;
-  /// kernelPrecision of its kernel ("mixed" for a group of several), and
-  /// the share of its operations that are int8 (of a group's, by FLOPs):
-  /// what the roofline holds it against (Machine::peakFor).
+  /// kernelPrecision of its kernel ("mixed" for a group of ops of several
+  /// precisions), and the share of its operations that are int8 (of a
+  /// group's, weighted by FLOPs): what the roofline holds it against
+  /// (Machine::peakFor).
   std::string precision;
   double int8Share = 0.0;
   int64_t count = 0;

@@ -105,33 +105,39 @@ double opscope::peak::mulAddGflopsSse(double seconds) {
 }
 
 namespace {
-/// Runs `steps` (4096 multiply-adds into each accumulator it keeps in
-/// `state`, `ops` int8 operations in all) for `seconds`; GOP/s.
-double int8Loop(void (*steps)(void *), double ops, double seconds) {
+/// The int8 steps: 4096 multiply-adds into each accumulator they keep in
+/// `state`; they return the u8 x s8 products of one multiply-add into
+/// every accumulator.
+using Int8Steps = int64_t (*)(void *state);
+constexpr int kStepsPerCall = 4096;
+/// Runs `steps` for `seconds`; GOP/s, two per product.
+double int8Loop(Int8Steps steps, double seconds) {
   alignas(64) unsigned char state[12 * 64] = {};
-  int64_t calls = 0;
+  int64_t calls = 0, products = 0;
   auto start = Clock::now();
   double elapsed = 0;
   do {
-    steps(state);
+    products = steps(state);
     ++calls;
     elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   } while (elapsed < seconds);
   volatile unsigned char keep = state[0];
   (void)keep;
-  return calls * ops / elapsed / 1e9;
+  return calls * double(kStepsPerCall) * products * 2.0 / elapsed / 1e9;
 }
 } // namespace
 
 /// `NAME(state)`: 4096 steps `accI = STEP(accI)` (with `a` and `b` the
 /// multiplicands, SETUP's) on accumulators acc0.. of type V, as many as
-/// EACH names, loaded from and stored back to `state` (named, in a
-/// function without calls: in the timing loop's array GCC 12 stored them
-/// to the stack on every step). `HIDE` runs before each step: below VNNI an empty volatile asm that
-/// hides `a` from the compiler, so that the products, the same on every
-/// step and not fed by the accumulator, are computed on every step
-/// (vpdpbusd reads its accumulator: nothing to hide). A macro, not a
-/// template: the steps need their tier's target attribute.
+/// EACH names (at most 12), loaded from and stored back to `state`: named,
+/// in a function without calls (in the timing loop's array GCC 12 stored
+/// them to the stack on every step). Returns the products of one step on
+/// them all, a u8 x s8 product per byte of V. `HIDE` runs before each
+/// step: below VNNI an empty volatile asm that hides `a` from the
+/// compiler, so that the products, the same on every step and not fed by
+/// the accumulator, are computed on every step (vpdpbusd reads its
+/// accumulator: nothing to hide). A macro, not a template: the steps need
+/// their tier's target attribute.
 #define OPSCOPE_PEAK_LOAD(i) V acc##i = acc[i];
 #define OPSCOPE_PEAK_STEP(i)                                                   \
   HIDE;                                                                        \
@@ -139,15 +145,17 @@ double int8Loop(void (*steps)(void *), double ops, double seconds) {
 #define OPSCOPE_PEAK_STORE(i) acc[i] = acc##i;
 #define OPSCOPE_PEAK_EACH8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define OPSCOPE_PEAK_EACH12(X) OPSCOPE_PEAK_EACH8(X) X(8) X(9) X(10) X(11)
+#define OPSCOPE_PEAK_ONE(i) +1
 #define OPSCOPE_INT8_STEPS(NAME, TARGET, EACH)                                 \
-  __attribute__((target(TARGET), noinline)) void NAME(void *state) {           \
+  __attribute__((target(TARGET), noinline)) int64_t NAME(void *state) {        \
     V *acc = static_cast<V *>(state);                                          \
     SETUP;                                                                     \
     EACH(OPSCOPE_PEAK_LOAD)                                                    \
-    for (int r = 0; r < 4096; ++r) {                                           \
+    for (int r = 0; r < kStepsPerCall; ++r) {                                  \
       EACH(OPSCOPE_PEAK_STEP)                                                  \
     }                                                                          \
     EACH(OPSCOPE_PEAK_STORE)                                                   \
+    return (0 EACH(OPSCOPE_PEAK_ONE)) * int64_t(sizeof(V));                    \
   }
 
 namespace {
@@ -222,19 +230,18 @@ OPSCOPE_INT8_STEPS(stepsSsse3, "ssse3", OPSCOPE_PEAK_EACH8)
 #undef V
 } // namespace
 
-// GOP/s: accumulators x 4096 steps x lanes (u8 x s8 products) x 2.
 double opscope::peak::int8GopsAvx512Vnni(double seconds) {
-  return int8Loop(stepsAvx512Vnni, 12 * 4096 * 64 * 2.0, seconds);
+  return int8Loop(stepsAvx512Vnni, seconds);
 }
 double opscope::peak::int8GopsAvxVnni(double seconds) {
-  return int8Loop(stepsAvxVnni, 12 * 4096 * 32 * 2.0, seconds);
+  return int8Loop(stepsAvxVnni, seconds);
 }
 double opscope::peak::int8GopsAvx512(double seconds) {
-  return int8Loop(stepsAvx512, 8 * 4096 * 64 * 2.0, seconds);
+  return int8Loop(stepsAvx512, seconds);
 }
 double opscope::peak::int8GopsAvx2(double seconds) {
-  return int8Loop(stepsAvx2, 8 * 4096 * 32 * 2.0, seconds);
+  return int8Loop(stepsAvx2, seconds);
 }
 double opscope::peak::int8GopsSsse3(double seconds) {
-  return int8Loop(stepsSsse3, 8 * 4096 * 16 * 2.0, seconds);
+  return int8Loop(stepsSsse3, seconds);
 }

@@ -73,12 +73,17 @@ unfused = [
 trace("golden-unfused.json", "golden-unfused", unfused,
       [[120, 30, 40, 20, 90, 5], [120, 30, 40, 20, 90, 5]])
 
-# One int8 and one fp32 inner product of the same FLOPs and bytes: the
-# roofline holds the int8 one against the int8 peak (machine-int8.json).
+# int8 inner products and an fp32 one: the roofline holds the int8 ones
+# against the int8 peak (machine-int8.json). q and f are compute bound
+# under either peak; m's 10 flop/byte make it memory bound under the int8
+# peak and compute bound under the fp32 one. f has half q's FLOPs, so a
+# group's int8 share weighted by FLOPs (0.8) differs from one by op count.
 int8 = [
     probe(0, "q", "inner_product", [], ["q/MatMul"], [1, 128, 128], [1, 128, 128], 4e6, 1e4,
           "onednn:inner_product:int8", [128, 128], 0.0),
-    probe(1, "f", "inner_product", [], ["f/MatMul"], [1, 128, 128], [1, 128, 128], 4e6, 1e4,
+    probe(1, "f", "inner_product", [], ["f/MatMul"], [1, 128, 128], [1, 128, 128], 2e6, 1e4,
           "onednn:inner_product", [128, 128], 0.0),
+    probe(2, "m", "inner_product", [], ["m/MatMul"], [1, 128, 128], [1, 128, 128], 4e6, 4e5,
+          "opscope:gemm:s16:avx2:int8", [128, 128], 0.0),
 ]
-trace("golden-int8.json", "golden-int8", int8, [[20, 100], [20, 100]])
+trace("golden-int8.json", "golden-int8", int8, [[20, 50, 50], [20, 50, 50]])

@@ -197,6 +197,13 @@ def main():
                  "--aggregate-by", "type")),
     ]
     if args.machine:
+        # The peaks (int8's 0 for a machine file from before it was measured).
+        with open(args.machine) as f:
+            machine = json.load(f)
+        for key, default in (("peak_gflops", None), ("peak_int8_gops", 0.0)):
+            if data["roofline"].get(key) != machine.get(key, default):
+                fail("roofline %s %r, the machine file's %r"
+                     % (key, data["roofline"].get(key), machine.get(key, default)))
         checks.append(("roofline", data["roofline"]["ops"],
                        json.loads(analyze(args, "--format", "json", "--print-only", "ops",
                                           "--roofline", "--machine", args.machine))["ops"]))
