@@ -54,7 +54,9 @@ def _level(cap):
 if _emulator:
     _best = _level(None)
     _has_avx2 = _best != "sse41"
-    _has_avx_vnni = _has_avx2 and _level("avx2_vnni") == "avx2_vnni"
+    # Below AVX-512 the best level says it; an AVX-512 CPU's does not.
+    _has_avx_vnni = _best == "avx2_vnni" or (
+        _best.startswith("avx512") and _level("avx2_vnni") == "avx2_vnni")
     _has_bf16 = _best in ("avx512_core_bf16", "avx512_core_amx")
     _has_amx = _best == "avx512_core_amx"
 else:

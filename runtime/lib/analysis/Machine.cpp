@@ -26,69 +26,65 @@ using namespace opscope::analysis;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-/// Whether the tier in force has FMA (AVX2 up); below, the peak loop
-/// multiplies and adds.
-bool fmaTier() { return rt::tierInForce() >= rt::IsaLevel::Avx2; }
-
-/// One core's FMA (or multiply + add) throughput with the widest vectors
-/// of the tier in force (cpu.h): the peak the roofline compares against.
-double coreGflops(double seconds) {
-  rt::IsaLevel tier = rt::tierInForce();
+/// The peak loops of the tier in force (cpu.h), one core each, and what
+/// they time: fp32 FMAs (a multiply and an add below AVX2) with the widest
+/// vectors, the peak the roofline holds fp32 ops against (GFLOP/s); and
+/// the tier's fastest int8 multiply-add, the one oneDNN's int8 kernels run
+/// (GOP/s). opscope's exact s16 GEMM below VNNI does half its products per
+/// instruction, so it reads at most about half of the int8 peak. AMX's
+/// tiles are not timed: that tier reports AVX-512 VNNI's. Null loops off
+/// x86.
+struct PeakLoops {
+  const char *fmaOperation;
+  double (*gflops)(double seconds);
+  const char *int8Operation;
+  double (*int8Gops)(double seconds);
+};
+PeakLoops peakLoops() {
 #if defined(__x86_64__)
-  if (tier >= rt::IsaLevel::Avx512Core)
-    return peak::fmaGflopsAvx512(seconds);
-  if (fmaTier())
-    return peak::fmaGflopsAvx2(seconds);
-  return peak::mulAddGflopsSse(seconds);
+  rt::IsaLevel tier = rt::tierInForce();
+  PeakLoops l{"FMA", peak::fmaGflopsAvx2, "vpmaddubsw", peak::int8GopsAvx2};
+  if (tier >= rt::IsaLevel::Avx512Core) {
+    l.gflops = peak::fmaGflopsAvx512;
+    l.int8Gops = peak::int8GopsAvx512;
+  } else if (tier < rt::IsaLevel::Avx2) {
+    l = {"multiply + add", peak::mulAddGflopsSse, "pmaddubsw",
+         peak::int8GopsSsse3};
+  }
+  if (rt::hasVnni(tier)) {
+    l.int8Operation = "vpdpbusd";
+    l.int8Gops = tier >= rt::IsaLevel::Avx512CoreVnni ? peak::int8GopsAvx512Vnni
+                                                      : peak::int8GopsAvxVnni;
+  }
+  return l;
+#else
+  return {"multiply + add", nullptr, "none", nullptr};
 #endif
-  (void)tier;
-  (void)seconds;
-  return 0.0;
 }
 
-/// The int8 peak loop of the tier in force (GOP/s of one core) and the
-/// instruction it times: the tier's fastest int8 multiply-add, the one
-/// oneDNN's int8 kernels run. opscope's exact s16 GEMM below VNNI does half
-/// its products per instruction, so it reads at most about half of this
-/// peak. AMX's tiles are not timed: that tier reports AVX-512 VNNI's.
-struct Int8Peak {
-  const char *operation;
-  double (*gops)(double seconds);
-};
-Int8Peak int8Peak() {
-#if defined(__x86_64__)
-  rt::IsaLevel tier = rt::tierInForce();
-  if (rt::hasVnni(tier))
-    return {"vpdpbusd", tier >= rt::IsaLevel::Avx512CoreVnni
-                            ? peak::int8GopsAvx512Vnni
-                            : peak::int8GopsAvxVnni};
-  if (tier >= rt::IsaLevel::Avx512Core)
-    return {"vpmaddubsw", peak::int8GopsAvx512};
-  if (tier >= rt::IsaLevel::Avx2)
-    return {"vpmaddubsw", peak::int8GopsAvx2};
-  return {"pmaddubsw", peak::int8GopsSsse3};
-#endif
-  return {"none", nullptr};
+/// The sum over `threads` threads, each running `loop` for `seconds`.
+double overThreads(int threads, double (*loop)(double), double seconds) {
+  if (!loop)
+    return 0.0;
+  std::vector<double> perThread(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { perThread[t] = loop(seconds); });
+  for (auto &th : pool)
+    th.join();
+  double sum = 0;
+  for (double g : perThread)
+    sum += g;
+  return sum;
 }
 
 /// Peak figures with `threads` threads, each running its own FMA loop,
 /// then its int8 loop, and its slice of the triad.
-Machine::Peak measurePeak(int threads, float *a, const float *b,
-                          const float *c, size_t n) {
+Machine::Peak measurePeak(const PeakLoops &loops, int threads, float *a,
+                          const float *b, const float *c, size_t n) {
   Machine::Peak peak;
-  for (bool int8 : {false, true}) {
-    std::vector<double> perThread(threads);
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        auto gops = int8Peak().gops;
-        perThread[t] = int8 ? (gops ? gops(0.2) : 0.0) : coreGflops(0.3);
-      });
-    for (auto &th : pool)
-      th.join();
-    for (double g : perThread)
-      (int8 ? peak.int8Gops : peak.gflops) += g;
-  }
+  peak.gflops = overThreads(threads, loops.gflops, 0.3);
+  peak.int8Gops = overThreads(threads, loops.int8Gops, 0.2);
   // STREAM-style triad a = b + s * c; bytes counted as 2 reads + 1 write per
   // element (no write-allocate).
   for (int pass = 0; pass < 4; ++pass) {
@@ -118,8 +114,9 @@ Machine opscope::analysis::calibrateMachine(int threads) {
   std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
   for (size_t i = 0; i < n; ++i)
     a[i] = 0.0f, b[i] = 1.0f, c[i] = 2.0f;
+  const PeakLoops loops = peakLoops();
   for (int t = 1; t <= threads; ++t)
-    m.byThreads[t] = measurePeak(t, a.get(), b.get(), c.get(), n);
+    m.byThreads[t] = measurePeak(loops, t, a.get(), b.get(), c.get(), n);
   volatile float keep = a[n / 2];
   (void)keep;
   m.threads = threads;
@@ -143,10 +140,12 @@ Machine Machine::forThreads(int t) const {
 }
 
 const char *opscope::analysis::peakOperation() {
-  return fmaTier() ? "FMA" : "multiply + add";
+  return peakLoops().fmaOperation;
 }
 
-const char *opscope::analysis::int8Operation() { return int8Peak().operation; }
+const char *opscope::analysis::int8Operation() {
+  return peakLoops().int8Operation;
+}
 
 std::string opscope::analysis::loadMachine(const std::string &path,
                                            Machine &m) {

@@ -134,15 +134,19 @@ AVX2 void gemmPanel(const GemmTile (&tiles)[4], int64_t mr, const float *v,
   int64_t r = 0;
   for (; r < full; r += mr)
     tiles[0](v + r * channels, channels, up, m + r * ldm, ldm);
+  // Fewer than mr rows are left, or 8 after tiles of 6: 4-row tiles run
+  // at most twice (never after tiles of 4), a 2-row tile at most once,
+  // then single rows.
   for (int i = 1; i < 4; ++i) {
     int64_t n = 4 >> (i - 1); // 4, 2, 1
-    for (; n < mr && r + n <= rows; r += n)
+    for (; r + n <= rows; r += n)
       tiles[i](v + r * channels, channels, up, m + r * ldm, ldm);
   }
 }
 
 AVX2 void winogradGemm(const float *v, const float *u, float *m, int64_t rows,
                        int64_t channels, int64_t kp, int64_t panel) {
+  // (k24's second entry is never reached: tiles of 4 leave fewer than 4.)
   static constexpr GemmTile k24[4] = {gemmTile4x3, gemmTile4x3, gemmTile2x3,
                                       gemmTile1x3},
                             k16[4] = {gemmTile6x2, gemmTile4x2, gemmTile2x2,
