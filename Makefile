@@ -68,7 +68,7 @@ SANITIZE_CMAKE_FLAGS := $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_FLAGS=-fopenmp=libgomp \
   -DOpenMP_C_LIB_NAMES=gomp -DOpenMP_CXX_LIB_NAMES=gomp -DOpenMP_gomp_LIBRARY=$(GOMP) \
-  -DOPSCOPE_FUZZ=ON
+  -DOPSCOPE_FUZZ=ON -DOPSCOPE_PYTHON_EXTENSION=OFF
 # How long each fuzz harness runs under `make fuzz`, in seconds.
 FUZZ_SECONDS ?= 60
 

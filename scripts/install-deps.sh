@@ -21,6 +21,9 @@ PKGS=(
   chromium-headless-shell
   # make test's run on an emulated AVX2-only CPU (ctest label emulated_avx2)
   qemu-user
+  # the Python API's extension (python/src, pybind11) and its notebook,
+  # executed by make test (examples/notebooks, pandas plots via matplotlib)
+  pybind11-dev python3-dev jupyter-nbconvert python3-ipykernel python3-matplotlib
 )
 
 missing=()

@@ -101,6 +101,10 @@ config.substitutions.append(
 config.substitutions.append(("%other_tier_cap", "avx2" if _below_avx2 else "sse41"))
 # Whether --bf16-chains auto carries chains here (bf16-chains.test).
 config.substitutions.append(("%bf16_chains_auto", "ON" if _native_bf16 else "OFF"))
+# The Python API's extension (python/src): built unless configured off, as
+# the sanitizer build does (an ASan module cannot load into python3).
+if config.opscope_python_extension.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python-extension")
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
 config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))

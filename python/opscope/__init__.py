@@ -1,4 +1,12 @@
-"""opscope traces and profile CSVs as pandas DataFrames.
+"""opscope from Python: compile, run and profile models; traces and
+profile CSVs as pandas DataFrames.
+
+``compile`` drives opscope-compile (and its cache), ``Session`` runs a
+compiled model through the runtime (numpy in, numpy out, the GIL released
+while it runs), and ``profile`` is a block whose sessions record their
+probes, with labelled spans, opscope-analyze's tables and the trace's
+frames (docs/python.md). Those three need the extension ``make build``
+builds; the loaders below do not.
 
 A trace (``opscope-run --profile --trace``, ``OPSCOPE_PROFILE``) loads into
 ``events`` (one row per op execution), ``iterations`` (one row per
@@ -44,14 +52,19 @@ Name: probe, dtype: int64
 >>> p.summary["iterations"].item(), p.ops["count"].dtype
 (20, dtype('int64'))
 """
-from .errors import LoadError
+from .errors import CompileError, LoadError, RunError
 from .profile_csv import ProfileCsv, read_profile_csv
+from .profiler import profile
+from .runtime import CompiledModel, Model, Session, TensorInfo, compile, tool_path
 from .sweep_results import load_sweep
 from .trace import (ANALYZE_OP_COLUMNS, ANALYZE_SUMMARY_COLUMNS, Trace,
-                    load_trace)
+                    load_trace, loads_trace)
 
-__all__ = ["load", "load_trace", "read_profile_csv", "load_sweep", "Trace", "ProfileCsv",
-           "LoadError", "ANALYZE_OP_COLUMNS", "ANALYZE_SUMMARY_COLUMNS"]
+# `compile` is left out of __all__: a star import would hide the builtin.
+__all__ = ["Session", "Model", "CompiledModel", "TensorInfo", "profile",
+           "tool_path", "load", "load_trace", "loads_trace", "read_profile_csv",
+           "load_sweep", "Trace", "ProfileCsv", "LoadError", "CompileError", "RunError",
+           "ANALYZE_OP_COLUMNS", "ANALYZE_SUMMARY_COLUMNS"]
 
 
 def load(path, **selection):

@@ -138,6 +138,16 @@ def load_trace(path, label=None, include_warmup=False, skip_iterations=0):
     path = str(path)
     with open(path, "rb") as f:
         data = f.read()
+    return loads_trace(data, path, label=label, include_warmup=include_warmup,
+                       skip_iterations=skip_iterations)
+
+
+def loads_trace(data, name="<trace>", label=None, include_warmup=False,
+                skip_iterations=0):
+    """A trace held in memory (``str`` or ``bytes``), as ``load_trace``
+    reads a file: the Python profiler's (``opscope.profile``) is one.
+    ``name`` stands for the file in ``Trace.path`` and in errors."""
+    path = str(name)
     try:
         doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

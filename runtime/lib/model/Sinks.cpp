@@ -186,6 +186,10 @@ json startupJson(const Model &m, const ProfileData &d) {
 } // namespace
 
 void opscope::writeTrace(const std::string &path, const ProfileData &d) {
+  atomicWrite(path, [&](std::ostream &os) { writeTrace(os, d); });
+}
+
+void opscope::writeTrace(std::ostream &os, const ProfileData &d) {
   const Model &m = *d.model;
   // Labels of all sessions, merged by name.
   std::vector<std::string> labels;
@@ -207,7 +211,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
   for (const ProbeInfo &p : m.probes())
     names.push_back(jsonString(p.name));
 
-  atomicWrite(path, [&](std::ostream &os) {
+  { // the events, then the header
     os << "{\"traceEvents\":[\n";
     os << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":"
        << jsonString(m.name()) << "}}";
@@ -361,7 +365,7 @@ void opscope::writeTrace(const std::string &path, const ProfileData &d) {
                 {"dropped_events", dropped},
                 {"probes", probes}};
     os << header.dump() << "\n}\n";
-  });
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -54,9 +54,12 @@ std::string opscope::tooling::siblingToolPath(const std::string &name) {
 }
 
 namespace {
-/// The opscope-compile a cache miss runs: siblingToolPath's, else the first
-/// on PATH, else the bare name (execvp then fails and says so).
-std::string compilerPath() {
+/// The opscope-compile a cache miss runs: the request's, else
+/// siblingToolPath's, else the first on PATH, else the bare name (execvp
+/// then fails and says so).
+std::string compilerPath(const CompileRequest &r) {
+  if (!r.compiler.empty())
+    return r.compiler;
   std::string compiler = opscope::tooling::siblingToolPath("opscope-compile");
   if (!compiler.empty())
     return compiler;
@@ -99,7 +102,7 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
   // And the compiler that builds it: a new opscope-compile (an upgrade, a
   // rebuild) compiles again instead of reusing an older one's library. (No
   // compiler found: the key says so, and the compile will fail anyway.)
-  std::string compiler = compilerPath();
+  std::string compiler = compilerPath(r);
   struct stat cst;
   key += stat(compiler.c_str(), &cst) == 0
              ? "|compiler:" + compiler + "|" + std::to_string(cst.st_size) +
@@ -110,6 +113,22 @@ std::string opscope::tooling::cachedLibraryPath(const CompileRequest &r,
   return (fs::path(cacheDir) /
           (fs::path(r.model).stem().string() + "-" + hex.str() + ".so"))
       .string();
+}
+
+std::vector<std::string>
+opscope::tooling::compileCommand(const CompileRequest &r,
+                                 const std::string &out) {
+  std::vector<std::string> args = {compilerPath(r), r.model, "-o", out};
+  for (const std::string &s : r.inputShapes) {
+    args.push_back("--input-shape");
+    args.push_back(s);
+  }
+  if (r.noProbes)
+    args.push_back("--no-probes");
+  if (r.noFuse)
+    args.push_back("--no-fuse");
+  args.insert(args.end(), r.extraFlags.begin(), r.extraFlags.end());
+  return args;
 }
 
 std::string opscope::tooling::compileIntoCache(const CompileRequest &r,
@@ -126,16 +145,7 @@ std::string opscope::tooling::compileIntoCache(const CompileRequest &r,
     error = cacheDir + ": " + ec.message();
     return "";
   }
-  std::vector<std::string> args = {compilerPath(), r.model, "-o", out};
-  for (const std::string &s : r.inputShapes) {
-    args.push_back("--input-shape");
-    args.push_back(s);
-  }
-  if (r.noProbes)
-    args.push_back("--no-probes");
-  if (r.noFuse)
-    args.push_back("--no-fuse");
-  args.insert(args.end(), r.extraFlags.begin(), r.extraFlags.end());
+  std::vector<std::string> args = compileCommand(r, out);
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());

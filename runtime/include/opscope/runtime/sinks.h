@@ -45,6 +45,8 @@ std::string kernelTierLine();
 bool cpuHasAmx();
 
 void writeTrace(const std::string &path, const ProfileData &data);
+/// The same trace into a stream (the Python profiler keeps it in memory).
+void writeTrace(std::ostream &os, const ProfileData &data);
 /// The probe table, one tab-separated row per probe (opscope-run
 /// --print-probes), or a line saying the model has none.
 void printProbeTable(std::ostream &os, const Model &model);

@@ -34,6 +34,10 @@ struct CompileRequest {
   bool noProbes = false;
   /// Further opscope-compile flags (`--precision bf16`), part of the key.
   std::vector<std::string> extraFlags;
+  /// The opscope-compile to run (part of the key); empty: siblingToolPath's,
+  /// else the first on PATH. A host that is not an opscope tool (the
+  /// Python module) names the one beside its build or install.
+  std::string compiler;
 };
 
 /// Another opscope tool (opscope-compile, opscope-tune, ...) as a running
@@ -50,6 +54,11 @@ std::string defaultCacheDir();
 /// flags compile anew. Empty with `error` set when the model is missing.
 std::string cachedLibraryPath(const CompileRequest &request,
                               const std::string &cacheDir, std::string &error);
+
+/// The opscope-compile command line that builds `request` into `out`
+/// (argv[0] is the compiler).
+std::vector<std::string> compileCommand(const CompileRequest &request,
+                                        const std::string &out);
 
 /// The library for `request`, compiling it into `cacheDir` with the
 /// opscope-compile next to the running executable (or on PATH) when it is
