@@ -83,7 +83,20 @@ class CompiledModel:
 
     @property
     def model(self):
+        """The loaded ``Model`` (shared with the sessions of this file)."""
         return Model.load(self.path)
+
+    @property
+    def inputs(self):
+        return self.model.inputs
+
+    @property
+    def outputs(self):
+        return self.model.outputs
+
+    def random_inputs(self, seed=0, int_max=2):
+        """``self.model.random_inputs(seed, int_max)``."""
+        return self.model.random_inputs(seed, int_max)
 
     def __fspath__(self):
         return self.path

@@ -515,6 +515,10 @@ PYBIND11_MODULE(_opscope, m) {
              {
                // Kernel creation takes a while: let other threads run.
                py::gil_scoped_release nogil;
+               // oneDNN sizes a primitive's partitioning by the team size
+               // in force when it is created, as well as when it runs.
+               if (threads > 0)
+                 rt::setDenseThreads(threads);
                session = model->createSession(probeCapacity);
              }
              return std::make_unique<PySession>(std::move(model),
