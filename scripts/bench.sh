@@ -157,6 +157,13 @@ echo "== Probe overhead (DistilBERT-shaped, seq 128, batch 1, one thread)"
   "$MODELS/distilbert-opset14.onnx" input_ids=1x128 attention_mask=1x128
 
 echo
+echo "== The Python API (docs/python.md): Session.run's overhead over the C API, and DistilBERT-shaped from Python against opscope-run (seq 128, batch 1, one thread pinned to CPU 0)"
+PYTHONPATH="$ROOT/python" /usr/bin/python3 "$ROOT/scripts/bench_python.py" \
+  --build "$BUILD_DIR" --work "$BUILD_DIR/bench-python" --cpu 0 --rounds 7 \
+  --model "$MODELS/distilbert-opset14.onnx" --input-shape input_ids=1x128 \
+  --input-shape attention_mask=1x128 --iterations 30 --warmup 5
+
+echo
 echo "== Threads under contention (BERT-mini, another process busy on one core)"
 /usr/bin/python3 "$ROOT/scripts/bench_contention.py" \
   --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
