@@ -12,6 +12,9 @@ import sys
 
 OPSCOPE_KEYS = {"schema_version", "model", "machine", "run", "memory", "startup",
                 "labels", "probe_cost_ns", "dropped_events", "probes"}
+# Present only where the compiler chose kernels from a tuning database.
+OPTIONAL_OPSCOPE_KEYS = {"tuning_db"}
+OPTIONAL_PROBE_KEYS = {"kernel_choice"}
 PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs", "outputs",
               "weight_shape", "weight_sparsity", "block_sparsity", "sparse_block",
               "sparse_support", "flops", "bytes", "live_bytes",
@@ -28,14 +31,16 @@ def main():
         problems.append("traceEvents is not an array")
         events = []
     o = trace.get("opscope", {})
-    if set(o) != OPSCOPE_KEYS:
-        problems.append("opscope keys differ: %s" % sorted(set(o) ^ OPSCOPE_KEYS))
+    if set(o) - OPTIONAL_OPSCOPE_KEYS != OPSCOPE_KEYS:
+        problems.append("opscope keys differ: %s"
+                        % sorted((set(o) - OPTIONAL_OPSCOPE_KEYS) ^ OPSCOPE_KEYS))
     probes = o.get("probes", [])
     for i, p in enumerate(probes):
         if p.get("id") != i:
             problems.append("probe %d has id %s (ids must be dense)" % (i, p.get("id")))
-        if set(p) != PROBE_KEYS:
-            problems.append("probe %d keys differ: %s" % (i, sorted(set(p) ^ PROBE_KEYS)))
+        if set(p) - OPTIONAL_PROBE_KEYS != PROBE_KEYS:
+            problems.append("probe %d keys differ: %s"
+                            % (i, sorted((set(p) - OPTIONAL_PROBE_KEYS) ^ PROBE_KEYS)))
     by_thread = {}
     ops = iterations = counters = 0
     for e in events:

@@ -312,6 +312,11 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
   // made for; the plan records it and the runtime reports a mismatch.
   if (!opts.tier.empty())
     (*module)->setAttr("osc.target_tier", StringAttr::get(&context, opts.tier));
+  // The tuning database the kernel choices were made from; the plan, and
+  // through it every trace's header, names it.
+  if (!opts.tuningDb.empty() && opts.sparse == "auto")
+    (*module)->setAttr("osc.tuning_db",
+                       StringAttr::get(&context, opts.tuningDb));
 
   // The table report names the tier the layouts and precisions are chosen
   // for (this CPU under OPSCOPE_MAX_ISA, cpu.h), before the passes' lines.

@@ -49,7 +49,7 @@ ANALYZE_SUMMARY_COLUMNS = {
 _ALLOWED_TOP_KEYS = {"traceEvents", "opscope", "displayTimeUnit", "otherData"}
 _HEADER_KEYS = {"schema_version", "model", "machine", "run", "memory",
                 "startup", "probes", "probe_cost_ns", "dropped_events",
-                "labels"}
+                "labels", "tuning_db"}
 _MEMORY_KEYS = {"arena_bytes", "weight_bytes", "peak_live_bytes", "peak_op",
                 "peak_probe"}
 _STARTUP_KEYS = {"load_ms", "map_weights_ms", "create_kernels_ms",
@@ -58,7 +58,7 @@ _MACHINE_KEYS = {"cpu", "isa", "tier", "amx_available", "amx_used", "threads"}
 _PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                "outputs", "weight_shape", "weight_sparsity", "block_sparsity",
                "sparse_block", "sparse_support", "flops", "bytes", "live_bytes",
-               "kernel"}
+               "kernel", "kernel_choice"}
 _OP_ARGS_KEYS = {"probe", "iteration", "label"}
 
 
@@ -249,6 +249,9 @@ def _probe_row(p):
         "bytes": _optional_float(p.get("bytes")),
         "live_bytes": None if p.get("live_bytes") is None else int(p["live_bytes"]),
         "kernel": str(p.get("kernel", "")),
+        # Why the compiler chose the kernel and the tuning database entry
+        # that decided (docs/tuning.md, "Kernel choice"); None elsewhere.
+        "kernel_choice": p.get("kernel_choice"),
     }
 
 
@@ -435,6 +438,6 @@ _OP_COLUMNS = [
     "output_names", "output_shapes", "output_dtypes",
     "weight_shape", "weight_sparsity", "block_sparsity", "sparse_block",
     "sparse_support", "flops", "bytes", "live_bytes", "kernel",
-    "count", "total_ms", "self_ms", "self_percent", "mean_us", "p50_us",
+    "kernel_choice", "count", "total_ms", "self_ms", "self_percent", "mean_us", "p50_us",
     "p99_us", "min_us", "max_us", "gflops_per_s", "gb_per_s",
 ]

@@ -123,6 +123,10 @@ json::Object probeEntry(int64_t id, StringRef name, Operation *op,
   entry["op"] = opIndex;
   if (auto live = op->getAttrOfType<IntegerAttr>(kLiveBytesAttr))
     entry["live_bytes"] = live.getInt();
+  // Why osc-sparse-layout chose this kernel, and the tuning database entry
+  // that decided (tuning::Choice::reason).
+  if (auto choice = op->getAttrOfType<StringAttr>("osc.kernel_choice"))
+    entry["kernel_choice"] = choice.str();
   return entry;
 }
 
@@ -287,6 +291,8 @@ struct ConvertOscToRuntimePass
                       {"probes", std::move(probeList)}};
     if (auto tier = module->getAttrOfType<StringAttr>("osc.target_tier"))
       plan["target_tier"] = tier.str();
+    if (auto db = module->getAttrOfType<StringAttr>("osc.tuning_db"))
+      plan["tuning_db"] = db.str();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << json::Value(std::move(plan));

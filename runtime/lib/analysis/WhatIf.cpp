@@ -24,10 +24,6 @@
 using namespace opscope;
 using namespace opscope::analysis;
 
-/// Two sparsities this close are the same measurement (the database keeps
-/// what opscope-tune was given, e.g. 0.8).
-static constexpr double kSameSparsity = 1e-9;
-
 static std::string percentText(double ratio) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g%%", std::round(ratio * 1e4) / 1e2);
@@ -54,30 +50,6 @@ static std::string ratioList(const std::set<double> &ratios) {
 static std::string trimmed(const std::string &s) {
   size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::optional<double> analysis::perfRatioAt(const tuning::Entry &e, double s,
-                                            std::string &basis) {
-  std::vector<tuning::SparsePoint> points = e.sparse;
-  std::sort(points.begin(), points.end(), [](const auto &a, const auto &b) {
-    return a.sparsity < b.sparsity;
-  });
-  auto ratio = [&](const tuning::SparsePoint &p) { return e.denseMs / p.ms; };
-  for (const auto &p : points)
-    if (std::fabs(p.sparsity - s) <= kSameSparsity && p.ms > 0) {
-      basis = "measured at " + percentText(p.sparsity);
-      return ratio(p);
-    }
-  for (size_t i = 0; i + 1 < points.size(); ++i) {
-    const auto &lo = points[i], &hi = points[i + 1];
-    if (lo.sparsity < s && s < hi.sparsity && lo.ms > 0 && hi.ms > 0) {
-      double t = (s - lo.sparsity) / (hi.sparsity - lo.sparsity);
-      basis = "interpolated " + percentText(lo.sparsity) + "-" +
-              percentText(hi.sparsity);
-      return ratio(lo) + t * (ratio(hi) - ratio(lo));
-    }
-  }
-  return std::nullopt;
 }
 
 std::string analysis::kernelPrecision(const std::string &kernel) {
@@ -310,25 +282,46 @@ std::string analysis::projectWhatIf(const Profile &profile,
       out.ops.push_back(std::move(op));
       continue;
     }
-    const tuning::Entry *e =
-        db.find(op.n, op.k, op.m, op.precision, out.threads, request.block);
+    // The compiler's own choice (tuning::choose) at the target ratio, and,
+    // for an op that ran sparse, at the ratio it ran at.
+    tuning::Query q;
+    q.n = op.n;
+    q.k = op.k;
+    q.m = op.m;
+    q.precision = op.precision;
+    q.threads = out.threads;
+    q.block = request.block;
+    q.sparsity = *op.targetRatio;
+    tuning::Choice target = tuning::choose(&db, q);
+    std::optional<tuning::Choice> current;
+    if (op.ranSparse && op.currentRatio) {
+      q.sparsity = *op.currentRatio;
+      current = tuning::choose(&db, q);
+    }
+    const tuning::Entry *e = target.entry;
     std::set<double> needed{*op.targetRatio};
     if (op.ranSparse && op.currentRatio)
       needed.insert(*op.currentRatio);
+    op.perfRatio = target.perfRatio;
+    if (current)
+      op.currentPerfRatio = current->perfRatio;
+    // Projected on the sparse kernel: the compiler's choice, or every op
+    // under --force-sparse. Either needs the ratio at the target; an op
+    // the database keeps dense below its lowest measured ratio (where
+    // dense already won) keeps its dense time without one.
+    op.projectedSparse = request.forceSparse || target.sparse;
+    bool denseByBound = !op.projectedSparse &&
+                        target.basis == tuning::Choice::Basis::BoundBelow;
     std::string why;
     if (!e) {
       why = "no entry";
     } else {
-      std::string basis, currentBasis;
-      op.perfRatio = perfRatioAt(*e, *op.targetRatio, basis);
-      if (op.ranSparse && op.currentRatio)
-        op.currentPerfRatio = perfRatioAt(*e, *op.currentRatio, currentBasis);
       std::string range =
           e->sparse.empty()
               ? std::string("no sparse measurement")
               : "measured " + percentText(e->sparse.front().sparsity) + "-" +
                     percentText(e->sparse.back().sparsity);
-      if (!op.perfRatio)
+      if (!op.perfRatio && !denseByBound)
         why = percentText(*op.targetRatio) + " is outside the " + range +
               " (never extrapolated)";
       else if (op.ranSparse && !op.currentPerfRatio)
@@ -337,7 +330,7 @@ std::string analysis::projectWhatIf(const Profile &profile,
                                : std::string("an unknown ratio")) +
               ", outside the " + range;
       else
-        op.basis = basis;
+        op.basis = target.basisText;
       for (const auto &pt : e->sparse)
         needed.insert(pt.sparsity);
     }
@@ -350,14 +343,17 @@ std::string analysis::projectWhatIf(const Profile &profile,
       out.ops.push_back(std::move(op));
       continue;
     }
+    for (const std::string &miss : target.misses)
+      op.basis += "; " + miss;
     // Dense time at this shape: measured, or (an op that ran sparse) its
-    // measured time times its current perf ratio. The compiler keeps an op
-    // dense where the database says sparse is no faster at the target.
+    // measured time times its current perf ratio.
     double toDense = op.ranSparse ? *op.currentPerfRatio : 1.0;
-    op.projectedSparse = request.forceSparse || *op.perfRatio > 1.0;
     double factor = toDense / (op.projectedSparse ? *op.perfRatio : 1.0);
     if (!op.projectedSparse)
-      op.basis += "; kept dense (sparse " + formatRatio(*op.perfRatio) + ")";
+      op.basis += op.perfRatio
+                      ? "; kept dense (sparse " + formatRatio(*op.perfRatio) +
+                            ")"
+                      : std::string("; kept dense");
     op.projectedUs = op.measuredUs * factor;
     op.projectedMeanUs = op.meanUs * factor;
     if (!entryIndex.count(e)) {

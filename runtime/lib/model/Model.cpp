@@ -176,7 +176,7 @@ TensorInfo tensorInfo(const json &j) {
 } // namespace
 
 struct Model::Impl {
-  std::string path, weightsPath, name, planText, targetTier;
+  std::string path, weightsPath, name, planText, targetTier, tuningDb;
   void *handle = nullptr;
   opscope_model_run_fn run = nullptr;
   const uint8_t *weights = nullptr;
@@ -229,6 +229,7 @@ void Model::Impl::parsePlan(const char *text) {
   json plan = json::parse(planText, inRange);
   name = plan.value("model", "model");
   targetTier = plan.value("target_tier", "");
+  tuningDb = plan.value("tuning_db", "");
   arenaBytes = plan.at("arena_bytes").get<int64_t>();
   for (const json &in : plan.at("inputs")) {
     inputs.push_back(tensorInfo(in));
@@ -275,6 +276,7 @@ void Model::Impl::parsePlan(const char *text) {
     info.name = p.value("name", "");
     info.type = p.value("type", "");
     info.kernel = p.value("kernel", "");
+    info.kernelChoice = p.value("kernel_choice", "");
     info.postOps = stringList(p.value("post_ops", json::array()));
     info.sourceNodes = stringList(p.value("source_nodes", json::array()));
     for (const json &t : p.value("inputs", json::array()))
@@ -508,6 +510,7 @@ int64_t Model::weightBytes() const { return impl->weightBytes; }
 size_t Model::numOps() const { return impl->ops.size(); }
 const std::string &Model::planText() const { return impl->planText; }
 const std::string &Model::targetTier() const { return impl->targetTier; }
+const std::string &Model::tuningDb() const { return impl->tuningDb; }
 std::string Model::tierMismatch() const {
   std::string here = kernelIsaName();
   if (impl->targetTier.empty() || impl->targetTier == here)

@@ -339,6 +339,10 @@ void opscope::writeTrace(std::ostream &os, const ProfileData &d) {
           {"bytes", p.bytes},
           {"live_bytes", p.liveBytes < 0 ? json(nullptr) : json(p.liveBytes)},
           {"kernel", kernelOf(d, p)}});
+      // Present where the compiler chose between dense and sparse kernels
+      // from a tuning database: why, and the entry that decided.
+      if (!p.kernelChoice.empty())
+        probes.back()["kernel_choice"] = p.kernelChoice;
     }
     json run = json::object();
     for (auto &[k, v] : d.run)
@@ -364,6 +368,8 @@ void opscope::writeTrace(std::ostream &os, const ProfileData &d) {
                 {"probe_cost_ns", d.probeCostNs},
                 {"dropped_events", dropped},
                 {"probes", probes}};
+    if (!m.tuningDb().empty())
+      header["tuning_db"] = m.tuningDb();
     os << header.dump() << "\n}\n";
   }
 }

@@ -74,7 +74,8 @@ ProbeInfo probeOf(const json &j, size_t index) {
                    {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                     "outputs", "weight_shape", "weight_sparsity",
                     "block_sparsity", "sparse_block", "sparse_support",
-                    "flops", "bytes", "live_bytes", "kernel"},
+                    "flops", "bytes", "live_bytes", "kernel",
+                    "kernel_choice"},
                    where);
   ProbeInfo p;
   p.id = get<int64_t>(j, "id", where);
@@ -98,6 +99,8 @@ ProbeInfo probeOf(const json &j, size_t index) {
   if (auto live = optionalNumber(j, "live_bytes"))
     p.liveBytes = static_cast<int64_t>(*live);
   p.kernel = j.value("kernel", "");
+  if (j.contains("kernel_choice") && j["kernel_choice"].is_string())
+    p.kernelChoice = j["kernel_choice"].get<std::string>();
   if ((p.flops && *p.flops < 0) || (p.bytes && *p.bytes < 0))
     throw SchemaError(where + " has negative flops or bytes");
   return p;
@@ -107,7 +110,7 @@ TraceHeader headerOf(const json &j) {
   requireKnownKeys(j,
                    {"schema_version", "model", "machine", "run", "memory",
                     "startup", "probes", "probe_cost_ns", "dropped_events",
-                    "labels"},
+                    "labels", "tuning_db"},
                    "the opscope object");
   TraceHeader h;
   int64_t version = get<int64_t>(j, "schema_version", "the opscope object");
@@ -121,6 +124,8 @@ TraceHeader headerOf(const json &j) {
                       " is not supported (this opscope reads version " +
                       std::to_string(kSchemaVersion) + ")");
   h.model = j.value("model", "");
+  if (j.contains("tuning_db") && j["tuning_db"].is_string())
+    h.tuningDb = j["tuning_db"].get<std::string>();
   if (j.contains("machine")) {
     const json &m = j["machine"];
     requireKnownKeys(m,

@@ -152,6 +152,12 @@ struct FusionReportPass : osc::impl::OscFusionReportBase<FusionReportPass> {
       }
       llvm::outs() << out << "\n";
     };
+    // The database behind the choice column (opscope-compile records it
+    // on the module; opscope-opt{tuning-db=...} runs do not).
+    if (anyChoice && module)
+      if (auto db = module->getAttrOfType<StringAttr>("osc.tuning_db"))
+        llvm::outs() << "kernel choices from the tuning database "
+                     << db.getValue() << "\n";
     line(header);
     for (const auto &r : table)
       line(r);

@@ -49,6 +49,11 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
   tuning::Database database;
   bool haveDatabase = false;
   unsigned fellBack = 0;
+  /// Ops decided by an entry of another M or thread count (the nearest).
+  unsigned nearest = 0;
+  /// Ops with an entry made sparse by the threshold: their sparsity lies
+  /// where no measured ratio bounds the answer.
+  unsigned outsideSparse = 0;
   /// A range of ratios, printed as whole percentages ("80%", "40-42%").
   struct PercentRange {
     double lo = 1, hi = 0;
@@ -109,6 +114,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     }
     // Per function: the pass instance runs on every function in turn.
     fellBack = 0;
+    nearest = 0;
+    outsideSparse = 0;
     keptScalar = 0;
     keptScalarPrecisions.clear();
     unblocked = 0;
@@ -156,9 +163,26 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
       llvm::errs() << "osc-sparse-layout: " << fellBack << " of "
                    << candidates.size()
                    << " inner products have no tuning database entry (weight "
-                      "shape, M, precision): the threshold "
+                      "shape, precision, at any M or thread count): the "
+                      "threshold "
                    << llvm::format("%g", double(threshold))
                    << " decided for them\n";
+    if (haveDatabase && outsideSparse > 0)
+      llvm::errs() << "osc-sparse-layout: " << outsideSparse << " of "
+                   << candidates.size()
+                   << " inner products made sparse by the threshold "
+                   << llvm::format("%g", double(threshold))
+                   << ": their block sparsity lies outside the ratios their "
+                      "tuning database entry measured, where no measurement "
+                      "bounds the answer (opscope-tune --sparsity with their "
+                      "ratio measures it; --print-fusion's choice column "
+                      "names them)\n";
+    if (haveDatabase && nearest > 0)
+      llvm::errs() << "osc-sparse-layout: " << nearest << " of "
+                   << candidates.size()
+                   << " inner products decided by the nearest tuning "
+                      "database entry (another M or thread count; "
+                      "--print-fusion's choice column names it)\n";
 
     if (report)
       llvm::outs() << "osc-sparse-layout: " << sparseOps.size() << " of "
@@ -199,62 +223,44 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
     // 4x4 blocks where the weight's 1x4 blocks line up in them (a model
     // pruned with --block 4x4): four outputs per activation load.
     int64_t blockRows = sp::chooseBlockRows(values->data(), n, k);
-    bool pick = mode == "always" || (mode == "auto" && ratio >= threshold);
-    std::string why = mode == "auto" ? "threshold" : "mode " + mode.getValue();
     const char *precisionName = s8 ? "int8" : bf16 ? "bf16" : "fp32";
     bool scalar = llvm::is_contained(
         llvm::split(StringRef(scalarPrecisions.getValue()), ','),
         precisionName);
-    if (mode == "auto" && haveDatabase) {
-      auto outType = cast<RankedTensorType>(op.getResult().getType());
-      int64_t m = outType.getNumElements() / n;
-      const char *precision = s8 ? "int8" : bf16 ? "bf16" : "fp32";
-      // A 4x4 weight without a 4x4 entry uses the 1x4 one: the 1x4 kernel
-      // at the same sparsity is the slower of the two, so its latency is an
-      // upper bound.
-      const tuning::Entry *e = nullptr;
-      if (blockRows == 4)
-        e = database.find(n, k, m, precision, /*threads=*/1, "4x4");
-      if (!e)
-        e = database.find(n, k, m, precision, /*threads=*/1, "1x4");
-      if (!e) {
+    bool pick = mode == "always";
+    std::string why = "mode " + mode.getValue();
+    bool byThreshold = false;
+    if (mode == "auto") {
+      // The tuning library's one choice, shared with the what-if and
+      // opscope-profile. The compiled model runs on however many threads
+      // its caller gives it: one-thread entries decide (the nearest thread
+      // count where there are none), as opscope-tune measures by default.
+      tuning::Query q;
+      q.n = n;
+      q.k = k;
+      q.m = cast<RankedTensorType>(op.getResult().getType()).getNumElements() /
+            n;
+      q.precision = precisionName;
+      q.threads = 1;
+      // (A weight without zero blocks "lines up" in any block shape.)
+      q.block = blockRows == 4 && bs.zeroBlocks > 0 ? "4x4" : "1x4";
+      q.sparsity = ratio;
+      q.threshold = threshold;
+      q.scalarSparse = scalar;
+      tuning::Choice c = tuning::choose(haveDatabase ? &database : nullptr, q);
+      pick = c.sparse;
+      why = c.reason;
+      if (haveDatabase && !c.tuned() && !c.entry)
         ++fellBack;
-        if (pick && scalar) {
-          pick = false;
-          why = "threshold: scalar sparse kernels on this tier";
-          ++keptScalar;
-          keptScalarPrecisions.insert(precisionName);
-        }
-      } else {
-        // The highest measured ratio at or below the weight's: the sparse
-        // kernel only gets faster with more zero blocks, so that latency
-        // is an upper bound. None measured that low: dense.
-        const tuning::SparsePoint *at = nullptr;
-        for (const tuning::SparsePoint &pt : e->sparse)
-          if (pt.sparsity <= ratio + 1e-9)
-            at = &pt;
-        pick = at && at->ms < e->denseMs;
-        if (!at)
-          why = "tuned: dense (no measurement at or below this sparsity)";
-        else if (pick)
-          why = llvm::formatv("tuned: sparse {0:F3} ms < dense {1:F3} ms (at "
-                              "{2}%)",
-                              at->ms, e->denseMs,
-                              std::lround(at->sparsity * 100))
-                    .str();
-        else
-          why = llvm::formatv("tuned: dense {0:F3} ms <= sparse {1:F3} ms (at "
-                              "{2}%)",
-                              e->denseMs, at->ms,
-                              std::lround(at->sparsity * 100))
-                    .str();
+      else if (haveDatabase && !c.tuned() && c.sparse)
+        ++outsideSparse;
+      if (haveDatabase && c.tuned() && !c.misses.empty())
+        ++nearest;
+      if (!c.tuned() && ratio >= threshold && scalar) {
+        ++keptScalar;
+        keptScalarPrecisions.insert(precisionName);
       }
-    }
-    if (mode == "auto" && !haveDatabase && pick && scalar) {
-      pick = false;
-      why = "threshold: scalar sparse kernels on this tier";
-      ++keptScalar;
-      keptScalarPrecisions.insert(precisionName);
+      byThreshold = !c.tuned();
     }
     // Staying dense: the faster of oneDNN's two dense primitives, where the
     // database measured both (fp32).
@@ -275,7 +281,8 @@ struct SparseLayoutPass : osc::impl::OscSparseLayoutBase<SparseLayoutPass> {
                   StringAttr::get(op.getContext(), why));
     int64_t zeros = std::count(values->begin(), values->end(), 0.0f);
     double elementRatio = static_cast<double>(zeros) / values->size();
-    if (!pick && why == "threshold" && elementRatio >= threshold) {
+    if (!pick && byThreshold && ratio < threshold &&
+        elementRatio >= threshold) {
       ++unblocked;
       unblockedElements.add(elementRatio);
       unblockedBlocks.add(ratio);

@@ -52,6 +52,9 @@ struct ProbeInfo {
   int64_t id = 0;
   int64_t op = -1; ///< index of the probed op in the plan
   std::string name, type, kernel;
+  /// Why the compiler chose the kernel (dense or sparse) and the tuning
+  /// database entry that decided; "" where it made no such choice.
+  std::string kernelChoice;
   std::vector<std::string> postOps, sourceNodes;
   std::vector<TensorInfo> inputs, outputs;
   rt::Shape weightShape;
@@ -127,6 +130,9 @@ public:
   /// The tier the model was compiled for (cpu.h's level names: "avx2",
   /// "avx512_core_amx"); "" for a plan that does not record it.
   const std::string &targetTier() const;
+  /// The tuning database the compiler chose kernels from ("" when none:
+  /// the threshold rule, or --kernels rules).
+  const std::string &tuningDb() const;
   /// "" when the model was compiled for the tier this process runs, else
   /// a sentence naming both (the layouts and choices are the other's).
   std::string tierMismatch() const;

@@ -45,6 +45,9 @@ struct ProbeInfo {
   std::optional<double> bytes;
   std::optional<int64_t> liveBytes; ///< arena bytes live while it runs
   std::string kernel;
+  /// Why the compiler chose the kernel and the tuning database entry that
+  /// decided (`kernel_choice`); empty where it made no such choice.
+  std::string kernelChoice;
 };
 
 struct MachineInfo {
@@ -72,6 +75,9 @@ struct StartupInfo {
 struct TraceHeader {
   int schemaVersion = 0;
   std::string model;
+  /// The tuning database the model's kernels were chosen from
+  /// (`tuning_db`); empty when none was.
+  std::string tuningDb;
   MachineInfo machine;
   std::map<std::string, std::string> run; // run config, as text
   MemoryInfo memory;

@@ -17,6 +17,7 @@
 #include "opscope/runtime/cpu.h"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -109,6 +110,87 @@ struct Database {
   /// Adds `e`, replacing the entry of the same problem if there is one.
   void merge(const Entry &e);
 };
+
+//===----------------------------------------------------------------------===//
+// Kernel choice: the one decision the compiler (osc-sparse-layout), the
+// what-if (opscope-analyze --what-if), opscope-profile and its
+// recommendation make from the database (docs/tuning.md, "Kernel choice").
+//===----------------------------------------------------------------------===//
+
+/// One inner product whose kernel is to be chosen.
+struct Query {
+  int64_t n = 0, k = 0, m = 0; ///< weight N x K, M activation rows
+  std::string precision = "fp32";
+  int threads = 1;
+  /// "4x4" where the weight's zero blocks line up in 4x4 blocks (the 4x4
+  /// kernel runs it), else "1x4".
+  std::string block = "1x4";
+  /// The weight's block sparsity: the fraction of its 1x4 blocks that are
+  /// all zero.
+  double sparsity = 0;
+  /// Without a usable measurement the threshold rule decides: sparse at or
+  /// above `threshold`, unless the sparse kernels of this precision run
+  /// scalar on the tier (`scalarSparse`).
+  double threshold = 0.7;
+  bool scalarSparse = false;
+};
+
+/// dense ms / sparse ms of `e` at block sparsity `s`: the measured ratio at
+/// a measured sparsity (within `tolerance`), linear in the ratios of the
+/// two measured sparsities around it, nullopt outside the measured range
+/// (never extrapolated). `basis` says which ("measured at 80%",
+/// "interpolated 70%-90%").
+std::optional<double> perfRatioAt(const Entry &e, double s,
+                                  std::string &basis,
+                                  double tolerance = 1e-9);
+
+/// Two block sparsities of an N x K weight that differ by less than half a
+/// 1x4 block are the same: pruning to a ratio zeroes round(ratio x blocks)
+/// blocks, so a weight pruned to 80% reads 0.79999966 on 3072x768.
+double sameSparsity(int64_t n, int64_t k);
+
+/// The answer, and what it rests on.
+struct Choice {
+  enum class Basis {
+    Measured,     ///< a point measured at the weight's sparsity
+    Interpolated, ///< between two measured points
+    BoundAbove,   ///< sparser than the highest point, where sparse won
+    BoundBelow,   ///< less sparse than the lowest point, where dense won
+    Threshold,    ///< no usable measurement: the threshold rule
+  };
+  bool sparse = false;
+  Basis basis = Basis::Threshold;
+  /// The entry that decided, or null (no entry for the weight at all).
+  const Entry *entry = nullptr;
+  /// dense ms / sparse ms at the query's sparsity (Measured, Interpolated).
+  std::optional<double> perfRatio;
+  /// The latencies compared (Measured, Interpolated, Bound*): the sparse one
+  /// at the query's sparsity, or at the bounding point.
+  double denseMs = 0, sparseMs = 0;
+  /// How the entry's points gave the answer: "measured at 80%",
+  /// "interpolated 70%-90%", "at 90%, the highest measured: 95% is only
+  /// faster"; for Threshold, why no point could.
+  std::string basisText;
+  /// Keys the lookup missed and what stood in for them, one phrase each
+  /// ("M 100 not measured: the nearest, M 128").
+  std::vector<std::string> misses;
+  /// One line for --print-fusion, the probe table and messages:
+  /// "tuned: sparse 0.309 ms < dense 0.777 ms (measured at 80%; entry
+  /// 768x768 M=128 fp32 1x4, 1 thread)".
+  std::string reason;
+  bool tuned() const { return basis != Basis::Threshold; }
+};
+
+/// The kernel for `q`. `db` may be null (no database: the threshold rule).
+/// The entry is the query's own, else the same weight, precision and block
+/// at the nearest thread count and then the nearest M; a 4x4 weight
+/// without a 4x4 entry takes the 1x4 one (the 1x4 kernel is the slower, so
+/// its latency is an upper bound). Each stand-in is named in `misses`;
+/// nothing falls silently to dense.
+Choice choose(const Database *db, const Query &q);
+
+/// `768x768 M=128 fp32 1x4, 1 thread`.
+std::string describeProblem(const Entry &e);
 
 /// $OPSCOPE_CACHE_DIR/tuning, else $HOME/.cache/opscope/tuning.
 std::string defaultDirectory();

@@ -89,13 +89,6 @@ struct WhatIf {
   WhatIfTotals totals;
 };
 
-/// dense/sparse of `e` at block sparsity `s`: the measured ratio
-/// (dense_ms / sparse ms) at a measured sparsity, linear in the ratios of
-/// the two measured sparsities around it, nullopt outside the measured
-/// range (never extrapolated). `basis` says which.
-std::optional<double> perfRatioAt(const tuning::Entry &e, double s,
-                                  std::string &basis);
-
 /// The precision a kernel name says an op runs in: "bf16", "int8" or
 /// "fp32".
 std::string kernelPrecision(const std::string &kernel);

@@ -160,17 +160,23 @@ def OscSparseLayout : Pass<"osc-sparse-layout", "::mlir::func::FuncOp"> {
     consecutive input features of one output) and, for those chosen by
     `mode`, packs the weight (runtime/include/opscope/runtime/sparse_format.h)
     and replaces the op by `osc.sparse_inner_product`:
-    * `mode=auto` (default): with `tuning-db` (opscope-tune's database,
-      docs/tuning.md), an op whose weight shape, M and precision have an
-      entry is sparse when the sparse latency measured at the highest
-      ratio at or below the weight's block sparsity is lower than the dense
-      one (no such ratio: dense); ops without an entry, or without
-      `tuning-db`, are sparse from a block sparsity of `threshold` (0.7),
-      unless their precision is in `scalar-precisions` (the target CPU runs
-      those sparse kernels scalar: opscope-compile passes what the tier in
-      force lacks), which keeps them dense with a note naming `tier`.
-      Each op records why in `osc.kernel_choice`. A database of another
-      CPU or ISA, or a corrupt one, is an error naming the file.
+    * `mode=auto` (default): the tuning library's one kernel choice
+      (`tuning::choose`, docs/tuning.md "Kernel choice"), which the what-if
+      and opscope-profile share. With `tuning-db` (opscope-tune's
+      database), an op whose weight shape and precision have an entry (the
+      op's M and one thread, else the nearest measured) is sparse when the
+      sparse latency at the weight's block sparsity (measured there, within
+      half a block, or interpolated between two measured ratios) is lower
+      than the dense one; beyond the measured ratios a point bounds the
+      answer where it can (sparse won at a lower ratio, dense at a higher).
+      Ops with no usable measurement, or without `tuning-db`, are sparse
+      from a block sparsity of `threshold` (0.7), unless their precision is
+      in `scalar-precisions` (the target CPU runs those sparse kernels
+      scalar: opscope-compile passes what the tier in force lacks), which
+      keeps them dense with a note naming `tier`. Each op records why, and
+      the entry that decided, in `osc.kernel_choice` (the probe table's
+      `kernel_choice`). A database of another CPU or ISA, or a corrupt one,
+      is an error naming the file.
     * `mode=always`: every inner product with a constant f32 weight.
     * `mode=never`: none (the pass only measures).
 
