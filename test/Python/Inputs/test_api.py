@@ -6,10 +6,12 @@ models the lit test that calls this script compiled:
 WORK_DIR holds mlp-opset14.onnx (models/generate.py), tiny.so (a MatMul +
 Add + Relu and a Gather, test/Tools/opscope-run/Inputs/tiny.onnxtext),
 tiny-noprobes.so (the same, --no-probes), mlp-other.so (the MLP compiled
-for 2x784: a second model) and big.so (a 1024 x 1024 MatMul of two inputs,
-long enough to see the GIL released). BIN_DIR has opscope-run and
-opscope-analyze.
+for 2x784: a second model), big.so (a 1024 x 1024 MatMul of two inputs,
+long enough to see the GIL released), and mlp.so with trace.json and
+profile.csv (docs/python.md's commands, for its doctests). BIN_DIR has
+opscope-run and opscope-analyze.
 """
+import doctest
 import gc
 import io
 import json
@@ -477,6 +479,22 @@ class Profile(unittest.TestCase):
         t = profiler.get_trace()
         self.assertEqual(len(t.events), 0)
         self.assertEqual(len(t.iterations), 3)
+
+
+class Docs(unittest.TestCase):
+    def test_docs_python_md(self):
+        # docs/python.md's Python sessions, on the files its commands make.
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "..", "docs", "python.md")
+        here = os.getcwd()
+        os.chdir(WORK)
+        try:
+            result = doctest.testfile(doc, module_relative=False,
+                                      optionflags=doctest.NORMALIZE_WHITESPACE)
+        finally:
+            os.chdir(here)
+        self.assertGreater(result.attempted, 30)
+        self.assertEqual(result.failed, 0)
 
 
 if __name__ == "__main__":

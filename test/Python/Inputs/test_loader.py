@@ -338,20 +338,6 @@ class Docstring(unittest.TestCase):
         self.assertGreater(result.attempted, 5)
         self.assertEqual(result.failed, 0)
 
-    def test_docs_python_md(self):
-        # docs/python.md's Python session, on the run its commands make.
-        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "..", "..", "..", "docs", "python.md")
-        here = os.getcwd()
-        os.chdir(WORK)
-        try:
-            result = doctest.testfile(doc, module_relative=False,
-                                      optionflags=doctest.NORMALIZE_WHITESPACE)
-        finally:
-            os.chdir(here)
-        self.assertGreater(result.attempted, 10)
-        self.assertEqual(result.failed, 0)
-
 
 if __name__ == "__main__":
     WORK, BIN, GOLDEN = sys.argv[1:4]
