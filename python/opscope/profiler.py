@@ -69,6 +69,9 @@ class profile:
         self._labels = []   # record() labels open now, outermost first
         self._texts = None  # [(model name, trace JSON)] once the block ended
         self._parsed = {}
+        # Sessions may be created on other threads while record() opens a
+        # span: each session's spans must mirror _labels.
+        self._mu = threading.Lock()
         self._active = False
         self._closed = False
 
@@ -81,22 +84,23 @@ class profile:
         with _lock:
             if _active is not None:
                 raise RuntimeError("profile blocks do not nest: another one is active")
+            self._active = True
             _active = self
-        self._active = True
         return self
 
     def __exit__(self, *exc):
         global _active
         with _lock:
             _active = None
-        self._active = False
-        self._closed = True
+        with self._mu:
+            self._active = False
+            self._closed = True
+            entries, self._entries = self._entries, []
         try:
-            self._texts = self._make_traces() if self._entries else []
+            self._texts = self._make_traces(entries) if entries else []
         finally:
-            for _, native in self._entries:
+            for _, native in entries:
                 native.reset_profile()
-            self._entries = []
         if self.file is not None and self._texts:
             self._write()
         return False
@@ -107,10 +111,13 @@ class profile:
             warnings.warn("opscope.profile: model %r has no probes (it was compiled with "
                           "--no-probes): the trace will show iterations but no ops"
                           % session.model.name, stacklevel=3)
-        native.set_profiling(True)
-        for label in self._labels:
-            native.open_span(label)
-        self._entries.append((session.model, native))
+        with self._mu:
+            if not self._active:  # the block ended meanwhile
+                return
+            native.set_profiling(True)
+            for label in self._labels:
+                native.open_span(label)
+            self._entries.append((session.model, native))
 
     @contextlib.contextmanager
     def record(self, label):
@@ -122,22 +129,23 @@ class profile:
         if not self._active:
             raise RuntimeError("profiler.record() is used inside its profile block")
         label = str(label)
-        self._labels.append(label)
-        entries = list(self._entries)
-        for _, native in entries:
-            native.open_span(label)
+        with self._mu:
+            self._labels.append(label)
+            for _, native in self._entries:
+                native.open_span(label)
         try:
             yield self
         finally:
-            for _, native in reversed(self._entries):
-                native.close_span()
-            self._labels.pop()
+            with self._mu:
+                for _, native in reversed(self._entries):
+                    native.close_span()
+                self._labels.pop()
 
     # The trace ---------------------------------------------------------
 
-    def _make_traces(self):
+    def _make_traces(self, entries):
         groups = []  # [(model, [native sessions])], by first appearance
-        for model, native in self._entries:
+        for model, native in entries:
             for m, natives in groups:
                 if m is model:
                     natives.append(native)
@@ -155,9 +163,10 @@ class profile:
     def _traces(self):
         if self._texts is not None:
             return self._texts
-        if not self._entries:
-            return []
-        return self._make_traces()  # inside the block: what is recorded so far
+        with self._mu:
+            entries = list(self._entries)
+        # Inside the block: what is recorded so far.
+        return self._make_traces(entries) if entries else []
 
     def _paths(self):
         """The file of each model's trace (format='chrome' with a path)."""

@@ -448,6 +448,34 @@ class Profile(unittest.TestCase):
         self.assertEqual(inside._s.recorded_events, 0)
         self.assertFalse(inside._s.profiling)
 
+    def test_threads(self):
+        # Sessions running on two threads while the main thread opens and
+        # closes a span in each: the span waits for the run in progress.
+        stop = threading.Event()
+        with opscope.profile(format="dataframe") as profiler:
+            sessions = [opscope.Session(work("tiny.so"), threads=1) for _ in range(2)]
+            feeds = sessions[0].random_inputs()
+
+            def loop(s):
+                while not stop.is_set():
+                    s.run(feeds)
+
+            threads = [threading.Thread(target=loop, args=(s,)) for s in sessions]
+            for t in threads:
+                t.start()
+            time.sleep(0.05)
+            with profiler.record("measure"):
+                time.sleep(0.05)
+            stop.set()
+            for t in threads:
+                t.join()
+        t = profiler.get_trace()
+        self.assertEqual(t.events["tid"].nunique(), 2)
+        self.assertEqual(len(t.events), len(t.ops) * len(t.iterations))
+        measured = t.events[t.events["label"] == "measure"]
+        self.assertEqual(measured["tid"].nunique(), 2)
+        self.assertLess(len(measured), len(t.events))
+
     def test_misuse(self):
         with self.assertRaises(ValueError):
             opscope.profile()  # chrome needs a file
