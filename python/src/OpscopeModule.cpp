@@ -186,6 +186,9 @@ public:
           std::memcpy(dst[o], session->output(o), outs[o].bytes());
       } catch (const std::exception &e) {
         error = e.what();
+      } catch (...) { // nothing may unwind into the interpreter unnamed
+        error = "the run failed with an exception that is not a "
+                "std::exception";
       }
     }
     if (!error.empty())
