@@ -259,10 +259,18 @@ private:
   /// costs a copy only for an array that is not.
   py::array checked(size_t i, py::handle value) {
     const TensorInfo &t = model->inputs()[i];
-    py::array a =
-        py::isinstance<py::array>(value)
-            ? py::reinterpret_borrow<py::array>(value)
-            : py::array(py::module_::import("numpy").attr("asarray")(value));
+    py::array a;
+    if (py::isinstance<py::array>(value)) {
+      a = py::reinterpret_borrow<py::array>(value);
+    } else {
+      try {
+        a = py::module_::import("numpy").attr("asarray")(value);
+      } catch (py::error_already_set &e) {
+        throw py::value_error(
+            "input " + describe(t) +
+            ": not convertible to an array: " + std::string(e.what()));
+      }
+    }
     if (!a.dtype().is(inputTypes[i]) && !a.dtype().equal(inputTypes[i]))
       throw py::value_error("input " + describe(t) + ": expected dtype " +
                             py::str(inputTypes[i]).cast<std::string>() +

@@ -187,6 +187,9 @@ class Run(unittest.TestCase):
                 with self.assertRaises(ValueError) as e:
                     self.s.run(feeds)
                 self.assertEqual(str(e.exception), message)
+        with self.assertRaises(ValueError) as e:
+            self.s.run({"x": [[1, 2], [3]], "idx": self.idx})  # ragged
+        self.assertIn("input 'x' (2x4, float32): not convertible to an array", str(e.exception))
         with self.assertRaises(TypeError):
             self.s.run(self.x)  # one array, two inputs
         with self.assertRaises(TypeError):
