@@ -551,6 +551,39 @@ int Model::weightOperand(size_t op) const {
   return -1;
 }
 
+int64_t Model::indexBound(size_t input) const {
+  if (input >= impl->inputs.size())
+    return -1;
+  const TensorInfo &in = impl->inputs[input];
+  if (in.dtype != DType::I64 && in.dtype != DType::I32)
+    return -1;
+  int64_t at = impl->inputOffsets[input];
+  int64_t end = at + static_cast<int64_t>(in.bytes());
+  int64_t bound = -1;
+  // In execution order, until an op writes over the input's bytes (the
+  // arena reuses them once the input is dead).
+  for (const OpDesc &d : impl->ops) {
+    if (d.kind == OpKind::Gather && d.operands.size() == 2 &&
+        d.operands[0].kind == BufferRef::Weight &&
+        d.operands[1].kind == BufferRef::Arena &&
+        d.operands[1].offset == at && d.operands[1].dtype == in.dtype &&
+        d.operands[1].shape == in.shape) {
+      const Shape &table = d.operands[0].shape;
+      int64_t axis = d.attrs.value("axis", int64_t(0));
+      if (axis < 0)
+        axis += static_cast<int64_t>(table.size());
+      if (axis >= 0 && axis < static_cast<int64_t>(table.size()) &&
+          table[axis] > 0)
+        bound = bound < 0 ? table[axis] : std::min(bound, table[axis]);
+    }
+    for (const BufferRef &r : d.results)
+      if (r.kind == BufferRef::Arena && r.offset < end &&
+          r.offset + static_cast<int64_t>(r.bytes()) > at)
+        return bound;
+  }
+  return bound;
+}
+
 Model::PackedWeightStats Model::packedWeightStats() const {
   PackedWeightStats stats;
   if (impl->packed) {

@@ -146,6 +146,12 @@ public:
   /// The operand of plan op `op` that is its 2-D floating-point constant
   /// weight (an inner product's N x K), or -1.
   int weightOperand(size_t op) const;
+  /// For an integer model input that a gather uses directly as indices
+  /// into a constant table (token ids into an embedding): the table's size
+  /// along the gathered axis, the smallest over such gathers. -1 otherwise.
+  /// Random sample inputs draw such an input from the table's rows: ids
+  /// drawn from [0, 2) make every sample nearly the same sentence.
+  int64_t indexBound(size_t input) const;
   /// Constant weights packed into kernel layouts (oneDNN's blocked ones),
   /// shared by this model's sessions: how many tensors were packed, and how
   /// many times a later session took a packed tensor instead of packing it
