@@ -509,6 +509,18 @@ std::string analysis::checkWhatIf(const WhatIf &whatIf, const Profile &measured,
   if (m > 0)
     total.errorPercent = 100.0 * (p - m) / m;
   out.rows.push_back(std::move(total));
+  // Per-op medians: an op's executions per iteration are measuredUs /
+  // meanUs, so its median-based time is p50 x projectedUs / meanUs.
+  for (const WhatIfOp &op : whatIf.ops)
+    if (op.meanUs > 0)
+      out.medianProjectedUs += op.p50Us * op.projectedUs / op.meanUs;
+  for (const Distribution &d : measured.ops)
+    if (d.count())
+      out.medianMeasuredUs += d.percentile(50) * d.count() / iterations;
+  if (out.medianMeasuredUs > 0)
+    out.medianErrorPercent = 100.0 *
+                             (out.medianProjectedUs - out.medianMeasuredUs) /
+                             out.medianMeasuredUs;
   return "";
 }
 

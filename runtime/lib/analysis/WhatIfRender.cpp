@@ -12,6 +12,7 @@
 #include "Table.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -314,8 +315,15 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
         {"perf_ratios", asJson(perfCols, w.entries)},
         {"ops", asJson(opCols, ops)},
         {"totals", asJson(totalsColumns(), std::vector<TotalsRow>{totals})[0]}};
-    if (check)
+    if (check) {
       whatIf["check"] = asJson(checkColumns(), check->rows);
+      whatIf["check_medians"] = {
+          {"projected_ms", check->medianProjectedUs / 1e3},
+          {"measured_ms", check->medianMeasuredUs / 1e3},
+          {"error_%", check->medianErrorPercent
+                          ? json(*check->medianErrorPercent)
+                          : json()}};
+    }
     os << json{{"opscope", {{"what_if", whatIf}}}}.dump(2) << "\n";
     return;
   }
@@ -364,5 +372,17 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
     os << "\n";
     heading("check against the measured trace (error = projected - measured):");
     renderTable(checkColumns(), check->rows, options.format, os, width);
+    // Not a CSV part: the CSV keeps its four tables.
+    if (!csv && check->medianErrorPercent) {
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "on per-op medians: projected %.4f ms, measured %.4f ms, "
+                    "error %+.1f%% (each op's median execution x its "
+                    "executions per iteration: robust to iterations the "
+                    "host slows)",
+                    check->medianProjectedUs / 1e3,
+                    check->medianMeasuredUs / 1e3, *check->medianErrorPercent);
+      os << "\n" << line << "\n";
+    }
   }
 }

@@ -117,6 +117,12 @@ struct CheckRow {
 };
 struct Check {
   std::vector<CheckRow> rows; // by |error| in ms, then the total
+  /// The totals again on per-op medians (each op's median execution x its
+  /// executions per iteration; the projection scaled by each op's
+  /// projected/measured factor): a sum of means follows the iterations a
+  /// shared host slows 2-4x now and then, this does not. Per iteration, µs.
+  double medianProjectedUs = 0, medianMeasuredUs = 0;
+  std::optional<double> medianErrorPercent;
 };
 /// Returns "" or an error naming `measuredPath` when it was recorded on
 /// another CPU or with another thread count, or is not a trace of the same
