@@ -109,6 +109,37 @@ struct Result {
   tooling::KernelBenchResult res;
 };
 
+/// The database entry of one result (medians over rounds, and the spread
+/// of the per-round ratios).
+tuning::Entry entryOf(const Options &o, const Result &r) {
+  tuning::Entry e;
+  e.n = r.problem.shape.n;
+  e.k = r.problem.shape.k;
+  e.m = r.problem.m;
+  e.precision = tooling::precisionName(r.prec);
+  e.block = o.block;
+  e.threads = o.threads;
+  e.denseMs = tooling::median(r.res.denseMs);
+  e.denseImpl = r.res.denseImpl;
+  e.sparseImpl = r.res.sparseImpl;
+  if (!r.res.matmulMs.empty()) {
+    e.matmulMs = tooling::median(r.res.matmulMs);
+    e.matmulImpl = r.res.matmulImpl;
+  }
+  for (size_t i = 0; i < o.ratios.size(); ++i) {
+    auto pr = r.res.perRoundRatios(i);
+    e.sparse.push_back({o.ratios[i], tooling::median(r.res.sparseMs[i]),
+                        *std::min_element(pr.begin(), pr.end()),
+                        *std::max_element(pr.begin(), pr.end())});
+  }
+  return e;
+}
+
+/// Measurements taken again when the sparse latencies do not fall with the
+/// sparsity (tuning::unsteadiness): a database measured while the host was
+/// unsteady makes the compiler choose the slower kernel.
+constexpr int kRemeasure = 2;
+
 // The steps of run(). Those returning an int return -1 to go on, else the
 // exit code (the message printed).
 
@@ -282,10 +313,30 @@ int measureProblems(const Options &o, const std::set<Problem> &problems,
           progress.update(done - 1, detail);
         };
         onRound(0, o.rounds);
-        results.push_back({pb, prec,
-                           tooling::measureInnerProducts(
-                               prec, pb.shape.n, pb.shape.k, pb.m, o.ratios,
-                               config, onRound)});
+        Result r{pb, prec,
+                 tooling::measureInnerProducts(prec, pb.shape.n, pb.shape.k,
+                                               pb.m, o.ratios, config,
+                                               onRound)};
+        std::string unsteady = tuning::unsteadiness(entryOf(o, r));
+        for (int again = 0; again < kRemeasure && !unsteady.empty();
+             ++again) {
+          r.res = tooling::measureInnerProducts(prec, pb.shape.n, pb.shape.k,
+                                                pb.m, o.ratios, config,
+                                                onRound);
+          unsteady = tuning::unsteadiness(entryOf(o, r));
+        }
+        if (!unsteady.empty()) {
+          progress.finish();
+          std::fprintf(stderr,
+                       "opscope-tune: warning: %ldx%ld M=%ld %s: %s in %d "
+                       "measurements: the host is unsteady (other load, "
+                       "frequency changes); the entry keeps the last one, "
+                       "measure it again when the machine is quiet\n",
+                       (long)pb.shape.n, (long)pb.shape.k, (long)pb.m,
+                       tooling::precisionName(prec), unsteady.c_str(),
+                       kRemeasure + 1);
+        }
+        results.push_back(std::move(r));
         const std::string &impl = results.back().res.denseImpl;
         if (std::find(denseImpls.begin(), denseImpls.end(), impl) ==
             denseImpls.end())
@@ -397,26 +448,7 @@ void printDenseCandidates(const std::vector<Result> &results) {
 int saveResults(const Options &o, const std::vector<Result> &results,
                 tuning::Database &db) {
   for (const Result &r : results) {
-    tuning::Entry e;
-    e.n = r.problem.shape.n;
-    e.k = r.problem.shape.k;
-    e.m = r.problem.m;
-    e.precision = tooling::precisionName(r.prec);
-    e.block = o.block;
-    e.threads = o.threads;
-    e.denseMs = tooling::median(r.res.denseMs);
-    e.denseImpl = r.res.denseImpl;
-    e.sparseImpl = r.res.sparseImpl;
-    if (!r.res.matmulMs.empty()) {
-      e.matmulMs = tooling::median(r.res.matmulMs);
-      e.matmulImpl = r.res.matmulImpl;
-    }
-    for (size_t i = 0; i < o.ratios.size(); ++i) {
-      auto pr = r.res.perRoundRatios(i);
-      e.sparse.push_back({o.ratios[i], tooling::median(r.res.sparseMs[i]),
-                          *std::min_element(pr.begin(), pr.end()),
-                          *std::max_element(pr.begin(), pr.end())});
-    }
+    tuning::Entry e = entryOf(o, r);
     db.merge(e);
   }
   try {

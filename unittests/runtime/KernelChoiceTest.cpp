@@ -254,3 +254,23 @@ TEST(KernelChoice, PerfRatioAt) {
   EXPECT_TRUE(perfRatioAt(one, 0.81, basis, sameSparsity(8, 8)));
   EXPECT_DOUBLE_EQ(sameSparsity(8, 8), 0.5 / 16 + 1e-9);
 }
+
+TEST(KernelChoice, UnsteadyMeasurementsAreNamed) {
+  // Issue 56's avx2-capped database: 3072x768 at 80% slower than at 70%.
+  Entry bad = entry(3072, 768, 128, 5.859,
+                    {{0.7, 3.296}, {0.8, 5.801}, {0.9, 1.369}});
+  EXPECT_EQ(unsteadiness(bad), "the sparse kernel measured slower at 80% "
+                               "(5.801 ms) than at 70% (3.296 ms)");
+  // Falling latencies, and a rise within the slack, are steady.
+  EXPECT_EQ(unsteadiness(entry(768, 768, 128, 2.0,
+                               {{0.7, 1.0}, {0.8, 0.5}, {0.9, 0.25}})),
+            "");
+  EXPECT_EQ(unsteadiness(entry(768, 768, 128, 2.0, {{0.7, 1.0}, {0.8, 1.05}})),
+            "");
+  EXPECT_NE(unsteadiness(entry(768, 768, 128, 2.0, {{0.7, 1.0}, {0.8, 1.05}}),
+                         0.01),
+            "");
+  // Points in any order; one point cannot be unsteady.
+  EXPECT_NE(unsteadiness(entry(8, 8, 4, 1.0, {{0.9, 2.0}, {0.7, 1.0}})), "");
+  EXPECT_EQ(unsteadiness(entry(8, 8, 4, 1.0, {{0.8, 0.5}})), "");
+}

@@ -141,6 +141,19 @@ std::string describeProblem(const Entry &e) {
          (e.threads == 1 ? "" : "s");
 }
 
+std::string unsteadiness(const Entry &e, double slack) {
+  std::vector<SparsePoint> points = usablePoints(e);
+  for (size_t i = 0; i + 1 < points.size(); ++i)
+    for (size_t j = i + 1; j < points.size(); ++j)
+      if (points[j].sparsity > points[i].sparsity &&
+          points[j].ms > points[i].ms * (1.0 + slack))
+        return "the sparse kernel measured slower at " +
+               percent(points[j].sparsity) + " (" + ms(points[j].ms) +
+               ") than at " + percent(points[i].sparsity) + " (" +
+               ms(points[i].ms) + ")";
+  return "";
+}
+
 Choice choose(const Database *db, const Query &q) {
   Choice c;
   auto threshold = [&](const std::string &why) {

@@ -192,6 +192,14 @@ Choice choose(const Database *db, const Query &q);
 /// `768x768 M=128 fp32 1x4, 1 thread`.
 std::string describeProblem(const Entry &e);
 
+/// "" when the entry's sparse latencies fall as the sparsity rises (within
+/// `slack`: 0.1 lets 80% be 10% slower than 70%), as the kernel's do: more
+/// zero blocks, less work. Else the first pair that does not, e.g. "the
+/// sparse kernel measured slower at 80% (5.801 ms) than at 70% (3.296 ms)":
+/// the host was unsteady while it measured, and a choice made from it can
+/// lose. opscope-tune measures such a problem again.
+std::string unsteadiness(const Entry &e, double slack = 0.1);
+
 /// $OPSCOPE_CACHE_DIR/tuning, else $HOME/.cache/opscope/tuning.
 std::string defaultDirectory();
 
