@@ -184,10 +184,18 @@ class profile:
             self.file.write(self._texts[0][1])
             return
         for path, (_, text) in zip(self._paths(), self._texts):
+            # Whole or not at all: a failed write leaves no temporary.
             tmp = "%s.tmp.%d" % (path, os.getpid())
-            with open(tmp, "w") as f:
-                f.write(text)
-            os.replace(tmp, path)
+            try:
+                with open(tmp, "w") as f:
+                    f.write(text)
+                os.replace(tmp, path)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
 
     def _trace_text(self, model):
         texts = self._traces()

@@ -266,6 +266,10 @@ private:
       try {
         a = py::module_::import("numpy").attr("asarray")(value);
       } catch (py::error_already_set &e) {
+        // Only numpy's refusals are the feed's fault; KeyboardInterrupt,
+        // MemoryError and the like go on as they are.
+        if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError))
+          throw;
         throw py::value_error(
             "input " + describe(t) +
             ": not convertible to an array: " + std::string(e.what()));
@@ -544,14 +548,21 @@ PYBIND11_MODULE(_opscope, m) {
           "kernel_names",
           [](const PySession &s) { return s.session->kernelNames(); })
       .def("set_profiling", &PySession::setProfiling)
-      .def_property_readonly(
-          "profiling",
-          [](const PySession &s) { return s.session->profiler().enabled(); })
+      .def_property_readonly("profiling",
+                             [](PySession &s) {
+                               bool on = false;
+                               s.locked([&] {
+                                 on = s.session->profiler().enabled();
+                               });
+                               return on;
+                             })
       .def("open_span", &PySession::openSpan)
       .def("close_span", &PySession::closeSpan)
       .def("reset_profile", &PySession::resetProfile)
-      .def_property_readonly("recorded_events", [](const PySession &s) {
-        return s.session->profiler().events().size();
+      .def_property_readonly("recorded_events", [](PySession &s) {
+        size_t n = 0;
+        s.locked([&] { n = s.session->profiler().events().size(); });
+        return n;
       });
 
   m.def("trace_json", &traceJson, py::arg("sessions"), py::arg("run"),

@@ -29,7 +29,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -424,6 +426,50 @@ void Model::Impl::mapWeights(const std::string &file, uint64_t id,
 Model::Model() : impl(std::make_unique<Impl>()) {}
 Model::~Model() = default;
 
+namespace {
+/// dlopen hands back a library already loaded under the same name without
+/// looking at the file, so a model recompiled to the path of one still
+/// loaded (a notebook's compile(..., output="m.so") run twice, with a
+/// session of the first still open) would run the old code and probe table.
+/// The file each name was loaded from is remembered; a name whose file has
+/// changed since loads through a fresh name (a symlink in a private
+/// directory), which glibc maps anew, since it matches loaded libraries by
+/// name and then by device and inode (the compiler renames a new file into
+/// place, so a recompiled one has a new inode).
+std::mutex libraryMutex;
+std::map<std::string, std::pair<dev_t, ino_t>> libraryFiles;
+
+void *openLibrary(const std::string &path, const struct stat &st) {
+  std::lock_guard<std::mutex> lock(libraryMutex);
+  auto id = std::make_pair(st.st_dev, st.st_ino);
+  bool stale = false;
+  if (void *loaded = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    auto it = libraryFiles.find(path);
+    stale = it != libraryFiles.end() && it->second != id;
+    dlclose(loaded);
+  }
+  if (!stale) {
+    void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h)
+      libraryFiles[path] = id;
+    return h;
+  }
+  char dir[] = "/tmp/opscope-model-XXXXXX";
+  if (!mkdtemp(dir))
+    return nullptr;
+  char *real = realpath(path.c_str(), nullptr);
+  std::string link = std::string(dir) + "/model.so";
+  void *h = nullptr;
+  if (real && symlink(real, link.c_str()) == 0) {
+    h = dlopen(link.c_str(), RTLD_NOW | RTLD_LOCAL);
+    unlink(link.c_str());
+  }
+  std::free(real);
+  rmdir(dir);
+  return h;
+}
+} // namespace
+
 std::unique_ptr<Model> Model::load(const std::string &soPath,
                                    const std::string &weightsPath) {
   std::unique_ptr<Model> m(new Model());
@@ -439,9 +485,13 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   // library path for names without a slash.
   std::string openPath =
       soPath.find('/') == std::string::npos ? "./" + soPath : soPath;
-  I.handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!I.handle)
-    throw Error(soPath + ": cannot load the compiled model: " + dlerror());
+  I.handle = openLibrary(openPath, st);
+  if (!I.handle) {
+    const char *why = dlerror();
+    throw Error(soPath + ": cannot load the compiled model: " +
+                (why ? why : "cannot give the recompiled library a new name "
+                             "under /tmp"));
+  }
   auto *version =
       static_cast<const int32_t *>(dlsym(I.handle, OPSCOPE_SYM_ABI_VERSION));
   if (!version)

@@ -86,6 +86,24 @@ class Compile(unittest.TestCase):
         self.assertIn("--no-fuse", c.command)
         self.assertTrue(os.path.exists(work("compiled-out.weights")))
 
+    def test_recompiled_to_the_same_path(self):
+        # A session of the old library stays open while another model is
+        # compiled to its path: a new session runs the new one (dlopen by
+        # name would hand back the old library, its plan and its code).
+        out = work("recompiled.so")
+        opscope.compile(work("mlp-opset14.onnx"), input_shapes={"input": (4, 784)},
+                        output=out)
+        with opscope.Session(out, threads=1) as old:
+            self.assertEqual(old.inputs[0].shape, (4, 784))
+            opscope.compile(work("mlp-opset14.onnx"), input_shapes={"input": (2, 784)},
+                            output=out)
+            with opscope.Session(out, threads=1) as new:
+                self.assertEqual(new.inputs[0].shape, (2, 784))
+                y = new.run({"input": np.ones((2, 784), np.float32)})
+                self.assertEqual([a.shape for a in y.values()], [(2, 10)])
+            y = old.run({"input": np.ones((4, 784), np.float32)})
+            self.assertEqual([a.shape for a in y.values()], [(4, 10)])
+
     def test_errors(self):
         with self.assertRaises(opscope.CompileError) as e:
             opscope.compile(work("mlp-opset14.onnx"), input_shapes={"nosuch": (4, 784)})
@@ -454,21 +472,33 @@ class Profile(unittest.TestCase):
     def test_threads(self):
         # Sessions running on two threads while the main thread opens and
         # closes a span in each: the span waits for the run in progress.
+        # Progress is counted, not slept for: on a loaded host a thread can
+        # starve for longer than any fixed sleep.
         stop = threading.Event()
+        runs = [0, 0]
+
+        def wait_for(target, what):
+            deadline = time.monotonic() + 60
+            while not all(r >= t for r, t in zip(runs, target)):
+                self.assertLess(time.monotonic(), deadline, what)
+                time.sleep(0.001)
+
         with opscope.profile(format="dataframe") as profiler:
             sessions = [opscope.Session(work("tiny.so"), threads=1) for _ in range(2)]
             feeds = sessions[0].random_inputs()
 
-            def loop(s):
+            def loop(i):
                 while not stop.is_set():
-                    s.run(feeds)
+                    sessions[i].run(feeds)
+                    runs[i] += 1
 
-            threads = [threading.Thread(target=loop, args=(s,)) for s in sessions]
+            threads = [threading.Thread(target=loop, args=(i,)) for i in range(2)]
             for t in threads:
                 t.start()
-            time.sleep(0.05)
+            wait_for([3, 3], "both threads run before the span")
             with profiler.record("measure"):
-                time.sleep(0.05)
+                wait_for([r + 3 for r in runs], "both threads run inside the span")
+            wait_for([r + 1 for r in runs], "both threads run after the span")
             stop.set()
             for t in threads:
                 t.join()
