@@ -517,10 +517,6 @@ std::string analysis::checkWhatIf(const WhatIf &whatIf, const Profile &measured,
   for (const Distribution &d : measured.ops)
     if (d.count())
       out.medianMeasuredUs += d.percentile(50) * d.count() / iterations;
-  if (out.medianMeasuredUs > 0)
-    out.medianErrorPercent = 100.0 *
-                             (out.medianProjectedUs - out.medianMeasuredUs) /
-                             out.medianMeasuredUs;
   return "";
 }
 

@@ -320,8 +320,8 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
       whatIf["check_medians"] = {
           {"projected_ms", check->medianProjectedUs / 1e3},
           {"measured_ms", check->medianMeasuredUs / 1e3},
-          {"error_%", check->medianErrorPercent
-                          ? json(*check->medianErrorPercent)
+          {"error_%", check->medianErrorPercent()
+                          ? json(*check->medianErrorPercent())
                           : json()}};
     }
     os << json{{"opscope", {{"what_if", whatIf}}}}.dump(2) << "\n";
@@ -373,7 +373,7 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
     heading("check against the measured trace (error = projected - measured):");
     renderTable(checkColumns(), check->rows, options.format, os, width);
     // Not a CSV part: the CSV keeps its four tables.
-    if (!csv && check->medianErrorPercent) {
+    if (auto medianError = check->medianErrorPercent(); !csv && medianError) {
       char line[256];
       std::snprintf(line, sizeof line,
                     "on per-op medians: projected %.4f ms, measured %.4f ms, "
@@ -381,7 +381,7 @@ void analysis::renderWhatIf(const WhatIf &w, const WhatIfRequest &request,
                     "executions per iteration: robust to iterations the "
                     "host slows)",
                     check->medianProjectedUs / 1e3,
-                    check->medianMeasuredUs / 1e3, *check->medianErrorPercent);
+                    check->medianMeasuredUs / 1e3, *medianError);
       os << "\n" << line << "\n";
     }
   }

@@ -102,8 +102,10 @@ std::string withMisses(std::string text, const std::vector<std::string> &misses)
 }
 } // namespace
 
-std::optional<double> perfRatioAt(const Entry &e, double s, std::string &basis,
-                                  double tolerance) {
+namespace {
+/// perfRatioAt, and whether the ratio was measured (else interpolated).
+std::optional<double> ratioAt(const Entry &e, double s, std::string &basis,
+                              double tolerance, bool &measured) {
   std::vector<SparsePoint> points = usablePoints(e);
   auto ratio = [&](const SparsePoint &p) { return e.denseMs / p.ms; };
   // The nearest point within the tolerance (two could be, on a tiny weight).
@@ -112,6 +114,7 @@ std::optional<double> perfRatioAt(const Entry &e, double s, std::string &basis,
     if (std::fabs(p.sparsity - s) <= tolerance &&
         (!at || std::fabs(p.sparsity - s) < std::fabs(at->sparsity - s)))
       at = &p;
+  measured = at != nullptr;
   if (at) {
     basis = "measured at " + percent(at->sparsity);
     return ratio(*at);
@@ -126,6 +129,13 @@ std::optional<double> perfRatioAt(const Entry &e, double s, std::string &basis,
     }
   }
   return std::nullopt;
+}
+} // namespace
+
+std::optional<double> perfRatioAt(const Entry &e, double s, std::string &basis,
+                                  double tolerance) {
+  bool measured = false;
+  return ratioAt(e, s, basis, tolerance, measured);
 }
 
 double sameSparsity(int64_t n, int64_t k) {
@@ -196,12 +206,11 @@ Choice choose(const Database *db, const Query &q) {
   if (points.empty())
     return threshold("no sparse measurement in " + entryText);
 
-  if (auto r = perfRatioAt(*e, q.sparsity, c.basisText,
-                           sameSparsity(q.n, q.k))) {
+  bool measured = false;
+  if (auto r = ratioAt(*e, q.sparsity, c.basisText, sameSparsity(q.n, q.k),
+                       measured)) {
     c.perfRatio = r;
-    c.basis = c.basisText.rfind("measured", 0) == 0
-                  ? Choice::Basis::Measured
-                  : Choice::Basis::Interpolated;
+    c.basis = measured ? Choice::Basis::Measured : Choice::Basis::Interpolated;
     c.sparseMs = e->denseMs / *r;
     c.sparse = *r > 1.0;
   } else {

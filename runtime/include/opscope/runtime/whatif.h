@@ -122,7 +122,11 @@ struct Check {
   /// projected/measured factor): a sum of means follows the iterations a
   /// shared host slows 2-4x now and then, this does not. Per iteration, µs.
   double medianProjectedUs = 0, medianMeasuredUs = 0;
-  std::optional<double> medianErrorPercent;
+  std::optional<double> medianErrorPercent() const {
+    if (!(medianMeasuredUs > 0))
+      return std::nullopt;
+    return 100.0 * (medianProjectedUs - medianMeasuredUs) / medianMeasuredUs;
+  }
 };
 /// Returns "" or an error naming `measuredPath` when it was recorded on
 /// another CPU or with another thread count, or is not a trace of the same
