@@ -5,6 +5,10 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 LLVM_DIR ?= /usr/lib/llvm-19
 JOBS ?= $(shell nproc)
+# ccache hashes paths under the checkout relative to it, so a fresh clone at
+# another path reuses what an earlier build compiled (ctest's clang-compile
+# and runtime-standalone pass the same base to scripts/check_clang.py).
+export CCACHE_BASEDIR ?= $(CURDIR)
 # Leaks are not checked: MLIR's and oneDNN's process-lifetime caches are
 # reported as leaks at exit; memory errors still abort.
 ASAN_OPTIONS_TEST ?= detect_leaks=0:abort_on_error=0:detect_odr_violation=0

@@ -17,6 +17,6 @@ if grep -nE -- '(-I|-isystem) ?[^ ]*(llvm|mlir)' "$out/compile_commands.json"; t
   echo "runtime-standalone: a runtime target has LLVM/MLIR on its include path"
   exit 1
 fi
-/usr/bin/python3 "$src/scripts/check_clang.py" "$out/compile_commands.json" || {
+/usr/bin/python3 "$src/scripts/check_clang.py" --base-dir "$src" "$out/compile_commands.json" || {
   echo "runtime-standalone: a runtime file does not compile on its own (above)"; exit 1; }
 echo "runtime-standalone: ok ($(grep -c '"file"' "$out/compile_commands.json") files, no LLVM/MLIR include paths)"

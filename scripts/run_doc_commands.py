@@ -12,7 +12,8 @@ the real ones (as do `test` and its inputs), so commands run verbatim whether th
 `build/bin/opscope-run` or `opscope-run` (the build's bin directory is on
 PATH). A block preceded by
 `<!-- not run by tests: REASON -->` is skipped and reported with its reason.
-Prints one line per command and a summary; exits 1 if any command failed.
+Prints one line per command with its wall time, the ten slowest, and a
+summary; exits 1 if any command failed.
 """
 import argparse
 import os
@@ -20,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 SKIP = re.compile(r"<!--\s*not run by tests:\s*(.*?)\s*-->")
 
@@ -101,6 +103,7 @@ def main():
     env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")
     env["OPSCOPE_CACHE_DIR"] = os.path.join(os.path.abspath(a.work), "cache")
     ran = failed = skipped = 0
+    times = []
     for f in a.files:
         rel = os.path.relpath(f, root)
         for reason, cmds in blocks(f):
@@ -110,15 +113,21 @@ def main():
                     print("skipped %s: %s  (%s)" % (rel, c, reason))
                 continue
             for c in cmds:
+                start = time.monotonic()
                 r = subprocess.run(["bash", "-o", "pipefail", "-c", c], cwd=a.work,
                                    env=env, capture_output=True, text=True)
+                took = time.monotonic() - start
+                times.append((took, rel, c))
                 ran += 1
                 if r.returncode == 0:
-                    print("ok %s: %s" % (rel, c))
+                    print("ok %s: %s  [%.1f s]" % (rel, c, took), flush=True)
                 else:
                     failed += 1
-                    print("FAILED %s (exit %d): %s" % (rel, r.returncode, c))
+                    print("FAILED %s (exit %d): %s  [%.1f s]" % (rel, r.returncode, c, took))
                     print((r.stdout + r.stderr)[-3000:])
+    print("slowest doc commands:")
+    for took, rel, c in sorted(times, reverse=True)[:10]:
+        print("  %6.1f s  %s: %s" % (took, rel, c[:100]))
     print("doc commands: %d ran, %d failed, %d skipped" % (ran, failed, skipped))
     return 1 if failed else 0
 
