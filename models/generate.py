@@ -425,6 +425,153 @@ def ocrdet(name, opset):
         b.inits)
 
 
+def ppocrdet(name, opset):
+    """A PP-OCR-style text detector as Paddle2ONNX exports it: MobileNetV3
+    (large, scale 0.5) backbone with hardswish written as
+    Add(x, 3) -> Clip(0, 6) -> Mul(x, .) -> Div(., 6) (Clip's min and max
+    Constant nodes, as Paddle2ONNX's helper writes them), squeeze-excite with
+    GlobalAveragePool and HardSigmoid(0.2, 0.5), Conv and BatchNormalization
+    kept apart, a DBFPN neck (nearest Resize by scales, Concat) and the DB
+    head (two ConvTranspose, Sigmoid). Names follow Paddle2ONNX's
+    `p2o.Op.N` nodes and Paddle's `conv2d_N.tmp_0` tensors."""
+    b = Builder(seed=29)
+    count = {}
+
+    def node(op, inputs, **attrs):
+        n = count.get(op, 0)
+        count[op] = n + 1
+        out = "%s_%d.tmp_0" % (op.lower(), n)
+        b.nodes.append(helper.make_node(op, inputs, [out], name="p2o.%s.%d" % (op, n), **attrs))
+        return out
+
+    def constant(value):
+        n = count.get("helper", 0)
+        count["helper"] = n + 1
+        out = "p2o.helper.constant.%d" % n
+        b.nodes.append(helper.make_node(
+            "Constant", [], [out], name="p2o.Constant.%d" % n,
+            value=numpy_helper.from_array(np.array(value, dtype=np.float32), out)))
+        return out
+
+    def hardswish(x):
+        y = node("Add", [x, constant(3.0)])
+        y = node("Clip", [y, constant(0.0), constant(6.0)])
+        y = node("Mul", [x, y])
+        return node("Div", [y, constant(6.0)])
+
+    def conv_bn(x, cin, cout, k, stride, prefix, groups=1, act=None):
+        w = b.weight((cout, cin // groups, k, k), prefix + "_weights",
+                     scale=math.sqrt(2.0 / (cin // groups * k * k)))
+        y = node("Conv", [x, w], kernel_shape=[k, k], strides=[stride, stride],
+                 pads=[(k - 1) // 2] * 4, group=groups, dilations=[1, 1])
+        g = b.init((1 + 0.1 * b.rng.standard_normal(cout)).astype(np.float32), prefix + "_bn_scale")
+        be = b.weight((cout,), prefix + "_bn_offset", scale=0.1)
+        mu = b.weight((cout,), prefix + "_bn_mean", scale=0.1)
+        var = b.init((1 + 0.1 * np.abs(b.rng.standard_normal(cout))).astype(np.float32),
+                     prefix + "_bn_variance")
+        y = node("BatchNormalization", [y, g, be, mu, var], epsilon=1e-5, momentum=0.9)
+        if act == "relu":
+            y = node("Relu", [y])
+        elif act == "hardswish":
+            y = hardswish(y)
+        return y
+
+    def se(x, c, prefix):
+        mid = c // 4
+        y = node("GlobalAveragePool", [x])
+        w1, b1 = b.weight((mid, c, 1, 1), prefix + "_1_weights", scale=math.sqrt(2.0 / c)), \
+            b.weight((mid,), prefix + "_1_offset", scale=0.1)
+        y = node("Relu", [node("Conv", [y, w1, b1], kernel_shape=[1, 1], strides=[1, 1],
+                               pads=[0, 0, 0, 0], group=1, dilations=[1, 1])])
+        w2, b2 = b.weight((c, mid, 1, 1), prefix + "_2_weights", scale=math.sqrt(2.0 / mid)), \
+            b.weight((c,), prefix + "_2_offset", scale=0.1)
+        y = node("Conv", [y, w2, b2], kernel_shape=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0],
+                 group=1, dilations=[1, 1])
+        y = node("HardSigmoid", [y], alpha=0.2, beta=0.5)
+        return node("Mul", [x, y])
+
+    def divisible(v):
+        return max(8, int(v + 4) // 8 * 8)
+
+    def dyn(i):
+        return "p2o.DynamicDimension.%d" % i
+
+    # MobileNetV3 large: kernel, expansion, out, squeeze-excite, act, stride.
+    cfg = [(3, 16, 16, False, "relu", 1), (3, 64, 24, False, "relu", 2),
+           (3, 72, 24, False, "relu", 1), (5, 72, 40, True, "relu", 2),
+           (5, 120, 40, True, "relu", 1), (5, 120, 40, True, "relu", 1),
+           (3, 240, 80, False, "hardswish", 2), (3, 200, 80, False, "hardswish", 1),
+           (3, 184, 80, False, "hardswish", 1), (3, 184, 80, False, "hardswish", 1),
+           (3, 480, 112, True, "hardswish", 1), (3, 672, 112, True, "hardswish", 1),
+           (5, 672, 160, True, "hardswish", 2), (5, 960, 160, True, "hardswish", 1),
+           (5, 960, 160, True, "hardswish", 1)]
+    scale = 0.5
+    cin = divisible(16 * scale)
+    x = conv_bn("x", 3, cin, 3, 2, "conv1", act="hardswish")
+    levels = []
+    for i, (k, exp, out, use_se, act, stride) in enumerate(cfg):
+        mid, cout = divisible(exp * scale), divisible(out * scale)
+        p = "conv%d" % (i + 2)
+        if stride == 2 and i > 1:  # the /4, /8 and /16 features
+            levels.append((x, cin))
+        y = conv_bn(x, cin, mid, 1, 1, p + "_expand", act=act)
+        y = conv_bn(y, mid, mid, k, stride, p + "_depthwise", groups=mid, act=act)
+        if use_se:
+            y = se(y, mid, p + "_se")
+        y = conv_bn(y, mid, cout, 1, 1, p + "_linear")
+        if stride == 1 and cin == cout:
+            y = node("Add", [x, y])
+        x, cin = y, cout
+    last = divisible(960 * scale)
+    levels.append((conv_bn(x, cin, last, 1, 1, "conv_last", act="hardswish"), last))
+    # DBFPN: 1x1 laterals to 256, top-down nearest x2 with Add, 3x3 to 64,
+    # nearest to 1/4 and Concat.
+    inner = []
+    for i, (f, c) in enumerate(levels):
+        w = b.weight((256, c, 1, 1), "neck_in%d_weights" % i, scale=math.sqrt(2.0 / c))
+        inner.append(node("Conv", [f, w], kernel_shape=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0],
+                          group=1, dilations=[1, 1]))
+
+    def upsample(t, factor):
+        scales = b.init(np.array([1, 1, factor, factor], dtype=np.float32),
+                        "p2o.scales.%d" % count.setdefault("scales", 0))
+        count["scales"] += 1
+        return node("Resize", [t, "", scales], mode="nearest",
+                    coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+
+    for i in range(len(inner) - 2, -1, -1):
+        inner[i] = node("Add", [inner[i], upsample(inner[i + 1], 2.0)])
+    outs = []
+    for i, t in enumerate(inner):
+        w = b.weight((64, 256, 3, 3), "neck_p%d_weights" % i, scale=math.sqrt(2.0 / (256 * 9)))
+        y = node("Conv", [t, w], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+                 group=1, dilations=[1, 1])
+        outs.append(upsample(y, float(2 ** i)) if i else y)
+    y = node("Concat", outs[::-1], axis=1)
+    # DB head: probability map at full resolution.
+    y = conv_bn(y, 256, 64, 3, 1, "binarize_conv1", act="relu")
+    for i, cout in enumerate([64, 1]):
+        w = b.weight((64, cout, 2, 2), "binarize_conv%d_weights" % (i + 2), scale=math.sqrt(2.0 / 256))
+        bias = b.weight((cout,), "binarize_conv%d_offset" % (i + 2), scale=0.1)
+        y = node("ConvTranspose", [y, w, bias], kernel_shape=[2, 2], strides=[2, 2],
+                 pads=[0, 0, 0, 0], group=1, dilations=[1, 1])
+        if i == 0:
+            g = b.init((1 + 0.1 * b.rng.standard_normal(64)).astype(np.float32), "binarize_bn2_scale")
+            be = b.weight((64,), "binarize_bn2_offset", scale=0.1)
+            mu = b.weight((64,), "binarize_bn2_mean", scale=0.1)
+            var = b.init((1 + 0.1 * np.abs(b.rng.standard_normal(64))).astype(np.float32),
+                         "binarize_bn2_variance")
+            y = node("Relu", [node("BatchNormalization", [y, g, be, mu, var], epsilon=1e-5,
+                                   momentum=0.9)])
+    b.nodes.append(helper.make_node("Sigmoid", [y], ["sigmoid_0.tmp_0"], name="p2o.Sigmoid.0"))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [dyn(0), 3, dyn(1), dyn(2)])],
+        [helper.make_tensor_value_info("sigmoid_0.tmp_0", TensorProto.FLOAT,
+                                       [dyn(3), 1, dyn(4), dyn(5)])],
+        b.inits)
+
+
 def unet(name, opset):
     b = Builder(seed=17)
 
@@ -544,7 +691,7 @@ def all_models():
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
     # distilbert-opset14-sparse4x4 only on request (make bench): the corpus
     # checks the 4x4 path on the smaller encoder.
-    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "unet-opset14", "vad-opset16"]
+    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "ppocrdet-opset14", "unet-opset14", "vad-opset16"]
 
 
 def build(name):
@@ -563,6 +710,8 @@ def build(name):
         graph = cnn(name, opset)
     elif family == "ocrdet":
         graph = ocrdet(name, opset)
+    elif family == "ppocrdet":
+        graph = ppocrdet(name, opset)
     elif family == "unet":
         graph = unet(name, opset)
     elif family == "vad":

@@ -9,7 +9,7 @@ MODELS="$BUILD_DIR/models"
 /usr/bin/python3 "$ROOT/models/generate.py" --out "$MODELS" \
   distilbert-opset14 distilbert-opset14-sparse distilbert-opset14-sparse4x4 \
   distilbert-opset17 bert-mini-opset14 \
-  cnn-opset14 mlp-opset14 ocrdet-opset14 unet-opset14
+  cnn-opset14 mlp-opset14 ocrdet-opset14 ppocrdet-opset14 unet-opset14
 
 ENC="input_ids=1x128,attention_mask=1x128"
 echo "== ONNX import (parse, check, import, fold, verify; no printing)"
@@ -120,6 +120,18 @@ echo "== opscope vs ONNX Runtime (onnxruntime-node): DistilBERT-shaped (seq 128)
   "cnn-opset14:input=8x3x64x64" "mlp-opset14:input=8x784" \
   "ocrdet-opset14:x=1x3x640x640" "unet-opset14:image=1x3x256x256"
 
+echo
+echo "== The Paddle2ONNX-style text detector (ppocrdet: MobileNetV3 with hardswish as Add/Clip/Mul/Div, squeeze-excite, DBFPN), 1x3x320x320, vs ONNX Runtime with the same threads: one thread pinned to CPU 0, then two threads (both CPUs)"
+for threads in 1 2; do
+  pin=""
+  [ "$threads" = 1 ] && pin="--cpu 0"
+  /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench $pin --threads $threads \
+    --iterations 20 --warmup 5 --rounds 5 \
+    --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+    --models "$MODELS" --work "$BUILD_DIR/bench-ort-ppocrdet" \
+    "ppocrdet-opset14:x=1x3x320x320"
+done
+
 # The tiers below this CPU's own that it can run (OPSCOPE_MAX_ISA caps
 # opscope and oneDNN; ONNX Runtime has no cap and runs its best, so a
 # capped ratio is harsher than the same tier's CPU would give).
@@ -140,7 +152,8 @@ for tier in $LOWER_TIERS; do
     --iterations 10 --warmup 3 --rounds 5 \
     --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
     --models "$MODELS" --work "$BUILD_DIR/bench-ort-$tier" \
-    "cnn-opset14:input=8x3x64x64" "ocrdet-opset14:x=1x3x640x640" "unet-opset14:image=1x3x256x256"
+    "cnn-opset14:input=8x3x64x64" "ocrdet-opset14:x=1x3x640x640" "unet-opset14:image=1x3x256x256" \
+    "ppocrdet-opset14:x=1x3x320x320"
   echo
   echo "== Tier $tier: DistilBERT-shaped fp32, bf16 and int8 vs ONNX Runtime fp32 and int8 QDQ (uncapped), seq 128, batch 1, one thread; accuracy"
   env -u DNNL_MAX_CPU_ISA OPSCOPE_MAX_ISA=$tier /usr/bin/python3 "$ROOT/scripts/bench_precision.py" \

@@ -39,6 +39,7 @@ CHECK_MODELS = [
     "mlp-opset14:input=8x784",
     "cnn-opset14:input=2x3x64x64",
     "ocrdet-opset14:x=1x3x160x160",
+    "ppocrdet-opset14:x=1x3x320x320",
     "unet-opset14:image=2x3x64x64",
 ]
 
@@ -78,7 +79,7 @@ def prepare(args, spec):
         # auto) with transposed chains; "dense" the same fusion on oneDNN,
         # "rows" the sparse kernels without transposed chains.
         variants += [("dense", ["--sparse=never"]), ("rows", ["--no-sparse-chains"])]
-    if name.startswith(("cnn-", "ocrdet-", "unet-")):
+    if name.startswith(("cnn-", "ocrdet-", "ppocrdet-", "unet-")):
         # Convolution networks: "fused" keeps activations channels-last along
         # chains of convolutions (osc-conv-layout); "nchw" does not.
         variants += [("nchw", ["--no-conv-layout"])]

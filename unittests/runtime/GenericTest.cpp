@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -309,6 +310,50 @@ TEST(GenericUnary, TranscendentalsAndClip) {
   std::vector<int32_t> ints = {-5, 0, 5}, out(3);
   unary(UnaryKind::Clip, DType::I32, ints.data(), out.data(), 3, -2, 3);
   EXPECT_EQ(out, (std::vector<int32_t>{-2, 0, 3}));
+}
+
+/// Every f32 unary kind of the kernel table's rows gives unaryFloat's bits
+/// (the constant folders' function) at every tier, on a length that has a
+/// vector body and a tail, NaN and infinities included: the rows write the
+/// kinds' expressions into their loops, they do not call unaryFloat.
+TEST(GenericUnary, EveryKindMatchesScalarAtEveryTier) {
+  auto x = randomFloats(1003, 7, -8, 8);
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  x[4] = std::numeric_limits<float>::infinity();
+  x[5] = -std::numeric_limits<float>::infinity();
+  x[6] = 0.0f;
+  x[7] = -0.0f;
+  constexpr size_t kinds = std::size(KindTraits<UnaryKind>::names);
+  opscope::rt::tiers::forEachTier([&](IsaLevel level) {
+    for (size_t ki = 0; ki < kinds; ++ki) {
+      auto k = static_cast<UnaryKind>(ki);
+      if (k == UnaryKind::Exp || k == UnaryKind::Erf || k == UnaryKind::Tanh ||
+          k == UnaryKind::Sigmoid)
+        continue; // vectorized approximations, TranscendentalsAndClip
+      // Clip's bounds, LeakyRelu's slope, HardSigmoid's line, ...
+      float alpha = k == UnaryKind::HardSigmoid ? 0.2f : 0.5f;
+      float beta = k == UnaryKind::Clip ? 6.0f : 0.5f;
+      if (k == UnaryKind::Clip)
+        alpha = 0.0f;
+      std::vector<float> y(x.size());
+      unary(k, DType::F32, x.data(), y.data(), x.size(), alpha, beta);
+      for (size_t i = 0; i < x.size(); ++i) {
+        float want = unaryFloat<float>(k, x[i], alpha, beta);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(y[i]))
+              << KindTraits<UnaryKind>::names[ki] << " at tier "
+              << int(level) << " x " << x[i];
+          continue;
+        }
+        uint32_t got, bits;
+        std::memcpy(&got, &y[i], sizeof got);
+        std::memcpy(&bits, &want, sizeof bits);
+        ASSERT_EQ(got, bits)
+            << KindTraits<UnaryKind>::names[ki] << " at tier " << int(level)
+            << " x " << x[i] << ": " << y[i] << " != " << want;
+      }
+    }
+  });
 }
 
 TEST(GenericSoftmax, AnyAxis) {
