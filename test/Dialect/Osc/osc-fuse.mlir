@@ -1,6 +1,6 @@
 // RUN: opscope-opt %s -split-input-file -osc-fuse | FileCheck %s
 // RUN: opscope-opt %s -split-input-file -osc-fuse -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
-// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
+// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-hard-swish=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
 
 // MatMul with a constant K x N weight and a bias Add (torch order: bias
 // first) becomes one inner_product with the weight transposed to N x K.
@@ -351,4 +351,74 @@ func.func @deconv_subpixel(%x: tensor<1x3x3x3xf32>, %q: tensor<1x3x3x3xi8>) -> (
   %dq = osc.conv_transpose %d, %w bias(%b) {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, output_padding = array<i64: 1, 1>}
       : (tensor<1x3x3x3xf32>, tensor<3x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>
   return %ct, %g, %dq : tensor<1x2x6x6xf32>, tensor<1x3x6x6xf32>, tensor<1x2x6x6xf32>
+}
+
+// -----
+
+// Hardswish as Paddle2ONNX writes it: Add(x, 3) -> Clip(0, 6) -> Mul(x, .)
+// -> Div(., 6), after a convolution. It becomes osc.unary hard_swish, which
+// fuses into the convolution as a post-op; the fused location names all
+// four nodes.
+// CHECK-LABEL: func.func @hardswish_paddle
+// CHECK-NEXT: %[[W:.*]] = osc.constant
+// CHECK-NEXT: %[[Y:.*]] = osc.conv %arg0, %[[W]] post_ops [hard_swish]
+// CHECK-NEXT: return %[[Y]]
+// LOC-LABEL: func.func @hardswish_paddle
+// LOC: post_ops [hard_swish] {{.*}} loc(fused[{{.*}}"p2o.Conv.0"{{.*}}"p2o.Div.0"{{.*}}"p2o.Mul.0"{{.*}}"p2o.Clip.0"{{.*}}"p2o.Add.0"{{.*}}])
+// OFF-LABEL: func.func @hardswish_paddle
+// OFF: osc.unary clip
+// OFF-NOT: hard_swish
+func.func @hardswish_paddle(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = osc.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %c = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("p2o.Conv.0")
+  %three = osc.constant dense<3.0> : tensor<f32>
+  %a = osc.binary add %c, %three : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32> loc("p2o.Add.0")
+  %cl = osc.unary clip %a {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<1x2x4x4xf32> loc("p2o.Clip.0")
+  %m = osc.binary mul %c, %cl : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("p2o.Mul.0")
+  %six = osc.constant dense<6.0> : tensor<f32>
+  %d = osc.binary div %m, %six : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32> loc("p2o.Div.0")
+  return %d : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The other spellings: 3 added on the left with the multiply by 1/6 first,
+// and x * hard_sigmoid(x) with alpha 1/6, beta 1/2.
+// CHECK-LABEL: func.func @hardswish_forms
+// CHECK-NEXT: %[[A:.*]] = osc.unary hard_swish %arg0 : tensor<8xf32>
+// CHECK-NEXT: %[[B:.*]] = osc.unary hard_swish %arg0 : tensor<8xf32>
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @hardswish_forms(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %three = osc.constant dense<3.0> : tensor<f32>
+  %a = osc.binary add %three, %x : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  %cl = osc.unary clip %a {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
+  %sixth = osc.constant dense<0.166666672> : tensor<f32>
+  %s = osc.binary mul %x, %sixth : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %y1 = osc.binary mul %s, %cl : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %hs = osc.unary hard_sigmoid %x {alpha = 0.166666672 : f32, beta = 5.000000e-01 : f32} : tensor<8xf32>
+  %y2 = osc.binary mul %hs, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %y1, %y2 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Near misses stay as they are: a clip to [0, 5], a hard_sigmoid with
+// ONNX's default alpha 0.2 (not hardswish's 1/6), a clip input used twice.
+// CHECK-LABEL: func.func @hardswish_near_misses
+// CHECK-NOT: hard_swish
+// CHECK: return
+func.func @hardswish_near_misses(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %three = osc.constant dense<3.0> : tensor<f32>
+  %six = osc.constant dense<6.0> : tensor<f32>
+  %a = osc.binary add %x, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %c5 = osc.unary clip %a {alpha = 0.0 : f32, beta = 5.0 : f32} : tensor<8xf32>
+  %m5 = osc.binary mul %x, %c5 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y1 = osc.binary div %m5, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %hs = osc.unary hard_sigmoid %x {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : tensor<8xf32>
+  %y2 = osc.binary mul %hs, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %b = osc.binary add %x, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %c6 = osc.unary clip %b {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
+  %m6 = osc.binary mul %x, %c6 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y3 = osc.binary div %m6, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return %y1, %y2, %y3, %c6 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

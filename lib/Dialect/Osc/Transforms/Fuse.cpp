@@ -42,6 +42,8 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
                                             &numBiases);
     if (fuseGelu)
       populateOscGeluFusionPatterns(patterns, &numGelus);
+    if (fuseHardSwish)
+      populateOscHardSwishFusionPatterns(patterns, &numHardSwishes);
     if (fuseLayerNorm)
       populateOscLayerNormFusionPatterns(patterns, &numLayerNorms);
     if (fusePostOps)

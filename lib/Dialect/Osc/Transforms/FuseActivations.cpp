@@ -140,6 +140,85 @@ struct FuseGelu : CountedPattern<BinaryOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Hardswish
+//===----------------------------------------------------------------------===//
+
+/// `v` is a single-use clip of `x + 3` to [0, 6] (Paddle2ONNX's and older
+/// torch exports' hardswish), or a single-use hard_sigmoid of `x` with
+/// alpha 1/6 and beta 1/2; returns x and the matched ops (in `ops`).
+Value hardSwishInput(Value v, double &scale, SmallVectorImpl<Operation *> &ops) {
+  auto u = definingOp<UnaryOp>(v);
+  if (!u || !v.hasOneUse())
+    return {};
+  auto attr = [](std::optional<APFloat> a) -> std::optional<double> {
+    if (!a)
+      return std::nullopt;
+    return a->convertToDouble();
+  };
+  if (u.getKind() == UnaryKind::hard_sigmoid &&
+      near(attr(u.getAlpha()), 1.0 / 6.0) && near(attr(u.getBeta()), 0.5)) {
+    ops.push_back(u);
+    return u.getInput();
+  }
+  auto add = definingOp<BinaryOp>(u.getInput());
+  if (u.getKind() != UnaryKind::clip || !near(attr(u.getAlpha()), 0.0) ||
+      !near(attr(u.getBeta()), 6.0) || !add ||
+      add.getKind() != BinaryKind::add || !add->hasOneUse())
+    return {};
+  for (Value side : {add.getLhs(), add.getRhs()}) {
+    Value other = otherOperand(add, side);
+    if (near(splatConstant(side), 3.0) &&
+        typeOf(side).getNumElements() == 1 && other.getType() == v.getType()) {
+      ops.push_back(u);
+      ops.push_back(add);
+      scale *= 6.0; // clip(x + 3, 0, 6) = 6 * hard_sigmoid(x)
+      return other;
+    }
+  }
+  return {};
+}
+
+/// x * clip(x + 3, 0, 6) / 6 and x * hard_sigmoid(x; 1/6, 1/2), with the
+/// division or a multiply by 1/6 anywhere in the product, become
+/// `osc.unary hard_swish`, which then fuses into its producer as a post-op.
+struct FuseHardSwish : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul && op.getKind() != BinaryKind::div)
+      return failure();
+    if (!isa<FloatType>(typeOf(op.getResult()).getElementType()))
+      return failure();
+    SmallVector<Value> factors;
+    SmallVector<Operation *> ops;
+    double constant = 1.0;
+    collectFactors(op.getResult(), /*isRoot=*/true, factors, constant, ops);
+    if (factors.size() != 2)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      SmallVector<Operation *> more;
+      double scale = constant;
+      Value x = hardSwishInput(factors[1 - i], scale, more);
+      if (!x || x != factors[i] || x.getType() != op.getType() ||
+          !near(scale, 1.0))
+        continue;
+      SmallVector<Location> locs;
+      for (Operation *o : ops)
+        locs.push_back(o->getLoc());
+      for (Operation *o : more)
+        locs.push_back(o->getLoc());
+      auto hs = rw.create<UnaryOp>(rw.getFusedLoc(locs), x.getType(),
+                                   UnaryKind::hard_swish, x, FloatAttr(),
+                                   FloatAttr());
+      rw.replaceOp(op, hs.getResult());
+      count();
+      return success();
+    }
+    return failure();
+  }
+};
+
 
 //===----------------------------------------------------------------------===//
 // Post-ops
@@ -258,6 +337,11 @@ struct ResidualPostOp : CountedPattern<BinaryOp> {
 void osc::populateOscGeluFusionPatterns(RewritePatternSet &patterns,
                                        llvm::Statistic *counter) {
   patterns.add<FuseGelu>(patterns.getContext(), counter);
+}
+
+void osc::populateOscHardSwishFusionPatterns(RewritePatternSet &patterns,
+                                            llvm::Statistic *counter) {
+  patterns.add<FuseHardSwish>(patterns.getContext(), counter);
 }
 
 void osc::populateOscPostOpFusionPatterns(RewritePatternSet &patterns,

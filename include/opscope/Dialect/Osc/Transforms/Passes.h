@@ -37,6 +37,9 @@ void populateOscInnerProductFusionPatterns(
 /// GELU formulas (erf and tanh forms) -> osc.gelu.
 void populateOscGeluFusionPatterns(mlir::RewritePatternSet &patterns,
                                    llvm::Statistic *counter = nullptr);
+/// x * clip(x + 3, 0, 6) / 6 and x * hard_sigmoid(x) -> osc.unary hard_swish.
+void populateOscHardSwishFusionPatterns(mlir::RewritePatternSet &patterns,
+                                        llvm::Statistic *counter = nullptr);
 /// Decomposed LayerNorm -> osc.layer_norm.
 void populateOscLayerNormFusionPatterns(mlir::RewritePatternSet &patterns,
                                         llvm::Statistic *counter = nullptr);

@@ -50,6 +50,10 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     * `fuse-inner-product`: matmul with a constant 2-D right operand (and its
       bias Add) becomes `osc.inner_product` with an `N x K` weight.
     * `fuse-gelu`: the erf and tanh GELU formulas become `osc.gelu`.
+    * `fuse-hard-swish`: hardswish written out, `x * clip(x + 3, 0, 6) / 6`
+      (Paddle2ONNX, older torch exports; the division may be a multiply by
+      1/6 anywhere in the product) or `x * hard_sigmoid(x)` with alpha 1/6
+      and beta 1/2, becomes `osc.unary hard_swish` (then a post-op).
     * `fuse-layer-norm`: ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
       becomes `osc.layer_norm`.
     * `fuse-post-ops`: activations (relu, gelu, sigmoid, tanh, hard_swish)
@@ -80,6 +84,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"foldTransposes", "fold-transposes", "bool", "true", "fold transposes into matmul flags">,
     Option<"fuseInnerProduct", "fuse-inner-product", "bool", "true", "matmul (+ bias) with a constant weight to inner_product">,
     Option<"fuseGelu", "fuse-gelu", "bool", "true", "GELU formulas to osc.gelu">,
+    Option<"fuseHardSwish", "fuse-hard-swish", "bool", "true", "hardswish formulas to osc.unary hard_swish">,
     Option<"fuseLayerNorm", "fuse-layer-norm", "bool", "true", "decomposed LayerNorm to osc.layer_norm">,
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
@@ -90,6 +95,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Statistic<"numInnerProducts", "inner-products", "matmuls turned into inner_product">,
     Statistic<"numBiases", "biases", "bias Adds fused">,
     Statistic<"numGelus", "gelus", "GELU patterns fused">,
+    Statistic<"numHardSwishes", "hard-swishes", "hardswish patterns fused">,
     Statistic<"numLayerNorms", "layer-norms", "LayerNorm patterns fused">,
     Statistic<"numPostOps", "post-ops", "activations and residuals fused as post-ops">,
     Statistic<"numMasks", "masks", "attention masks fused into softmax">,
