@@ -220,6 +220,38 @@ TEST(GenericDataMovement, ShortInnerShuffleMatchesStridedCopy) {
   EXPECT_FALSE(shortInnerWalk(transposeWalk({4, 3, 2}, {2, 1, 0})).has_value());
 }
 
+/// Permutes that keep a short contiguous run innermost (a depth-to-space to
+/// one channel moves pairs of floats) copy it as one fixed-size move: every
+/// run length from 4 to 16 bytes and a longer one, in 4- and 2-byte
+/// elements, against the index arithmetic.
+TEST(GenericDataMovement, ShortContiguousRunsMatchIndexing) {
+  for (int64_t run : {1, 2, 3, 4, 5, 8}) {
+    for (size_t es : {size_t(4), size_t(2)}) {
+      // x: [2, 3, 5, run] -> y: [3, 2, 5, run] (perm 1, 0, 2, 3).
+      Shape s = {2, 3, 5, run};
+      int64_t n = numElements(s);
+      std::vector<uint32_t> x32(n), y32(n, 0);
+      std::vector<uint16_t> x16(n), y16(n, 0);
+      for (int64_t i = 0; i < n; ++i) {
+        x32[i] = 0x10000u + uint32_t(i);
+        x16[i] = uint16_t(7 + i);
+      }
+      void *yp = es == 4 ? static_cast<void *>(y32.data()) : y16.data();
+      const void *xp = es == 4 ? static_cast<const void *>(x32.data())
+                               : x16.data();
+      transpose(xp, s, {1, 0, 2, 3}, yp, es);
+      for (int64_t i = 0; i < n; ++i) {
+        Shape o = unravel(i, {3, 2, 5, run});
+        int64_t src = ((o[1] * 3 + o[0]) * 5 + o[2]) * run + o[3];
+        if (es == 4)
+          ASSERT_EQ(y32[i], x32[src]) << "run " << run << " at " << i;
+        else
+          ASSERT_EQ(y16[i], x16[src]) << "run " << run << " at " << i;
+      }
+    }
+  }
+}
+
 TEST(GenericDataMovement, GatherConcatPad) {
   std::vector<float> table = {0, 1, 2, 3, 4, 5}; // 3 x 2
   std::vector<int64_t> idx = {2, -3};
@@ -384,6 +416,32 @@ TEST(GenericNormalisation, BatchNormAndGlobalPool) {
   EXPECT_EQ(g, (std::vector<float>{2, 5, 8, 11}));
   globalPool(true, x.data(), s, g.data());
   EXPECT_EQ(g, (std::vector<float>{3, 6, 9, 12}));
+}
+
+/// Global average and max pooling on the table's row reductions: planes
+/// with a vector body and a tail (the SE blocks' 40x40 and 20x20, and 7x7),
+/// against a double-precision loop, at every tier.
+TEST(GenericNormalisation, GlobalPoolMatchesDoubleAtEveryTier) {
+  for (Shape s : {Shape{1, 40, 40, 40}, Shape{2, 3, 7, 7}, Shape{1, 5, 20, 20}}) {
+    auto x = randomFloats(numElements(s), 11, -4, 4);
+    int64_t planes = s[0] * s[1], inner = numElements(s) / planes;
+    opscope::rt::tiers::forEachTier([&](IsaLevel level) {
+      for (bool isMax : {false, true}) {
+        std::vector<float> g(planes);
+        globalPool(isMax, x.data(), s, g.data());
+        for (int64_t p = 0; p < planes; ++p) {
+          double acc = isMax ? -INFINITY : 0.0;
+          for (int64_t i = 0; i < inner; ++i)
+            acc = isMax ? std::max(acc, double(x[p * inner + i]))
+                        : acc + x[p * inner + i];
+          double want = isMax ? acc : acc / inner;
+          ASSERT_NEAR(g[p], want, isMax ? 0.0 : 1e-5)
+              << (isMax ? "max" : "avg") << " plane " << p << " at tier "
+              << int(level);
+        }
+      }
+    });
+  }
 }
 
 TEST(Npy, RoundTripAndErrors) {

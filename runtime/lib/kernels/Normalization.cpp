@@ -105,15 +105,12 @@ void opscope::rt::maxPool2DNhwc(const float *x, const Shape &input,
 
 void opscope::rt::globalPool(bool isMax, const float *x, const Shape &shape,
                              float *y) {
+  // Each plane is a contiguous row: the table's row reduction (16 partial
+  // sums or maxima per row, at the tier's vector width).
   int64_t planes = shape[0] * shape[1];
   int64_t inner = numElements(shape) / std::max<int64_t>(planes, 1);
-  for (int64_t p = 0; p < planes; ++p) {
-    const float *in = x + p * inner;
-    double acc = isMax ? -INFINITY : 0.0;
-    for (int64_t i = 0; i < inner; ++i)
-      acc = isMax ? std::max(acc, double(in[i])) : acc + in[i];
-    y[p] = static_cast<float>(isMax ? acc : acc / inner);
-  }
+  kernelTable().reduceRows(isMax ? ReduceKind::Max : ReduceKind::Mean, x, y,
+                           planes, inner);
 }
 
 void opscope::rt::softmaxAxis(const float *x, const Shape &shape, int64_t axis,

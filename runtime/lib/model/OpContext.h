@@ -184,6 +184,12 @@ struct OpContext {
     return std::string(kernelFamily(op.kind)) + ":" +
            (dispatched ? kernelTierName() : "reference");
   }
+  /// Data movement by whole contiguous rows (memcpy, or fixed-size moves
+  /// of short rows): bound by memory, not by a tier's vector width, and not
+  /// a scalar reference loop.
+  std::string copyKernel() const {
+    return std::string(kernelFamily(op.kind)) + ":copy";
+  }
   std::vector<PostOp> postOps() const {
     std::vector<PostOp> v;
     const json *it = attr("post_ops");

@@ -48,8 +48,11 @@ BoundKernel permuteKernel(const OpContext &c, const Movement &m,
       return std::string();
     };
   }
-  kernel = c.ownKernel(false);
   StridedWalk walk = transposeWalk(m.xs, perm);
+  size_t r = walk.dims.size();
+  bool byRows = r > 0 && walk.strides.size() == 2 &&
+                walk.strides[0][r - 1] == 1 && walk.strides[1][r - 1] == 1;
+  kernel = byRows ? c.copyKernel() : c.ownKernel(false);
   if (auto shuffle = shortInnerWalk(walk)) {
     // Pairs of 32-bit lanes interleave by AVX-512 permutes.
     kernel = c.ownKernel(shuffle->inner == 2 && m.es == 4);
@@ -177,7 +180,7 @@ BoundKernel concatOp(const OpContext &c, std::string &kernel) {
   }
   void *yp = c.ptr(c.out());
   size_t es = dtypeSize(c.out().dtype);
-  kernel = c.ownKernel(false);
+  kernel = c.copyKernel();
   return [=] {
     concat(ins, shapes, axis, yp, es);
     return std::string();

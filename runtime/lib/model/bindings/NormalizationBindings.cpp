@@ -149,7 +149,7 @@ BoundKernel globalPoolOp(const OpContext &c, std::string &kernel) {
   Shape s = x.shape;
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(c.out());
-  kernel = c.ownKernel(false);
+  kernel = c.ownKernel();
   return [=] {
     globalPool(isMax, xp, s, yp);
     return std::string();
