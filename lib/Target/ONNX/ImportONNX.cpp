@@ -1,11 +1,11 @@
 //===- ImportONNX.cpp - ONNX graph to osc module --------------------------===//
 //
 // Part of opscope. Validation (opset range, unsupported ops listed
-// together, ONNX's checker), binding of input shapes, the node walk, and the
-// check of declared output shapes. Tensor decoding and NodeContext are in
-// ONNXTensors.cpp (model files and external data are read and checked by
-// ModelFile.h); op conversion is in the converter families (ONNXOps.cpp
-// lists them).
+// together, the nodes' order, ONNX's checker), binding of input shapes, the
+// node walk, and the check of declared output shapes. Tensor decoding and
+// NodeContext are in ONNXTensors.cpp (model files and external data are read
+// and checked by ModelFile.h); op conversion is in the converter families
+// (ONNXOps.cpp lists them).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "Importer.h"
 
+#include "opscope/Target/ONNX/GraphOrder.h"
 #include "opscope/Target/ONNX/ModelFile.h"
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
@@ -123,10 +124,11 @@ private:
   InFlightDiagnostic fileError() { return emitError(fileLoc) << path << ": "; }
   LogicalResult checkOpset();
   LogicalResult checkSupported();
+  LogicalResult sortNodes();
   LogicalResult runChecker();
   LogicalResult bindInputs(SmallVectorImpl<Type> &types,
                            SmallVectorImpl<std::string> &names);
-  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult importNode(const onnx::NodeProto &node, int index);
   LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
 
   MLIRContext *ctx;
@@ -175,9 +177,8 @@ void collectUsed(const onnx::GraphProto &graph, llvm::StringSet<> &used) {
 } // namespace
 
 std::string onnx_import::subgraphPath(StringRef path, StringRef name) {
-  if (path.empty())
-    return name.str();
-  return path.rtrim('/').str() + "/" + name.ltrim('/').str();
+  return onnx_model::scopedName(std::string_view(path.data(), path.size()),
+                                std::string_view(name.data(), name.size()));
 }
 
 LogicalResult GraphImporter::checkOpset() {
@@ -205,15 +206,14 @@ using MissingOps = std::map<std::string, std::vector<std::string>>;
 void collectUnsupported(const onnx::GraphProto &graph, const std::string &path,
                         const llvm::StringMap<Converter> &table,
                         MissingOps &missing) {
-  for (const auto &node : graph.node()) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
     std::string type = node.op_type();
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     if (!defaultDomain)
       type = node.domain() + "." + type;
-    std::string name = node.name().empty() && node.output_size()
-                           ? node.output(0)
-                           : node.name();
-    std::string qualified = subgraphPath(path, name);
+    // Whether or not anything reads its outputs (it may have none).
+    std::string qualified = subgraphPath(path, onnx_model::nodeLabel(node, i));
     if (!defaultDomain || !table.count(node.op_type()))
       missing[type].push_back(qualified);
     forEachSubgraph(node, [&](const onnx::GraphProto &g,
@@ -245,6 +245,17 @@ LogicalResult GraphImporter::checkSupported() {
       diag << ", and " << nodes.size() - 5 << " more";
     diag << ")";
   }
+  return failure();
+}
+
+LogicalResult GraphImporter::sortNodes() {
+  // ONNX requires sorted nodes, but ONNX Runtime sorts them itself and fp16
+  // converters write graphs that are not: sort before the checker and the
+  // node walk, which imports each node once its inputs exist.
+  std::string error;
+  if (onnx_model::sortTopologically(*model.mutable_graph(), error))
+    return success();
+  fileError() << error;
   return failure();
 }
 
@@ -434,12 +445,12 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
   return success();
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node) {
-  std::string nodeName = subgraphPath(
-      scope, node.name().empty() ? (node.output_size() ? node.output(0) : "")
-                                 : node.name());
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        int index) {
+  std::string label = onnx_model::nodeLabel(node, index);
+  std::string nodeName = subgraphPath(scope, label);
   Location loc = NameLoc::get(builder.getStringAttr(nodeName), fileLoc);
-  NodeContext c(*this, node, opset, loc, builder);
+  NodeContext c(*this, node, label, opset, loc, builder);
   for (const auto &a : node.attribute()) {
     if (a.name() == "broadcast" || a.name() == "consumed_inputs") {
       c.error() << "attribute '" << a.name()
@@ -604,8 +615,8 @@ LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &graph,
   for (const auto &init : graph.initializer())
     initializers[init.name()] = const_cast<onnx::TensorProto *>(&init);
   scope = path;
-  for (const auto &inner : graph.node())
-    if (failed(importNode(inner)))
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (failed(importNode(graph.node(i), i)))
       return failure();
   for (const auto &out : graph.output()) {
     Value v = lookup(out.name());
@@ -653,7 +664,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     fileError() << "not an ONNX model (no graph or IR version)";
     return {};
   }
-  if (failed(checkOpset()) || failed(checkSupported()) || failed(runChecker()))
+  if (failed(checkOpset()) || failed(checkSupported()) || failed(sortNodes()) ||
+      failed(runChecker()))
     return {};
   const auto &graph = model.graph();
   for (auto &init : *model.mutable_graph()->mutable_initializer())
@@ -687,8 +699,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     values[name] = builder.create<osc::ConstantOp>(
         NameLoc::get(b.getStringAttr(name), fileLoc), attr);
 
-  for (const auto &node : graph.node())
-    if (failed(importNode(node)))
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (failed(importNode(graph.node(i), i)))
       return {};
 
   SmallVector<Value> results;

@@ -58,9 +58,12 @@ public:
 /// Everything a converter needs to turn one ONNX node into osc ops.
 class NodeContext {
 public:
-  NodeContext(ValueSource &values, const onnx::NodeProto &node, int64_t opset,
-              mlir::Location loc, mlir::OpBuilder &builder)
-      : node(node), opset(opset), loc(loc), b(builder), values(values) {}
+  /// `label`: how messages name the node (onnx_model::nodeLabel).
+  NodeContext(ValueSource &values, const onnx::NodeProto &node,
+              std::string label, int64_t opset, mlir::Location loc,
+              mlir::OpBuilder &builder)
+      : node(node), opset(opset), loc(loc), b(builder), values(values),
+        label(std::move(label)) {}
 
   const onnx::NodeProto &node;
   /// Opset version of the default domain.
@@ -114,13 +117,15 @@ public:
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                          llvm::StringRef what = "axis");
 
-  std::string name() const;
+  /// The node's name, else its first output's, else `#index` in its graph.
+  const std::string &name() const { return label; }
 
   /// The model's directory, which external data must stay inside.
   llvm::StringRef modelDirectory() const { return values.modelDirectory(); }
 
 private:
   ValueSource &values;
+  std::string label;
 };
 
 /// Converts one node; pushes one value per ONNX output (null for outputs it

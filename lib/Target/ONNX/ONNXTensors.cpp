@@ -246,11 +246,6 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
 // NodeContext
 //===----------------------------------------------------------------------===//
 
-std::string NodeContext::name() const {
-  return node.name().empty() ? (node.output_size() ? node.output(0) : "")
-                             : node.name();
-}
-
 InFlightDiagnostic NodeContext::error() {
   return emitError(loc) << "node '" << name() << "' (" << node.op_type()
                         << "): ";
