@@ -2,6 +2,10 @@
 whose nodes are malformed, into DIR: each must be refused with an error
 naming the node, never a crash.
 
+nms-no-outputs.onnx (issue 54, a fuzzed model): an unnamed
+NonMaxSuppression, an op opscope does not support, with no outputs, beside
+an Expand to 2^28 elements. expand-2p28.onnx: that Expand alone.
+
   make_hostile_nodes.py DIR
 """
 import os
@@ -40,3 +44,15 @@ shape = numpy_helper.from_array(np.array([1 << 20, 2], np.int64), "shape")
 save("expand-huge",
      [helper.make_node("Expand", ["small", "shape"], ["big"], name="expand")],
      [], [helper.make_tensor_value_info("big", f32, [1 << 20, 2])], [small, shape])
+
+# No name and no outputs: nothing reads it, yet it is an unsupported op.
+boxes = helper.make_tensor_value_info("boxes", f32, [1, 4, 4])
+scores = helper.make_tensor_value_info("scores", f32, [1, 1, 4])
+one = numpy_helper.from_array(np.array([1], np.float32), "one")
+side = numpy_helper.from_array(np.array([1 << 14, 1 << 14], np.int64), "side")
+expand = helper.make_node("Expand", ["one", "side"], ["big"], name="expand")
+big = helper.make_tensor_value_info("big", f32, [1 << 14, 1 << 14])
+save("nms-no-outputs",
+     [expand, helper.make_node("NonMaxSuppression", ["boxes", "scores"], [])],
+     [boxes, scores], [big], [one, side])
+save("expand-2p28", [expand], [], [big], [one, side])
