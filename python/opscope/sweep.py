@@ -12,6 +12,7 @@ worker per core. See docs/sweep.md.
 """
 import argparse
 import collections
+import importlib.util
 import logging
 import os
 import signal
@@ -119,10 +120,58 @@ def _cluster(args):
     return Client(cluster), cluster
 
 
+def _without_package(client):
+    """[(worker, why)] for the workers that cannot import opscope's worker
+    code. The tier plugin and every point reach a worker as references to
+    opscope.sweep_worker, which the worker imports to unpickle them."""
+    # find_spec is the standard library's, so it reaches any worker;
+    # finding the submodule imports the package (and what it imports).
+    found = client.run(importlib.util.find_spec, "opscope.sweep_worker", on_error="return")
+    names = client.scheduler_info()["workers"]
+    out = []
+    for addr, spec in sorted(found.items()):
+        if spec is not None and not isinstance(spec, BaseException):
+            continue
+        name = names.get(addr, {}).get("name")
+        who = addr if name in (None, addr) else "%s (%s)" % (addr, name)
+        why = (str(spec) or type(spec).__name__) if isinstance(spec, BaseException) \
+            else "its opscope has no sweep_worker (an older opscope?)"
+        out.append((who, why))
+    return out
+
+
+def _package_failure(client, bad):
+    """The one-line Failure for workers without the opscope package: which,
+    and how to start them."""
+    total = len(client.scheduler_info()["workers"])
+    listed = "; ".join("%s: %s" % w for w in bad[:5])
+    if len(bad) > 5:
+        listed += "; and %d more" % (len(bad) - 5)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return Failure(
+        "%d of %d workers cannot import the opscope package that runs the points (%s): "
+        "start each dask-worker where opscope imports, e.g. PYTHONPATH=%s dask-worker "
+        "%s (the folder this driver's opscope is in, when the worker's machine has it; "
+        "or cmake --install opscope there), or stop those workers" % (
+            len(bad), total, listed, here, client.scheduler.address))
+
+
 def _workers(client, tools, local):
     """{address: info} of the live workers with a tier (sweep_worker's
-    detect_tier); says why the others have none."""
-    client.register_worker_plugin(TierPlugin(tools, ignore_sigint=local), name=TierPlugin.name)
+    detect_tier); says why the others have none. Fails naming the workers
+    that lack the opscope package."""
+    bad = _without_package(client)
+    if bad:
+        raise _package_failure(client, bad)
+    try:
+        client.register_worker_plugin(TierPlugin(tools, ignore_sigint=local),
+                                      name=TierPlugin.name)
+    except Exception as e:  # Dask re-raises a worker's error as a bare Exception
+        # A worker that joined since the check above, most likely.
+        bad = _without_package(client)
+        if bad:
+            raise _package_failure(client, bad) from None
+        raise Failure("cannot set up the workers: %s" % str(e).strip().splitlines()[-1]) from None
     return _live_workers(client, warn=True)
 
 

@@ -3,6 +3,7 @@
   sweep_harness.py tiers  --work DIR --spec SPEC --bin BIN
   sweep_harness.py kill   --work DIR --spec SPEC --bin BIN
   sweep_harness.py resume --work DIR --spec SPEC --bin BIN
+  sweep_harness.py nopackage --work DIR --spec SPEC --bin BIN
 
 tiers:  a dask-scheduler and two dask-workers (one under OPSCOPE_MAX_ISA=avx2,
         one uncapped) on 127.0.0.1; the sweep places every point on every
@@ -16,6 +17,10 @@ kill:   two workers of one tier; one is killed (SIGKILL, by its pid) while a
 resume: the default LocalCluster, interrupted (SIGINT) after two points and
         run again: the finished points are kept as they were, the rest run;
         a point that cannot compile is recorded with its error.
+nopackage: a dask-scheduler, a worker started without the opscope package
+        on its PYTHONPATH and one with it: the sweep stops before any
+        point, exit 1, with one line naming the worker without it (not the
+        other); nothing is written.
 Prints "ok: ..." per check (FileCheck reads them); exits 1 on the first
 failure. Every process it starts is stopped by its pid at the end.
 """
@@ -66,8 +71,8 @@ class Cluster:
         from distributed import Client
         self.client = Client(self.address, timeout=30)
 
-    def worker(self, name, max_isa):
-        env = dict(self.env)
+    def worker(self, name, max_isa, env=None):
+        env = dict(self.env if env is None else env)
         env.pop("DNNL_MAX_CPU_ISA", None)
         if max_isa:
             env["OPSCOPE_MAX_ISA"] = max_isa
@@ -389,9 +394,38 @@ def resume(args):
     ok("--rerun-failed ran the %d failed point(s) again, one folder each" % len(failed))
 
 
+def nopackage(args):
+    bare = dict(args.env)
+    bare.pop("PYTHONPATH", None)
+    probe = subprocess.run([sys.executable, "-c", "import opscope"], env=bare, cwd="/",
+                           capture_output=True)
+    if probe.returncode == 0:
+        fail("opscope imports without PYTHONPATH here (installed system-wide?): no "
+             "worker can lack it")
+    cluster = Cluster(args.work, args.env)
+    try:
+        cluster.worker("bare", None, env=bare)
+        cluster.worker("equipped", None)
+        cluster.wait_workers(2)
+        out = os.path.join(args.work, "results")
+        code, log = sweep(args, out, "--scheduler", cluster.address, "--min-workers", "2")
+    finally:
+        cluster.stop()
+    lines = log.splitlines()
+    if code != 1 or len(lines) != 1:
+        fail("opscope-sweep exit %d, %d lines (want exit 1 and one line):\n%s"
+             % (code, len(lines), log))
+    if "(bare)" not in log or "(equipped)" in log:
+        fail("the line names the wrong workers: %s" % log)
+    if os.path.exists(out):
+        fail("%s was written" % out)
+    ok("exit 1, one line, naming the worker without opscope, nothing written")
+    print(lines[0])
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["tiers", "kill", "resume"])
+    ap.add_argument("scenario", choices=["tiers", "kill", "resume", "nopackage"])
     ap.add_argument("--work", required=True)
     ap.add_argument("--spec", required=True)
     ap.add_argument("--bin", required=True)
@@ -403,7 +437,8 @@ def main():
     env["OPSCOPE_CACHE_DIR"] = os.path.join(args.work, "cache")
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(opscope.__file__))
     args.env = env
-    {"tiers": tiers, "kill": kill, "resume": resume}[args.scenario](args)
+    {"tiers": tiers, "kill": kill, "resume": resume,
+     "nopackage": nopackage}[args.scenario](args)
     return 0
 
 
