@@ -35,7 +35,7 @@ build: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@scripts/run-tests.sh $(BUILD_DIR) $(JOBS)
 
 demo: build
 	@scripts/demo.sh $(BUILD_DIR)
