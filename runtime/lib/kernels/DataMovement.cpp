@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTable.h"
+#include "Parallel.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace opscope::rt;
@@ -149,14 +151,22 @@ void opscope::rt::concat(const std::vector<const void *> &inputs,
       b *= s[i];
     blocks.push_back(b * elemSize);
   }
-  char *dst = static_cast<char *>(y);
-  for (int64_t o = 0; o < outer; ++o) {
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      std::memcpy(dst, static_cast<const char *>(inputs[k]) + o * blocks[k],
-                  blocks[k]);
-      dst += blocks[k];
+  size_t row = 0;
+  for (size_t b : blocks)
+    row += b;
+  // Outer rows over the threads in force, 256 KB a range at least.
+  int64_t grain =
+      std::max<int64_t>(1, (int64_t(1) << 18) / std::max<size_t>(row, 1));
+  parallelRanges(outer, grain, [&](int64_t begin, int64_t end) {
+    char *dst = static_cast<char *>(y) + begin * row;
+    for (int64_t o = begin; o < end; ++o) {
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        std::memcpy(dst, static_cast<const char *>(inputs[k]) + o * blocks[k],
+                    blocks[k]);
+        dst += blocks[k];
+      }
     }
-  }
+  });
 }
 
 void opscope::rt::pad(PadMode mode, DType t, const void *x,

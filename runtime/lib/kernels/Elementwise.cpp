@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTable.h"
+#include "Parallel.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
@@ -73,20 +74,21 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
   if (t == DType::F32) {
     const float *xf = static_cast<const float *>(x);
     float *yf = static_cast<float *>(y);
-    switch (k) {
-    case UnaryKind::Exp:
-      return transcendental(Transcendental::Exp, xf, yf, n);
-    case UnaryKind::Erf:
-      return transcendental(Transcendental::Erf, xf, yf, n);
-    case UnaryKind::Tanh:
-      return transcendental(Transcendental::Tanh, xf, yf, n);
-    case UnaryKind::Sigmoid:
-      return transcendental(Transcendental::Sigmoid, xf, yf, n);
-    default:
-      break;
-    }
-    kernelTable().unaryRow(k, static_cast<const float *>(x),
-                           static_cast<float *>(y), n, alpha, beta);
+    // 32K elements (128 KB) a range at least: over the threads in force.
+    parallelRanges(n, int64_t(1) << 15, [&](int64_t b, int64_t e) {
+      switch (k) {
+      case UnaryKind::Exp:
+        return transcendental(Transcendental::Exp, xf + b, yf + b, e - b);
+      case UnaryKind::Erf:
+        return transcendental(Transcendental::Erf, xf + b, yf + b, e - b);
+      case UnaryKind::Tanh:
+        return transcendental(Transcendental::Tanh, xf + b, yf + b, e - b);
+      case UnaryKind::Sigmoid:
+        return transcendental(Transcendental::Sigmoid, xf + b, yf + b, e - b);
+      default:
+        return kernelTable().unaryRow(k, xf + b, yf + b, e - b, alpha, beta);
+      }
+    });
     return;
   }
   dispatchType(t, [&](auto *tag) {

@@ -8,6 +8,7 @@
 #include "opscope/runtime/generic.h"
 
 #include "KernelTable.h"
+#include "Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <utility>
 
 using namespace opscope::rt;
+using opscope::rt::detail::parallelRanges;
 
 namespace {
 /// Input coordinate of output index `o` along one dimension (ONNX Resize).
@@ -223,10 +225,15 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
   const KernelTable &table = kernelTable();
   const int64_t c = channels, iw = plan.inW, ow = plan.outW;
   const int64_t batches = channels ? plan.planes / channels : 0;
-  for (int64_t n = 0; n < batches; ++n) {
-    const float *xb = x + n * plan.inH * iw * c;
-    float *yb = y + n * plan.outH * ow * c;
-    for (int64_t oy = 0; oy < plan.outH; ++oy) {
+  // Output rows of every image over the threads in force, 64K floats a
+  // range at least.
+  const int64_t grain =
+      std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, ow * c));
+  parallelRanges(batches * plan.outH, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t at = begin; at < end; ++at) {
+      int64_t n = at / plan.outH, oy = at % plan.outH;
+      const float *xb = x + n * plan.inH * iw * c;
+      float *yb = y + n * plan.outH * ow * c;
       // The plain kernel's arithmetic, per channel: rows resampled
       // horizontally, then blended (or, with weights 1 and 0, taken).
       float a = plan.rowW[0][oy], b = plan.rowW[1][oy];
@@ -239,5 +246,5 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
                               plan.colW[1][ox], a, b, plan.colCopy, oneRow,
                               yb + (oy * ow + ox) * c, c);
     }
-  }
+  });
 }

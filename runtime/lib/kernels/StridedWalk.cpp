@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTable.h"
+#include "Parallel.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace opscope::rt;
@@ -136,13 +138,9 @@ void copyChunks(const char *src, char *dst, const StridedWalk &w,
       std::memcpy(d + i * st[0] * es, s + i * st[1] * es, Bytes);
   });
 }
-} // namespace
 
-void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
-                              size_t elemSize) {
-  for (int64_t d : w.dims)
-    if (d == 0)
-      return;
+/// The copy of `w`'s elements on this thread.
+void copyWalk(const void *x, void *y, const StridedWalk &w, size_t elemSize) {
   size_t r = w.dims.size();
   if (r >= 2 && w.strides.size() == 2 && w.strides[0][r - 1] == 1 &&
       w.strides[1][r - 1] == 1) {
@@ -176,6 +174,30 @@ void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
           d[i] = s[i * st[1]];
     });
   });
+}
+} // namespace
+
+void opscope::rt::stridedCopy(const void *x, void *y, const StridedWalk &w,
+                              size_t elemSize) {
+  for (int64_t d : w.dims)
+    if (d == 0)
+      return;
+  // The outermost dimension over the threads in force, 64K elements a range
+  // at least: each range a walk of its own from its first index.
+  int64_t total = 1;
+  for (int64_t d : w.dims)
+    total *= d;
+  if (w.dims.size() < 2 || total < (int64_t(1) << 17))
+    return copyWalk(x, y, w, elemSize);
+  int64_t per = total / w.dims[0];
+  parallelRanges(w.dims[0], std::max<int64_t>(1, (int64_t(1) << 16) / per),
+                 [&](int64_t begin, int64_t end) {
+                   StridedWalk part = w;
+                   part.dims[0] = end - begin;
+                   for (size_t k = 0; k < part.base.size(); ++k)
+                     part.base[k] += begin * w.strides[k][0];
+                   copyWalk(x, y, part, elemSize);
+                 });
 }
 
 
