@@ -12,6 +12,7 @@
 #include "opscope/Target/ONNX/ImportONNX.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "Importer.h"
+#include "NewerOpsets.h"
 
 #include "opscope/Target/ONNX/GraphOrder.h"
 #include "opscope/Target/ONNX/ModelFile.h"
@@ -43,11 +44,15 @@ using namespace mlir;
 using namespace opscope;
 using namespace opscope::onnx_import;
 
-/// Opsets the converters implement. Models declaring an older opset import
-/// too when their ops kept their semantics; nodes with attributes that only
-/// existed before opset 7 (legacy broadcasting, consumed_inputs) are rejected.
+/// Opsets the converters implement (up to kMaxOpset, NewerOpsets.h). Models
+/// declaring an older opset import too when their ops kept their semantics;
+/// nodes with attributes that only existed before opset 7 (legacy
+/// broadcasting, consumed_inputs) are rejected.
 static constexpr int64_t kMinOpset = 1;
-static constexpr int64_t kMaxOpset = 17;
+/// The domain the checker sees nodes opscope checks itself in: libonnx
+/// knows no schema there and checks only their names, inputs, outputs and
+/// attributes' well-formedness.
+static constexpr const char *kOwnCheckDomain = "opscope.checked-by-opscope";
 
 
 //===----------------------------------------------------------------------===//
@@ -131,6 +136,10 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node, int index);
   LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
 
+  /// What validated the nodes, for the module's `osc.checks` (models of
+  /// opsets past kLibOnnxOpset).
+  std::string checksSummary() const;
+
   MLIRContext *ctx;
   /// Mutable so that weight buffers can move into blobs.
   onnx::ModelProto &model;
@@ -147,6 +156,10 @@ private:
   /// Path of the subgraph being inlined (`if_node/then_branch/`), which
   /// prefixes the names of its nodes.
   std::string scope;
+  /// Nodes of opsets past kLibOnnxOpset, by who checked them: ONNX's
+  /// checker (at opset kLibOnnxOpset) and opscope (by op version).
+  int64_t checkerNodes = 0;
+  std::map<std::string, int64_t> ownChecked;
 };
 
 /// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
@@ -191,7 +204,8 @@ LogicalResult GraphImporter::checkOpset() {
   }
   if (opset < kMinOpset || opset > kMaxOpset) {
     fileError() << "opset " << opset << " is not supported (opscope imports "
-                << "opsets up to " << kMaxOpset << ")";
+                << "opsets up to " << kMaxOpset << "; export the model at "
+                << "opset " << kMaxOpset << " or lower)";
     return failure();
   }
   return success();
@@ -259,7 +273,43 @@ LogicalResult GraphImporter::sortNodes() {
   return failure();
 }
 
+/// Calls f(node) for every node of `graph` and of the subgraphs its nodes
+/// carry.
+template <typename F>
+static void forEachNode(onnx::GraphProto &graph, F &&f) {
+  for (onnx::NodeProto &node : *graph.mutable_node()) {
+    f(node);
+    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      if (attr.has_g())
+        forEachNode(*attr.mutable_g(), f);
+      for (onnx::GraphProto &g : *attr.mutable_graphs())
+        forEachNode(g, f);
+    }
+  }
+}
+
 LogicalResult GraphImporter::runChecker() {
+  // libonnx knows schemas up to opset 17. For a newer model its checker
+  // runs at opset 17, whose schema of an op is the model's for every op
+  // that did not change since (or only admits more element types, which
+  // its schema check does not see). Nodes of ops that changed otherwise,
+  // or did not exist, move for the checker's run into a domain it has no
+  // schemas for: it still checks their names, the graph's order and their
+  // attributes' form, and importNode checks them against NewerOpsets.h.
+  std::vector<std::pair<onnx::NodeProto *, std::string>> moved;
+  if (opset > kLibOnnxOpset)
+    forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node) {
+      if (!node.domain().empty() && node.domain() != "ai.onnx")
+        return;
+      if (!needsOwnCheck(node.op_type(), opset)) {
+        ++checkerNodes;
+        return;
+      }
+      const OpVersion *v = newerVersion(node.op_type(), opset);
+      ++ownChecked[v ? std::string(v->op) + "-" + std::to_string(v->since)
+                     : node.op_type()];
+      moved.emplace_back(&node, node.domain());
+    });
   if (!options.runChecker)
     return success();
   onnx::checker::CheckerContext checkerCtx;
@@ -267,18 +317,54 @@ LogicalResult GraphImporter::runChecker() {
   std::unordered_map<std::string, int> opsets;
   for (const auto &imp : model.opset_import())
     opsets[imp.domain()] = static_cast<int>(imp.version());
+  if (opset > kLibOnnxOpset) {
+    for (const char *d : {"", "ai.onnx"})
+      if (opsets.count(d))
+        opsets[d] = static_cast<int>(kLibOnnxOpset);
+    opsets[kOwnCheckDomain] = 1;
+  }
   checkerCtx.set_opset_imports(opsets);
   checkerCtx.set_model_dir(modelDir);
+  for (auto &[node, domain] : moved)
+    node->set_domain(kOwnCheckDomain);
+  auto restore = llvm::make_scope_exit([&] {
+    for (auto &[node, domain] : moved)
+      node->set_domain(domain);
+  });
   onnx::checker::LexicalScopeContext lex;
   try {
     onnx::checker::check_graph(model.graph(), checkerCtx, lex);
   } catch (const std::exception &e) {
     std::string msg = e.what();
-    fileError() << "the ONNX checker rejects the model: "
-                << StringRef(msg).rtrim();
+    auto diag = fileError();
+    diag << "the ONNX checker rejects the model: " << StringRef(msg).rtrim();
+    if (opset > kLibOnnxOpset)
+      diag << " (ONNX 1.12's checker, run with the schemas of opset "
+           << kLibOnnxOpset << " for the model's opset " << opset << ")";
     return failure();
   }
   return success();
+}
+
+std::string GraphImporter::checksSummary() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "ONNX checker ";
+  if (options.runChecker)
+    os << "(libonnx 1.12, opset-" << kLibOnnxOpset << " schemas)";
+  else
+    os << "skipped (--no-check)";
+  os << ": " << checkerNodes << " node" << (checkerNodes == 1 ? "" : "s")
+     << "; opscope's opset " << kLibOnnxOpset + 1 << "-" << kMaxOpset
+     << " checks: ";
+  if (ownChecked.empty())
+    os << "none";
+  bool first = true;
+  for (const auto &[version, n] : ownChecked) {
+    os << (first ? "" : ", ") << version << " x" << n;
+    first = false;
+  }
+  return s;
 }
 
 static std::string describeDims(const onnx::TensorShapeProto &shape) {
@@ -465,9 +551,30 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     c.error() << "has no outputs";
     return failure();
   }
-  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
-      node.op_type(), static_cast<int>(opset), node.domain());
-  if (!schema && node.op_type() != "Constant") {
+  // Op versions libonnx does not know (opsets 18-21): opscope's own record
+  // of the spec checks arity and attributes, with the checker or without.
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  bool ownCheck = defaultDomain && needsOwnCheck(node.op_type(), opset);
+  if (ownCheck) {
+    const OpVersion *v = newerVersion(node.op_type(), opset);
+    if (!v) {
+      c.error() << "is not defined in opset " << opset
+                << " (the model's opset for the default domain)";
+      return failure();
+    }
+    std::string problem = checkNode(node, *v);
+    if (!problem.empty()) {
+      c.error() << problem << " (model opset " << opset
+                << "; checked by opscope, as libonnx 1.12 knows opsets up to "
+                << kLibOnnxOpset << ")";
+      return failure();
+    }
+  }
+  const onnx::OpSchema *schema =
+      ownCheck ? nullptr
+               : onnx::OpSchemaRegistry::Schema(
+                     node.op_type(), static_cast<int>(opset), node.domain());
+  if (!ownCheck && !schema && node.op_type() != "Constant") {
     // An op newer than the model's opset (e.g. LessOrEqual, opset 12, in
     // an opset-11 model): without a schema nothing vouches for its arity,
     // and the converters assume it.
@@ -681,6 +788,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   Builder b(ctx);
   (*module)->setAttr("osc.source", b.getStringAttr(path));
   (*module)->setAttr("osc.opset", b.getI64IntegerAttr(opset));
+  if (opset > kLibOnnxOpset)
+    (*module)->setAttr("osc.checks", b.getStringAttr(checksSummary()));
   if (!model.producer_name().empty())
     (*module)->setAttr("osc.producer",
                        b.getStringAttr(model.producer_name() + " " +

@@ -378,6 +378,74 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
     out.push_back(invStd);
     return success();
   };
+  // GroupNormalization (opset 18): each sample's channels in num_groups
+  // groups, each group normalized over its channels and spatial positions
+  // (osc.reduce mean and elementwise ops on an N x G x rest view), then
+  // scaled and shifted: per group at opset 18, per channel from opset 21.
+  m["GroupNormalization"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), scale = c.input(1), bias = c.input(2);
+    if (failed(requireFloat(c, x, "input")))
+      return failure();
+    auto xt = typeOf(x);
+    int64_t groups = c.intAttr("num_groups", 0);
+    if (xt.getRank() < 2 || groups < 1 || xt.getDimSize(1) % groups) {
+      c.error() << "num_groups " << groups << " must divide the channels of "
+                << formatShape(xt.getShape()) << " (N x C x ...)";
+      return failure();
+    }
+    int64_t n = xt.getDimSize(0), channels = xt.getDimSize(1);
+    int64_t perGroup = xt.getNumElements() / std::max<int64_t>(1, n * groups);
+    int64_t affine = c.opset >= 21 ? channels : groups;
+    for (Value v : {scale, bias})
+      if (typeOf(v).getNumElements() != affine || typeOf(v).getRank() != 1 ||
+          elemOf(v) != elemOf(x)) {
+        c.error() << "scale and bias must be " << affine << " elements of "
+                  << elemOf(x) << " (one per "
+                  << (c.opset >= 21 ? "channel" : "group") << " at opset "
+                  << c.opset << "), got " << v.getType();
+        return failure();
+      }
+    Value v = reshape(c, x, {n, groups, perGroup});
+    auto statType = tensorOf({n, groups, 1}, elemOf(x));
+    auto mean = [&](Value t) {
+      return c.create<ReduceOp>(
+          statType, ReduceKindAttr::get(c.b.getContext(), ReduceKind::mean), t,
+          i64Array(c, {2}), c.b.getUnitAttr());
+    };
+    auto centered = binary(c, BinaryKind::sub, v, mean(v));
+    if (failed(centered))
+      return failure();
+    auto squared = binary(c, BinaryKind::mul, *centered, *centered);
+    auto var = binary(c, BinaryKind::add, mean(*squared),
+                      splat(c, {}, elemOf(x), c.floatAttr("epsilon", 1e-5f)));
+    if (failed(squared) || failed(var))
+      return failure();
+    Value invStd =
+        unary(c, UnaryKind::reciprocal, unary(c, UnaryKind::sqrt, *var));
+    auto y = binary(c, BinaryKind::mul, *centered, invStd);
+    if (failed(y))
+      return failure();
+    Value r = *y;
+    // Scale and bias as a column per group (N x G x rest) or per channel
+    // (N x C x spatial...).
+    SmallVector<int64_t> affineShape;
+    if (c.opset >= 21) {
+      r = reshape(c, r, xt.getShape());
+      affineShape.assign(xt.getRank() - 1, 1);
+      affineShape[0] = channels;
+    } else {
+      affineShape = {groups, 1};
+    }
+    auto scaled = binary(c, BinaryKind::mul, r, reshape(c, scale, affineShape));
+    if (failed(scaled))
+      return failure();
+    auto shifted =
+        binary(c, BinaryKind::add, *scaled, reshape(c, bias, affineShape));
+    if (failed(shifted))
+      return failure();
+    out.push_back(reshape(c, *shifted, xt.getShape()));
+    return success();
+  };
   auto softmax = [](bool log) {
     return [log](NodeContext &c, SmallVectorImpl<Value> &out) {
       Value x = c.input(0);

@@ -395,7 +395,32 @@ void opscope::onnx_import::addDataMovementConverters(
     int64_t dim = xt.getDimSize(*axis);
     int64_t parts = c.node.output_size();
     SmallVector<int64_t> sizes;
-    if (c.opset >= 13 && c.hasInput(1)) {
+    const onnx::AttributeProto *numOutputs =
+        c.opset >= 18 ? c.attr("num_outputs") : nullptr;
+    if (numOutputs && c.hasInput(1)) {
+      c.error() << "has both the 'split' input and 'num_outputs' (opset "
+                << c.opset << " takes one or the other)";
+      return failure();
+    }
+    if (numOutputs) {
+      // Opset 18: chunks of ceil(dim / n), the last one smaller.
+      int64_t n = numOutputs->i();
+      if (n != parts) {
+        c.error() << "num_outputs is " << n << " but the node has " << parts
+                  << " outputs";
+        return failure();
+      }
+      int64_t chunk = (dim + n - 1) / n;
+      int64_t last = dim - chunk * (n - 1);
+      if (last < 0) {
+        c.error() << "dimension " << dim << " cannot be split into " << n
+                  << " chunks of " << chunk << " (num_outputs, opset "
+                  << c.opset << ")";
+        return failure();
+      }
+      sizes.assign(n - 1, chunk);
+      sizes.push_back(last);
+    } else if (c.opset >= 13 && c.hasInput(1)) {
       auto v = c.requireConstInts(1, "split");
       if (failed(v))
         return failure();

@@ -42,6 +42,36 @@ void opscope::onnx_import::addElementwiseConverters(
       out.push_back(unary(c, kind, c.input(0)));
       return success();
     };
+  // Mish (opset 18): x * tanh(softplus(x)).
+  m["Mish"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    if (failed(requireFloat(c, x, "input")))
+      return failure();
+    Value t = unary(c, UnaryKind::tanh, unary(c, UnaryKind::softplus, x));
+    auto y = binary(c, BinaryKind::mul, x, t);
+    if (failed(y))
+      return failure();
+    out.push_back(*y);
+    return success();
+  };
+  // Gelu (opset 20): osc.gelu, exact (erf) or its tanh approximation.
+  m["Gelu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    if (failed(requireFloat(c, x, "input")))
+      return failure();
+    std::string approximate = c.stringAttr("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") {
+      c.error() << "approximate must be 'none' or 'tanh', got '"
+                << approximate << "'";
+      return failure();
+    }
+    out.push_back(c.create<GeluOp>(
+        x.getType(),
+        approximate == "tanh" ? GeluApproximation::tanh
+                              : GeluApproximation::erf,
+        x));
+    return success();
+  };
   m["LeakyRelu"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     out.push_back(unary(c, UnaryKind::leaky_relu, c.input(0),
                         c.floatAttr("alpha", 0.01f)));

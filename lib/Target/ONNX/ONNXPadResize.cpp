@@ -18,6 +18,82 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
+/// Resize from opset 18: `axes` names the dimensions scales or sizes give
+/// (the others keep their size), and keep_aspect_ratio_policy turns sizes
+/// into one scale for those axes, the smallest (not_larger) or the largest
+/// (not_smaller) of size / input, each size then input x scale rounded.
+/// On return scales and sizes have one entry per dimension; `scaleAttr` is
+/// the policy's scales (the coordinate mapping uses them).
+static LogicalResult
+readResize18(NodeContext &c, int64_t rank,
+             std::optional<SmallVector<double>> &scales,
+             std::optional<SmallVector<int64_t>> &sizes,
+             SmallVector<float> &scaleAttr) {
+  auto xt = typeOf(c.input(0));
+  SmallVector<int64_t> axes;
+  if (auto a = c.intsAttr("axes")) {
+    SmallVector<bool> seen(rank, false);
+    for (int64_t v : *a) {
+      auto d = c.normalizeAxis(v, rank, "resize axis");
+      if (failed(d))
+        return failure();
+      if (seen[*d]) {
+        c.error() << "axis " << *d << " appears more than once in axes";
+        return failure();
+      }
+      seen[*d] = true;
+      axes.push_back(*d);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  auto expand = [&](auto &given, auto fill, StringRef what) -> LogicalResult {
+    if (!given)
+      return success();
+    if (given->size() != axes.size()) {
+      c.error() << what << " has " << given->size() << " entries; axes names "
+                << axes.size() << " dimensions";
+      return failure();
+    }
+    auto full = *given;
+    full.clear();
+    for (int64_t d = 0; d < rank; ++d)
+      full.push_back(fill(d));
+    for (auto [i, d] : llvm::enumerate(axes))
+      full[d] = (*given)[i];
+    *given = full;
+    return success();
+  };
+  if (failed(expand(scales, [](int64_t) { return 1.0; }, "scales")) ||
+      failed(expand(sizes, [&](int64_t d) { return xt.getDimSize(d); },
+                    "sizes")))
+    return failure();
+  std::string policy = c.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (!sizes || policy == "stretch")
+    return success();
+  if (policy != "not_larger" && policy != "not_smaller") {
+    c.error() << "keep_aspect_ratio_policy '" << policy
+              << "' is not one of stretch, not_larger, not_smaller";
+    return failure();
+  }
+  double scale = policy == "not_larger" ? HUGE_VAL : 0.0;
+  for (int64_t d : axes) {
+    if (xt.getDimSize(d) == 0) {
+      c.error() << "cannot keep the aspect ratio of an empty dimension " << d;
+      return failure();
+    }
+    double r = static_cast<double>((*sizes)[d]) / xt.getDimSize(d);
+    scale = policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
+  }
+  scaleAttr.assign(rank, 1.0f);
+  for (int64_t d : axes) {
+    (*sizes)[d] = static_cast<int64_t>(std::round(scale * xt.getDimSize(d)));
+    scaleAttr[d] = static_cast<float>(scale);
+  }
+  return success();
+}
+
 void opscope::onnx_import::addPadResizeConverters(
     llvm::StringMap<Converter> &m) {
   m["Pad"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
@@ -43,13 +119,42 @@ void opscope::onnx_import::addPadResizeConverters(
         value = (*v)[0];
       }
     }
+    // Opset 18: pads name only the dimensions of `axes` (begin pads, then
+    // end pads, in the axes' order); the others are not padded.
+    if (c.opset >= 18 && c.hasInput(3)) {
+      auto axes = c.requireConstInts(3, "axes");
+      if (failed(axes))
+        return failure();
+      if (pads.size() != 2 * axes->size()) {
+        c.error() << "pads has " << pads.size() << " entries, expected "
+                  << 2 * axes->size() << " (two per entry of axes)";
+        return failure();
+      }
+      SmallVector<int64_t> full(2 * rank, 0);
+      SmallVector<bool> seen(rank, false);
+      for (auto [i, a] : llvm::enumerate(*axes)) {
+        auto d = c.normalizeAxis(a, rank, "pad axis");
+        if (failed(d))
+          return failure();
+        if (seen[*d]) {
+          c.error() << "axis " << *d << " appears more than once in axes";
+          return failure();
+        }
+        seen[*d] = true;
+        full[*d] = pads[i];
+        full[rank + *d] = pads[axes->size() + i];
+      }
+      pads = full;
+    }
     if (pads.size() != static_cast<size_t>(2 * rank)) {
       c.error() << "pads has " << pads.size() << " entries, expected "
                 << 2 * rank;
       return failure();
     }
     std::string modeName = c.stringAttr("mode", "constant");
-    auto mode = symbolizePadMode(modeName);
+    // Opset 19's `wrap` (circular padding) is written as slices and concats.
+    bool wrap = modeName == "wrap" && c.opset >= 19;
+    auto mode = wrap ? PadMode::constant : symbolizePadMode(modeName);
     if (!mode) {
       c.error() << "pad mode '" << modeName << "' is not supported";
       return failure();
@@ -77,6 +182,42 @@ void opscope::onnx_import::addPadResizeConverters(
       x = c.create<SliceOp>(tensorOf(sizes, elemOf(x)), x,
                             i64Array(c, starts), i64Array(c, sizes),
                             i64Array(c, steps));
+    }
+    if (wrap) {
+      // Each padded dimension: its last `begin` rows, the rows, its first
+      // `end` rows.
+      for (int64_t d = 0; d < rank; ++d) {
+        auto xt = typeOf(x);
+        int64_t size = xt.getDimSize(d), begin = pads[d], end = pads[rank + d];
+        if (!begin && !end)
+          continue;
+        if (begin > size || end > size) {
+          c.error() << "wrap pads " << begin << " and " << end
+                    << " of dimension " << d << " exceed its size " << size;
+          return failure();
+        }
+        auto part = [&](int64_t start, int64_t len) {
+          SmallVector<int64_t> starts(rank, 0), sizes(xt.getShape()),
+              steps(rank, 1);
+          starts[d] = start;
+          sizes[d] = len;
+          return c.create<SliceOp>(tensorOf(sizes, elemOf(x)), x,
+                                   i64Array(c, starts), i64Array(c, sizes),
+                                   i64Array(c, steps));
+        };
+        SmallVector<Value> parts;
+        if (begin)
+          parts.push_back(part(size - begin, begin));
+        parts.push_back(x);
+        if (end)
+          parts.push_back(part(0, end));
+        SmallVector<int64_t> shape(xt.getShape());
+        shape[d] += begin + end;
+        x = c.create<ConcatOp>(tensorOf(shape, elemOf(x)), parts,
+                               c.b.getI64IntegerAttr(d), /*nhwc=*/UnitAttr());
+      }
+      out.push_back(x);
+      return success();
     }
     SmallVector<int64_t> shape(typeOf(x).getShape());
     for (int64_t d = 0; d < rank; ++d)
@@ -113,6 +254,9 @@ void opscope::onnx_import::addPadResizeConverters(
       }
       SmallVector<int64_t> shape;
       SmallVector<float> scaleAttr;
+      if (!upsample && c.opset >= 18 &&
+          failed(readResize18(c, rank, scales, sizes, scaleAttr)))
+        return failure();
       if (sizes && static_cast<int64_t>(sizes->size()) == rank) {
         shape = *sizes;
       } else if (scales && static_cast<int64_t>(scales->size()) == rank) {
@@ -150,6 +294,24 @@ void opscope::onnx_import::addPadResizeConverters(
                   << "', coordinate_transformation_mode '" << ctmName
                   << "', nearest_mode '" << nmName << "')";
         return failure();
+      }
+      // Opset 18's antialias widens the linear and cubic filters when
+      // downscaling; the runtime's resize has no such filter. Where it
+      // changes nothing (nearest, or no dimension shrinks) it is accepted.
+      if (!upsample && c.opset >= 18 && c.intAttr("antialias", 0) &&
+          *mode != ResizeMode::nearest) {
+        for (int64_t d = 0; d < rank; ++d) {
+          bool shrinks = scaleAttr.empty() ? shape[d] < xt.getDimSize(d)
+                                           : scaleAttr[d] < 1.0f;
+          if (shrinks) {
+            c.error() << "antialias=1 with mode '" << modeName
+                      << "' downscales dimension " << d << " ("
+                      << xt.getDimSize(d) << " -> " << shape[d]
+                      << "), which opscope cannot compute (model opset "
+                      << c.opset << "); export with antialias=0";
+            return failure();
+          }
+        }
       }
       out.push_back(c.create<ResizeOp>(
           tensorOf(shape, elemOf(x)),

@@ -82,6 +82,13 @@ FailureOr<int64_t> quantAxis(NodeContext &c, Value data, Value scale,
         return failure();
       }
   int64_t rank = typeOf(data).getRank();
+  // Opset 21's blocked quantization: a scale per block of block_size
+  // elements along the axis.
+  if (int64_t block = c.intAttr("block_size", 0)) {
+    c.error() << "blocked quantization (block_size " << block
+              << ", model opset " << c.opset << ") is not supported";
+    return failure();
+  }
   if (typeOf(scale).getNumElements() == 1 && typeOf(scale).getRank() <= 1) {
     if (zero && typeOf(zero).getNumElements() != 1) {
       c.error() << "zero point " << typeOf(zero)
@@ -93,7 +100,7 @@ FailureOr<int64_t> quantAxis(NodeContext &c, Value data, Value scale,
   auto axis = c.normalizeAxis(c.intAttr("axis", 1), rank);
   if (failed(axis))
     return failure();
-  if (typeOf(scale).getRank() > 1 || c.attr("block_size")) {
+  if (typeOf(scale).getRank() > 1) {
     c.error() << "only per-tensor and per-axis quantization is supported "
                  "(scale of shape "
               << typeOf(scale) << ")";
@@ -164,6 +171,18 @@ LogicalResult quantize(NodeContext &c, SmallVectorImpl<Value> &out) {
   }
   Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
   Type e = z ? elemOf(z) : u8;
+  // Opset 21: output_dtype names the output's type (the zero point's, when
+  // there is one).
+  if (int64_t dtype = c.intAttr("output_dtype", 0)) {
+    Type named = elementTypeFor(dtype, c.b.getContext());
+    if (!named || (z && named != e)) {
+      c.error() << "output_dtype " << onnxTypeName(dtype)
+                << (z ? " differs from the zero point's type"
+                      : " is not supported");
+      return failure();
+    }
+    e = named;
+  }
   if (!e.isInteger(8)) {
     c.error() << "only uint8 and int8 quantization is supported, got "
               << e;

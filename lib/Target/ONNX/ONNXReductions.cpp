@@ -1,9 +1,11 @@
 //===- ONNXReductions.cpp - Reduce* ONNX ops ------------------------------===//
 //
 // Part of opscope. Converters for ReduceMean/Sum/Max/Min/Prod/
-// SumSquare/L2 onto osc.reduce, axes from the attribute or (opset 18 style)
-// a constant input; ReduceL1, ReduceLogSum and ReduceLogSumExp as
-// compositions of osc.reduce with elementwise ops.
+// SumSquare/L2 onto osc.reduce, axes from the attribute or, from the opset
+// that moved them (13 for ReduceSum, 18 for the others), a constant input;
+// ReduceL1, ReduceLogSum and ReduceLogSumExp as compositions of osc.reduce
+// with elementwise ops. ReduceMax and ReduceMin of booleans (opset 20) are
+// reduced as 0/1 bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,10 +27,11 @@ struct Reduction {
   bool keep = true, noop = false;
 };
 
-FailureOr<Reduction> readReduction(NodeContext &c, bool axesInput) {
+/// `axesSince`: the opset from which the op takes its axes as an input.
+FailureOr<Reduction> readReduction(NodeContext &c, int64_t axesSince) {
   auto xt = typeOf(c.input(0));
   Reduction r;
-  if (axesInput && c.opset >= 13) {
+  if (c.opset >= axesSince) {
     if (c.hasInput(1)) {
       auto v = c.requireConstInts(1, "axes");
       if (failed(v))
@@ -87,19 +90,37 @@ void opscope::onnx_import::addReductionConverters(
       {"ReduceSumSquare", ReduceKind::sum_square},
       {"ReduceL2", ReduceKind::l2}};
   for (auto [name, kind] : reductions)
-    m[name] = [kind = kind, isSum = StringRef(name) == "ReduceSum"](
+    m[name] = [kind = kind, axesSince = StringRef(name) == "ReduceSum" ? 13 : 18](
                   NodeContext &c, SmallVectorImpl<Value> &out) {
-      auto r = readReduction(c, isSum);
+      auto r = readReduction(c, axesSince);
       if (failed(r))
         return failure();
-      out.push_back(r->noop ? c.input(0)
-                            : reduce(c, kind, c.input(0), *r, r->keep));
+      Value x = c.input(0);
+      if (r->noop) {
+        out.push_back(x);
+        return success();
+      }
+      // Booleans (ReduceMax/ReduceMin, opset 20): any/all as the maximum
+      // or minimum of 0/1 bytes.
+      if (elemOf(x).isInteger(1)) {
+        if (kind != ReduceKind::max && kind != ReduceKind::min) {
+          c.error() << "cannot reduce booleans";
+          return failure();
+        }
+        Type i8 = c.b.getIntegerType(8);
+        Value bytes = c.create<CastOp>(tensorOf(typeOf(x).getShape(), i8), x);
+        Value y = reduce(c, kind, bytes, *r, r->keep);
+        out.push_back(c.create<CastOp>(
+            tensorOf(typeOf(y).getShape(), elemOf(x)), y));
+        return success();
+      }
+      out.push_back(reduce(c, kind, x, *r, r->keep));
       return success();
     };
   // sum |x|, log sum x, and log sum exp x (with the maximum subtracted
   // first, as ONNX Runtime does, so large inputs do not overflow).
   m["ReduceL1"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    auto r = readReduction(c, false);
+    auto r = readReduction(c, 18);
     if (failed(r))
       return failure();
     Value x = c.input(0);
@@ -109,7 +130,7 @@ void opscope::onnx_import::addReductionConverters(
     return success();
   };
   m["ReduceLogSum"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    auto r = readReduction(c, false);
+    auto r = readReduction(c, 18);
     if (failed(r) || failed(requireFloat(c, c.input(0), "input")))
       return failure();
     Value x = c.input(0);
@@ -119,7 +140,7 @@ void opscope::onnx_import::addReductionConverters(
     return success();
   };
   m["ReduceLogSumExp"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    auto r = readReduction(c, false);
+    auto r = readReduction(c, 18);
     if (failed(r) || failed(requireFloat(c, c.input(0), "input")))
       return failure();
     Value x = c.input(0);
