@@ -108,7 +108,7 @@ std::vector<OpVersion> buildTable() {
                {{"approximate", K::String, false, {"none", "tanh"}}}});
 
   // Versions that only admit more element types (float8 at 19, strings in
-  // Equal at 19, bfloat16/float16 in IsNaN/IsInf at 20, int4/uint4 at
+  // Equal at 19, float8 and 16-bit floats in IsNaN/IsInf at 20, int4/uint4 at
   // 21): same inputs, outputs and attributes as the op's last version up
   // to opset 17, which ONNX's checker checks.
   for (const char *op : {"Equal", "Constant", "Identity", "If", "Loop",
