@@ -44,8 +44,11 @@ def lit_times(build):
         for case in root.iter("testcase"):
             name = case.get("name", "")
             cls = case.get("classname", "")
-            # classname "opscope.Tools/opscope-run", name "run.test"
-            folder = cls.split(".", 1)[1] if "." in cls else cls
+            # classname "opscope.Tools/opscope-run", name "run.test"; a test
+            # at the suite's top has the suite's name twice ("opscope.opscope").
+            suite_name, _, folder = cls.partition(".")
+            if folder == suite_name:
+                folder = ""
             out.append((float(case.get("time", "0")), suite,
                         (folder + "/" + name) if folder else name))
     return out
