@@ -44,7 +44,7 @@ struct IpPrimitive {
   void build(int64_t m_, int64_t k_, int64_t n_, dt srcType, dt weightType,
              const void *plainWeights, dt plainType, const float *biasData,
              const std::vector<PostOp> &postOps, bool runtimeOutputScales,
-             U8Output u8Out = {}, bool bf16Dst = false) {
+             U8Output u8Out = {}, bool bf16Dst = false, bool s32Dst = false) {
     Context &ctx = context();
     m = m_;
     k = k_;
@@ -55,6 +55,7 @@ struct IpPrimitive {
     dnnl::memory::desc dstMd({m, n},
                              u8Out     ? dt::u8
                              : bf16Dst ? dt::bf16
+                             : s32Dst  ? dt::s32
                                        : dt::f32,
                              tag::ab);
     dnnl::primitive_attr attr = attrWithPostOps(postOps, hasSum, u8Out);
@@ -510,3 +511,173 @@ bool QuantizedInnerProduct::ownKernel() const { return impl->gemm != nullptr; }
 const std::vector<float> &QuantizedInnerProduct::weightScales() const {
   return impl->wScale;
 }
+
+//===----------------------------------------------------------------------===//
+// IntegerMatMul: ONNX MatMulInteger on a constant b
+//===----------------------------------------------------------------------===//
+
+struct IntegerMatMul::Impl {
+  int64_t m = 0, k = 0, n = 0;
+  bool aSigned = false;
+  /// b's zero points after the shift to s8 (N), and whether any is
+  /// nonzero (else rowsum(a) is never needed); b's column sums (N).
+  std::vector<int32_t> bZero, colSum;
+  bool anyBZero = false;
+  /// The exact GEMM: blocks of `blockRows` rows on gemm, a shorter last
+  /// one on tail.
+  std::unique_ptr<PackedGemmInt8> gemm, tail;
+  int64_t blockRows = 0;
+  /// Or oneDNN's int8 inner product (s32 output), on the weights split in
+  /// two 7-bit halves where they would saturate it (each input row twice).
+  IpPrimitive dnnl;
+  bool split = false;
+  /// Per run: a shifted to u8 (an s8 a), a split a, the row terms.
+  std::vector<uint8_t> aU8, aTwice;
+  std::vector<int32_t> rowA, rowB;
+};
+
+IntegerMatMul::IntegerMatMul(int64_t m, int64_t k, int64_t n, bool aSigned,
+                             const void *b, bool bSigned, const void *bZero,
+                             int64_t bZeroCount)
+    : impl(std::make_unique<Impl>()) {
+  if (m < 1 || k < 1 || n < 1)
+    throw std::invalid_argument("IntegerMatMul: M, K and N must be positive");
+  if (bZero && bZeroCount != 1 && bZeroCount != n)
+    throw std::invalid_argument("IntegerMatMul: b's zero point needs 1 or N "
+                                "values");
+  Impl &I = *impl;
+  I.m = m;
+  I.k = k;
+  I.n = n;
+  I.aSigned = aSigned;
+  // b as s8, transposed to N x K (the inner product's layout): a u8 b
+  // minus 128, its zero points with it.
+  const int shift = bSigned ? 0 : 128;
+  auto bAt = [&](int64_t i) {
+    return bSigned ? int32_t(static_cast<const int8_t *>(b)[i])
+                   : int32_t(static_cast<const uint8_t *>(b)[i]);
+  };
+  auto zAt = [&](int64_t j) {
+    if (!bZero)
+      return 0;
+    int64_t i = bZeroCount == 1 ? 0 : j;
+    return bSigned ? int32_t(static_cast<const int8_t *>(bZero)[i])
+                   : int32_t(static_cast<const uint8_t *>(bZero)[i]);
+  };
+  std::vector<int8_t> wq(n * k);
+  I.colSum.assign(n, 0);
+  I.bZero.resize(n);
+  for (int64_t j = 0; j < n; ++j) {
+    I.bZero[j] = zAt(j) - shift;
+    I.anyBZero |= I.bZero[j] != 0;
+  }
+  for (int64_t c = 0; c < k; ++c)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t v = bAt(c * n + j) - shift;
+      wq[j * k + c] = static_cast<int8_t>(v);
+      I.colSum[j] += v;
+    }
+  if (kernelTable().gemmTileInt8 && PackedGemmInt8::applies(2, k)) {
+    I.blockRows = std::min(m, PackedGemmInt8::kMaxRows);
+    I.gemm = std::make_unique<PackedGemmInt8>(I.blockRows, k, n, wq.data(),
+                                              std::vector<PostOp>{},
+                                              std::nullopt);
+    if (int64_t rest = m % I.blockRows)
+      I.tail = std::make_unique<PackedGemmInt8>(rest, k, n, wq.data(),
+                                                std::vector<PostOp>{},
+                                                std::nullopt);
+    return;
+  }
+  if (int8WeightsSaturate(wq.data(), n * k)) {
+    I.split = true;
+    std::vector<int8_t> w2(n * 2 * k);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < k; ++c) {
+        int v = wq[r * k + c], hi = v / 2;
+        w2[r * 2 * k + c] = static_cast<int8_t>(hi);
+        w2[r * 2 * k + k + c] = static_cast<int8_t>(v - hi);
+      }
+    I.dnnl.build(m, 2 * k, n, dt::u8, dt::s8, w2.data(), dt::s8, nullptr, {},
+                 false, {}, false, /*s32Dst=*/true);
+    return;
+  }
+  I.dnnl.build(m, k, n, dt::u8, dt::s8, wq.data(), dt::s8, nullptr, {}, false,
+               {}, false, /*s32Dst=*/true);
+}
+
+IntegerMatMul::~IntegerMatMul() = default;
+
+void IntegerMatMul::run(const void *a, const void *aZero, int64_t aZeroCount,
+                        int32_t *y) {
+  Impl &I = *impl;
+  const int64_t m = I.m, k = I.k, n = I.n;
+  // a as u8: an s8 a plus 128 (its zero point with it).
+  const auto *x = static_cast<const uint8_t *>(a);
+  const int32_t shift = I.aSigned ? 128 : 0;
+  if (I.aSigned) {
+    I.aU8.resize(m * k);
+    for (int64_t i = 0; i < m * k; ++i)
+      I.aU8[i] = x[i] ^ 0x80;
+    x = I.aU8.data();
+  }
+  // rowA = -az (times colsum), rowB = -(rowsum(a) - K az) (times bz).
+  I.rowA.resize(m);
+  for (int64_t r = 0; r < m; ++r) {
+    int32_t z = 0;
+    if (aZero) {
+      int64_t i = aZeroCount == 1 ? 0 : r;
+      z = I.aSigned ? int32_t(static_cast<const int8_t *>(aZero)[i])
+                    : int32_t(static_cast<const uint8_t *>(aZero)[i]);
+    }
+    I.rowA[r] = -(z + shift);
+  }
+  const int32_t *rowB = nullptr;
+  if (I.anyBZero) {
+    I.rowB.resize(m);
+    for (int64_t r = 0; r < m; ++r) {
+      uint32_t s = 0;
+      for (int64_t c = 0; c < k; ++c)
+        s += x[r * k + c];
+      I.rowB[r] = int32_t(uint32_t(k) * uint32_t(-I.rowA[r]) - s);
+    }
+    rowB = I.rowB.data();
+  }
+  if (I.gemm) {
+    int64_t r0 = 0;
+    for (; r0 + I.blockRows <= m; r0 += I.blockRows)
+      I.gemm->runS32(x + r0 * k, y + r0 * n, I.rowA.data() + r0,
+                     I.colSum.data(), rowB ? rowB + r0 : nullptr,
+                     I.bZero.data());
+    if (I.tail)
+      I.tail->runS32(x + r0 * k, y + r0 * n, I.rowA.data() + r0,
+                     I.colSum.data(), rowB ? rowB + r0 : nullptr,
+                     I.bZero.data());
+    return;
+  }
+  if (I.split) {
+    I.aTwice.resize(m * 2 * k);
+    for (int64_t r = 0; r < m; ++r) {
+      std::memcpy(&I.aTwice[r * 2 * k], x + r * k, k);
+      std::memcpy(&I.aTwice[r * 2 * k + k], x + r * k, k);
+    }
+    I.dnnl.run(I.aTwice.data(), y, nullptr);
+  } else {
+    I.dnnl.run(x, y, nullptr);
+  }
+  for (int64_t r = 0; r < m; ++r) {
+    auto *row = reinterpret_cast<uint32_t *>(y + r * n);
+    const uint32_t ra = uint32_t(I.rowA[r]);
+    const uint32_t rb = rowB ? uint32_t(rowB[r]) : 0;
+    for (int64_t j = 0; j < n; ++j)
+      row[j] += ra * uint32_t(I.colSum[j]) + rb * uint32_t(I.bZero[j]);
+  }
+}
+
+std::string IntegerMatMul::implementation() const {
+  if (impl->gemm)
+    return impl->gemm->name();
+  return std::string(impl->dnnl.pd.impl_info_str()) +
+         (impl->split ? ":s8w7x2" : "");
+}
+
+bool IntegerMatMul::ownKernel() const { return impl->gemm != nullptr; }

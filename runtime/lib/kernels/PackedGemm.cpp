@@ -304,38 +304,75 @@ PackedGemmInt8::PackedGemmInt8(
 
 std::string PackedGemmInt8::name() const { return "gemm:" + tileName; }
 
+/// The input rows as the int8 tile takes them (PackedGemmInt8::run and
+/// runS32): u8 quads, the rows themselves where K is a multiple of 4, else
+/// copied with zeros past K; or widened to s16, in pairs (a zero past an
+/// odd K). Copies go to a per-thread buffer.
+static std::pair<const uint32_t *, int64_t>
+int8Rows(const uint8_t *x, int64_t k, int64_t steps, bool quads, int64_t r0,
+         int64_t mr) {
+  if (quads) {
+    if (k % 4 == 0)
+      return {reinterpret_cast<const uint32_t *>(x + r0 * k), steps};
+    auto *q = static_cast<uint8_t *>(
+        dnnlx::threadScratch(4, size_t(mr * steps) * 4));
+    for (int64_t r = 0; r < mr; ++r) {
+      std::memcpy(q + r * 4 * steps, x + (r0 + r) * k, k);
+      std::memset(q + r * 4 * steps + k, 0, 4 * steps - k);
+    }
+    return {reinterpret_cast<const uint32_t *>(q), steps};
+  }
+  auto *pairs = static_cast<int16_t *>(
+      dnnlx::threadScratch(4, size_t(mr * steps) * 4));
+  for (int64_t r = 0; r < mr; ++r) {
+    const uint8_t *src = x + (r0 + r) * k;
+    int16_t *dst = pairs + r * 2 * steps;
+    for (int64_t c = 0; c < k; ++c)
+      dst[c] = src[c];
+    if (k % 2)
+      dst[k] = 0;
+  }
+  return {reinterpret_cast<const uint32_t *>(pairs), steps};
+}
+
+void PackedGemmInt8::runS32(const uint8_t *x, int32_t *y, const int32_t *rowA,
+                            const int32_t *colA, const int32_t *rowB,
+                            const int32_t *colB) const {
+  if (!postOps.empty() || u8Output)
+    throw std::logic_error("PackedGemmInt8::runS32: built with post-ops");
+  walk(
+      tile,
+      [&](int64_t r0, int64_t mr) {
+        return int8Rows(x, k, steps, quads, r0, mr);
+      },
+      // In u32, where the wrap is defined; the true results fit s32.
+      [&](int64_t r0, int64_t r1, int32_t *out, int64_t ldo, int64_t c0,
+          int64_t width) {
+        const auto *ca = reinterpret_cast<const uint32_t *>(colA + c0);
+        const auto *cb = reinterpret_cast<const uint32_t *>(colB + c0);
+        for (int64_t r = r0; r < r1; ++r) {
+          const auto *acc = reinterpret_cast<const uint32_t *>(out) +
+                            (r - r0) * ldo;
+          auto *dst = reinterpret_cast<uint32_t *>(y + r * n + c0);
+          const uint32_t a = uint32_t(rowA[r]);
+          if (rowB) {
+            const uint32_t b = uint32_t(rowB[r]);
+            for (int64_t c = 0; c < width; ++c)
+              dst[c] = acc[c] + a * ca[c] + b * cb[c];
+          } else {
+            for (int64_t c = 0; c < width; ++c)
+              dst[c] = acc[c] + a * ca[c];
+          }
+        }
+      });
+}
+
 void PackedGemmInt8::run(const uint8_t *x, const float *scale,
                          const float *bias, void *y, const float *sum) const {
   walk(
       tile,
-      // The input rows as the tile takes them: u8 quads, the rows
-      // themselves where K is a multiple of 4, else copied with zeros past
-      // K; or widened to s16, in pairs (a zero past an odd K). Copies go to
-      // a per-thread buffer.
       [&](int64_t r0, int64_t mr) {
-        if (quads) {
-          if (k % 4 == 0)
-            return std::pair{reinterpret_cast<const uint32_t *>(x + r0 * k),
-                             steps};
-          auto *q = static_cast<uint8_t *>(
-              dnnlx::threadScratch(4, size_t(mr * steps) * 4));
-          for (int64_t r = 0; r < mr; ++r) {
-            std::memcpy(q + r * 4 * steps, x + (r0 + r) * k, k);
-            std::memset(q + r * 4 * steps + k, 0, 4 * steps - k);
-          }
-          return std::pair{reinterpret_cast<const uint32_t *>(q), steps};
-        }
-        auto *pairs = static_cast<int16_t *>(
-            dnnlx::threadScratch(4, size_t(mr * steps) * 4));
-        for (int64_t r = 0; r < mr; ++r) {
-          const uint8_t *src = x + (r0 + r) * k;
-          int16_t *dst = pairs + r * 2 * steps;
-          for (int64_t c = 0; c < k; ++c)
-            dst[c] = src[c];
-          if (k % 2)
-            dst[k] = 0;
-        }
-        return std::pair{reinterpret_cast<const uint32_t *>(pairs), steps};
+        return int8Rows(x, k, steps, quads, r0, mr);
       },
       // The sums plus the bias, scaled, then the post-ops in order, row by
       // row; written as f32, or quantized to u8.

@@ -123,6 +123,7 @@ public:
   /// PackedGemm::applies), and K keeps the s32 sums exact: K x 255 x 128
   /// below 2^31.
   static bool applies(int64_t m, int64_t k);
+  using PackedPanels::kMaxRows;
   /// `weights` (s8, N x K) are packed (widened for the s16 form). With
   /// `u8Output` (scale, zero point) the output is written in u8 after the
   /// post-ops: y / scale
@@ -135,6 +136,13 @@ public:
   /// u8Output.
   void run(const uint8_t *x, const float *scale, const float *bias, void *y,
            const float *sum) const;
+  /// The sums alone, in s32 (IntegerMatMul, ONNX's MatMulInteger), with a
+  /// correction of two rank-1 terms added as they leave L2: y[r][j] =
+  /// sum_k x w + rowA[r] colA[j] + rowB[r] colB[j], wrapping as s32 does
+  /// (rowB null: no second term). Built without post-ops or u8 output.
+  void runS32(const uint8_t *x, int32_t *y, const int32_t *rowA,
+              const int32_t *colA, const int32_t *rowB,
+              const int32_t *colB) const;
   /// "gemm:" and the table's name of its tile ("s16:avx2", "u8s8:avx2_vnni").
   std::string name() const;
 

@@ -139,6 +139,43 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// ONNX MatMulInteger with a constant right operand, the linear layers of
+/// ONNX Runtime's quantize_dynamic exports: y[M x N] (s32) = sum_k (a[m, k]
+/// - aZero) (b[k, n] - bZero[n]), exactly (wrapping as s32 does), `a` u8 or
+/// s8 with a run-time zero point (DynamicQuantizeLinear's), `b` (K x N) u8
+/// or s8 with constant zero points. Both reduce to u8 x s8 (an s8 `a` plus
+/// 128, a u8 `b` minus 128, the zero points moved with them), and
+/// sum_k (a - az)(b - bz) = sum_k a b - az colsum(b) - bz (rowsum(a) - K az):
+/// the column sums are taken once here, the products run on the tier's
+/// exact int8 GEMM (PackedGemmInt8: the s16 form on the AVX2 tier and
+/// AVX-512 below VNNI, vpdpbusd on avx2_vnni, any M in blocks of 384 rows),
+/// or on oneDNN's int8 inner product with an s32 output where the table has
+/// no such tile (exact from VNNI up; below, with weights that would
+/// saturate it, in two 7-bit halves as QuantizedInnerProduct does), and
+/// the correction is added as the sums leave the GEMM.
+class IntegerMatMul {
+public:
+  /// `b` (K x N, s8 when `bSigned`, else u8) is copied and packed;
+  /// `bZero` (b's type) has `bZeroCount` values, 1 or N (null: 0).
+  IntegerMatMul(int64_t m, int64_t k, int64_t n, bool aSigned, const void *b,
+                bool bSigned, const void *bZero, int64_t bZeroCount);
+  ~IntegerMatMul();
+  IntegerMatMul(const IntegerMatMul &) = delete;
+  IntegerMatMul &operator=(const IntegerMatMul &) = delete;
+  /// `a` (M x K) of the constructor's type; `aZero` of a's type with
+  /// `aZeroCount` values, 1 or M (null: 0).
+  void run(const void *a, const void *aZero, int64_t aZeroCount, int32_t *y);
+  /// "gemm:s16:avx2", "gemm:u8s8:avx2_vnni", or oneDNN's implementation
+  /// name (":s8w7x2" after it for the halves).
+  std::string implementation() const;
+  /// Whether it runs on PackedGemmInt8 rather than oneDNN.
+  bool ownKernel() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// Which activation buffers of a bf16 op are bf16 (a bf16 chain's
 /// hand-overs, osc-bf16-chains); the others are f32.
 struct Bf16Activations {

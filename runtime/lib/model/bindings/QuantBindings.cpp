@@ -128,6 +128,28 @@ BoundKernel matmulIntegerOp(const OpContext &c, std::string &kernel) {
   int32_t *yp = c.ptr<int32_t>(y);
   DType at = a.dtype, bt = b.dtype;
   Shape as = a.shape, bs = b.shape, ys = y.shape;
+  // A constant b (quantize_dynamic's weights) whose batch dimensions are
+  // all 1: a's batches are rows of one product, packed once on the exact
+  // int8 GEMM (IntegerMatMul), its zero point per tensor (or per row
+  // without batches).
+  int64_t k = a.shape.back(), n = b.shape.back();
+  int64_t rows = a.elements() / k, bBatch = b.elements() / (k * n);
+  bool constB = b.kind == BufferRef::Weight &&
+                (!c.has(3) || c.in(3).kind == BufferRef::Weight);
+  if (constB && bBatch == 1 && b.shape[b.shape.size() - 2] == k &&
+      y.elements() == rows * n && (azn <= 1 || azn == rows) &&
+      (bzn <= 1 || bzn == n)) {
+    auto mm = std::shared_ptr<IntegerMatMul>(dnnlCreate(c, [&] {
+      return new IntegerMatMul(rows, k, n, at == DType::I8, bp,
+                               bt == DType::I8, bzp, bzn);
+    }));
+    kernel = (mm->ownKernel() ? "opscope:" : "onednn:") +
+             mm->implementation() + ":matmul_integer";
+    return [=] {
+      mm->run(ap, azp, azn, yp);
+      return std::string();
+    };
+  }
   kernel = c.ownKernel(false);
   return [=] {
     matmulInteger(ap, at, as, bp, bt, bs, azp, azn, bzp, bzn, yp, ys);
