@@ -16,6 +16,11 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
   distilbert-opset14, distilbert-opset17 (+ -sparse)
       6 layers, hidden 768, 12 heads, ffn 3072, vocab 30522; mask as
       Where(Equal(mask, 0) expanded, -inf, scores).
+  bert-mini-opset14-dynq (distilbert-opset14-dynq built when named): the
+      encoder as ONNX Runtime's quantize_dynamic writes it (issue 53): every
+      MatMul on a weight as DynamicQuantizeLinear -> MatMulInteger (s8
+      weight per tensor, symmetric, zero point 0) -> Cast -> Mul by the
+      product of the two scales, then the bias Add.
   mlp-opset14    3 Gemm layers with ReLU.
   cnn-opset14    Conv/BatchNorm/ReLU/MaxPool/residual Add/GlobalAveragePool/Gemm.
   ocrdet-opset14 a PaddleOCR-like text detector (DB): a MobileNetV3-like
@@ -79,11 +84,15 @@ ON_REQUEST_ENCODERS = {
 class Builder:
     """Accumulates nodes and initializers with torch-style names."""
 
-    def __init__(self, seed, sparse=False):
+    def __init__(self, seed, sparse=False, dynq=False):
         self.nodes, self.inits = [], []
         self.rng = np.random.default_rng(seed)
         self.sparse = sparse
         self.count = 0
+        # quantize_dynamic's form of the encoders' linear layers (dynq_matmul):
+        # the DynamicQuantizeLinear outputs of each quantized input.
+        self.dynq = dynq
+        self.dynq_inputs = {}
 
     def node(self, op, inputs, name, outputs=1, **attrs):
         outs = ["%s_output_%d" % (name, i) for i in range(outputs)]
@@ -140,8 +149,47 @@ def scope(prefix):
 def linear(b, x, k, n, prefix):
     w = b.weight((k, n), prefix + ".weight", prune=True)
     bias = b.weight((n,), prefix + ".bias")
-    y = b.node("MatMul", [x, w], scope(prefix) + "/MatMul")
+    if b.dynq:
+        y = dynq_matmul(b, x, w, scope(prefix) + "/MatMul")
+    else:
+        y = b.node("MatMul", [x, w], scope(prefix) + "/MatMul")
     return b.node("Add", [bias, y], scope(prefix) + "/Add")
+
+
+def dynq_matmul(b, x, w, name):
+    """A MatMul as ONNX Runtime's quantize_dynamic (QInt8 weights, per
+    tensor, symmetric, its defaults) writes it: DynamicQuantizeLinear of the
+    input (one per input tensor, shared by the MatMuls that read it),
+    MatMulInteger with the s8 weight and its zero zero point, Cast to float,
+    Mul by the product of the two scales. The f32 weight initializer is
+    replaced by its quantized form."""
+    wf = next(i for i in b.inits if i.name == w)
+    b.inits.remove(wf)
+    wv = numpy_helper.to_array(wf)
+    scale = np.float32(np.abs(wv).max() / 127.0)
+    wq = np.clip(np.round(wv / scale), -127, 127).astype(np.int8)
+    wq_name = b.init(wq, w + "_quantized")
+    ws_name = b.init(np.array(scale, np.float32), w + "_scale")
+    wz_name = b.init(np.array(0, np.int8), w + "_zero_point")
+    if x not in b.dynq_inputs:
+        outs = [x + "_quantized", x + "_scale", x + "_zero_point"]
+        b.nodes.append(helper.make_node("DynamicQuantizeLinear", [x], outs,
+                                        name=x + "_QuantizeLinear"))
+        b.dynq_inputs[x] = outs
+    xq, xs, xz = b.dynq_inputs[x]
+    out = name + "_output_0"
+    yi = out + "_quantized"
+    b.nodes.append(helper.make_node("MatMulInteger", [xq, wq_name, xz, wz_name],
+                                    [yi], name=name + "_quant"))
+    yc = yi + "_cast_output"
+    b.nodes.append(helper.make_node("Cast", [yi], [yc], name=yi + "_cast",
+                                    to=TensorProto.FLOAT))
+    sm = name + "_quant_scales_mul:0"
+    b.nodes.append(helper.make_node("Mul", [xs, ws_name], [sm],
+                                    name=name + "_quant_scales_mul"))
+    b.nodes.append(helper.make_node("Mul", [yc, sm], [out],
+                                    name=name + "_quant_output_scale_mul"))
+    return out
 
 
 def layer_norm(b, x, hidden, prefix, opset):
@@ -195,8 +243,8 @@ def split_heads(b, x, heads, dh, p, perm):
     return b.node("Transpose", [r], p + "/Transpose", perm=perm)
 
 
-def encoder(name, cfg, opset, sparse):
-    b = Builder(seed=1234, sparse=sparse)
+def encoder(name, cfg, opset, sparse, dynq=False):
+    b = Builder(seed=1234, sparse=sparse, dynq=dynq)
     H, nh, F = cfg["hidden"], cfg["heads"], cfg["ffn"]
     dh = H // nh
     ids, mask = "input_ids", "attention_mask"
@@ -691,11 +739,15 @@ def all_models():
                 names.append("%s-opset%d%s" % (fam, opset, "-sparse" if sparse else ""))
     # distilbert-opset14-sparse4x4 only on request (make bench): the corpus
     # checks the 4x4 path on the smaller encoder.
-    return names + ["bert-mini-opset14-sparse4x4", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "ppocrdet-opset14", "unet-opset14", "vad-opset16"]
+    # distilbert-opset14-dynq only on request too (make bench).
+    return names + ["bert-mini-opset14-sparse4x4", "bert-mini-opset14-dynq", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "ppocrdet-opset14", "unet-opset14", "vad-opset16"]
 
 
 def build(name):
     parts = name.split("-")
+    dynq = parts[-1] == "dynq"
+    if dynq:
+        parts = parts[:-1]
     sparse = {"sparse": True, "sparse4x4": "4x4"}.get(parts[-1], False)
     if sparse:
         parts = parts[:-1]
@@ -703,7 +755,9 @@ def build(name):
     family = "-".join(parts[:-1])
     if family in ENCODERS or family in ON_REQUEST_ENCODERS:
         cfg = ENCODERS.get(family) or ON_REQUEST_ENCODERS[family]
-        graph = encoder(name, cfg, opset, sparse)
+        graph = encoder(name, cfg, opset, sparse, dynq)
+    elif dynq:
+        raise SystemExit("'%s': -dynq applies to the encoders only" % name)
     elif family == "mlp":
         graph = mlp(name, opset)
     elif family == "cnn":

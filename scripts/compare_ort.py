@@ -9,7 +9,8 @@
 the reference; opscope compiled with fusion and without (--no-fuse) must
 match them, and each other, within --rtol/--atol (default 1e-3 / 1e-4: fp32
 kernels that sum in a different order; outputs are LayerNorm-scaled O(1)
-values). Prints one line per comparison; exits 1 on any mismatch.
+values), or the wider tolerance TOLERANCES gives a model (-dynq: 1e-2 /
+3e-2). Prints one line per comparison; exits 1 on any mismatch.
 
 --bench: latency (median of --iterations after --warmup runs, one thread
 unless --threads) of ONNX Runtime, opscope fused and opscope unfused, run in
@@ -41,7 +42,24 @@ CHECK_MODELS = [
     "ocrdet-opset14:x=1x3x160x160",
     "ppocrdet-opset14:x=1x3x320x320",
     "unet-opset14:image=2x3x64x64",
+    "bert-mini-opset14-dynq:input_ids=1x128,attention_mask=1x128",
 ]
+
+# Models whose comparisons take a wider tolerance (rtol, atol), by name
+# suffix. -dynq (ONNX Runtime's quantize_dynamic form): the integer products
+# are exact on both sides, but DynamicQuantizeLinear rounds each activation
+# to one of 256 steps, so an f32 difference of one ulp before it (a fused
+# LayerNorm, another summation order) can move a value one step, about 1% of
+# the tensor's range; a layer later that shows at the 1e-2 level. bert-mini's
+# measured worst: 3.1e-4 fused, 8.6e-3 unfused (against ORT and each other).
+TOLERANCES = {"-dynq": (1e-2, 3e-2)}
+
+
+def tolerance(args, name):
+    for suffix, (rtol, atol) in TOLERANCES.items():
+        if name.endswith(suffix):
+            return max(args.rtol, rtol), max(args.atol, atol)
+    return args.rtol, args.atol
 
 
 def run(cmd, **kw):
@@ -128,8 +146,9 @@ def check(args, specs):
             comparisons += [("dense", "fused", fused_out), ("rows", "fused", fused_out)]
         if "nchw" in libs:
             comparisons += [("nchw", "fused", fused_out)]
+        rtol, atol = tolerance(args, spec.split(":")[0])
         for variant, against, ref_dir in comparisons:
-            extra = ["-q", "--rtol", str(args.rtol), "--atol", str(args.atol)]
+            extra = ["-q", "--rtol", str(rtol), "--atol", str(atol)]
             if variant == "fused":
                 extra += ["--output-dir", fused_out]
             for o in outputs:
@@ -144,7 +163,8 @@ def check(args, specs):
                         tag, variant, against, m.group(1), m.group(2), m.group(4), m.group(5)))
             if not ok and "MISMATCH" not in p.stdout:
                 print("%-40s %-8s vs %-6s ERROR %s" % (tag, variant, against, p.stderr.strip()))
-    print("corpus check: %d comparisons failed (rtol %g, atol %g)" % (failures, args.rtol, args.atol))
+    print("corpus check: %d comparisons failed (rtol %g, atol %g; -dynq models %g, %g)" % (
+        failures, args.rtol, args.atol, *tolerance(args, "-dynq")))
     return 1 if failures else 0
 
 
