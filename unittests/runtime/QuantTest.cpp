@@ -13,8 +13,13 @@
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/quantize.h"
 
+#include "Tiers.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -192,4 +197,85 @@ TEST(ConvInteger, OneDnnMatchesPortable) {
                            << conv.implementation();
     }
   }
+}
+
+namespace {
+/// DynamicQuantizeLinear as the portable loop computed it before the
+/// kernel table had its passes: ONNX's arithmetic in f32.
+void dynamicQuantizeOracle(const std::vector<float> &x, std::vector<uint8_t> &y,
+                           float &scale, uint8_t &zero) {
+  float lo = 0, hi = 0;
+  for (float v : x) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  float s = (hi - lo) / 255.0f;
+  float z = s > 0 ? std::clamp(std::nearbyint(0.0f - lo / s), 0.0f, 255.0f) : 0;
+  scale = s;
+  zero = static_cast<uint8_t>(z);
+  y.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    y[i] = static_cast<uint8_t>(
+        s > 0 ? std::clamp(std::nearbyint(x[i] / s) + z, 0.0f, 255.0f) : z);
+}
+} // namespace
+
+/// The vectorized passes (KernelTable::rangeWithZero, quantizeU8Div) give
+/// the portable loop's bits at every tier: random data of odd lengths
+/// (tails past the vectors), all-positive and all-negative data (0 widens
+/// the range), all zeros (scale 0), -0, and ties: values whose x / scale is
+/// exactly k + 0.5, which round to the even neighbour.
+TEST(DynamicQuantizeLinear, MatchesPortableLoopAtEveryTier) {
+  std::vector<std::vector<float>> inputs;
+  std::mt19937 rng(53);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 33, 1000, 4099}) {
+    std::vector<float> x(n);
+    for (auto &v : x)
+      v = normal(rng);
+    inputs.push_back(x);
+    for (auto &v : x)
+      v = std::fabs(v) + 0.5f;
+    inputs.push_back(x);
+    for (auto &v : x)
+      v = -v;
+    inputs.push_back(x);
+  }
+  inputs.push_back(std::vector<float>(37, 0.0f));
+  inputs.push_back(std::vector<float>(37, -0.0f));
+  // Range [-127.5, 127.5]: scale 1, zero point 128 (127.5 rounds to the
+  // even 128), and x = k + 0.5 everywhere between.
+  std::vector<float> ties;
+  for (int k = -128; k < 128; ++k)
+    ties.push_back(k + 0.5f);
+  ties.push_back(-0.0f);
+  inputs.push_back(ties);
+  // Range [0, 255 * 0.25]: scale 0.25, every x / scale a half step.
+  std::vector<float> quarter;
+  for (int k = 0; k < 255; ++k)
+    quarter.push_back((k + 0.5f) * 0.25f);
+  quarter.push_back(255 * 0.25f);
+  inputs.push_back(quarter);
+  tiers::forEachTier([&](IsaLevel) {
+    for (size_t t = 0; t < inputs.size(); ++t) {
+      SCOPED_TRACE(::testing::Message() << "input " << t << ", "
+                                        << inputs[t].size() << " values");
+      const std::vector<float> &x = inputs[t];
+      std::vector<uint8_t> want, got(x.size());
+      float wantScale, gotScale;
+      uint8_t wantZero, gotZero;
+      dynamicQuantizeOracle(x, want, wantScale, wantZero);
+      dynamicQuantizeLinear(x.data(), static_cast<int64_t>(x.size()),
+                            got.data(), &gotScale, &gotZero);
+      EXPECT_EQ(std::memcmp(&gotScale, &wantScale, 4), 0)
+          << gotScale << " vs " << wantScale;
+      EXPECT_EQ(gotZero, wantZero);
+      EXPECT_EQ(got, want);
+      float s2;
+      uint8_t z2;
+      dynamicQuantizeParams(x.data(), static_cast<int64_t>(x.size()), &s2, &z2);
+      EXPECT_EQ(std::memcmp(&s2, &wantScale, 4), 0);
+      EXPECT_EQ(z2, wantZero);
+    }
+  });
 }

@@ -135,6 +135,13 @@ struct KernelTable {
                      int32_t zp);
   void (*quantizeS8)(const float *x, int8_t *q, int64_t n, float inv);
   float (*maxAbs)(const float *x, int64_t n);
+  /// DynamicQuantizeLinear's two passes, as ONNX writes them: the range of
+  /// n values widened to hold 0 (a NaN skipped), and y = saturate(round(x /
+  /// scale) + zero) to u8 (a division, not x * (1 / scale); nearest even)
+  /// for scale > 0.
+  void (*rangeWithZero)(const float *x, int64_t n, float *lo, float *hi);
+  void (*quantizeU8Div)(const float *x, uint8_t *y, int64_t n, float scale,
+                        float zero);
   void (*quantizeU8Transposed)(const float *x, uint8_t *q, int64_t k,
                                int64_t m, float inv, int32_t zp);
   /// Rows 2p and 2p+1 of a K x M input as bf16 pairs (`b` null: zeros).

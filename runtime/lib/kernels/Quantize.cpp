@@ -8,6 +8,8 @@
 
 #include "opscope/runtime/quantize.h"
 
+#include "KernelTable.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -71,11 +73,8 @@ void opscope::rt::dequantizeLinear(const void *x, DType type,
 
 void opscope::rt::dynamicQuantizeParams(const float *x, int64_t n,
                                         float *scale, uint8_t *zero) {
-  float lo = 0, hi = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
+  float lo, hi;
+  kernelTable().rangeWithZero(x, n, &lo, &hi);
   // As ONNX's reference, in f32: scale = range / 255, zero point =
   // saturate(round(0 - min / scale)).
   float s = (hi - lo) / 255.0f;
@@ -88,9 +87,10 @@ void opscope::rt::dynamicQuantizeLinear(const float *x, int64_t n, uint8_t *y,
                                         float *scale, uint8_t *zero) {
   dynamicQuantizeParams(x, n, scale, zero);
   float s = *scale, z = *zero;
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = static_cast<uint8_t>(
-        s > 0 ? std::clamp(std::nearbyint(x[i] / s) + z, 0.0f, 255.0f) : z);
+  if (s > 0)
+    kernelTable().quantizeU8Div(x, y, n, s, z);
+  else
+    std::fill(y, y + n, *zero);
 }
 
 void opscope::rt::matmulInteger(const void *a, DType aType, const Shape &aShape,

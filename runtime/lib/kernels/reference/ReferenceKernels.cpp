@@ -149,6 +149,25 @@ void quantizeS8(const float *x, int8_t *q, int64_t n, float inv) {
         std::fmin(std::fmax(std::nearbyint(x[i] * inv), -128.0f), 127.0f));
 }
 
+void rangeWithZero(const float *x, int64_t n, float *lo, float *hi) {
+  float l = 0, h = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    l = std::min(l, x[i]);
+    h = std::max(h, x[i]);
+  }
+  *lo = l;
+  *hi = h;
+}
+
+void quantizeU8Div(const float *x, uint8_t *y, int64_t n, float scale,
+                   float zero) {
+  // fmax/fmin: a NaN to 0, as the vector tiers (std::clamp would pass it
+  // through to an undefined conversion).
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<uint8_t>(
+        std::fmin(std::fmax(std::nearbyint(x[i] / scale) + zero, 0.0f), 255.0f));
+}
+
 float maxAbs(const float *x, int64_t n) {
   float m = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
@@ -308,6 +327,8 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.quantizeU8 = reference_tier::quantizeU8;
   t.quantizeS8 = reference_tier::quantizeS8;
   t.maxAbs = reference_tier::maxAbs;
+  t.rangeWithZero = reference_tier::rangeWithZero;
+  t.quantizeU8Div = reference_tier::quantizeU8Div;
   t.quantizeU8Transposed = reference_tier::quantizeU8Transposed;
   t.pairRowBf16 = reference_tier::pairRowBf16;
   t.transpose32 = reference::transpose32;

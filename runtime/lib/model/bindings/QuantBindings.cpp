@@ -96,7 +96,9 @@ BoundKernel dynamicQuantizeLinearOp(const OpContext &c, std::string &kernel) {
   const float *xp = c.ptr<const float>(x);
   void *yp = c.ptr(y);
   int64_t n = x.elements();
-  kernel = c.ownKernel(false);
+  // The range and quantize passes are the kernel table's (rangeWithZero,
+  // quantizeU8Div).
+  kernel = c.ownKernel();
   return [=] {
     float scale;
     uint8_t zero;

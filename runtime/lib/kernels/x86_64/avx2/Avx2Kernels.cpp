@@ -59,6 +59,12 @@ AVX2 inline float hmax(__m256 v) {
   s = _mm_max_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
+AVX2 inline float hmin(__m256 v) {
+  __m128 s = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_min_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_min_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
 
 /// c[0] z^(N-1) + ... + c[N-1], by Horner's rule.
 template <int N> AVX2 inline __m256 horner(__m256 z, const float (&c)[N]) {
@@ -442,6 +448,51 @@ AVX2 void pairRowBf16(const float *a, const float *b, int64_t mc,
              (b ? uint32_t(sparse::toBf16(b[i])) << 16 : 0u);
 }
 
+AVX2 void rangeWithZero(const float *x, int64_t n, float *lo, float *hi) {
+  // vminps(x, acc) is x < acc ? x : acc, std::min(acc, x)'s choice: a NaN
+  // keeps acc, -0 never replaces +0. Two pairs of accumulators hide the
+  // latency; min and max are exact, so the lanes' order does not matter.
+  __m256 l0 = _mm256_setzero_ps(), l1 = l0, h0 = l0, h1 = l0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    l0 = _mm256_min_ps(a, l0);
+    h0 = _mm256_max_ps(a, h0);
+    l1 = _mm256_min_ps(b, l1);
+    h1 = _mm256_max_ps(b, h1);
+  }
+  float l = hmin(_mm256_min_ps(l0, l1)), h = hmax(_mm256_max_ps(h0, h1));
+  for (; i < n; ++i) {
+    l = x[i] < l ? x[i] : l;
+    h = h < x[i] ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+AVX2 void quantizeU8Div(const float *x, uint8_t *y, int64_t n, float scale,
+                        float zero) {
+  // The reference's operations in its order, in f32: x / scale, rounded to
+  // nearest even, plus the zero point, then held to [0, 255] (vmaxps(v, 0)
+  // turns a NaN into 0, as the scalar conversion does in practice).
+  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(zero),
+               v0 = _mm256_setzero_ps(), v255 = _mm256_set1_ps(255.0f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 v = _mm256_round_ps(_mm256_div_ps(_mm256_loadu_ps(x + i), vs),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, vz), v0), v255);
+    __m256i d = _mm256_cvttps_epi32(v);
+    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(d),
+                                 _mm256_extracti128_si256(d, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i *>(y + i),
+                     _mm_packus_epi16(w, w));
+  }
+  for (; i < n; ++i)
+    y[i] = static_cast<uint8_t>(
+        std::fmin(std::fmax(std::nearbyint(x[i] / scale) + zero, 0.0f), 255.0f));
+}
+
 AVX2 float maxAbs(const float *x, int64_t n) {
   // Four accumulators hide vmaxps' latency; max(acc, NaN) keeps acc.
   __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(),
@@ -635,6 +686,8 @@ void opscope::rt::fillAvx2Kernels(KernelTable &t) {
   t.quantizeU8 = avx2_tier::quantizeU8;
   t.quantizeS8 = avx2_tier::quantizeS8;
   t.maxAbs = avx2_tier::maxAbs;
+  t.rangeWithZero = avx2_tier::rangeWithZero;
+  t.quantizeU8Div = avx2_tier::quantizeU8Div;
   t.quantizeU8Transposed = avx2_tier::quantizeU8Transposed;
   t.pairRowBf16 = avx2_tier::pairRowBf16;
   t.transpose32 = avx2_tier::transpose32;
