@@ -16,6 +16,8 @@
 #include <vector>
 
 using namespace opscope;
+using onnx_model::forEachMutableSubgraph;
+using onnx_model::forEachSubgraph;
 
 std::string onnx_model::nodeLabel(const onnx::NodeProto &node, int index) {
   if (!node.name().empty())
@@ -38,28 +40,6 @@ std::string onnx_model::scopedName(std::string_view path,
 }
 
 namespace {
-/// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
-/// carries.
-template <typename F> void forEachSubgraph(const onnx::NodeProto &node, F &&f) {
-  for (const auto &attr : node.attribute()) {
-    if (attr.has_g())
-      f(attr.g(), attr.name());
-    for (int i = 0; i < attr.graphs_size(); ++i)
-      f(attr.graphs(i), attr.name() + "[" + std::to_string(i) + "]");
-  }
-}
-
-/// The same, to change them.
-template <typename F>
-void forEachMutableSubgraph(onnx::NodeProto &node, F &&f) {
-  for (auto &attr : *node.mutable_attribute()) {
-    if (attr.has_g())
-      f(*attr.mutable_g(), attr.name());
-    for (int i = 0; i < attr.graphs_size(); ++i)
-      f(*attr.mutable_graphs(i), attr.name() + "[" + std::to_string(i) + "]");
-  }
-}
-
 /// The names `graph` reads from the scopes around it: what its nodes (and
 /// their subgraphs) read and its outputs name, less what it defines (its
 /// inputs, initializers and node outputs).

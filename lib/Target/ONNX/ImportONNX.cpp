@@ -43,6 +43,8 @@
 using namespace mlir;
 using namespace opscope;
 using namespace opscope::onnx_import;
+using onnx_model::forEachNode;
+using onnx_model::forEachSubgraph;
 
 /// Opsets the converters implement (up to kMaxOpset, NewerOpsets.h). Models
 /// declaring an older opset import too when their ops kept their semantics;
@@ -162,18 +164,6 @@ private:
   std::map<std::string, int64_t> ownChecked;
 };
 
-/// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
-/// carries (If's branches, Loop's and Scan's bodies).
-template <typename F>
-void forEachSubgraph(const onnx::NodeProto &node, F &&f) {
-  for (const auto &attr : node.attribute()) {
-    if (attr.has_g())
-      f(attr.g(), attr.name());
-    for (int i = 0; i < attr.graphs_size(); ++i)
-      f(attr.graphs(i), attr.name() + "[" + std::to_string(i) + "]");
-  }
-}
-
 /// Names `graph` and its subgraphs consume: node inputs, and graph outputs
 /// (a subgraph's outputs feed its node's results).
 void collectUsed(const onnx::GraphProto &graph, llvm::StringSet<> &used) {
@@ -273,21 +263,6 @@ LogicalResult GraphImporter::sortNodes() {
   return failure();
 }
 
-/// Calls f(node) for every node of `graph` and of the subgraphs its nodes
-/// carry.
-template <typename F>
-static void forEachNode(onnx::GraphProto &graph, F &&f) {
-  for (onnx::NodeProto &node : *graph.mutable_node()) {
-    f(node);
-    for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
-      if (attr.has_g())
-        forEachNode(*attr.mutable_g(), f);
-      for (onnx::GraphProto &g : *attr.mutable_graphs())
-        forEachNode(g, f);
-    }
-  }
-}
-
 LogicalResult GraphImporter::runChecker() {
   // libonnx knows schemas up to opset 17. For a newer model its checker
   // runs at opset 17, whose schema of an op is the model's for every op
@@ -295,21 +270,41 @@ LogicalResult GraphImporter::runChecker() {
   // its schema check does not see). Nodes of ops that changed otherwise,
   // or did not exist, move for the checker's run into a domain it has no
   // schemas for: it still checks their names, the graph's order and their
-  // attributes' form, and importNode checks them against NewerOpsets.h.
+  // attributes' form. opscope checks them here against NewerOpsets.h, every
+  // node of every subgraph, with the checker or without: importNode sees
+  // only the branch a constant If takes.
   std::vector<std::pair<onnx::NodeProto *, std::string>> moved;
+  std::string problem;
   if (opset > kLibOnnxOpset)
-    forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node) {
-      if (!node.domain().empty() && node.domain() != "ai.onnx")
+    forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node,
+                                            const std::string &label) {
+      if (!problem.empty() ||
+          (!node.domain().empty() && node.domain() != "ai.onnx"))
         return;
       if (!needsOwnCheck(node.op_type(), opset)) {
         ++checkerNodes;
         return;
       }
       const OpVersion *v = newerVersion(node.op_type(), opset);
-      ++ownChecked[v ? std::string(v->op) + "-" + std::to_string(v->since)
-                     : node.op_type()];
+      std::string what =
+          v ? checkNode(node, *v)
+            : "is not defined in opset " + std::to_string(opset) +
+                  " (the model's opset for the default domain)";
+      if (!what.empty()) {
+        problem = "node '" + label + "' (" + node.op_type() + "): " + what;
+        if (v)
+          problem += " (model opset " + std::to_string(opset) +
+                     "; checked by opscope, as libonnx 1.12 knows opsets up "
+                     "to " + std::to_string(kLibOnnxOpset) + ")";
+        return;
+      }
+      ++ownChecked[std::string(v->op) + "-" + std::to_string(v->since)];
       moved.emplace_back(&node, node.domain());
     });
+  if (!problem.empty()) {
+    fileError() << problem;
+    return failure();
+  }
   if (!options.runChecker)
     return success();
   onnx::checker::CheckerContext checkerCtx;
@@ -551,25 +546,11 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     c.error() << "has no outputs";
     return failure();
   }
-  // Op versions libonnx does not know (opsets 18-21): opscope's own record
-  // of the spec checks arity and attributes, with the checker or without.
+  // Op versions libonnx does not know (opsets 18-21): runChecker checked
+  // them against opscope's own record of the spec, which stands in for
+  // libonnx's schema.
   bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
   bool ownCheck = defaultDomain && needsOwnCheck(node.op_type(), opset);
-  if (ownCheck) {
-    const OpVersion *v = newerVersion(node.op_type(), opset);
-    if (!v) {
-      c.error() << "is not defined in opset " << opset
-                << " (the model's opset for the default domain)";
-      return failure();
-    }
-    std::string problem = checkNode(node, *v);
-    if (!problem.empty()) {
-      c.error() << problem << " (model opset " << opset
-                << "; checked by opscope, as libonnx 1.12 knows opsets up to "
-                << kLibOnnxOpset << ")";
-      return failure();
-    }
-  }
   const onnx::OpSchema *schema =
       ownCheck ? nullptr
                : onnx::OpSchemaRegistry::Schema(

@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace opscope::onnx_model {
 
@@ -25,6 +26,54 @@ std::string nodeLabel(const onnx::NodeProto &node, int index);
 /// `name` inside the subgraph at `path` (`if/then_branch/name`): one slash
 /// between them even when torch-style names begin with one.
 std::string scopedName(std::string_view path, std::string_view name);
+
+/// Calls f(graph, "attribute" or "attribute[i]") for every subgraph `node`
+/// carries (If's branches, Loop's and Scan's bodies).
+template <typename F>
+void forEachSubgraph(const onnx::NodeProto &node, F &&f) {
+  for (const auto &attr : node.attribute()) {
+    if (attr.has_g())
+      f(attr.g(), attr.name());
+    for (int i = 0; i < attr.graphs_size(); ++i)
+      f(attr.graphs(i), attr.name() + "[" + std::to_string(i) + "]");
+  }
+}
+
+/// The same, to change them.
+template <typename F>
+void forEachMutableSubgraph(onnx::NodeProto &node, F &&f) {
+  for (auto &attr : *node.mutable_attribute()) {
+    if (attr.has_g())
+      f(*attr.mutable_g(), attr.name());
+    for (int i = 0; i < attr.graphs_size(); ++i)
+      f(*attr.mutable_graphs(i), attr.name() + "[" + std::to_string(i) + "]");
+  }
+}
+
+/// Calls f(node, path) for every node of `graph` (const or not) and of the
+/// subgraphs its nodes carry, depth first, a node before its subgraphs;
+/// `path` names the node as messages do (`if/then_branch/name`, nodeLabel
+/// inside its own graph), under `scope`.
+template <typename Graph, typename F>
+void forEachNode(Graph &graph, F &&f, const std::string &scope = "") {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    auto &node = [&]() -> auto & {
+      if constexpr (std::is_const_v<Graph>)
+        return graph.node(i);
+      else
+        return *graph.mutable_node(i);
+    }();
+    std::string path = scopedName(scope, nodeLabel(node, i));
+    f(node, path);
+    auto recurse = [&](auto &g, const std::string &attr) {
+      forEachNode(g, f, path + "/" + attr);
+    };
+    if constexpr (std::is_const_v<Graph>)
+      forEachSubgraph(node, recurse);
+    else
+      forEachMutableSubgraph(node, recurse);
+  }
+}
 
 /// Orders the nodes of `graph`, and of every subgraph its nodes carry (If's
 /// branches, Loop's and Scan's bodies), so that each node comes after the

@@ -186,13 +186,25 @@ bad = {
     "bad-gelu-18": (18, [n("Gelu", ["x"], ["y"], name="/early_gelu")]),
     # An op opset 18 added that opscope does not convert.
     "bad-unsupported": (18, [n("BitwiseNot", ["i"], ["y"], name="/bitnot")]),
+    # A malformed Split-18 (num_outputs a float) in the branch a constant If
+    # does not take: refused all the same.
+    "bad-untaken-branch": (18, [n(
+        "If", ["t"], ["y"], name="/const_if",
+        then_branch=h.make_graph(
+            [n("Relu", ["x"], ["yt"], name="/taken_relu")], "then", [],
+            [h.make_tensor_value_info("yt", f32, X_SHAPE)]),
+        else_branch=h.make_graph(
+            [n("Split", ["x"], ["ye"], name="/untaken_split", axis=1,
+               num_outputs=1.0)], "else", [],
+            [h.make_tensor_value_info("ye", f32, X_SHAPE)]))]),
     # Blocked quantization (opset 21).
     "bad-blocked": (21, [n("QuantizeLinear", ["x", "s"], ["y"],
                            name="/blocked_q", axis=1, block_size=2)]),
 }
 inits = [const("ax1", [1], np.int64), const("g", [1.0, 1.0], np.float32),
          const("sc", [1.0, 1.0, 0.5, 0.5], np.float32),
-         const("s", np.full((2, 3, 5, 4), 0.1), np.float32)]
+         const("s", np.full((2, 3, 5, 4), 0.1), np.float32),
+         const("t", True, np.bool_)]
 for name, (opset, nodes) in bad.items():
     used = {i for node in nodes for i in node.input}
     inputs = [h.make_tensor_value_info("x", f32, X_SHAPE)]
