@@ -595,8 +595,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
       return failure();
     c.error() << "input '" << node.input(i)
               << "' is not produced by any earlier node, graph input or "
-                 "initializer (the graph is malformed or not topologically "
-                 "sorted)";
+                 "initializer (the graph is malformed or produces it twice)";
     return failure();
   }
 
