@@ -14,10 +14,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace opscope::rt::tiers {
+
+/// Whether OPSCOPE_GEMM=onednn sends the GEMMs to oneDNN (the tests that
+/// expect opscope's own GEMM tile skip that expectation then).
+inline bool gemmsOnOneDnn() {
+  const char *v = std::getenv("OPSCOPE_GEMM");
+  return v && std::string(v) == "onednn";
+}
 
 /// Every level the table has forms for, lowest first (kernels.h).
 inline const std::vector<IsaLevel> &kernelLevels() {

@@ -403,11 +403,13 @@ func.func @hardswish_forms(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) 
 // -----
 
 // Near misses stay as they are: a clip to [0, 5], a hard_sigmoid with
-// ONNX's default alpha 0.2 (not hardswish's 1/6), a clip input used twice.
+// ONNX's default alpha 0.2 (not hardswish's 1/6), a clip whose result is
+// also returned, x * clip(y + 3, 0, 6) / 6 with y not x, 3.002 for 3, and a
+// clip of a broadcast sum.
 // CHECK-LABEL: func.func @hardswish_near_misses
 // CHECK-NOT: hard_swish
 // CHECK: return
-func.func @hardswish_near_misses(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+func.func @hardswish_near_misses(%x: tensor<8xf32>, %y: tensor<8xf32>, %r: tensor<1xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %three = osc.constant dense<3.0> : tensor<f32>
   %six = osc.constant dense<6.0> : tensor<f32>
   %a = osc.binary add %x, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
@@ -420,5 +422,18 @@ func.func @hardswish_near_misses(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8x
   %c6 = osc.unary clip %b {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
   %m6 = osc.binary mul %x, %c6 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %y3 = osc.binary div %m6, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
-  return %y1, %y2, %y3, %c6 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+  %ay = osc.binary add %y, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %cy = osc.unary clip %ay {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
+  %my = osc.binary mul %x, %cy : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y4 = osc.binary div %my, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %three2 = osc.constant dense<3.002> : tensor<f32>
+  %a2 = osc.binary add %x, %three2 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %c2 = osc.unary clip %a2 {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
+  %m2 = osc.binary mul %x, %c2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y5 = osc.binary div %m2, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %ar = osc.binary add %r, %three : (tensor<1xf32>, tensor<f32>) -> tensor<1xf32>
+  %cr = osc.unary clip %ar {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<1xf32>
+  %mr = osc.binary mul %x, %cr : (tensor<8xf32>, tensor<1xf32>) -> tensor<8xf32>
+  %y6 = osc.binary div %mr, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  return %y1, %y2, %y3, %c6, %y4, %y5, %y6 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

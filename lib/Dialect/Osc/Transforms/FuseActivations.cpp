@@ -144,6 +144,10 @@ struct FuseGelu : CountedPattern<BinaryOp> {
 // Hardswish
 //===----------------------------------------------------------------------===//
 
+/// Hardswish's constants (3, 6, 1/6, 1/2) within float rounding: a clip of
+/// x + 3.002 is not hardswish.
+constexpr double kHardSwishTol = 1e-6;
+
 /// `v` is a single-use clip of `x + 3` to [0, 6] (Paddle2ONNX's and older
 /// torch exports' hardswish), or a single-use hard_sigmoid of `x` with
 /// alpha 1/6 and beta 1/2; returns x and the matched ops (in `ops`).
@@ -157,18 +161,19 @@ Value hardSwishInput(Value v, double &scale, SmallVectorImpl<Operation *> &ops) 
     return a->convertToDouble();
   };
   if (u.getKind() == UnaryKind::hard_sigmoid &&
-      near(attr(u.getAlpha()), 1.0 / 6.0) && near(attr(u.getBeta()), 0.5)) {
+      near(attr(u.getAlpha()), 1.0 / 6.0, kHardSwishTol) &&
+      near(attr(u.getBeta()), 0.5, kHardSwishTol)) {
     ops.push_back(u);
     return u.getInput();
   }
   auto add = definingOp<BinaryOp>(u.getInput());
   if (u.getKind() != UnaryKind::clip || !near(attr(u.getAlpha()), 0.0) ||
-      !near(attr(u.getBeta()), 6.0) || !add ||
+      !near(attr(u.getBeta()), 6.0, kHardSwishTol) || !add ||
       add.getKind() != BinaryKind::add || !add->hasOneUse())
     return {};
   for (Value side : {add.getLhs(), add.getRhs()}) {
     Value other = otherOperand(add, side);
-    if (near(splatConstant(side), 3.0) &&
+    if (near(splatConstant(side), 3.0, kHardSwishTol) &&
         typeOf(side).getNumElements() == 1 && other.getType() == v.getType()) {
       ops.push_back(u);
       ops.push_back(add);
@@ -201,7 +206,7 @@ struct FuseHardSwish : CountedPattern<BinaryOp> {
       double scale = constant;
       Value x = hardSwishInput(factors[1 - i], scale, more);
       if (!x || x != factors[i] || x.getType() != op.getType() ||
-          !near(scale, 1.0))
+          !near(scale, 1.0, kHardSwishTol))
         continue;
       SmallVector<Location> locs;
       for (Operation *o : ops)

@@ -134,11 +134,13 @@ BoundKernel matmulIntegerOp(const OpContext &c, std::string &kernel) {
   // all 1: a's batches are rows of one product, packed once on the exact
   // int8 GEMM (IntegerMatMul), its zero point per tensor (or per row
   // without batches).
+  // (Zero-size products stay on the loop below, which writes nothing.)
   int64_t k = a.shape.back(), n = b.shape.back();
-  int64_t rows = a.elements() / k, bBatch = b.elements() / (k * n);
+  int64_t rows = k > 0 ? a.elements() / k : 0;
+  int64_t bBatch = k > 0 && n > 0 ? b.elements() / (k * n) : 0;
   bool constB = b.kind == BufferRef::Weight &&
                 (!c.has(3) || c.in(3).kind == BufferRef::Weight);
-  if (constB && bBatch == 1 && b.shape[b.shape.size() - 2] == k &&
+  if (constB && rows > 0 && bBatch == 1 && b.shape[b.shape.size() - 2] == k &&
       y.elements() == rows * n && (azn <= 1 || azn == rows) &&
       (bzn <= 1 || bzn == n)) {
     auto mm = std::shared_ptr<IntegerMatMul>(dnnlCreate(c, [&] {

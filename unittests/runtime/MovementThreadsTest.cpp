@@ -1,0 +1,141 @@
+//===- MovementThreadsTest.cpp - copies by rows, and over threads ---------===//
+//
+// Part of opscope. Strided copies with short contiguous runs (one
+// fixed-size move a run) and the memory-bound kernels' split over the
+// threads in force (runtime/lib/kernels/Parallel.h) against index
+// arithmetic and the one-thread results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "opscope/runtime/dense.h"
+#include "opscope/runtime/generic.h"
+#include "opscope/runtime/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <utility>
+#include <vector>
+
+using namespace opscope::rt;
+
+/// Permutes that keep a short contiguous run innermost (a depth-to-space to
+/// one channel moves pairs of floats) copy it as one fixed-size move: runs
+/// of 4 to 16 bytes and longer ones, in 4- and 2-byte elements, against the
+/// index arithmetic. x: [2, 3, run] -> y: [3, 2, run] (perm 1, 0, 2: the
+/// run is the only dimension contiguous on both sides).
+TEST(GenericDataMovement, ShortContiguousRunsMatchIndexing) {
+  for (int64_t run : {1, 2, 3, 4, 5, 8}) {
+    for (size_t es : {size_t(4), size_t(2)}) {
+      Shape s = {2, 3, run};
+      int64_t n = numElements(s);
+      std::vector<uint32_t> x32(n), y32(n, 0);
+      std::vector<uint16_t> x16(n), y16(n, 0);
+      for (int64_t i = 0; i < n; ++i) {
+        x32[i] = 0x10000u + uint32_t(i);
+        x16[i] = uint16_t(7 + i);
+      }
+      void *yp = es == 4 ? static_cast<void *>(y32.data()) : y16.data();
+      const void *xp = es == 4 ? static_cast<const void *>(x32.data())
+                               : x16.data();
+      StridedWalk w = transposeWalk(s, {1, 0, 2});
+      if (run > 1) // (a run of 1 is dropped: a plain element transpose)
+        ASSERT_EQ(w.dims.back(), run) << "the run must stay a dimension";
+      transpose(xp, s, {1, 0, 2}, yp, es);
+      for (int64_t i = 0; i < n; ++i) {
+        // y[o0][o1][o2] = x[o1][o0][o2], y of shape [3, 2, run].
+        int64_t o0 = i / (2 * run), o1 = i / run % 2, o2 = i % run;
+        int64_t src = (o1 * 3 + o0) * run + o2;
+        if (es == 4)
+          ASSERT_EQ(y32[i], x32[src]) << "run " << run << " at " << i;
+        else
+          ASSERT_EQ(y16[i], x16[src]) << "run " << run << " at " << i;
+      }
+    }
+  }
+}
+
+/// The memory-bound kernels split their outer loop over the threads in
+/// force above a size (Parallel.h): with four threads, a transpose with a
+/// short run, a slice with a non-zero start, a concat, a unary and a
+/// channels-last resize above those sizes give the one-thread results.
+TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
+  auto both = [](auto f) {
+    setDenseThreads(1);
+    auto one = f();
+    setDenseThreads(4);
+    auto four = f();
+    setDenseThreads(1);
+    return std::make_pair(one, four);
+  };
+  // Transpose [512, 3, 2] -> [3, 512, 2] (pairs: the fixed-size move).
+  {
+    Shape s = {3, 512, 128};
+    std::vector<float> x(numElements(s));
+    std::iota(x.begin(), x.end(), 0.0f);
+    auto [one, four] = both([&] {
+      std::vector<float> y(x.size());
+      transpose(x.data(), s, {1, 0, 2}, y.data(), sizeof(float));
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    EXPECT_EQ(one[128], x[512 * 128]); // y[0][1][0] = x[1][0][0]
+    Shape p = {2048, 64, 2};
+    std::vector<float> xp(numElements(p));
+    std::iota(xp.begin(), xp.end(), 0.0f);
+    auto [pone, pfour] = both([&] {
+      std::vector<float> y(xp.size());
+      transpose(xp.data(), p, {1, 0, 2}, y.data(), sizeof(float));
+      return y;
+    });
+    EXPECT_EQ(pone, pfour);
+    EXPECT_EQ(pone[2], xp[128]); // y[0][1][0] = x[1][0][0]
+  }
+  // Slice rows 5.. and columns 3..259 of a 600 x 300 matrix.
+  {
+    Shape s = {600, 300};
+    std::vector<float> x(numElements(s));
+    std::iota(x.begin(), x.end(), 0.0f);
+    auto [one, four] = both([&] {
+      std::vector<float> y(595 * 256);
+      slice(x.data(), s, {5, 3}, {595, 256}, {1, 1}, y.data(), sizeof(float));
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    EXPECT_EQ(one[0], x[5 * 300 + 3]);
+    EXPECT_EQ(one[595 * 256 - 1], x[599 * 300 + 258]);
+  }
+  // Concat of two NHWC maps along channels, 64 x 64 pixels of 64 + 32.
+  {
+    Shape a = {1, 64, 64, 64}, b = {1, 64, 64, 32};
+    std::vector<float> xa(numElements(a)), xb(numElements(b));
+    std::iota(xa.begin(), xa.end(), 0.0f);
+    std::iota(xb.begin(), xb.end(), -1e6f);
+    auto [one, four] = both([&] {
+      std::vector<float> y(xa.size() + xb.size());
+      concat({xa.data(), xb.data()}, {a, b}, 3, y.data(), sizeof(float));
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    EXPECT_EQ(one[96 * 4095 + 64], xb[32 * 4095]);
+  }
+  // Clip over 300K elements.
+  {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> dist(-9.0f, 9.0f);
+    std::vector<float> x(300001);
+    for (float &v : x)
+      v = dist(rng);
+    auto [one, four] = both([&] {
+      std::vector<float> y(x.size());
+      unary(UnaryKind::Clip, DType::F32, x.data(), y.data(), x.size(), 0, 6);
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    for (size_t i = 0; i < x.size(); i += 997)
+      ASSERT_EQ(one[i], std::min(6.0f, std::max(0.0f, x[i])));
+  }
+}
