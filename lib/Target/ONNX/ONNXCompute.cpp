@@ -416,9 +416,11 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
     if (failed(centered))
       return failure();
     auto squared = binary(c, BinaryKind::mul, *centered, *centered);
+    if (failed(squared))
+      return failure();
     auto var = binary(c, BinaryKind::add, mean(*squared),
                       splat(c, {}, elemOf(x), c.floatAttr("epsilon", 1e-5f)));
-    if (failed(squared) || failed(var))
+    if (failed(var))
       return failure();
     Value invStd =
         unary(c, UnaryKind::reciprocal, unary(c, UnaryKind::sqrt, *var));
