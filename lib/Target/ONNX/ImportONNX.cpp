@@ -12,6 +12,7 @@
 #include "opscope/Target/ONNX/ImportONNX.h"
 #include "opscope/Dialect/Osc/IR/OscUtils.h"
 #include "Importer.h"
+#include "ImportChecks.h"
 #include "NewerOpsets.h"
 
 #include "opscope/Target/ONNX/GraphOrder.h"
@@ -34,7 +35,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 
 #include <cstring>
@@ -43,7 +43,6 @@
 using namespace mlir;
 using namespace opscope;
 using namespace opscope::onnx_import;
-using onnx_model::forEachNode;
 using onnx_model::forEachSubgraph;
 
 /// Opsets the converters implement (up to kMaxOpset, NewerOpsets.h). Models
@@ -51,10 +50,6 @@ using onnx_model::forEachSubgraph;
 /// nodes with attributes that only existed before opset 7 (legacy
 /// broadcasting, consumed_inputs) are rejected.
 static constexpr int64_t kMinOpset = 1;
-/// The domain the checker sees nodes opscope checks itself in: libonnx
-/// knows no schema there and checks only their names, inputs, outputs and
-/// attributes' well-formedness.
-static constexpr const char *kOwnCheckDomain = "opscope.checked-by-opscope";
 
 
 //===----------------------------------------------------------------------===//
@@ -132,15 +127,11 @@ private:
   LogicalResult checkOpset();
   LogicalResult checkSupported();
   LogicalResult sortNodes();
-  LogicalResult runChecker();
   LogicalResult bindInputs(SmallVectorImpl<Type> &types,
                            SmallVectorImpl<std::string> &names);
   LogicalResult importNode(const onnx::NodeProto &node, int index);
   LogicalResult checkOutput(const onnx::ValueInfoProto &info, Value v);
 
-  /// What validated the nodes, for the module's `osc.checks` (models of
-  /// opsets past kLibOnnxOpset).
-  std::string checksSummary() const;
 
   MLIRContext *ctx;
   /// Mutable so that weight buffers can move into blobs.
@@ -158,10 +149,9 @@ private:
   /// Path of the subgraph being inlined (`if_node/then_branch/`), which
   /// prefixes the names of its nodes.
   std::string scope;
-  /// Nodes of opsets past kLibOnnxOpset, by who checked them: ONNX's
-  /// checker (at opset kLibOnnxOpset) and opscope (by op version).
-  int64_t checkerNodes = 0;
-  std::map<std::string, int64_t> ownChecked;
+  /// What validated the nodes, for the module's `osc.checks` (models of
+  /// opsets past kLibOnnxOpset).
+  NodeChecks checks;
 };
 
 /// Names `graph` and its subgraphs consume: node inputs, and graph outputs
@@ -261,105 +251,6 @@ LogicalResult GraphImporter::sortNodes() {
     return success();
   fileError() << error;
   return failure();
-}
-
-LogicalResult GraphImporter::runChecker() {
-  // libonnx knows schemas up to opset 17. For a newer model its checker
-  // runs at opset 17, whose schema of an op is the model's for every op
-  // that did not change since (or only admits more element types, which
-  // its schema check does not see). Nodes of ops that changed otherwise,
-  // or did not exist, move for the checker's run into a domain it has no
-  // schemas for: it still checks their names, the graph's order and their
-  // attributes' form. opscope checks them here against NewerOpsets.h, every
-  // node of every subgraph, with the checker or without: importNode sees
-  // only the branch a constant If takes.
-  std::vector<std::pair<onnx::NodeProto *, std::string>> moved;
-  std::string problem;
-  if (opset > kLibOnnxOpset)
-    forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node,
-                                            const std::string &label) {
-      if (!problem.empty() ||
-          (!node.domain().empty() && node.domain() != "ai.onnx"))
-        return;
-      if (!needsOwnCheck(node.op_type(), opset)) {
-        ++checkerNodes;
-        return;
-      }
-      const OpVersion *v = newerVersion(node.op_type(), opset);
-      std::string what =
-          v ? checkNode(node, *v)
-            : "is not defined in opset " + std::to_string(opset) +
-                  " (the model's opset for the default domain)";
-      if (!what.empty()) {
-        problem = "node '" + label + "' (" + node.op_type() + "): " + what;
-        if (v)
-          problem += " (model opset " + std::to_string(opset) +
-                     "; checked by opscope, as libonnx 1.12 knows opsets up "
-                     "to " + std::to_string(kLibOnnxOpset) + ")";
-        return;
-      }
-      ++ownChecked[std::string(v->op) + "-" + std::to_string(v->since)];
-      moved.emplace_back(&node, node.domain());
-    });
-  if (!problem.empty()) {
-    fileError() << problem;
-    return failure();
-  }
-  if (!options.runChecker)
-    return success();
-  onnx::checker::CheckerContext checkerCtx;
-  checkerCtx.set_ir_version(static_cast<int>(model.ir_version()));
-  std::unordered_map<std::string, int> opsets;
-  for (const auto &imp : model.opset_import())
-    opsets[imp.domain()] = static_cast<int>(imp.version());
-  if (opset > kLibOnnxOpset) {
-    for (const char *d : {"", "ai.onnx"})
-      if (opsets.count(d))
-        opsets[d] = static_cast<int>(kLibOnnxOpset);
-    opsets[kOwnCheckDomain] = 1;
-  }
-  checkerCtx.set_opset_imports(opsets);
-  checkerCtx.set_model_dir(modelDir);
-  for (auto &[node, domain] : moved)
-    node->set_domain(kOwnCheckDomain);
-  auto restore = llvm::make_scope_exit([&] {
-    for (auto &[node, domain] : moved)
-      node->set_domain(domain);
-  });
-  onnx::checker::LexicalScopeContext lex;
-  try {
-    onnx::checker::check_graph(model.graph(), checkerCtx, lex);
-  } catch (const std::exception &e) {
-    std::string msg = e.what();
-    auto diag = fileError();
-    diag << "the ONNX checker rejects the model: " << StringRef(msg).rtrim();
-    if (opset > kLibOnnxOpset)
-      diag << " (ONNX 1.12's checker, run with the schemas of opset "
-           << kLibOnnxOpset << " for the model's opset " << opset << ")";
-    return failure();
-  }
-  return success();
-}
-
-std::string GraphImporter::checksSummary() const {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "ONNX checker ";
-  if (options.runChecker)
-    os << "(libonnx 1.12, opset-" << kLibOnnxOpset << " schemas)";
-  else
-    os << "skipped (--no-check)";
-  os << ": " << checkerNodes << " node" << (checkerNodes == 1 ? "" : "s")
-     << "; opscope's opset " << kLibOnnxOpset + 1 << "-" << kMaxOpset
-     << " checks: ";
-  if (ownChecked.empty())
-    os << "none";
-  bool first = true;
-  for (const auto &[version, n] : ownChecked) {
-    os << (first ? "" : ", ") << version << " x" << n;
-    first = false;
-  }
-  return s;
 }
 
 static std::string describeDims(const onnx::TensorShapeProto &shape) {
@@ -751,9 +642,14 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     fileError() << "not an ONNX model (no graph or IR version)";
     return {};
   }
-  if (failed(checkOpset()) || failed(checkSupported()) || failed(sortNodes()) ||
-      failed(runChecker()))
+  if (failed(checkOpset()) || failed(checkSupported()) || failed(sortNodes()))
     return {};
+  std::string checkError =
+      runChecker(model, opset, options.runChecker, modelDir, checks);
+  if (!checkError.empty()) {
+    fileError() << checkError;
+    return {};
+  }
   const auto &graph = model.graph();
   for (auto &init : *model.mutable_graph()->mutable_initializer())
     initializers[init.name()] = &init;
@@ -769,7 +665,8 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   (*module)->setAttr("osc.source", b.getStringAttr(path));
   (*module)->setAttr("osc.opset", b.getI64IntegerAttr(opset));
   if (opset > kLibOnnxOpset)
-    (*module)->setAttr("osc.checks", b.getStringAttr(checksSummary()));
+    (*module)->setAttr("osc.checks", b.getStringAttr(checksSummary(
+                                         checks, options.runChecker)));
   if (!model.producer_name().empty())
     (*module)->setAttr("osc.producer",
                        b.getStringAttr(model.producer_name() + " " +
