@@ -101,14 +101,15 @@ void opscope::onnx_import::addReductionConverters(
         return success();
       }
       // Booleans (ReduceMax/ReduceMin, opset 20): any/all as the maximum
-      // or minimum of 0/1 bytes.
+      // or minimum of 0/1 bytes, unsigned so that an empty reduction starts
+      // from False for max (0) and True for min (255), as the spec has it.
       if (elemOf(x).isInteger(1)) {
         if (kind != ReduceKind::max && kind != ReduceKind::min) {
           c.error() << "cannot reduce booleans";
           return failure();
         }
-        Type i8 = c.b.getIntegerType(8);
-        Value bytes = c.create<CastOp>(tensorOf(typeOf(x).getShape(), i8), x);
+        Type u8 = IntegerType::get(c.b.getContext(), 8, IntegerType::Unsigned);
+        Value bytes = c.create<CastOp>(tensorOf(typeOf(x).getShape(), u8), x);
         Value y = reduce(c, kind, bytes, *r, r->keep);
         out.push_back(c.create<CastOp>(
             tensorOf(typeOf(y).getShape(), elemOf(x)), y));

@@ -44,11 +44,17 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
     using T = std::remove_pointer_t<decltype(tag)>;
     const T *in = static_cast<const T *>(x);
     T *out = static_cast<T *>(y);
+    // Max and min of an empty set: -inf and inf, or the type's lowest and
+    // highest value for integers (converting an infinity to one is
+    // undefined).
+    constexpr bool integral = std::is_integral_v<T>;
     double init = 0;
     if (k == ReduceKind::Max)
-      init = -std::numeric_limits<double>::infinity();
+      init = integral ? static_cast<double>(std::numeric_limits<T>::lowest())
+                      : -std::numeric_limits<double>::infinity();
     else if (k == ReduceKind::Min)
-      init = std::numeric_limits<double>::infinity();
+      init = integral ? static_cast<double>(std::numeric_limits<T>::max())
+                      : std::numeric_limits<double>::infinity();
     else if (k == ReduceKind::Prod)
       init = 1;
     // Accumulate in double: sums over thousands of f32 values stay exact

@@ -10,6 +10,8 @@ opset18.onnx .. opset21.onnx: one input x (2x6x5x4 f32, x.npy) and one
   checks it); DIR/opsetN.outputs lists the output names.
 bad-*.onnx: one failing node each (see the dictionary at the end).
 opset22.onnx: a Relu at opset 22, past what opscope imports.
+bool-empty.onnx: boolean ReduceMax/ReduceMin over an empty axis, with
+  e.npy and the expected emax.npy, emin.npy.
 """
 import os
 import sys
@@ -154,6 +156,23 @@ save("opset21", 21, [
 
 np.save(os.path.join(out, "x.npy"),
         (rng.standard_normal(X_SHAPE) * 2).astype(np.float32))
+
+# ReduceMax/ReduceMin of booleans over an empty axis: the spec's False and
+# True (the type's lowest and highest value). ONNX Runtime refuses them,
+# so the expected outputs are written here.
+empty = h.make_graph(
+    [n("ReduceMax", ["e", "ax1"], ["emax"], name="/empty_any", keepdims=0),
+     n("ReduceMin", ["e", "ax1"], ["emin"], name="/empty_all", keepdims=0)],
+    "bool_empty", [h.make_tensor_value_info("e", T.BOOL, [3, 0])],
+    [h.make_tensor_value_info(o, T.BOOL, [3]) for o in ("emax", "emin")],
+    [const("ax1", [1], np.int64)])
+model = h.make_model(empty, opset_imports=[h.make_opsetid("", 20)])
+model.ir_version = IR[20]
+with open(os.path.join(out, "bool-empty.onnx"), "wb") as f:
+    f.write(model.SerializeToString())
+np.save(os.path.join(out, "e.npy"), np.zeros((3, 0), np.bool_))
+np.save(os.path.join(out, "emax.npy"), np.zeros(3, np.bool_))
+np.save(os.path.join(out, "emin.npy"), np.ones(3, np.bool_))
 
 # Models opscope refuses, each naming its node.
 bad = {
