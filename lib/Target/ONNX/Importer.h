@@ -116,6 +116,11 @@ public:
   /// range.
   mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                          llvm::StringRef what = "axis");
+  /// Each axis normalized (normalizeAxis), in the order given; errors when
+  /// one is out of range or named twice.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank,
+                llvm::StringRef what = "axis");
 
   /// The node's name, else its first output's, else `#index` in its graph.
   const std::string &name() const { return label; }

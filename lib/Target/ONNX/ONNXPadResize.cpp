@@ -32,18 +32,10 @@ readResize18(NodeContext &c, int64_t rank,
   auto xt = typeOf(c.input(0));
   SmallVector<int64_t> axes;
   if (auto a = c.intsAttr("axes")) {
-    SmallVector<bool> seen(rank, false);
-    for (int64_t v : *a) {
-      auto d = c.normalizeAxis(v, rank, "resize axis");
-      if (failed(d))
-        return failure();
-      if (seen[*d]) {
-        c.error() << "axis " << *d << " appears more than once in axes";
-        return failure();
-      }
-      seen[*d] = true;
-      axes.push_back(*d);
-    }
+    auto d = c.normalizeAxes(*a, rank, "resize axis");
+    if (failed(d))
+      return failure();
+    axes = std::move(*d);
   } else {
     for (int64_t d = 0; d < rank; ++d)
       axes.push_back(d);
@@ -130,19 +122,13 @@ void opscope::onnx_import::addPadResizeConverters(
                   << 2 * axes->size() << " (two per entry of axes)";
         return failure();
       }
+      auto dims = c.normalizeAxes(*axes, rank, "pad axis");
+      if (failed(dims))
+        return failure();
       SmallVector<int64_t> full(2 * rank, 0);
-      SmallVector<bool> seen(rank, false);
-      for (auto [i, a] : llvm::enumerate(*axes)) {
-        auto d = c.normalizeAxis(a, rank, "pad axis");
-        if (failed(d))
-          return failure();
-        if (seen[*d]) {
-          c.error() << "axis " << *d << " appears more than once in axes";
-          return failure();
-        }
-        seen[*d] = true;
-        full[*d] = pads[i];
-        full[rank + *d] = pads[axes->size() + i];
+      for (auto [i, d] : llvm::enumerate(*dims)) {
+        full[d] = pads[i];
+        full[rank + d] = pads[dims->size() + i];
       }
       pads = full;
     }

@@ -390,3 +390,22 @@ FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank,
   return n;
 }
 
+FailureOr<SmallVector<int64_t>>
+NodeContext::normalizeAxes(ArrayRef<int64_t> axes, int64_t rank,
+                           StringRef what) {
+  SmallVector<int64_t> out;
+  SmallVector<bool> seen(std::max<int64_t>(rank, 0), false);
+  for (int64_t a : axes) {
+    auto d = normalizeAxis(a, rank, what);
+    if (failed(d))
+      return failure();
+    if (seen[*d]) {
+      error() << "axis " << *d << " appears more than once in axes";
+      return failure();
+    }
+    seen[*d] = true;
+    out.push_back(*d);
+  }
+  return out;
+}
+
