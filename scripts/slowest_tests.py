@@ -63,8 +63,9 @@ def main():
     if ctest is None:
         print("slowest tests: no ctest log in %s" % a.build)
         return 0
-    lit_suites = {"lit", "lit-avx2", "lit-avx2_vnni", "lit-emulated_avx2"}
-    rows = [r for r in ctest if r[2] not in lit_suites] + lit_times(a.build)
+    lit = lit_times(a.build)
+    lit_suites = {suite for _, suite, _ in lit}
+    rows = [r for r in ctest if r[2] not in lit_suites] + lit
     rows.sort(reverse=True)
     print("The %d slowest tests (wall seconds; lit tests by the suite that ran them):"
           % min(a.n, len(rows)))

@@ -189,17 +189,22 @@ bool opscope::onnx_import::needsOwnCheck(std::string_view op, int64_t opset) {
   return isNewerOp(op);
 }
 
+/// "2", "1 to 3" or "at least 1": a count's allowed range in a message.
+static std::string countRange(int lo, int hi) {
+  if (lo == hi)
+    return std::to_string(lo);
+  if (hi == INT_MAX)
+    return "at least " + std::to_string(lo);
+  return std::to_string(lo) + " to " + std::to_string(hi);
+}
+
 std::string opscope::onnx_import::checkNode(const onnx::NodeProto &node,
                                             const OpVersion &v) {
   std::string version = std::string(v.op) + "-" + std::to_string(v.since);
   int inputs = node.input_size();
   if (inputs < v.minInputs || inputs > v.maxInputs)
     return "has " + std::to_string(inputs) + " inputs; " + version +
-           " takes " +
-           (v.minInputs == v.maxInputs
-                ? std::to_string(v.minInputs)
-                : std::to_string(v.minInputs) + " to " +
-                      std::to_string(v.maxInputs));
+           " takes " + countRange(v.minInputs, v.maxInputs);
   for (int i = 0; i < v.minInputs; ++i)
     if (node.input(i).empty())
       return "input " + std::to_string(i) + " is required by " + version +
@@ -207,13 +212,7 @@ std::string opscope::onnx_import::checkNode(const onnx::NodeProto &node,
   int outputs = node.output_size();
   if (outputs < v.minOutputs || outputs > v.maxOutputs)
     return "has " + std::to_string(outputs) + " outputs; " + version +
-           " produces " +
-           (v.minOutputs == v.maxOutputs
-                ? std::to_string(v.minOutputs)
-                : v.maxOutputs == INT_MAX
-                      ? "at least " + std::to_string(v.minOutputs)
-                      : std::to_string(v.minOutputs) + " to " +
-                            std::to_string(v.maxOutputs));
+           " produces " + countRange(v.minOutputs, v.maxOutputs);
   for (const onnx::AttributeProto &a : node.attribute()) {
     auto rule = std::find_if(v.attrs.begin(), v.attrs.end(),
                              [&](const AttrRule &r) { return a.name() == r.name; });
