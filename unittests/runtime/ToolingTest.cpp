@@ -272,6 +272,27 @@ TEST(KernelBench, MedianAndPerRoundRatios) {
   EXPECT_EQ(r.perRoundRatios(0), (std::vector<double>{2, 4, 2}));
 }
 
+/// A round calls the candidates in turn, call by call (a slow spell of the
+/// host falls on all of them), at least three times each, and gives one
+/// median per candidate.
+TEST(KernelBench, InterleavesTheCandidatesCallByCall) {
+  std::string order;
+  std::vector<std::function<void()>> fs;
+  for (char c : {'a', 'b', 'c'})
+    fs.push_back([&order, c] { order += c; });
+  auto ms = opscope::tooling::interleavedMedianMs(fs, 0);
+  EXPECT_EQ(ms.size(), 3u);
+  EXPECT_EQ(order, "abcabcabc");
+  order.clear();
+  // With a budget, the calls go on in whole cycles until it is spent.
+  opscope::tooling::interleavedMedianMs(fs, 2);
+  ASSERT_GE(order.size(), 9u);
+  EXPECT_EQ(order.size() % 3, 0u);
+  for (size_t i = 0; i < order.size(); ++i)
+    EXPECT_EQ(order[i], "abc"[i % 3]) << "call " << i << " of " << order;
+  EXPECT_TRUE(opscope::tooling::interleavedMedianMs({}, 5).empty());
+}
+
 TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
   opscope::tooling::KernelBenchConfig config;
   config.rounds = 2;

@@ -55,6 +55,30 @@ double medianCallMs(const std::function<void()> &f, double minMs) {
   return median(std::move(t));
 }
 
+std::vector<double>
+interleavedMedianMs(const std::vector<std::function<void()>> &fs,
+                    double minMs) {
+  using clock = std::chrono::steady_clock;
+  std::vector<std::vector<double>> t(fs.size());
+  auto start = clock::now();
+  double budget = minMs * static_cast<double>(fs.size());
+  do {
+    for (size_t i = 0; i < fs.size(); ++i) {
+      auto a = clock::now();
+      fs[i]();
+      t[i].push_back(
+          std::chrono::duration<double, std::milli>(clock::now() - a).count());
+    }
+  } while (!fs.empty() &&
+           (t[0].size() < 3 ||
+            std::chrono::duration<double, std::milli>(clock::now() - start)
+                    .count() < budget));
+  std::vector<double> medians;
+  for (auto &v : t)
+    medians.push_back(median(std::move(v)));
+  return medians;
+}
+
 double median(std::vector<double> v) {
   if (v.empty())
     return 0;
@@ -284,18 +308,22 @@ measureInnerProducts(KernelPrecision prec, int64_t n, int64_t k, int64_t m,
     res.sparseCachedMs.assign(ratios.size(), {});
   int rounds = std::max(1, config.rounds);
   for (int r = 0; r < rounds; ++r) {
-    res.denseMs.push_back(medianCallMs(systems[0], config.minMs));
+    // Every candidate in turn, call by call: a slow spell of the host
+    // (another process, frequency changes) lasting longer than a few calls
+    // slows every candidate alike, where timing each over its own
+    // --min-ms once made one candidate's median 2-3x off in a round.
+    std::vector<double> ms = interleavedMedianMs(systems, config.minMs);
+    res.denseMs.push_back(ms[0]);
     for (size_t i = 0; i < ratios.size(); ++i) {
-      const auto *at = &systems[1 + per * i];
-      res.sparseMs[i].push_back(medianCallMs(at[0], config.minMs));
+      const double *at = &ms[1 + per * i];
+      res.sparseMs[i].push_back(at[0]);
       if (config.cachedStores)
-        res.sparseCachedMs[i].push_back(medianCallMs(at[cachedAt], config.minMs));
+        res.sparseCachedMs[i].push_back(at[cachedAt]);
       if (config.rowMajor)
-        res.sparseRowMajorMs[i].push_back(
-            medianCallMs(at[rowMajorAt], config.minMs));
+        res.sparseRowMajorMs[i].push_back(at[rowMajorAt]);
     }
     if (matmul)
-      res.matmulMs.push_back(medianCallMs(systems.back(), config.minMs));
+      res.matmulMs.push_back(ms.back());
     if (onRound)
       onRound(r + 1, rounds);
   }

@@ -4,7 +4,8 @@
 // opscope-tune share: synthetic weights pruned by 1x4 or 4x4 block magnitude, the
 // oneDNN dense inner product and the block-sparse kernel of one precision,
 // timed in alternating rounds (the host is shared and noisy: every round
-// times each candidate in turn, ratios are taken per round).
+// calls the candidates in turn, call by call, and ratios are taken per
+// round).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,13 @@ bool parsePrecision(const std::string &s, KernelPrecision &out);
 /// Median ms of one call of `f`, over as many calls as fit in `minMs` (at
 /// least 3).
 double medianCallMs(const std::function<void()> &f, double minMs);
+
+/// Median ms of one call of each of `fs`, calling them in turn (f0, f1, ...,
+/// f0, f1, ...) until `minMs` per function has passed in all, at least 3
+/// calls each: the candidates of a round share the host's slow spells.
+std::vector<double>
+interleavedMedianMs(const std::vector<std::function<void()>> &fs,
+                    double minMs);
 
 /// Median of `v` (upper median for even sizes); 0 for an empty vector.
 double median(std::vector<double> v);
