@@ -94,9 +94,22 @@ CLI::Validator shapeValidator() {
       "NxK");
 }
 
-std::string ratioCell(const std::vector<double> &r) {
+/// A candidate's figure: its fastest round. The host's noise only ever
+/// slows a round, and not every kernel alike: on a shared host a spell of
+/// contention made the compute-bound dense products 1.5-2x slower for
+/// seconds while the memory-bound sparse kernels lost 10%, so a median
+/// over rounds that caught such a spell had the wrong ratio
+/// (docs/tuning.md).
+double fastest(const std::vector<double> &v) {
+  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+}
+
+/// The ratio of the fastest rounds, then the per-round ratios' range.
+std::string ratioCell(const tooling::KernelBenchResult &res, size_t i) {
+  auto r = res.perRoundRatios(i);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]", tooling::median(r),
+  std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]",
+                fastest(res.denseMs) / fastest(res.sparseMs[i]),
                 *std::min_element(r.begin(), r.end()),
                 *std::max_element(r.begin(), r.end()));
   return buf;
@@ -109,8 +122,8 @@ struct Result {
   tooling::KernelBenchResult res;
 };
 
-/// The database entry of one result (medians over rounds, and the spread
-/// of the per-round ratios).
+/// The database entry of one result (each candidate's fastest round, and
+/// the spread of the per-round ratios).
 tuning::Entry entryOf(const Options &o, const Result &r) {
   tuning::Entry e;
   e.n = r.problem.shape.n;
@@ -119,16 +132,16 @@ tuning::Entry entryOf(const Options &o, const Result &r) {
   e.precision = tooling::precisionName(r.prec);
   e.block = o.block;
   e.threads = o.threads;
-  e.denseMs = tooling::median(r.res.denseMs);
+  e.denseMs = fastest(r.res.denseMs);
   e.denseImpl = r.res.denseImpl;
   e.sparseImpl = r.res.sparseImpl;
   if (!r.res.matmulMs.empty()) {
-    e.matmulMs = tooling::median(r.res.matmulMs);
+    e.matmulMs = fastest(r.res.matmulMs);
     e.matmulImpl = r.res.matmulImpl;
   }
   for (size_t i = 0; i < o.ratios.size(); ++i) {
     auto pr = r.res.perRoundRatios(i);
-    e.sparse.push_back({o.ratios[i], tooling::median(r.res.sparseMs[i]),
+    e.sparse.push_back({o.ratios[i], fastest(r.res.sparseMs[i]),
                         *std::min_element(pr.begin(), pr.end()),
                         *std::max_element(pr.begin(), pr.end())});
   }
@@ -373,8 +386,8 @@ void printLegend(const Options &o, bool amx,
                 "them from memory (--warm-weights: one copy)\n",
                 tooling::KernelBenchConfig{}.weightRingBytes >> 20);
   std::printf("perf ratio = dense ms / sparse ms (%s blocks, transposed "
-              "activations), median over %d alternating rounds [min-max of "
-              "the per-round ratios]\n\n",
+              "activations), of the fastest of %d alternating rounds [min-max "
+              "of the per-round ratios]\n\n",
               o.block.c_str(), o.rounds);
 }
 
@@ -395,20 +408,20 @@ void printRatioTables(const Options &o, const std::vector<Result> &results) {
     std::printf("| %ldx%ld | %ld | %s | %.4g |", (long)r.problem.shape.n,
                 (long)r.problem.shape.k, (long)r.problem.m,
                 tooling::precisionName(r.prec),
-                tooling::median(r.res.denseMs));
+                fastest(r.res.denseMs));
     for (size_t i = 0; i < o.ratios.size(); ++i)
-      std::printf(" %s |", ratioCell(r.res.perRoundRatios(i)).c_str());
+      std::printf(" %s |", ratioCell(r.res, i).c_str());
     std::printf("\n");
   }
-  std::printf("\nsparse ms (median over rounds):\n\n%s\n%s\n",
+  std::printf("\nsparse ms (fastest round):\n\n%s\n%s\n",
               head.str().c_str(), rule.str().c_str());
   for (const Result &r : results) {
     std::printf("| %ldx%ld | %ld | %s | %.4g |", (long)r.problem.shape.n,
                 (long)r.problem.shape.k, (long)r.problem.m,
                 tooling::precisionName(r.prec),
-                tooling::median(r.res.denseMs));
+                fastest(r.res.denseMs));
     for (size_t i = 0; i < o.ratios.size(); ++i)
-      std::printf(" %.4g |", tooling::median(r.res.sparseMs[i]));
+      std::printf(" %.4g |", fastest(r.res.sparseMs[i]));
     std::printf("\n");
   }
 }
@@ -420,7 +433,7 @@ void printDenseCandidates(const std::vector<Result> &results) {
   for (const Result &r : results)
     anyMatmul |= !r.res.matmulMs.empty();
   if (anyMatmul) {
-    std::printf("\ndense candidates (median ms over rounds; under --kernels "
+    std::printf("\ndense candidates (ms, fastest round; under --kernels "
                 "tuned the matmul runs where it is more than %.0f%% faster, "
                 "else the tier decides):\n\n| weight shape | M | inner "
                 "product | matmul | faster |\n| --- | --- | --- | --- | --- "
@@ -430,8 +443,8 @@ void printDenseCandidates(const std::vector<Result> &results) {
       if (r.res.matmulMs.empty())
         continue;
       tuning::Entry e;
-      e.denseMs = tooling::median(r.res.denseMs);
-      e.matmulMs = tooling::median(r.res.matmulMs);
+      e.denseMs = fastest(r.res.denseMs);
+      e.matmulMs = fastest(r.res.matmulMs);
       const double ip = e.denseMs, mm = e.matmulMs;
       std::printf("| %ldx%ld | %ld | %.4g (%s) | %.4g (%s) | %s |\n",
                   (long)r.problem.shape.n, (long)r.problem.shape.k,
