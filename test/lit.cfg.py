@@ -121,12 +121,64 @@ tool_dirs = [config.opscope_tools_dir, config.llvm_tools_dir]
 tools = ["opscope-opt", "opscope-translate", "opscope-analyze", "opscope-compile",
          "opscope-run", "opscope-prune", "opscope-tune", "opscope-capi-example",
          "opscope-report", "opscope-bench", "opscope-profile", "opscope-sweep"]
+# The tools that build a model or a database (the compiler side, the
+# pruner and opscope-tune) depend on the CPU only through the tier cpu.h
+# reads, which OPSCOPE_MAX_ISA sets exactly, and the CPU's name in the
+# tuning database's file name. Under the emulator they run natively,
+# capped at the emulated CPU's tier, where the host has that tier: the
+# model they write is the same file byte for byte (opscope-compile emits
+# baseline x86-64 whatever the tier), and the emulator ran them 5-10x
+# slower, most of the emulated suite's time. opscope-tune and
+# opscope-analyze (the what-if reads the database) go with them so that the
+# database has the name the compiler looks for; the kernels opscope-tune
+# times run emulated in the gtests and in every model opscope-run runs, and
+# opscope-analyze --calibrate, which times the tier's own loops, still runs
+# emulated. Each tool maps to the flags that keep it emulated.
+_native_tools = {"opscope-opt": [], "opscope-translate": [],
+                 "opscope-compile": [], "opscope-prune": [], "opscope-tune": [],
+                 "opscope-analyze": ["--calibrate"]}
+_levels = ["sse41", "avx2", "avx2_vnni", "avx512_core", "avx512_core_vnni",
+           "avx512_core_bf16", "avx512_core_amx"]
+
+
+def _native_wrapper(real, best, emulated_flags):
+    """A script that runs `real` natively at the emulated CPU's tier
+    `best` (a cap the test sets at or below it stays, any other becomes
+    it), or emulated when an argument is one of `emulated_flags`."""
+    keep = "|".join(_levels[:_levels.index(best) + 1])
+    emulated = ""
+    if emulated_flags:
+        emulated = ('for a in "$@"; do case "$a" in %s) exec %s "$@" ;; esac; done\n'
+                    % ("|".join(f + "|" + f + "=*" for f in emulated_flags),
+                       shlex.join(_emulator + [real])))
+    return ("#!/bin/sh\n" + emulated +
+            "cap=$(printf %%s \"${OPSCOPE_MAX_ISA:-$DNNL_MAX_CPU_ISA}\" | tr A-Z a-z)\n"
+            "case \"$cap\" in\n"
+            "  %s) ;;\n"
+            "  *) export OPSCOPE_MAX_ISA=%s; unset DNNL_MAX_CPU_ISA ;;\n"
+            "esac\n"
+            "exec %s \"$@\"\n" % (keep, best, shlex.quote(real)))
+
+
 if _emulator:
     # Under the emulator each tool is a script that runs it there, so a
     # tool handed to another as a path (--run) runs emulated too, and the
     # tools start their siblings (opscope-compile on a cache miss,
     # opscope-tune) from there (OPSCOPE_TOOL_DIR). Scripts among the tools
     # (opscope-sweep, Python) run natively: the emulator loads ELF only.
+    # _native_tools run natively at the emulated tier where this host
+    # (/proc/cpuinfo) has every feature of it.
+    try:
+        with open("/proc/cpuinfo") as f:
+            _host_flags = " " + f.read().replace("\n", " ") + " "
+    except OSError:
+        _host_flags = ""
+    _host_has = {
+        "sse41": True,
+        "avx2": " avx2 " in _host_flags and " fma " in _host_flags,
+        "avx2_vnni": " avx2 " in _host_flags and " avx_vnni " in _host_flags,
+    }
+    _native_ok = _host_has.get(_best, False)
     _wrappers = os.path.join(config.test_exec_root, "emulated-bin")
     os.makedirs(_wrappers, exist_ok=True)
     for t in tools:
@@ -138,8 +190,11 @@ if _emulator:
             _elf = True  # not built: the wrapper fails as the tool would
         _path = os.path.join(_wrappers, t)
         with open(_path, "w") as f:
-            f.write("#!/bin/sh\nexec %s \"$@\"\n" % shlex.join(
-                (_emulator if _elf else []) + [_real]))
+            if _elf and _native_ok and t in _native_tools:
+                f.write(_native_wrapper(_real, _best, _native_tools[t]))
+            else:
+                f.write("#!/bin/sh\nexec %s \"$@\"\n" % shlex.join(
+                    (_emulator if _elf else []) + [_real]))
         os.chmod(_path, 0o755)
     tool_dirs.insert(0, _wrappers)
     config.environment["OPSCOPE_TOOL_DIR"] = _wrappers
