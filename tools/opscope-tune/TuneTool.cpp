@@ -94,22 +94,14 @@ CLI::Validator shapeValidator() {
       "NxK");
 }
 
-/// A candidate's figure: its fastest round. The host's noise only ever
-/// slows a round, and not every kernel alike: on a shared host a spell of
-/// contention made the compute-bound dense products 1.5-2x slower for
-/// seconds while the memory-bound sparse kernels lost 10%, so a median
-/// over rounds that caught such a spell had the wrong ratio
-/// (docs/tuning.md).
-double fastest(const std::vector<double> &v) {
-  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-}
+using tooling::fastestRound;
 
 /// The ratio of the fastest rounds, then the per-round ratios' range.
 std::string ratioCell(const tooling::KernelBenchResult &res, size_t i) {
   auto r = res.perRoundRatios(i);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2fx [%.2f-%.2f]",
-                fastest(res.denseMs) / fastest(res.sparseMs[i]),
+                fastestRound(res.denseMs) / fastestRound(res.sparseMs[i]),
                 *std::min_element(r.begin(), r.end()),
                 *std::max_element(r.begin(), r.end()));
   return buf;
@@ -122,30 +114,12 @@ struct Result {
   tooling::KernelBenchResult res;
 };
 
-/// The database entry of one result (each candidate's fastest round, and
-/// the spread of the per-round ratios).
+/// The database entry of one result (tooling::tuningEntry: each
+/// candidate's fastest round, and the spread of the per-round ratios).
 tuning::Entry entryOf(const Options &o, const Result &r) {
-  tuning::Entry e;
-  e.n = r.problem.shape.n;
-  e.k = r.problem.shape.k;
-  e.m = r.problem.m;
-  e.precision = tooling::precisionName(r.prec);
-  e.block = o.block;
-  e.threads = o.threads;
-  e.denseMs = fastest(r.res.denseMs);
-  e.denseImpl = r.res.denseImpl;
-  e.sparseImpl = r.res.sparseImpl;
-  if (!r.res.matmulMs.empty()) {
-    e.matmulMs = fastest(r.res.matmulMs);
-    e.matmulImpl = r.res.matmulImpl;
-  }
-  for (size_t i = 0; i < o.ratios.size(); ++i) {
-    auto pr = r.res.perRoundRatios(i);
-    e.sparse.push_back({o.ratios[i], fastest(r.res.sparseMs[i]),
-                        *std::min_element(pr.begin(), pr.end()),
-                        *std::max_element(pr.begin(), pr.end())});
-  }
-  return e;
+  return tooling::tuningEntry(r.res, r.problem.shape.n, r.problem.shape.k,
+                              r.problem.m, r.prec, o.block, o.threads,
+                              o.ratios);
 }
 
 /// Measurements taken again when the sparse latencies do not fall with the
@@ -408,7 +382,7 @@ void printRatioTables(const Options &o, const std::vector<Result> &results) {
     std::printf("| %ldx%ld | %ld | %s | %.4g |", (long)r.problem.shape.n,
                 (long)r.problem.shape.k, (long)r.problem.m,
                 tooling::precisionName(r.prec),
-                fastest(r.res.denseMs));
+                fastestRound(r.res.denseMs));
     for (size_t i = 0; i < o.ratios.size(); ++i)
       std::printf(" %s |", ratioCell(r.res, i).c_str());
     std::printf("\n");
@@ -419,9 +393,9 @@ void printRatioTables(const Options &o, const std::vector<Result> &results) {
     std::printf("| %ldx%ld | %ld | %s | %.4g |", (long)r.problem.shape.n,
                 (long)r.problem.shape.k, (long)r.problem.m,
                 tooling::precisionName(r.prec),
-                fastest(r.res.denseMs));
+                fastestRound(r.res.denseMs));
     for (size_t i = 0; i < o.ratios.size(); ++i)
-      std::printf(" %.4g |", fastest(r.res.sparseMs[i]));
+      std::printf(" %.4g |", fastestRound(r.res.sparseMs[i]));
     std::printf("\n");
   }
 }
@@ -443,8 +417,8 @@ void printDenseCandidates(const std::vector<Result> &results) {
       if (r.res.matmulMs.empty())
         continue;
       tuning::Entry e;
-      e.denseMs = fastest(r.res.denseMs);
-      e.matmulMs = fastest(r.res.matmulMs);
+      e.denseMs = fastestRound(r.res.denseMs);
+      e.matmulMs = fastestRound(r.res.matmulMs);
       const double ip = e.denseMs, mm = e.matmulMs;
       std::printf("| %ldx%ld | %ld | %.4g (%s) | %.4g (%s) | %s |\n",
                   (long)r.problem.shape.n, (long)r.problem.shape.k,

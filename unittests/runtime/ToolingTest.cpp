@@ -293,6 +293,41 @@ TEST(KernelBench, InterleavesTheCandidatesCallByCall) {
   EXPECT_TRUE(opscope::tooling::interleavedMedianMs({}, 5).empty());
 }
 
+/// The database keeps each candidate's fastest round, not the median over
+/// rounds: a round in a spell of contention (the dense product twice as
+/// slow, the sparse kernel barely slower) must not set the ratio.
+TEST(KernelBench, TuningEntryKeepsTheFastestRound) {
+  opscope::tooling::KernelBenchResult r;
+  r.denseImpl = "gemm:avx2";
+  r.sparseImpl = "sparse_1x4:avx2:f32";
+  r.denseMs = {12.0, 6.2, 11.5, 6.4, 12.1}; // median 11.5
+  r.sparseMs = {{3.1, 2.9, 3.0, 3.3, 3.2}, {2.2, 2.0, 2.1, 2.3, 2.4}};
+  r.matmulMs = {13, 10, 14, 10.5, 12};
+  auto e = opscope::tooling::tuningEntry(
+      r, 3072, 768, 128, opscope::tooling::KernelPrecision::F32, "1x4", 1,
+      {0.8, 0.9});
+  EXPECT_EQ(e.n, 3072);
+  EXPECT_EQ(e.k, 768);
+  EXPECT_EQ(e.m, 128);
+  EXPECT_EQ(e.precision, "fp32");
+  EXPECT_EQ(e.block, "1x4");
+  EXPECT_EQ(e.threads, 1);
+  EXPECT_EQ(e.denseMs, 6.2);
+  EXPECT_EQ(e.matmulMs, 10);
+  EXPECT_EQ(e.denseImpl, "gemm:avx2");
+  EXPECT_EQ(e.sparseImpl, "sparse_1x4:avx2:f32");
+  ASSERT_EQ(e.sparse.size(), 2u);
+  EXPECT_EQ(e.sparse[0].sparsity, 0.8);
+  EXPECT_EQ(e.sparse[0].ms, 2.9);
+  EXPECT_EQ(e.sparse[1].sparsity, 0.9);
+  EXPECT_EQ(e.sparse[1].ms, 2.0);
+  // The spread of the per-round ratios stays in the entry: 6.4 / 3.3 and
+  // 12.0 / 3.1 at 80%.
+  EXPECT_DOUBLE_EQ(e.sparse[0].ratioMin, 6.4 / 3.3);
+  EXPECT_DOUBLE_EQ(e.sparse[0].ratioMax, 12.0 / 3.1);
+  EXPECT_EQ(opscope::tooling::fastestRound({}), 0.0);
+}
+
 TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
   opscope::tooling::KernelBenchConfig config;
   config.rounds = 2;

@@ -112,6 +112,41 @@ void pruneBlocks(std::vector<float> &w, int64_t n, int64_t k, double ratio,
       std::fill_n(at(order[i], q), 4, 0.0f);
 }
 
+double fastestRound(const std::vector<double> &perRound) {
+  return perRound.empty()
+             ? 0.0
+             : *std::min_element(perRound.begin(), perRound.end());
+}
+
+tuning::Entry tuningEntry(const KernelBenchResult &res, int64_t n, int64_t k,
+                          int64_t m, KernelPrecision prec,
+                          const std::string &block, int threads,
+                          const std::vector<double> &ratios) {
+  tuning::Entry e;
+  e.n = n;
+  e.k = k;
+  e.m = m;
+  e.precision = precisionName(prec);
+  e.block = block;
+  e.threads = threads;
+  e.denseMs = fastestRound(res.denseMs);
+  e.denseImpl = res.denseImpl;
+  e.sparseImpl = res.sparseImpl;
+  if (!res.matmulMs.empty()) {
+    e.matmulMs = fastestRound(res.matmulMs);
+    e.matmulImpl = res.matmulImpl;
+  }
+  for (size_t i = 0; i < ratios.size() && i < res.sparseMs.size(); ++i) {
+    auto pr = res.perRoundRatios(i);
+    if (pr.empty())
+      continue;
+    e.sparse.push_back({ratios[i], fastestRound(res.sparseMs[i]),
+                        *std::min_element(pr.begin(), pr.end()),
+                        *std::max_element(pr.begin(), pr.end())});
+  }
+  return e;
+}
+
 std::vector<double> KernelBenchResult::perRoundRatios(size_t i,
                                                       bool rowMajor) const {
   const auto &s = rowMajor ? sparseRowMajorMs[i] : sparseMs[i];

@@ -70,7 +70,7 @@ MachineKey thisMachine(const std::string &onednnVersion);
 /// Sparse kernel latency at one block sparsity.
 struct SparsePoint {
   double sparsity = 0; ///< block sparsity of the synthetic weight
-  double ms = 0;       ///< median over rounds
+  double ms = 0;       ///< the fastest round (tooling::fastestRound)
   double ratioMin = 0, ratioMax = 0; ///< spread of per-round dense/sparse
 };
 

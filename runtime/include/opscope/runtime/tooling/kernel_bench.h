@@ -12,6 +12,8 @@
 #ifndef OPSCOPE_RUNTIME_TOOLING_KERNEL_BENCH_H
 #define OPSCOPE_RUNTIME_TOOLING_KERNEL_BENCH_H
 
+#include "opscope/runtime/tuning.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -81,6 +83,22 @@ struct KernelBenchResult {
   /// Per-round dense/sparse for ratio `i` (transposed or row-major).
   std::vector<double> perRoundRatios(size_t i, bool rowMajor = false) const;
 };
+
+/// A candidate's figure for the tuning database: its fastest round (0 for
+/// none). The host's noise only ever slows a round, and not every kernel
+/// alike: on the shared development host spells of contention made the
+/// compute-bound dense products 1.5-2x slower for seconds while the
+/// memory-bound sparse kernels lost about 10%, so a median over rounds
+/// that caught such a spell read the wrong ratio (docs/tuning.md).
+double fastestRound(const std::vector<double> &perRound);
+
+/// The database entry of one measured problem: `res`'s candidates at their
+/// fastest round (fastestRound), at the sparsities `ratios` (res.sparseMs'
+/// order), with the spread of the per-round ratios.
+tuning::Entry tuningEntry(const KernelBenchResult &res, int64_t n, int64_t k,
+                          int64_t m, KernelPrecision prec,
+                          const std::string &block, int threads,
+                          const std::vector<double> &ratios);
 
 /// Measures oneDNN's dense inner product (M x K by N x K) and the sparse
 /// kernel at each block sparsity in `ratios`, on the calling thread.
