@@ -110,6 +110,14 @@ config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# OpenMP's idle threads sleep in tests (OMP_WAIT_POLICY=passive unless the
+# environment sets a policy): by default libgomp spins each one some 300000
+# times after every parallel region, and with ctest and lit running several
+# tools at once on 2 cores the spinning took the CPU other tests needed
+# (RuntimeSparseTests' f32 suite alone: 19.7 s of CPU spinning or working
+# against 4.3 s working, scripts/run-tests.sh sets it for the gtests).
+# Waking a sleeping thread costs microseconds; no test times it.
+config.environment["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY", "passive")
 # The ISA cap reaches every tool a test runs (the avx2 ctest run sets it).
 llvm_config.with_system_environment(["OPSCOPE_MAX_ISA", "DNNL_MAX_CPU_ISA"])
 # Tests never read or write the user's cache: a tuning database in
