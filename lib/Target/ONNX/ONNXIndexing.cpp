@@ -1,0 +1,55 @@
+//===- ONNXIndexing.cpp - scans, top-k, N-d gathers, scatters -------------===//
+//
+// Part of opscope. Converters for the ONNX ops that compute or move elements
+// by index (OscIndexingOps.td): CumSum, TopK, GatherND, ScatterND,
+// ScatterElements (and the deprecated Scatter), ReverseSequence.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXHelpers.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::onnx_import;
+
+using llvm::SmallVector;
+using llvm::SmallVectorImpl;
+
+namespace {
+/// The single integer of input `i` (a scalar, or one element), which must
+/// be a compile-time constant.
+FailureOr<int64_t> constScalar(NodeContext &c, unsigned i, StringRef what) {
+  auto v = c.requireConstInts(i, what);
+  if (failed(v))
+    return failure();
+  if (v->size() != 1) {
+    c.error() << "input '" << what << "' must hold one value, not "
+              << v->size();
+    return failure();
+  }
+  return (*v)[0];
+}
+} // namespace
+
+void opscope::onnx_import::addIndexingConverters(
+    llvm::StringMap<Converter> &m) {
+  // CumSum-11 and -14 (14 only admits 16-bit floats): the axis is an input,
+  // which must be a compile-time constant.
+  m["CumSum"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto axisValue = constScalar(c, 1, "axis");
+    if (failed(axisValue))
+      return failure();
+    auto axis = c.normalizeAxis(*axisValue, xt.getRank());
+    if (failed(axis))
+      return failure();
+    UnitAttr exclusive =
+        c.intAttr("exclusive", 0) ? c.b.getUnitAttr() : UnitAttr();
+    UnitAttr reverse = c.intAttr("reverse", 0) ? c.b.getUnitAttr() : UnitAttr();
+    out.push_back(c.create<CumSumOp>(xt, x, c.b.getI64IntegerAttr(*axis),
+                                     exclusive, reverse));
+    return success();
+  };
+}

@@ -1,0 +1,32 @@
+//===- indexing.h - scans, top-k, N-d gathers and scatters -------*- C++ -*-===//
+//
+// Part of opscope's runtime (no MLIR, no LLVM). The kernels of the osc
+// indexing ops (OscIndexingOps.td): ONNX CumSum, TopK, GatherND, ScatterND,
+// ScatterElements and ReverseSequence on dense row-major tensors.
+//
+// Index tensors are i32 or i64; where ONNX allows negative indices they
+// count from the end. A kernel that reads indices checks every one before it
+// uses it and returns false on the first out of range (its caller reports
+// the op), so a bad index never reads or writes outside a buffer; the
+// output may then be partly written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OPSCOPE_RUNTIME_INDEXING_H
+#define OPSCOPE_RUNTIME_INDEXING_H
+
+#include "opscope/runtime/generic.h"
+
+namespace opscope::rt {
+
+/// ONNX CumSum of x (shape `shape`, type `t`) along `axis` into y: with
+/// `exclusive` each sum leaves out its own element, with `reverse` sums run
+/// from the end of the axis. Sums are taken in order in the element type
+/// (integers wrap). f32 with elements after the axis adds whole rows with
+/// the kernel table's arithRow.
+void cumSum(DType t, const void *x, const Shape &shape, int64_t axis,
+            bool exclusive, bool reverse, void *y);
+
+} // namespace opscope::rt
+
+#endif // OPSCOPE_RUNTIME_INDEXING_H

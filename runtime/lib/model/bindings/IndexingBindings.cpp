@@ -1,0 +1,44 @@
+//===- IndexingBindings.cpp - cumsum, top-k, N-d gathers, scatters --------===//
+//
+// Part of opscope's runtime. The indexing ops on the kernels of indexing.h.
+// An index out of range at run time ends the run with an error naming the
+// op (the kernels check every index before using it), as gather's does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelRegistry.h"
+
+#include "opscope/runtime/indexing.h"
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+BoundKernel cumSumOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x);
+  void *yp = c.ptr(c.out());
+  Shape shape = x.shape;
+  DType t = x.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  bool exclusive = c.flag("exclusive"), reverse = c.flag("reverse");
+  // f32 with elements after the axis adds rows on the kernel table; a scan
+  // along the last axis, and other types, are scalar loops.
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  bool rows = t == DType::F32 && inner > 1;
+  kernel = c.ownKernel(rows);
+  return [=] {
+    cumSum(t, xp, shape, axis, exclusive, reverse, yp);
+    return std::string();
+  };
+}
+} // namespace
+
+void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
+  r.add(OpKind::CumSum, {"opscope", {}, cumSumOp});
+}
