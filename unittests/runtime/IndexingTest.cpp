@@ -14,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -116,4 +118,99 @@ TEST(IndexingCumSum, IntegerAndDoubleTypes) {
   std::vector<int32_t> big = {INT32_MAX, 1}, y(2);
   cumSum(DType::I32, big.data(), {2}, 0, false, false, y.data());
   EXPECT_EQ(y[1], INT32_MIN);
+}
+
+namespace {
+/// TopK by repeated selection: k times, the best element not yet taken
+/// (largest or smallest; on equal values the first position).
+template <typename T>
+void topKReference(const std::vector<T> &x, const Shape &s, int64_t axis,
+                   int64_t k, bool smallest, std::vector<T> &values,
+                   std::vector<int64_t> &indices) {
+  Shape ys = s;
+  ys[axis] = k;
+  values.assign(count(ys), T(0));
+  indices.assign(count(ys), -1);
+  for (int64_t i = 0; i < count(ys); ++i) {
+    Shape idx = unravel(i, ys);
+    if (idx[axis] != 0)
+      continue;
+    std::vector<bool> taken(s[axis], false);
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t best = -1;
+      for (int64_t p = 0; p < s[axis]; ++p) {
+        if (taken[p])
+          continue;
+        Shape at = idx;
+        at[axis] = p;
+        if (best < 0) {
+          best = p;
+          continue;
+        }
+        Shape bestAt = idx;
+        bestAt[axis] = best;
+        T v = x[ravel(at, s)], b = x[ravel(bestAt, s)];
+        if (smallest ? v < b : v > b)
+          best = p;
+      }
+      taken[best] = true;
+      Shape at = idx, out = idx;
+      at[axis] = best;
+      out[axis] = j;
+      values[ravel(out, ys)] = x[ravel(at, s)];
+      indices[ravel(out, ys)] = best;
+    }
+  }
+}
+
+template <typename T> void checkTopK(DType t, const Shape &s, unsigned seed) {
+  // A range of 5 values: most slices hold ties.
+  std::vector<T> x = randomValues<T>(count(s), seed, -2, 2);
+  for (int64_t axis = 0; axis < static_cast<int64_t>(s.size()); ++axis)
+    for (int64_t k : {int64_t(1), s[axis] / 2, s[axis]})
+      for (bool smallest : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "axis " << axis << " k " << k
+                                          << " smallest " << smallest);
+        Shape ys = s;
+        ys[axis] = k;
+        std::vector<T> v(count(ys)), ev;
+        std::vector<int64_t> i(count(ys)), ei;
+        topK(t, x.data(), s, axis, k, smallest, v.data(), i.data());
+        topKReference(x, s, axis, k, smallest, ev, ei);
+        EXPECT_EQ(v, ev);
+        EXPECT_EQ(i, ei);
+      }
+}
+} // namespace
+
+TEST(IndexingTopK, MatchesSelectionWithTiesByIndex) {
+  checkTopK<float>(DType::F32, {17}, 5);
+  checkTopK<float>(DType::F32, {3, 17}, 6);
+  checkTopK<float>(DType::F32, {2, 5, 3}, 7);
+  checkTopK<int64_t>(DType::I64, {4, 9}, 8);
+  checkTopK<int32_t>(DType::I32, {3, 1, 6}, 9);
+  checkTopK<double>(DType::F64, {6, 4}, 10);
+}
+
+TEST(IndexingTopK, TiesAndNaN) {
+  // ONNX's example of ties: the lower index first, in both directions.
+  std::vector<float> x = {3, 1, 3, 2, 1};
+  std::vector<float> v(3);
+  std::vector<int64_t> i(3);
+  topK(DType::F32, x.data(), {5}, 0, 3, false, v.data(), i.data());
+  EXPECT_EQ(v, (std::vector<float>{3, 3, 2}));
+  EXPECT_EQ(i, (std::vector<int64_t>{0, 2, 3}));
+  topK(DType::F32, x.data(), {5}, 0, 3, true, v.data(), i.data());
+  EXPECT_EQ(v, (std::vector<float>{1, 1, 2}));
+  EXPECT_EQ(i, (std::vector<int64_t>{1, 4, 3}));
+  // A NaN is above every number: first when largest, last when smallest.
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> n = {1, nan, 5, nan};
+  std::vector<float> nv(4);
+  std::vector<int64_t> ni(4);
+  topK(DType::F32, n.data(), {4}, 0, 4, false, nv.data(), ni.data());
+  EXPECT_EQ(ni, (std::vector<int64_t>{1, 3, 2, 0}));
+  topK(DType::F32, n.data(), {4}, 0, 4, true, nv.data(), ni.data());
+  EXPECT_EQ(ni, (std::vector<int64_t>{0, 2, 1, 3}));
+  EXPECT_TRUE(std::isnan(nv[3]));
 }

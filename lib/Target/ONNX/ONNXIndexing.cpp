@@ -52,4 +52,45 @@ void opscope::onnx_import::addIndexingConverters(
                                      exclusive, reverse));
     return success();
   };
+
+  // TopK-1 (k an attribute), -10 (k an input, which must be a compile-time
+  // constant) and -11 (largest, sorted). The results are always sorted,
+  // which sorted = 0 permits.
+  m["TopK"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto axis = c.normalizeAxis(c.intAttr("axis", -1), xt.getRank());
+    if (failed(axis))
+      return failure();
+    int64_t k;
+    if (c.opset < 10) {
+      if (!c.attr("k")) {
+        c.error() << "missing attribute 'k'";
+        return failure();
+      }
+      k = c.intAttr("k", 0);
+    } else {
+      auto kValue = constScalar(c, 1, "K");
+      if (failed(kValue))
+        return failure();
+      k = *kValue;
+    }
+    int64_t len = xt.getDimSize(*axis);
+    if (k < 0 || k > len) {
+      c.error() << "k " << k << " is out of range for " << len
+                << " elements along axis " << *axis << " of "
+                << formatShape(xt.getShape());
+      return failure();
+    }
+    bool largest = c.opset < 11 || c.intAttr("largest", 1);
+    SmallVector<int64_t> shape(xt.getShape());
+    shape[*axis] = k;
+    auto op = c.b.create<TopKOp>(
+        c.loc, tensorOf(shape, elemOf(x)), tensorOf(shape, c.b.getI64Type()),
+        x, c.b.getI64IntegerAttr(*axis),
+        largest ? UnitAttr() : c.b.getUnitAttr());
+    out.push_back(op.getValues());
+    out.push_back(op.getIndices());
+    return success();
+  };
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 #include <type_traits>
 
 using namespace opscope::rt;
@@ -79,5 +80,55 @@ void opscope::rt::cumSum(DType t, const void *x, const Shape &shape,
           dst[i] = wrappingAdd(sum[i], add[i]);
       }
     }
+  });
+}
+
+namespace {
+/// Whether a comes before b in TopK's order: the larger value first (the
+/// smaller with `smallest`), a NaN above every number, equal values by
+/// position. A strict total order, so the selection is unique.
+template <typename T>
+bool topKBefore(T a, int64_t ia, T b, int64_t ib, bool smallest) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool na = a != a, nb = b != b;
+    if (na || nb) {
+      if (na && nb)
+        return ia < ib;
+      return smallest ? nb : na;
+    }
+  }
+  if (a != b)
+    return smallest ? a < b : a > b;
+  return ia < ib;
+}
+} // namespace
+
+void opscope::rt::topK(DType t, const void *x, const Shape &shape,
+                       int64_t axis, int64_t k, bool smallest, void *values,
+                       int64_t *indices) {
+  AxisSplit s(shape, axis);
+  if (s.outer * s.inner == 0 || k == 0)
+    return;
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *in = static_cast<const T *>(x);
+    T *out = static_cast<T *>(values);
+    std::vector<int64_t> order(s.len);
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const T *row = in + o * s.len * s.inner + i;
+        for (int64_t j = 0; j < s.len; ++j)
+          order[j] = j;
+        std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                          [&](int64_t a, int64_t b) {
+                            return topKBefore(row[a * s.inner], a,
+                                              row[b * s.inner], b, smallest);
+                          });
+        int64_t base = o * k * s.inner + i;
+        for (int64_t j = 0; j < k; ++j) {
+          out[base + j * s.inner] = row[order[j] * s.inner];
+          indices[base + j * s.inner] = order[j];
+        }
+      }
   });
 }

@@ -30,3 +30,24 @@ LogicalResult CumSumOp::verify() {
            << getInput().getType();
   return success();
 }
+
+LogicalResult TopKOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, in.size())))
+    return failure();
+  if (failed(verifySameElementType(*this, getInput(), "input", getValues(),
+                                   "values")))
+    return failure();
+  auto values = tensorType(getValues()).getShape();
+  if (values.size() != in.size() || values[axis] > in[axis])
+    return emitOpError("values ")
+           << formatShape(values) << " must keep at most the input's "
+           << in[axis] << " elements along axis " << axis << " of input "
+           << formatShape(in);
+  SmallVector<int64_t> expected(in);
+  expected[axis] = values[axis];
+  if (failed(verifyResultShape(*this, getValues(), expected)))
+    return failure();
+  return verifyResultShape(*this, getIndices(), expected);
+}

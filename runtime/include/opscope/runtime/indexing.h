@@ -27,6 +27,14 @@ namespace opscope::rt {
 void cumSum(DType t, const void *x, const Shape &shape, int64_t axis,
             bool exclusive, bool reverse, void *y);
 
+/// ONNX TopK of x (shape `shape`) along `axis`: the k largest (or with
+/// `smallest` the k smallest) elements of each slice along the axis, sorted
+/// so, into `values` (x's shape with k along the axis) and their positions
+/// along the axis into `indices`. Equal values keep the lower index first;
+/// a NaN is larger than every number.
+void topK(DType t, const void *x, const Shape &shape, int64_t axis, int64_t k,
+          bool smallest, void *values, int64_t *indices);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_INDEXING_H

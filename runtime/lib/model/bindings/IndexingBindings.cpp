@@ -37,8 +37,31 @@ BoundKernel cumSumOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel topKOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x);
+  void *vp = c.ptr(c.out(0));
+  int64_t *ip = c.ptr<int64_t>(c.out(1));
+  Shape shape = x.shape;
+  DType t = x.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()) ||
+      c.out(0).shape.size() != shape.size())
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  int64_t k = c.out(0).shape[axis];
+  bool smallest = c.flag("smallest");
+  // A partial sort of each slice: scalar code.
+  kernel = c.ownKernel(false);
+  return [=] {
+    topK(t, xp, shape, axis, k, smallest, vp, ip);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::CumSum, {"opscope", {}, cumSumOp});
+  r.add(OpKind::TopK, {"opscope", {}, topKOp});
 }

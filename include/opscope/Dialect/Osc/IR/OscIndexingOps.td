@@ -28,3 +28,29 @@ def Osc_CumSumOp : Osc_ExecOp<"cumsum", "CumSum", [Pure], [], "1.0"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
 }
+
+def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
+  let summary = "the k largest (or smallest) elements along an axis";
+  let description = [{
+    ONNX TopK with `k` known when compiling (the results' size along
+    `axis`): `values` holds the k largest elements of each slice along
+    `axis` (the k smallest with `smallest`), in order, and `indices` their
+    positions along the axis (i64). Equal values keep the lower index first,
+    as ONNX specifies and ONNX Runtime does; a NaN counts as larger than
+    every number. The results are always sorted (ONNX's `sorted = 0` leaves
+    the order to the implementation).
+
+    ```mlir
+    %v, %i = osc.top_k %x {axis = 1 : i64}
+        : tensor<3x4xf32> -> tensor<3x2xf32>, tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Osc_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$smallest);
+  let results = (outs Osc_NumericTensor:$values,
+                      StaticShapeTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
