@@ -214,3 +214,86 @@ TEST(IndexingTopK, TiesAndNaN) {
   EXPECT_EQ(ni, (std::vector<int64_t>{0, 2, 1, 3}));
   EXPECT_TRUE(std::isnan(nv[3]));
 }
+
+namespace {
+/// GatherND by its definition, element by element: output position
+/// (batch, tuple position, slice position) reads data at (batch, the
+/// tuple's indices made non-negative, slice position).
+std::vector<float> gatherNDReference(const std::vector<float> &x,
+                                     const Shape &ds,
+                                     const std::vector<int64_t> &idx,
+                                     const Shape &is, int64_t b) {
+  int64_t m = is.back();
+  Shape ys(is.begin(), is.end() - 1);
+  ys.insert(ys.end(), ds.begin() + b + m, ds.end());
+  std::vector<float> y(count(ys));
+  for (int64_t i = 0; i < count(ys); ++i) {
+    Shape at = unravel(i, ys);
+    Shape tuplePos(at.begin(), at.begin() + is.size() - 1);
+    tuplePos.push_back(0);
+    Shape src(at.begin(), at.begin() + b);
+    for (int64_t j = 0; j < m; ++j) {
+      tuplePos.back() = j;
+      int64_t v = idx[ravel(tuplePos, is)];
+      src.push_back(v < 0 ? v + ds[b + j] : v);
+    }
+    src.insert(src.end(), at.begin() + is.size() - 1, at.end());
+    y[i] = x[ravel(src, ds)];
+  }
+  return y;
+}
+
+/// Random indices in [-dim, dim) for each tuple position.
+std::vector<int64_t> randomTuples(const Shape &ds, const Shape &is, int64_t b,
+                                  unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int64_t> idx(count(is));
+  int64_t m = is.back();
+  for (size_t i = 0; i < idx.size(); ++i) {
+    int64_t dim = ds[b + i % m];
+    idx[i] = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng);
+  }
+  return idx;
+}
+} // namespace
+
+TEST(IndexingGatherND, MatchesDefinition) {
+  struct Case {
+    Shape ds, is;
+    int64_t b;
+  };
+  for (const Case &k : {Case{{2, 2}, {2, 2}, 0}, Case{{2, 2}, {2, 1}, 0},
+                        Case{{3, 4, 5}, {7, 2}, 0}, Case{{3, 4, 5}, {3, 1}, 0},
+                        Case{{3, 4, 5}, {3, 2, 1}, 1},
+                        Case{{2, 3, 4, 5}, {2, 3, 6, 1}, 2},
+                        Case{{17}, {5, 1}, 0}}) {
+    SCOPED_TRACE(::testing::Message() << "indices rank " << k.is.size()
+                                      << " batch_dims " << k.b);
+    std::vector<float> x = randomValues<float>(count(k.ds), 11, -99, 99);
+    std::vector<int64_t> idx = randomTuples(k.ds, k.is, k.b, 12);
+    std::vector<float> want = gatherNDReference(x, k.ds, idx, k.is, k.b);
+    std::vector<float> y(want.size());
+    ASSERT_TRUE(gatherND(x.data(), k.ds, idx.data(), DType::I64, k.is, k.b,
+                         y.data(), sizeof(float)));
+    EXPECT_EQ(y, want);
+    // The same indices as i32.
+    std::vector<int32_t> idx32(idx.begin(), idx.end());
+    std::fill(y.begin(), y.end(), 0.f);
+    ASSERT_TRUE(gatherND(x.data(), k.ds, idx32.data(), DType::I32, k.is, k.b,
+                         y.data(), sizeof(float)));
+    EXPECT_EQ(y, want);
+  }
+}
+
+TEST(IndexingGatherND, OutOfRangeIsRefusedWithoutReadingPastData) {
+  std::vector<float> x = {1, 2, 3, 4};
+  // One slot after the output guards against writes past it.
+  std::vector<float> y(3, -1);
+  for (int64_t bad : {int64_t(2), int64_t(-3), INT64_MAX, INT64_MIN}) {
+    std::vector<int64_t> idx = {1, bad};
+    EXPECT_FALSE(gatherND(x.data(), {2, 2}, idx.data(), DType::I64, {2, 1},
+                          0, y.data(), sizeof(float)))
+        << bad;
+    EXPECT_EQ(y[2], -1);
+  }
+}

@@ -30,6 +30,44 @@ FailureOr<int64_t> constScalar(NodeContext &c, unsigned i, StringRef what) {
   }
   return (*v)[0];
 }
+
+/// GatherND's and ScatterND's indices against data (both ONNX ops share the
+/// rules): rank 1 or more, a last axis m with 1 <= m <= rank(data) -
+/// batchDims, batch axes equal. On success `slice` is data's shape after
+/// the indexed axes.
+LogicalResult checkTupleIndices(NodeContext &c, RankedTensorType data,
+                                RankedTensorType idx, int64_t batchDims,
+                                SmallVectorImpl<int64_t> &slice) {
+  int64_t r = data.getRank(), q = idx.getRank();
+  if (r < 1 || q < 1) {
+    c.error() << "data " << formatShape(data.getShape()) << " and indices "
+              << formatShape(idx.getShape()) << " must have rank 1 or more";
+    return failure();
+  }
+  if (batchDims < 0 || batchDims >= std::min(q, r)) {
+    c.error() << "batch_dims " << batchDims
+              << " must be non-negative and below the ranks of data ("
+              << r << ") and indices (" << q << ")";
+    return failure();
+  }
+  int64_t m = idx.getShape().back();
+  if (m < 1 || m > r - batchDims) {
+    c.error() << "indices " << formatShape(idx.getShape())
+              << " hold tuples of " << m << " indices; data "
+              << formatShape(data.getShape()) << " has " << r - batchDims
+              << " axes after the batch axes";
+    return failure();
+  }
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (idx.getDimSize(d) != data.getDimSize(d)) {
+      c.error() << "batch axis " << d << " of indices "
+                << formatShape(idx.getShape()) << " differs from data "
+                << formatShape(data.getShape());
+      return failure();
+    }
+  slice.assign(data.getShape().begin() + batchDims + m, data.getShape().end());
+  return success();
+}
 } // namespace
 
 void opscope::onnx_import::addIndexingConverters(
@@ -91,6 +129,21 @@ void opscope::onnx_import::addIndexingConverters(
         largest ? UnitAttr() : c.b.getUnitAttr());
     out.push_back(op.getValues());
     out.push_back(op.getIndices());
+    return success();
+  };
+
+  // GatherND-11, -12 and -13 (batch_dims from 12; 13 adds bfloat16).
+  m["GatherND"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1);
+    auto xt = typeOf(x), it = typeOf(idx);
+    int64_t batchDims = c.intAttr("batch_dims", 0);
+    SmallVector<int64_t> slice;
+    if (failed(checkTupleIndices(c, xt, it, batchDims, slice)))
+      return failure();
+    SmallVector<int64_t> shape(it.getShape().drop_back());
+    llvm::append_range(shape, slice);
+    out.push_back(c.create<GatherNDOp>(tensorOf(shape, elemOf(x)), x, idx,
+                                       c.b.getI64IntegerAttr(batchDims)));
     return success();
   };
 }

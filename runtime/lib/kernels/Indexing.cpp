@@ -132,3 +132,68 @@ void opscope::rt::topK(DType t, const void *x, const Shape &shape,
       }
   });
 }
+
+namespace {
+/// Index i of an i32 or i64 index tensor.
+int64_t indexAt(const void *indices, DType t, int64_t i) {
+  return t == DType::I32 ? static_cast<const int32_t *>(indices)[i]
+                         : static_cast<const int64_t *>(indices)[i];
+}
+
+/// The tuples of GatherND and ScatterND: `batches` groups of `tuples`
+/// tuples of m indices into axes b .. b + m - 1 of data, each selecting a
+/// slice of `slice` elements. The element offset of tuple `t` of batch
+/// `bt` in data, or -1 for an index out of range.
+struct TupleIndex {
+  int64_t batches = 1, tuples = 1, m = 0, slice = 1, batchStride = 1;
+  Shape dims, strides; // the indexed axes' sizes and element strides
+  TupleIndex(const Shape &dShape, const Shape &iShape, int64_t b) {
+    m = iShape.back();
+    for (int64_t d = 0; d < b; ++d)
+      batches *= iShape[d];
+    for (size_t d = b; d + 1 < iShape.size(); ++d)
+      tuples *= iShape[d];
+    for (size_t d = b + m; d < dShape.size(); ++d)
+      slice *= dShape[d];
+    batchStride = slice;
+    strides.assign(m, 0);
+    dims.assign(m, 0);
+    for (int64_t j = m; j-- > 0;) {
+      dims[j] = dShape[b + j];
+      strides[j] = batchStride;
+      batchStride *= dims[j];
+    }
+  }
+  int64_t offset(const void *indices, DType t, int64_t bt, int64_t tuple) const {
+    int64_t first = (bt * tuples + tuple) * m, off = bt * batchStride;
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t v = indexAt(indices, t, first + j);
+      if (v < 0)
+        v += dims[j];
+      if (v < 0 || v >= dims[j])
+        return -1;
+      off += v * strides[j];
+    }
+    return off;
+  }
+};
+} // namespace
+
+bool opscope::rt::gatherND(const void *data, const Shape &dShape,
+                           const void *indices, DType indexType,
+                           const Shape &iShape, int64_t batchDims, void *y,
+                           size_t elemSize) {
+  TupleIndex ti(dShape, iShape, batchDims);
+  const char *src = static_cast<const char *>(data);
+  char *dst = static_cast<char *>(y);
+  size_t block = ti.slice * elemSize;
+  for (int64_t bt = 0; bt < ti.batches; ++bt)
+    for (int64_t t = 0; t < ti.tuples; ++t) {
+      int64_t off = ti.offset(indices, indexType, bt, t);
+      if (off < 0)
+        return false;
+      std::memcpy(dst, src + off * elemSize, block);
+      dst += block;
+    }
+  return true;
+}

@@ -51,3 +51,45 @@ LogicalResult TopKOp::verify() {
     return failure();
   return verifyResultShape(*this, getIndices(), expected);
 }
+
+/// GatherND's and ScatterND's shared rules: `indices` has rank >= 1, its
+/// last axis m indexes data axes b .. b + m - 1 (1 <= m <= rank - b), and
+/// its first b axes match data's. The slice shape is data's after b + m.
+static LogicalResult verifyTupleIndices(Operation *op, ArrayRef<int64_t> data,
+                                        ArrayRef<int64_t> idx, int64_t b,
+                                        SmallVectorImpl<int64_t> &slice) {
+  int64_t r = data.size(), q = idx.size();
+  if (q < 1 || r < 1)
+    return op->emitOpError("data ")
+           << formatShape(data) << " and indices " << formatShape(idx)
+           << " must have rank 1 or more";
+  if (b < 0 || b >= std::min(q, r))
+    return op->emitOpError("batch_dims ")
+           << b << " must be below the ranks of data " << formatShape(data)
+           << " and indices " << formatShape(idx);
+  int64_t m = idx.back();
+  if (m < 1 || m > r - b)
+    return op->emitOpError("indices ")
+           << formatShape(idx) << " index " << m << " axes; data "
+           << formatShape(data) << " has " << r - b << " after the batch axes";
+  for (int64_t d = 0; d < b; ++d)
+    if (idx[d] != data[d])
+      return op->emitOpError("batch axis ")
+             << d << " of indices " << formatShape(idx) << " differs from data "
+             << formatShape(data);
+  slice.assign(data.begin() + b + m, data.end());
+  return success();
+}
+
+LogicalResult GatherNDOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  SmallVector<int64_t> slice;
+  if (failed(verifyTupleIndices(*this, data, idx, getBatchDims(), slice)) ||
+      failed(verifySameElementType(*this, getData(), "data", getOutput(),
+                                   "result")))
+    return failure();
+  SmallVector<int64_t> expected(idx.drop_back());
+  llvm::append_range(expected, slice);
+  return verifyResultShape(*this, getOutput(), expected);
+}

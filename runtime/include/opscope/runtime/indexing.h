@@ -35,6 +35,14 @@ void cumSum(DType t, const void *x, const Shape &shape, int64_t axis,
 void topK(DType t, const void *x, const Shape &shape, int64_t axis, int64_t k,
           bool smallest, void *values, int64_t *indices);
 
+/// ONNX GatherND: each tuple along the last axis of `indices` (i32 or i64,
+/// negative counts from the end) indexes axes batchDims .. batchDims + m - 1
+/// of `data` within its batch, and y takes the slice it selects. Returns
+/// false on an index out of range (y partly written).
+bool gatherND(const void *data, const Shape &dShape, const void *indices,
+              DType indexType, const Shape &iShape, int64_t batchDims,
+              void *y, size_t elemSize);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_INDEXING_H

@@ -59,9 +59,27 @@ BoundKernel topKOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel gatherNDOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &idx = c.in(1);
+  const void *xp = c.ptr(c.in(0)), *ip = c.ptr(idx);
+  void *yp = c.ptr(c.out());
+  Shape ds = c.in(0).shape, is = idx.shape;
+  DType it = idx.dtype;
+  int64_t batchDims = c.intAttr("batch_dims");
+  size_t es = dtypeSize(c.in(0).dtype);
+  std::string where = "op '" + c.op.name + "' (gather_nd): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!gatherND(xp, ds, ip, it, is, batchDims, yp, es))
+      return where;
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::CumSum, {"opscope", {}, cumSumOp});
   r.add(OpKind::TopK, {"opscope", {}, topKOp});
+  r.add(OpKind::GatherND, {"opscope", {}, gatherNDOp});
 }

@@ -54,3 +54,27 @@ def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
   }];
   let hasVerifier = 1;
 }
+
+def Osc_GatherNDOp : Osc_ExecOp<"gather_nd", "GatherND", [Pure], []> {
+  let summary = "gather slices by tuples of indices into the leading axes";
+  let description = [{
+    ONNX GatherND: the last axis of `indices` (length m) holds tuples that
+    index axes `batch_dims` to `batch_dims + m - 1` of `data` (negative
+    values count from the end); each tuple selects the slice of the
+    remaining axes. The first `batch_dims` axes of `data` and `indices`
+    are shared batch axes. `output.shape = indices.shape[:-1] +
+    data.shape[batch_dims + m:]`.
+
+    ```mlir
+    %y = osc.gather_nd %x[%i] {batch_dims = 1 : i64}
+        : (tensor<2x2x2xf32>, tensor<2x1xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$data, Osc_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
