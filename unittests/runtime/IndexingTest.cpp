@@ -297,3 +297,100 @@ TEST(IndexingGatherND, OutOfRangeIsRefusedWithoutReadingPastData) {
     EXPECT_EQ(y[2], -1);
   }
 }
+
+namespace {
+/// ScatterND by its definition: data copied, then each update element
+/// combined in index order with the element its tuple and slice position
+/// name.
+template <typename T>
+std::vector<T> scatterNDReference(ScatterReduction r, std::vector<T> y,
+                                  const Shape &ds,
+                                  const std::vector<int64_t> &idx,
+                                  const Shape &is, const std::vector<T> &u) {
+  int64_t m = is.back();
+  Shape us(is.begin(), is.end() - 1);
+  us.insert(us.end(), ds.begin() + m, ds.end());
+  for (int64_t i = 0; i < count(us); ++i) {
+    Shape at = unravel(i, us);
+    Shape tuplePos(at.begin(), at.begin() + is.size() - 1);
+    tuplePos.push_back(0);
+    Shape dst;
+    for (int64_t j = 0; j < m; ++j) {
+      tuplePos.back() = j;
+      int64_t v = idx[ravel(tuplePos, is)];
+      dst.push_back(v < 0 ? v + ds[j] : v);
+    }
+    dst.insert(dst.end(), at.begin() + is.size() - 1, at.end());
+    T &e = y[ravel(dst, ds)];
+    switch (r) {
+    case ScatterReduction::None:
+      e = u[i];
+      break;
+    case ScatterReduction::Add:
+      e += u[i];
+      break;
+    case ScatterReduction::Mul:
+      e *= u[i];
+      break;
+    case ScatterReduction::Max:
+      e = e > u[i] ? e : u[i];
+      break;
+    case ScatterReduction::Min:
+      e = e < u[i] ? e : u[i];
+      break;
+    }
+  }
+  return y;
+}
+
+const ScatterReduction kReductions[] = {
+    ScatterReduction::None, ScatterReduction::Add, ScatterReduction::Mul,
+    ScatterReduction::Max, ScatterReduction::Min};
+} // namespace
+
+TEST(IndexingScatterND, MatchesDefinitionWithDuplicates) {
+  struct Case {
+    Shape ds, is;
+  };
+  for (const Case &k : {Case{{8}, {4, 1}}, Case{{4, 4, 4}, {2, 1}},
+                        Case{{3, 5, 2}, {6, 2}}, Case{{3, 5, 2}, {2, 3, 3}},
+                        Case{{17, 3}, {9, 1}}})
+    for (ScatterReduction r : kReductions) {
+      SCOPED_TRACE(::testing::Message()
+                   << "data rank " << k.ds.size() << " reduction "
+                   << kindName(r));
+      // Few distinct tuples: duplicates are common, and the order in which
+      // they apply matters for none.
+      std::vector<int64_t> idx = randomTuples(k.ds, k.is, 0, 13);
+      Shape us(k.is.begin(), k.is.end() - 1);
+      us.insert(us.end(), k.ds.begin() + k.is.back(), k.ds.end());
+      std::vector<int64_t> data = randomValues<int64_t>(count(k.ds), 14);
+      std::vector<int64_t> upd = randomValues<int64_t>(count(us), 15);
+      std::vector<int64_t> y(data.size());
+      ASSERT_TRUE(scatterND(r, DType::I64, data.data(), k.ds, idx.data(),
+                            DType::I64, k.is, upd.data(), y.data()));
+      EXPECT_EQ(y, scatterNDReference(r, data, k.ds, idx, k.is, upd));
+      // In place (y is data), f32 values.
+      std::vector<float> fd(data.begin(), data.end()), fu(upd.begin(),
+                                                            upd.end());
+      std::vector<float> want = scatterNDReference(r, fd, k.ds, idx, k.is, fu);
+      ASSERT_TRUE(scatterND(r, DType::F32, fd.data(), k.ds, idx.data(),
+                            DType::I64, k.is, fu.data(), fd.data()));
+      EXPECT_EQ(fd, want);
+    }
+}
+
+TEST(IndexingScatterND, OutOfRangeWritesNothing) {
+  std::vector<float> data = {1, 2, 3, 4}, upd = {9, 9}, y(5, -1);
+  std::vector<int64_t> idx = {0, 4};
+  EXPECT_FALSE(scatterND(ScatterReduction::None, DType::F32, data.data(), {4},
+                         idx.data(), DType::I64, {2, 1}, upd.data(),
+                         y.data()));
+  // Checked before anything is written: the output is as it was.
+  EXPECT_EQ(y, std::vector<float>(5, -1));
+  idx = {-5, 0};
+  EXPECT_FALSE(scatterND(ScatterReduction::Add, DType::F32, data.data(), {4},
+                         idx.data(), DType::I64, {2, 1}, upd.data(),
+                         data.data()));
+  EXPECT_EQ(data, (std::vector<float>{1, 2, 3, 4}));
+}

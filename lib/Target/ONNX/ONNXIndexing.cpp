@@ -68,6 +68,30 @@ LogicalResult checkTupleIndices(NodeContext &c, RankedTensorType data,
   slice.assign(data.getShape().begin() + batchDims + m, data.getShape().end());
   return success();
 }
+
+/// A scatter's `reduction` (ScatterND and ScatterElements: none until
+/// opset 16, add and mul from 16, max and min from 18).
+FailureOr<ScatterReduction> scatterReduction(NodeContext &c, Value data) {
+  std::string name = c.stringAttr("reduction", "none");
+  auto r = symbolizeScatterReduction(name);
+  int64_t since = !r                               ? 0
+                  : *r == ScatterReduction::none   ? 1
+                  : *r == ScatterReduction::add ||
+                          *r == ScatterReduction::mul
+                      ? 16
+                      : 18;
+  if (!r || c.opset < since) {
+    c.error() << "reduction '" << name << "' is not defined at opset "
+              << c.opset << " (none; add and mul from opset 16; max and min "
+              << "from 18)";
+    return failure();
+  }
+  if (*r != ScatterReduction::none && elemOf(data).isInteger(1)) {
+    c.error() << "reduction '" << name << "' on booleans is not supported";
+    return failure();
+  }
+  return *r;
+}
 } // namespace
 
 void opscope::onnx_import::addIndexingConverters(
@@ -144,6 +168,32 @@ void opscope::onnx_import::addIndexingConverters(
     llvm::append_range(shape, slice);
     out.push_back(c.create<GatherNDOp>(tensorOf(shape, elemOf(x)), x, idx,
                                        c.b.getI64IntegerAttr(batchDims)));
+    return success();
+  };
+
+  // ScatterND-11, -13, -16 (reduction add, mul) and -18 (max, min).
+  m["ScatterND"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1), upd = c.input(2);
+    auto xt = typeOf(x), it = typeOf(idx), ut = typeOf(upd);
+    auto reduction = scatterReduction(c, x);
+    if (failed(reduction))
+      return failure();
+    SmallVector<int64_t> slice;
+    if (failed(checkTupleIndices(c, xt, it, 0, slice)))
+      return failure();
+    SmallVector<int64_t> expected(it.getShape().drop_back());
+    llvm::append_range(expected, slice);
+    if (ut.getShape() != ArrayRef<int64_t>(expected) ||
+        ut.getElementType() != xt.getElementType()) {
+      c.error() << "updates " << formatShape(ut.getShape()) << " must be "
+                << formatShape(expected)
+                << " (indices without their last axis, then data's axes "
+                   "after the indexed ones) of data's element type";
+      return failure();
+    }
+    out.push_back(c.create<ScatterNDOp>(
+        xt, ScatterReductionAttr::get(c.b.getContext(), *reduction), x, idx,
+        upd));
     return success();
   };
 }

@@ -197,3 +197,61 @@ bool opscope::rt::gatherND(const void *data, const Shape &dShape,
     }
   return true;
 }
+
+namespace {
+/// `into` combined with update u by a scatter's reduction (integers wrap).
+template <typename T> void combine(ScatterReduction r, T &into, T u) {
+  switch (r) {
+  case ScatterReduction::None:
+    into = u;
+    break;
+  case ScatterReduction::Add:
+    into = wrappingAdd(into, u);
+    break;
+  case ScatterReduction::Mul:
+    if constexpr (std::is_integral_v<T>)
+      into = static_cast<T>(static_cast<std::make_unsigned_t<T>>(into) *
+                            static_cast<std::make_unsigned_t<T>>(u));
+    else
+      into = into * u;
+    break;
+  case ScatterReduction::Max:
+    into = std::max(into, u);
+    break;
+  case ScatterReduction::Min:
+    into = std::min(into, u);
+    break;
+  }
+}
+} // namespace
+
+bool opscope::rt::scatterND(ScatterReduction reduction, DType t,
+                            const void *data, const Shape &dShape,
+                            const void *indices, DType indexType,
+                            const Shape &iShape, const void *updates,
+                            void *y) {
+  TupleIndex ti(dShape, iShape, 0);
+  std::vector<int64_t> offsets(ti.tuples);
+  for (int64_t i = 0; i < ti.tuples; ++i)
+    if ((offsets[i] = ti.offset(indices, indexType, 0, i)) < 0)
+      return false;
+  size_t es = dtypeSize(t);
+  if (y != data)
+    std::memcpy(y, data, numElements(dShape) * es);
+  if (reduction == ScatterReduction::None) {
+    for (int64_t i = 0; i < ti.tuples; ++i)
+      std::memcpy(static_cast<char *>(y) + offsets[i] * es,
+                  static_cast<const char *>(updates) + i * ti.slice * es,
+                  ti.slice * es);
+    return true;
+  }
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T *out = static_cast<T *>(y);
+    const T *upd = static_cast<const T *>(updates);
+    for (int64_t i = 0; i < ti.tuples; ++i)
+      for (int64_t j = 0; j < ti.slice; ++j)
+        combine(reduction, out[offsets[i] + j], upd[i * ti.slice + j]);
+  });
+  return true;
+}

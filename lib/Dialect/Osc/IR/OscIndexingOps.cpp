@@ -93,3 +93,39 @@ LogicalResult GatherNDOp::verify() {
   llvm::append_range(expected, slice);
   return verifyResultShape(*this, getOutput(), expected);
 }
+
+/// A scatter's result is its data's type, updated with elements of that
+/// type; no reduction but `none` on booleans.
+static LogicalResult verifyScatterTypes(Operation *op, Value data,
+                                        Value updates, Value output,
+                                        ScatterReduction reduction) {
+  if (tensorType(output) != tensorType(data))
+    return op->emitOpError("result type ")
+           << output.getType() << " differs from data type " << data.getType();
+  if (failed(verifySameElementType(op, updates, "updates", data, "data")))
+    return failure();
+  if (reduction != ScatterReduction::none &&
+      tensorType(data).getElementType().isInteger(1))
+    return op->emitOpError("reduction ")
+           << stringifyScatterReduction(reduction)
+           << " is not defined on booleans";
+  return success();
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  SmallVector<int64_t> slice;
+  if (failed(verifyTupleIndices(*this, data, idx, 0, slice)) ||
+      failed(verifyScatterTypes(*this, getData(), getUpdates(), getOutput(),
+                                getReduction())))
+    return failure();
+  SmallVector<int64_t> expected(idx.drop_back());
+  llvm::append_range(expected, slice);
+  if (tensorType(getUpdates()).getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("updates ")
+           << shapeOf(getUpdates()) << " must be " << formatShape(expected)
+           << " (indices without their last axis, then data's axes after "
+              "the indexed ones)";
+  return success();
+}

@@ -43,6 +43,17 @@ bool gatherND(const void *data, const Shape &dShape, const void *indices,
               DType indexType, const Shape &iShape, int64_t batchDims,
               void *y, size_t elemSize);
 
+/// ONNX ScatterND: y = data, then for each tuple along the last axis of
+/// `indices` (m indices into the first m axes of data; negative counts from
+/// the end), in order, the slice it selects replaced by (or combined by
+/// `reduction` with) the matching slice of `updates`. `y` may be `data`.
+/// Every index is checked before anything is written: on one out of range
+/// it returns false with y untouched (or, when y is not data, y holding
+/// data's copy).
+bool scatterND(ScatterReduction reduction, DType t, const void *data,
+               const Shape &dShape, const void *indices, DType indexType,
+               const Shape &iShape, const void *updates, void *y);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_INDEXING_H

@@ -76,10 +76,29 @@ BoundKernel gatherNDOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel scatterNDOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &idx = c.in(1);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x), *ip = c.ptr(idx), *up = c.ptr(c.in(2));
+  void *yp = c.ptr(c.out());
+  Shape ds = x.shape, is = idx.shape;
+  DType t = x.dtype, it = idx.dtype;
+  auto reduction = c.enumAttr<ScatterReduction>("reduction");
+  std::string where =
+      "op '" + c.op.name + "' (scatter_nd): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!scatterND(reduction, t, xp, ds, ip, it, is, up, yp))
+      return where;
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::CumSum, {"opscope", {}, cumSumOp});
   r.add(OpKind::TopK, {"opscope", {}, topKOp});
   r.add(OpKind::GatherND, {"opscope", {}, gatherNDOp});
+  r.add(OpKind::ScatterND, {"opscope", {}, scatterNDOp});
 }

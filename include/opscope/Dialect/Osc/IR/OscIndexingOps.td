@@ -78,3 +78,31 @@ def Osc_GatherNDOp : Osc_ExecOp<"gather_nd", "GatherND", [Pure], []> {
   }];
   let hasVerifier = 1;
 }
+
+def Osc_ScatterNDOp : Osc_ExecOp<"scatter_nd", "ScatterND", [Pure],
+    ["getRuntimeEnums"]> {
+  let summary = "data with slices replaced (or combined) at index tuples";
+  let description = [{
+    ONNX ScatterND: `output` is `data` with, for each tuple along the last
+    axis of `indices` (m indices into the leading axes of `data`, negative
+    counting from the end), the slice it selects replaced by the matching
+    slice of `updates` (`updates.shape = indices.shape[:-1] +
+    data.shape[m:]`), or combined with it by `reduction` (`add`, `mul`,
+    `max`, `min`). Updates apply in index order, so with `none` the last of
+    duplicate tuples wins (ONNX leaves duplicates undefined; ONNX Runtime
+    does the same).
+
+    ```mlir
+    %y = osc.scatter_nd add %x[%i], %u
+        : (tensor<4x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ScatterReduction:$reduction, Osc_Tensor:$data,
+                       Osc_IndexTensor:$indices, Osc_Tensor:$updates);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `[` $indices `]` `,` $updates attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
