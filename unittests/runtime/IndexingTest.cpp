@@ -394,3 +394,91 @@ TEST(IndexingScatterND, OutOfRangeWritesNothing) {
                          data.data()));
   EXPECT_EQ(data, (std::vector<float>{1, 2, 3, 4}));
 }
+
+namespace {
+/// ScatterElements by its definition: data copied, then each update in
+/// row-major order combined with the element at its own position, `axis`
+/// replaced by its index.
+template <typename T>
+std::vector<T> scatterElementsReference(ScatterReduction r, std::vector<T> y,
+                                        const Shape &ds,
+                                        const std::vector<int64_t> &idx,
+                                        const Shape &is, int64_t axis,
+                                        const std::vector<T> &u) {
+  for (int64_t i = 0; i < count(is); ++i) {
+    Shape at = unravel(i, is);
+    int64_t v = idx[i];
+    at[axis] = v < 0 ? v + ds[axis] : v;
+    T &e = y[ravel(at, ds)];
+    switch (r) {
+    case ScatterReduction::None:
+      e = u[i];
+      break;
+    case ScatterReduction::Add:
+      e += u[i];
+      break;
+    case ScatterReduction::Mul:
+      e *= u[i];
+      break;
+    case ScatterReduction::Max:
+      e = e > u[i] ? e : u[i];
+      break;
+    case ScatterReduction::Min:
+      e = e < u[i] ? e : u[i];
+      break;
+    }
+  }
+  return y;
+}
+} // namespace
+
+TEST(IndexingScatterElements, MatchesDefinitionOnEveryAxis) {
+  struct Case {
+    Shape ds, is;
+  };
+  for (const Case &k : {Case{{17}, {9}}, Case{{3, 3}, {2, 3}},
+                        Case{{4, 5, 6}, {3, 5, 2}}, Case{{1, 5}, {1, 3}}})
+    for (int64_t axis = 0; axis < static_cast<int64_t>(k.ds.size()); ++axis)
+      for (ScatterReduction r : kReductions) {
+        SCOPED_TRACE(::testing::Message() << "data rank " << k.ds.size()
+                                          << " axis " << axis << " reduction "
+                                          << kindName(r));
+        std::mt19937 rng(16 + axis);
+        std::vector<int64_t> idx(count(k.is));
+        int64_t len = k.ds[axis];
+        for (int64_t &v : idx)
+          v = std::uniform_int_distribution<int64_t>(-len, len - 1)(rng);
+        std::vector<int32_t> data = randomValues<int32_t>(count(k.ds), 17);
+        std::vector<int32_t> upd = randomValues<int32_t>(count(k.is), 18);
+        std::vector<int32_t> y(data.size());
+        ASSERT_TRUE(scatterElements(r, DType::I32, data.data(), k.ds,
+                                    idx.data(), DType::I64, k.is, axis,
+                                    upd.data(), y.data()));
+        EXPECT_EQ(y, scatterElementsReference(r, data, k.ds, idx, k.is, axis,
+                                              upd));
+        // In place, i32 indices, f64 values.
+        std::vector<int32_t> idx32(idx.begin(), idx.end());
+        std::vector<double> dd(data.begin(), data.end()),
+            du(upd.begin(), upd.end());
+        std::vector<double> want =
+            scatterElementsReference(r, dd, k.ds, idx, k.is, axis, du);
+        ASSERT_TRUE(scatterElements(r, DType::F64, dd.data(), k.ds,
+                                    idx32.data(), DType::I32, k.is, axis,
+                                    du.data(), dd.data()));
+        EXPECT_EQ(dd, want);
+      }
+}
+
+TEST(IndexingScatterElements, OutOfRangeWritesNothing) {
+  std::vector<float> data = {1, 2, 3, 4, 5, 6}, upd = {9, 9}, y(7, -1);
+  std::vector<int64_t> idx = {0, 3};
+  EXPECT_FALSE(scatterElements(ScatterReduction::None, DType::F32,
+                               data.data(), {2, 3}, idx.data(), DType::I64,
+                               {1, 2}, 1, upd.data(), y.data()));
+  EXPECT_EQ(y, std::vector<float>(7, -1));
+  idx = {-4, 0};
+  EXPECT_FALSE(scatterElements(ScatterReduction::Max, DType::F32,
+                               data.data(), {2, 3}, idx.data(), DType::I64,
+                               {1, 2}, 1, upd.data(), data.data()));
+  EXPECT_EQ(data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}

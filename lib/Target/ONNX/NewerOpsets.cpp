@@ -70,6 +70,10 @@ std::vector<OpVersion> buildTable() {
   t.push_back({"ScatterND", 18, false, 3, 3, 1, 1,
                {{"reduction", K::String, false,
                  {"none", "add", "mul", "max", "min"}}}});
+  t.push_back({"ScatterElements", 18, false, 3, 3, 1, 1,
+               {{"axis", K::Int},
+                {"reduction", K::String, false,
+                 {"none", "add", "mul", "max", "min"}}}});
   t.push_back({"GroupNormalization", 18, false, 3, 3, 1, 1,
                {{"epsilon", K::Float},
                 {"num_groups", K::Int, true, {}, 1}}});

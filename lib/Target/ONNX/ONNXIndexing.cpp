@@ -196,4 +196,39 @@ void opscope::onnx_import::addIndexingConverters(
         upd));
     return success();
   };
+
+  // ScatterElements-11, -13, -16 (reduction add, mul) and -18 (max, min);
+  // Scatter-9 (deprecated at 11) is ScatterElements without a reduction.
+  auto scatterElements = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1), upd = c.input(2);
+    auto xt = typeOf(x), it = typeOf(idx), ut = typeOf(upd);
+    auto reduction = scatterReduction(c, x);
+    if (failed(reduction))
+      return failure();
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+    if (failed(axis))
+      return failure();
+    if (it.getRank() != xt.getRank() || ut.getShape() != it.getShape() ||
+        ut.getElementType() != xt.getElementType()) {
+      c.error() << "indices " << formatShape(it.getShape())
+                << " must have the rank of data "
+                << formatShape(xt.getShape()) << " and updates "
+                << formatShape(ut.getShape())
+                << " their shape and data's element type";
+      return failure();
+    }
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      if (d != *axis && it.getDimSize(d) > xt.getDimSize(d)) {
+        c.error() << "indices " << formatShape(it.getShape())
+                  << " exceed data " << formatShape(xt.getShape())
+                  << " along axis " << d;
+        return failure();
+      }
+    out.push_back(c.create<ScatterElementsOp>(
+        xt, ScatterReductionAttr::get(c.b.getContext(), *reduction), x, idx,
+        upd, c.b.getI64IntegerAttr(*axis)));
+    return success();
+  };
+  m["ScatterElements"] = scatterElements;
+  m["Scatter"] = scatterElements;
 }

@@ -255,3 +255,47 @@ bool opscope::rt::scatterND(ScatterReduction reduction, DType t,
   });
   return true;
 }
+
+bool opscope::rt::scatterElements(ScatterReduction reduction, DType t,
+                                  const void *data, const Shape &dShape,
+                                  const void *indices, DType indexType,
+                                  const Shape &iShape, int64_t axis,
+                                  const void *updates, void *y) {
+  size_t rank = dShape.size();
+  Shape dStride = contiguousStrides(dShape), pos(rank, 0);
+  int64_t n = numElements(iShape), len = dShape[axis];
+  std::vector<int64_t> offsets(n);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t idx = indexAt(indices, indexType, e);
+    if (idx < 0)
+      idx += len;
+    if (idx < 0 || idx >= len)
+      return false;
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d)
+      off += (static_cast<int64_t>(d) == axis ? idx : pos[d]) * dStride[d];
+    offsets[e] = off;
+    for (size_t d = rank; d-- > 0;) { // next position in the indices
+      if (++pos[d] < iShape[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  size_t es = dtypeSize(t);
+  if (y != data)
+    std::memcpy(y, data, numElements(dShape) * es);
+  if (reduction == ScatterReduction::None) {
+    for (int64_t e = 0; e < n; ++e)
+      std::memcpy(static_cast<char *>(y) + offsets[e] * es,
+                  static_cast<const char *>(updates) + e * es, es);
+    return true;
+  }
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T *out = static_cast<T *>(y);
+    const T *upd = static_cast<const T *>(updates);
+    for (int64_t e = 0; e < n; ++e)
+      combine(reduction, out[offsets[e]], upd[e]);
+  });
+  return true;
+}

@@ -116,6 +116,22 @@ def cases():
         model("GatherND", [("boxes", F32, boxes.shape), ("pick", I64, pick.shape)],
               [("y", F32, [2, 7, 4])], 13, batch_dims=1),
         {"boxes": boxes, "pick": pick})
+    # ScatterElements along a middle axis with duplicates, and Scatter-10.
+    data = rng.standard_normal((4, 7, 3)).astype(np.float32)
+    idx = rng.integers(-7, 7, (4, 5, 3)).astype(np.int64)
+    upd = rng.standard_normal((4, 5, 3)).astype(np.float32)
+    for red, opset in (("add", 16), ("max", 18)):
+        c["scatterelements-axis1-" + red] = (
+            model("ScatterElements", [("data", F32, data.shape), ("idx", I64, idx.shape),
+                                      ("upd", F32, upd.shape)], [("y", F32, data.shape)],
+                  opset, axis=1, reduction=red),
+            {"data": data, "idx": idx, "upd": upd})
+    perm = np.stack([rng.permutation(7)[:5] - 7 * (i % 2) for i in range(12)]).reshape(4, 3, 5)
+    perm = np.ascontiguousarray(perm.transpose(0, 2, 1)).astype(np.int64)
+    c["scatter-opset10"] = (
+        model("Scatter", [("data", F32, data.shape), ("idx", I64, perm.shape),
+                          ("upd", F32, upd.shape)], [("y", F32, data.shape)], 10, axis=1),
+        {"data": data, "idx": perm, "upd": upd})
     return c
 
 

@@ -129,3 +129,27 @@ LogicalResult ScatterNDOp::verify() {
               "the indexed ones)";
   return success();
 }
+
+LogicalResult ScatterElementsOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, data.size())) ||
+      failed(verifyScatterTypes(*this, getData(), getUpdates(), getOutput(),
+                                getReduction())))
+    return failure();
+  if (tensorType(getUpdates()).getShape() != idx)
+    return emitOpError("updates ")
+           << shapeOf(getUpdates()) << " must have the shape of indices "
+           << formatShape(idx);
+  if (idx.size() != data.size())
+    return emitOpError("indices ")
+           << formatShape(idx) << " must have the rank of data "
+           << formatShape(data);
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && idx[d] > data[d])
+      return emitOpError("indices ")
+             << formatShape(idx) << " exceed data " << formatShape(data)
+             << " along axis " << d;
+  return success();
+}

@@ -54,6 +54,17 @@ bool scatterND(ScatterReduction reduction, DType t, const void *data,
                const Shape &dShape, const void *indices, DType indexType,
                const Shape &iShape, const void *updates, void *y);
 
+/// ONNX ScatterElements: y = data, then each element of `updates` (the
+/// shape of `indices`, data's rank) in row-major order replaces (or is
+/// combined by `reduction` with) the element of y at its own position with
+/// `axis` replaced by its index (negative counts from the end). `y` may be
+/// `data`. Every index is checked before anything is written: on one out of
+/// range it returns false with y untouched (or holding data's copy).
+bool scatterElements(ScatterReduction reduction, DType t, const void *data,
+                     const Shape &dShape, const void *indices, DType indexType,
+                     const Shape &iShape, int64_t axis, const void *updates,
+                     void *y);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_INDEXING_H

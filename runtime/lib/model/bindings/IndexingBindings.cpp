@@ -94,6 +94,28 @@ BoundKernel scatterNDOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel scatterElementsOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &idx = c.in(1);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x), *ip = c.ptr(idx), *up = c.ptr(c.in(2));
+  void *yp = c.ptr(c.out());
+  Shape ds = x.shape, is = idx.shape;
+  DType t = x.dtype, it = idx.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(ds.size()) ||
+      is.size() != ds.size())
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  auto reduction = c.enumAttr<ScatterReduction>("reduction");
+  std::string where =
+      "op '" + c.op.name + "' (scatter_elements): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!scatterElements(reduction, t, xp, ds, ip, it, is, axis, up, yp))
+      return where;
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
@@ -101,4 +123,5 @@ void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::TopK, {"opscope", {}, topKOp});
   r.add(OpKind::GatherND, {"opscope", {}, gatherNDOp});
   r.add(OpKind::ScatterND, {"opscope", {}, scatterNDOp});
+  r.add(OpKind::ScatterElements, {"opscope", {}, scatterElementsOp});
 }

@@ -106,3 +106,31 @@ def Osc_ScatterNDOp : Osc_ExecOp<"scatter_nd", "ScatterND", [Pure],
   }];
   let hasVerifier = 1;
 }
+
+def Osc_ScatterElementsOp : Osc_ExecOp<"scatter_elements", "ScatterElements",
+    [Pure], ["getRuntimeEnums"]> {
+  let summary = "data with single elements replaced (or combined) by index";
+  let description = [{
+    ONNX ScatterElements (and the deprecated Scatter): `output` is `data`
+    with, for each element of `updates` (the shape of `indices`, the rank
+    of `data`), the element at its own position with `axis` replaced by its
+    index (negative counting from the end) replaced by the update, or
+    combined with it by `reduction` (`add`, `mul`, `max`, `min`). Updates
+    apply in row-major order, so with `none` the last of duplicate indices
+    wins, as in ONNX Runtime.
+
+    ```mlir
+    %y = osc.scatter_elements none %x[%i], %u {axis = 1 : i64}
+        : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ScatterReduction:$reduction, Osc_Tensor:$data,
+                       Osc_IndexTensor:$indices, Osc_Tensor:$updates,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `[` $indices `]` `,` $updates attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
