@@ -482,3 +482,37 @@ TEST(IndexingScatterElements, OutOfRangeWritesNothing) {
                                {1, 2}, 1, upd.data(), data.data()));
   EXPECT_EQ(data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
+
+TEST(IndexingReverseSequence, MatchesDefinitionForBothLayouts) {
+  for (const Shape &s : {Shape{4, 4}, Shape{5, 3, 7}, Shape{3, 6, 2, 2}})
+    for (int64_t timeAxis : {0, 1}) {
+      int64_t batchAxis = 1 - timeAxis;
+      SCOPED_TRACE(::testing::Message()
+                   << "rank " << s.size() << " time axis " << timeAxis);
+      std::vector<float> x = randomValues<float>(count(s), 19, -99, 99);
+      std::vector<int64_t> lens(s[batchAxis]);
+      for (size_t b = 0; b < lens.size(); ++b)
+        lens[b] = static_cast<int64_t>(b * 3 % (s[timeAxis] + 1));
+      std::vector<float> y(x.size()), want(x.size());
+      for (int64_t i = 0; i < count(s); ++i) {
+        Shape at = unravel(i, s);
+        int64_t n = lens[at[batchAxis]], t = at[timeAxis];
+        at[timeAxis] = t < n ? n - 1 - t : t;
+        want[i] = x[ravel(at, s)];
+      }
+      ASSERT_TRUE(reverseSequence(x.data(), s, lens.data(), DType::I64,
+                                  batchAxis, timeAxis, y.data(),
+                                  sizeof(float)));
+      EXPECT_EQ(y, want);
+    }
+}
+
+TEST(IndexingReverseSequence, LengthOutOfRangeWritesNothing) {
+  std::vector<float> x = {1, 2, 3, 4}, y(4, -1);
+  for (std::vector<int64_t> lens : {std::vector<int64_t>{2, 3},
+                                    std::vector<int64_t>{-1, 1}}) {
+    EXPECT_FALSE(reverseSequence(x.data(), {2, 2}, lens.data(), DType::I64, 1,
+                                 0, y.data(), sizeof(float)));
+    EXPECT_EQ(y, std::vector<float>(4, -1));
+  }
+}

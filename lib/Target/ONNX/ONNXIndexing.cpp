@@ -231,4 +231,29 @@ void opscope::onnx_import::addIndexingConverters(
   };
   m["ScatterElements"] = scatterElements;
   m["Scatter"] = scatterElements;
+
+  // ReverseSequence-10.
+  m["ReverseSequence"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), lens = c.input(1);
+    auto xt = typeOf(x), lt = typeOf(lens);
+    int64_t b = c.intAttr("batch_axis", 1), t = c.intAttr("time_axis", 0);
+    if (xt.getRank() < 2 || (b != 0 && b != 1) || (t != 0 && t != 1) ||
+        b == t) {
+      c.error() << "batch_axis " << b << " and time_axis " << t
+                << " must be 0 and 1, one each, of an input of rank 2 or "
+                   "more (got "
+                << formatShape(xt.getShape()) << ")";
+      return failure();
+    }
+    if (lt.getRank() != 1 || lt.getDimSize(0) != xt.getDimSize(b)) {
+      c.error() << "sequence_lens " << formatShape(lt.getShape())
+                << " must hold one length per batch entry ("
+                << xt.getDimSize(b) << ")";
+      return failure();
+    }
+    out.push_back(c.create<ReverseSequenceOp>(xt, x, lens,
+                                              c.b.getI64IntegerAttr(b),
+                                              c.b.getI64IntegerAttr(t)));
+    return success();
+  };
 }

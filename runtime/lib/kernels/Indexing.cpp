@@ -299,3 +299,34 @@ bool opscope::rt::scatterElements(ScatterReduction reduction, DType t,
   });
   return true;
 }
+
+bool opscope::rt::reverseSequence(const void *x, const Shape &shape,
+                                  const void *lens, DType lensType,
+                                  int64_t batchAxis, int64_t timeAxis, void *y,
+                                  size_t elemSize) {
+  int64_t batch = shape[batchAxis], time = shape[timeAxis];
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = indexAt(lens, lensType, b);
+    if (n < 0 || n > time)
+      return false;
+  }
+  // Rows of the axes after the first two, contiguous.
+  int64_t inner = 1;
+  for (size_t d = 2; d < shape.size(); ++d)
+    inner *= shape[d];
+  size_t row = inner * elemSize;
+  // Element strides (in rows) of the batch and time axes.
+  int64_t bStride = batchAxis == 0 ? time : 1;
+  int64_t tStride = timeAxis == 0 ? batch : 1;
+  const char *src = static_cast<const char *>(x);
+  char *dst = static_cast<char *>(y);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = indexAt(lens, lensType, b);
+    for (int64_t t = 0; t < time; ++t) {
+      int64_t from = t < n ? n - 1 - t : t;
+      std::memcpy(dst + (b * bStride + t * tStride) * row,
+                  src + (b * bStride + from * tStride) * row, row);
+    }
+  }
+  return true;
+}

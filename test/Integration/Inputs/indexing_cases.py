@@ -132,6 +132,13 @@ def cases():
         model("Scatter", [("data", F32, data.shape), ("idx", I64, perm.shape),
                           ("upd", F32, upd.shape)], [("y", F32, data.shape)], 10, axis=1),
         {"data": data, "idx": perm, "upd": upd})
+    # ReverseSequence of a batch-major sequence (lengths 0 to full).
+    x = rng.standard_normal((4, 9, 5)).astype(np.float32)
+    lens = np.array([9, 0, 4, 1], dtype=np.int64)
+    c["reversesequence-batch-major"] = (
+        model("ReverseSequence", [("x", F32, x.shape), ("lens", I64, [4])],
+              [("y", F32, x.shape)], 10, batch_axis=0, time_axis=1),
+        {"x": x, "lens": lens})
     return c
 
 

@@ -153,3 +153,23 @@ LogicalResult ScatterElementsOp::verify() {
              << " along axis " << d;
   return success();
 }
+
+LogicalResult ReverseSequenceOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t b = getBatchAxis(), t = getTimeAxis();
+  if (in.size() < 2)
+    return emitOpError("input ") << formatShape(in) << " must have rank 2 or more";
+  if ((b != 0 && b != 1) || (t != 0 && t != 1) || b == t)
+    return emitOpError("batch_axis ")
+           << b << " and time_axis " << t << " must be 0 and 1, one each";
+  auto lens = tensorType(getSequenceLens()).getShape();
+  if (lens.size() != 1 || lens[0] != in[b])
+    return emitOpError("sequence_lens ")
+           << formatShape(lens) << " must hold one length per batch entry ("
+           << in[b] << ")";
+  if (tensorType(getOutput()) != tensorType(getInput()))
+    return emitOpError("result type ")
+           << getOutput().getType() << " differs from input type "
+           << getInput().getType();
+  return success();
+}

@@ -65,6 +65,14 @@ bool scatterElements(ScatterReduction reduction, DType t, const void *data,
                      const Shape &iShape, int64_t axis, const void *updates,
                      void *y);
 
+/// ONNX ReverseSequence: y is x with, for each batch entry b (along
+/// `batchAxis`), the first lens[b] elements along `timeAxis` reversed (the
+/// axes are 0 and 1, one each). Returns false, before writing anything, when
+/// a length is below 0 or above the time axis.
+bool reverseSequence(const void *x, const Shape &shape, const void *lens,
+                     DType lensType, int64_t batchAxis, int64_t timeAxis,
+                     void *y, size_t elemSize);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_INDEXING_H

@@ -116,6 +116,27 @@ BoundKernel scatterElementsOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel reverseSequenceOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &lens = c.in(1);
+  const void *xp = c.ptr(x), *lp = c.ptr(lens);
+  void *yp = c.ptr(c.out());
+  Shape shape = x.shape;
+  DType lt = lens.dtype;
+  int64_t b = c.intAttr("batch_axis"), t = c.intAttr("time_axis");
+  if (shape.size() < 2 || b < 0 || b > 1 || t < 0 || t > 1 || b == t)
+    c.fail("batch_axis and time_axis must be 0 and 1, one each");
+  size_t es = dtypeSize(x.dtype);
+  std::string where = "op '" + c.op.name +
+                      "' (reverse_sequence): a sequence length is below 0 "
+                      "or above the time axis";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!reverseSequence(xp, shape, lp, lt, b, t, yp, es))
+      return where;
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
@@ -124,4 +145,5 @@ void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::GatherND, {"opscope", {}, gatherNDOp});
   r.add(OpKind::ScatterND, {"opscope", {}, scatterNDOp});
   r.add(OpKind::ScatterElements, {"opscope", {}, scatterElementsOp});
+  r.add(OpKind::ReverseSequence, {"opscope", {}, reverseSequenceOp});
 }

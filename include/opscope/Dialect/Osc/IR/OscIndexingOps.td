@@ -134,3 +134,27 @@ def Osc_ScatterElementsOp : Osc_ExecOp<"scatter_elements", "ScatterElements",
   }];
   let hasVerifier = 1;
 }
+
+def Osc_ReverseSequenceOp : Osc_ExecOp<"reverse_sequence", "ReverseSequence",
+    [Pure], []> {
+  let summary = "reverse each batch entry's first sequence_lens time steps";
+  let description = [{
+    ONNX ReverseSequence: for each batch entry `b` (along `batch_axis`), the
+    first `sequence_lens[b]` elements along `time_axis` in reverse order;
+    the rest copied as they are. The two axes are 0 and 1 in either order.
+    A length below 0 or above the time axis ends the run with an error
+    naming the op.
+
+    ```mlir
+    %y = osc.reverse_sequence %x, %lens {batch_axis = 1 : i64, time_axis = 0 : i64}
+        : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_IndexTensor:$sequence_lens,
+                       I64Attr:$batch_axis, I64Attr:$time_axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $sequence_lens attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
