@@ -249,9 +249,24 @@ bool opscope::rt::scatterND(ScatterReduction reduction, DType t,
     using T = std::remove_pointer_t<decltype(tag)>;
     T *out = static_cast<T *>(y);
     const T *upd = static_cast<const T *>(updates);
-    for (int64_t i = 0; i < ti.tuples; ++i)
+    for (int64_t i = 0; i < ti.tuples; ++i) {
+      T *row = out + offsets[i];
+      const T *u = upd + i * ti.slice;
+      if constexpr (std::is_same_v<T, float>) {
+        // Slices of f32 added or multiplied in place by the kernel table's
+        // rows (a cache update of whole vectors).
+        if (ti.slice > 1 && (reduction == ScatterReduction::Add ||
+                             reduction == ScatterReduction::Mul)) {
+          kernelTable().arithRow(reduction == ScatterReduction::Add
+                                     ? BinaryKind::Add
+                                     : BinaryKind::Mul,
+                                 row, 1, u, 1, row, ti.slice);
+          continue;
+        }
+      }
       for (int64_t j = 0; j < ti.slice; ++j)
-        combine(reduction, out[offsets[i] + j], upd[i * ti.slice + j]);
+        combine(reduction, row[j], u[j]);
+    }
   });
   return true;
 }

@@ -49,7 +49,8 @@ bool gatherND(const void *data, const Shape &dShape, const void *indices,
 /// `reduction` with) the matching slice of `updates`. `y` may be `data`.
 /// Every index is checked before anything is written: on one out of range
 /// it returns false with y untouched (or, when y is not data, y holding
-/// data's copy).
+/// data's copy). f32 slices of more than one element under add or mul are
+/// combined by the kernel table's arithRow.
 bool scatterND(ScatterReduction reduction, DType t, const void *data,
                const Shape &dShape, const void *indices, DType indexType,
                const Shape &iShape, const void *updates, void *y);

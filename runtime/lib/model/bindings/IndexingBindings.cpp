@@ -87,7 +87,13 @@ BoundKernel scatterNDOp(const OpContext &c, std::string &kernel) {
   auto reduction = c.enumAttr<ScatterReduction>("reduction");
   std::string where =
       "op '" + c.op.name + "' (scatter_nd): index out of range";
-  kernel = c.ownKernel(false);
+  // f32 slices under add or mul run the kernel table's rows (scatterND).
+  int64_t slice = 1;
+  for (size_t d = is.empty() ? 0 : is.back(); d < ds.size(); ++d)
+    slice *= ds[d];
+  kernel = c.ownKernel(t == DType::F32 && slice > 1 &&
+                       (reduction == ScatterReduction::Add ||
+                        reduction == ScatterReduction::Mul));
   return [=] {
     if (!scatterND(reduction, t, xp, ds, ip, it, is, up, yp))
       return where;
