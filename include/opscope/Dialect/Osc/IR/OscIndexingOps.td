@@ -37,7 +37,8 @@ def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
     `axis` (the k smallest with `smallest`), in order, and `indices` their
     positions along the axis (i64). Equal values keep the lower index first,
     as ONNX specifies and ONNX Runtime does; a NaN counts as larger than
-    every number. The results are always sorted (ONNX's `sorted = 0` leaves
+    every number (ONNX does not place NaN, and ONNX Runtime's order of a
+    slice with NaNs depends on where they are). The results are always sorted (ONNX's `sorted = 0` leaves
     the order to the implementation).
 
     ```mlir
