@@ -185,6 +185,7 @@ void addElementwiseConverters(llvm::StringMap<Converter> &m);
 void addComputeConverters(llvm::StringMap<Converter> &m);
 void addReductionConverters(llvm::StringMap<Converter> &m);
 void addDataMovementConverters(llvm::StringMap<Converter> &m);
+void addIndexingConverters(llvm::StringMap<Converter> &m);
 void addPadResizeConverters(llvm::StringMap<Converter> &m);
 void addConstantConverters(llvm::StringMap<Converter> &m);
 void addRecurrentConverters(llvm::StringMap<Converter> &m);

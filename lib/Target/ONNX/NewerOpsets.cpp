@@ -3,10 +3,10 @@
 // Part of opscope. The record of NewerOpsets.h, from ONNX's
 // docs/Changelog.md (versions 18 to 21 of the default operator set) for the
 // ops opscope converts. Ops those opsets added or changed that opscope does
-// not convert (CenterCropPad, Col2Im, the Bitwise ops, LpPool, ScatterND,
-// ScatterElements, DeformConv, AffineGrid, DFT, GridSample, ImageDecoder,
-// the string ops, Optional*) are not recorded: the importer refuses them as
-// unsupported op types before any check.
+// not convert (CenterCropPad, Col2Im, the Bitwise ops, LpPool, DeformConv,
+// AffineGrid, DFT, GridSample, ImageDecoder, the string ops, Optional*) are
+// not recorded: the importer refuses them as unsupported op types before
+// any check.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +67,13 @@ std::vector<OpVersion> buildTable() {
   t.push_back({"Resize", 18, false, 1, 4, 1, 1, resizeAttrs(false)});
   t.push_back({"Resize", 19, false, 1, 4, 1, 1, resizeAttrs(true)});
   t.push_back({"Mish", 18, false, 1, 1, 1, 1, {}});
+  t.push_back({"ScatterND", 18, false, 3, 3, 1, 1,
+               {{"reduction", K::String, false,
+                 {"none", "add", "mul", "max", "min"}}}});
+  t.push_back({"ScatterElements", 18, false, 3, 3, 1, 1,
+               {{"axis", K::Int},
+                {"reduction", K::String, false,
+                 {"none", "add", "mul", "max", "min"}}}});
   t.push_back({"GroupNormalization", 18, false, 3, 3, 1, 1,
                {{"epsilon", K::Float},
                 {"num_groups", K::Int, true, {}, 1}}});

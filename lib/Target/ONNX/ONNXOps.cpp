@@ -20,6 +20,7 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addComputeConverters(m);
     addReductionConverters(m);
     addDataMovementConverters(m);
+    addIndexingConverters(m);
     addPadResizeConverters(m);
     addConstantConverters(m);
     addQuantConverters(m);

@@ -40,6 +40,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     registerNormalizationKernels(r);
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);
+    registerIndexingKernels(r);
     registerRecurrentKernels(r);
     return r;
   }();

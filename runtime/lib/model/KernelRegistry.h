@@ -58,6 +58,7 @@ void registerQuantKernels(KernelRegistry &r);         // ONNX quantization ops
 void registerNormalizationKernels(KernelRegistry &r); // norms, softmax, gelu
 void registerElementwiseKernels(KernelRegistry &r);   // unary .. cast
 void registerDataMovementKernels(KernelRegistry &r);  // transpose .. resize
+void registerIndexingKernels(KernelRegistry &r);      // cumsum .. scatters
 void registerRecurrentKernels(KernelRegistry &r);     // LSTM, GRU, RNN
 
 } // namespace opscope::rt

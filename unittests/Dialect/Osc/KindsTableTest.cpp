@@ -88,6 +88,10 @@ TEST(KindsTable, EnumCasesMatchBothWays) {
   expectSameCases<rt::RnnCell, RnnCell>("rnn cell", getMaxEnumValForRnnCell(),
                                         symbolizeRnnCell, symbolizeRnnCell,
                                         stringifyRnnCell);
+  expectSameCases<rt::ScatterReduction, ScatterReduction>(
+      "scatter reduction", getMaxEnumValForScatterReduction(),
+      symbolizeScatterReduction, symbolizeScatterReduction,
+      stringifyScatterReduction);
 }
 
 /// Every executed osc op declares a runtime kind named like the op, each

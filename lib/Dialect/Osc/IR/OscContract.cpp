@@ -276,6 +276,14 @@ void ResizeOp::getRuntimeEnums(EnumList &enums) {
                        getCoordinateTransformationMode())});
   enums.push_back({"nearest_mode", stringifyNearestMode(getNearestMode())});
 }
+void ScatterNDOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"reduction", stringifyScatterReduction(getReduction())});
+}
+
+void ScatterElementsOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"reduction", stringifyScatterReduction(getReduction())});
+}
+
 std::optional<double> ResizeOp::getFlops() {
   double perOut = getMode() == ResizeMode::nearest  ? 0.0
                   : getMode() == ResizeMode::linear ? 4.0

@@ -93,6 +93,10 @@ enum class RnnActivation : uint8_t {
 #define OPSCOPE_RNN_ACTIVATION OPSCOPE_ENUM_CASE
 #include "opscope/runtime/kinds.def"
 };
+enum class ScatterReduction : uint8_t {
+#define OPSCOPE_SCATTER_REDUCTION OPSCOPE_ENUM_CASE
+#include "opscope/runtime/kinds.def"
+};
 
 /// The names of an enum's cases, in order (`KindTraits<UnaryKind>::names`).
 template <typename E> struct KindTraits;
@@ -208,6 +212,13 @@ template <> struct KindTraits<RnnCell> {
 template <> struct KindTraits<RnnActivation> {
   static constexpr const char *names[] = {
 #define OPSCOPE_RNN_ACTIVATION OPSCOPE_ENUM_NAME
+#include "opscope/runtime/kinds.def"
+  };
+  static constexpr size_t size = sizeof(names) / sizeof(names[0]);
+};
+template <> struct KindTraits<ScatterReduction> {
+  static constexpr const char *names[] = {
+#define OPSCOPE_SCATTER_REDUCTION OPSCOPE_ENUM_NAME
 #include "opscope/runtime/kinds.def"
   };
   static constexpr size_t size = sizeof(names) / sizeof(names[0]);

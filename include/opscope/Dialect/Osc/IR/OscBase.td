@@ -214,4 +214,15 @@ def Osc_RnnCell : I32EnumAttr<"RnnCell", "recurrent cell", [
   let cppNamespace = "::opscope::osc";
 }
 
+def Osc_ScatterReduction
+    : I32EnumAttr<"ScatterReduction", "how a scatter combines an update", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"add", 1>,
+    I32EnumAttrCase<"mul", 2>,
+    I32EnumAttrCase<"max", 3>,
+    I32EnumAttrCase<"min", 4>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCBASE_TD

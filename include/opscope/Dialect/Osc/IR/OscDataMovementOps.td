@@ -1,8 +1,8 @@
 //===- OscDataMovementOps.td - the osc data-movement ops ---*- tablegen -*-===//
 //
 // Part of opscope. Included by OscOps.td (which defines Osc_ExecOp); split
-// from it to keep each file readable. The quantization and recurrent ops
-// are included from here so the op reference keeps its order.
+// from it to keep each file readable. The quantization, recurrent and
+// indexing ops are included from here so the op reference keeps its order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,6 +214,7 @@ def Osc_PadOp : Osc_ExecOp<"pad", "Pad", [Pure],
 
 include "opscope/Dialect/Osc/IR/OscQuantOps.td"
 include "opscope/Dialect/Osc/IR/OscRecurrentOps.td"
+include "opscope/Dialect/Osc/IR/OscIndexingOps.td"
 
 def Osc_CastOp : Osc_ExecOp<"cast", "Cast", [Pure, SameOperandsAndResultShape],
     [], "1.0"> {

@@ -1,0 +1,161 @@
+//===- OscIndexingOps.td - scans, top-k, scatters -------*- tablegen -*-===//
+//
+// Part of opscope. Included by OscDataMovementOps.td: the ops that compute
+// or move elements by index along an axis (ONNX CumSum, TopK, GatherND,
+// ScatterND, ScatterElements, ReverseSequence). Their indices are i64 (or
+// i32) with negative values counting from the end where ONNX allows it; an
+// index out of range at run time stops the run with an error naming the
+// op, before anything is read or written out of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+def Osc_CumSumOp : Osc_ExecOp<"cumsum", "CumSum", [Pure], [], "1.0"> {
+  let summary = "cumulative sum along an axis";
+  let description = [{
+    ONNX CumSum: `output[..., j, ...]` is the sum of `input` along `axis` up
+    to and including `j`; with `exclusive` the element at `j` itself is left
+    out (the first sum is 0), with `reverse` the sums run from the end.
+    Sums are taken in the element type, in order along the axis.
+
+    ```mlir
+    %y = osc.cumsum %x {axis = 1 : i64, exclusive}
+        : tensor<2x3xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Osc_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs Osc_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
+  let summary = "the k largest (or smallest) elements along an axis";
+  let description = [{
+    ONNX TopK with `k` known when compiling (the results' size along
+    `axis`): `values` holds the k largest elements of each slice along
+    `axis` (the k smallest with `smallest`), in order, and `indices` their
+    positions along the axis (i64). Equal values keep the lower index first,
+    as ONNX specifies and ONNX Runtime does; a NaN counts as larger than
+    every number (ONNX does not place NaN, and ONNX Runtime's order of a
+    slice with NaNs depends on where they are). The results are always sorted (ONNX's `sorted = 0` leaves
+    the order to the implementation).
+
+    ```mlir
+    %v, %i = osc.top_k %x {axis = 1 : i64}
+        : tensor<3x4xf32> -> tensor<3x2xf32>, tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Osc_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$smallest);
+  let results = (outs Osc_NumericTensor:$values,
+                      StaticShapeTensorOf<[I64]>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_GatherNDOp : Osc_ExecOp<"gather_nd", "GatherND", [Pure], []> {
+  let summary = "gather slices by tuples of indices into the leading axes";
+  let description = [{
+    ONNX GatherND: the last axis of `indices` (length m) holds tuples that
+    index axes `batch_dims` to `batch_dims + m - 1` of `data` (negative
+    values count from the end); each tuple selects the slice of the
+    remaining axes. The first `batch_dims` axes of `data` and `indices`
+    are shared batch axes. `output.shape = indices.shape[:-1] +
+    data.shape[batch_dims + m:]`.
+
+    ```mlir
+    %y = osc.gather_nd %x[%i] {batch_dims = 1 : i64}
+        : (tensor<2x2x2xf32>, tensor<2x1xi64>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$data, Osc_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ScatterNDOp : Osc_ExecOp<"scatter_nd", "ScatterND", [Pure],
+    ["getRuntimeEnums"]> {
+  let summary = "data with slices replaced (or combined) at index tuples";
+  let description = [{
+    ONNX ScatterND: `output` is `data` with, for each tuple along the last
+    axis of `indices` (m indices into the leading axes of `data`, negative
+    counting from the end), the slice it selects replaced by the matching
+    slice of `updates` (`updates.shape = indices.shape[:-1] +
+    data.shape[m:]`), or combined with it by `reduction` (`add`, `mul`,
+    `max`, `min`). Updates apply in index order, so with `none` the last of
+    duplicate tuples wins (ONNX leaves duplicates undefined; ONNX Runtime
+    does the same).
+
+    ```mlir
+    %y = osc.scatter_nd add %x[%i], %u
+        : (tensor<4x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ScatterReduction:$reduction, Osc_Tensor:$data,
+                       Osc_IndexTensor:$indices, Osc_Tensor:$updates);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `[` $indices `]` `,` $updates attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ScatterElementsOp : Osc_ExecOp<"scatter_elements", "ScatterElements",
+    [Pure], ["getRuntimeEnums"]> {
+  let summary = "data with single elements replaced (or combined) by index";
+  let description = [{
+    ONNX ScatterElements (and the deprecated Scatter): `output` is `data`
+    with, for each element of `updates` (the shape of `indices`, the rank
+    of `data`), the element at its own position with `axis` replaced by its
+    index (negative counting from the end) replaced by the update, or
+    combined with it by `reduction` (`add`, `mul`, `max`, `min`). Updates
+    apply in row-major order, so with `none` the last of duplicate indices
+    wins, as in ONNX Runtime.
+
+    ```mlir
+    %y = osc.scatter_elements none %x[%i], %u {axis = 1 : i64}
+        : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Osc_ScatterReduction:$reduction, Osc_Tensor:$data,
+                       Osc_IndexTensor:$indices, Osc_Tensor:$updates,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $reduction $data `[` $indices `]` `,` $updates attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_ReverseSequenceOp : Osc_ExecOp<"reverse_sequence", "ReverseSequence",
+    [Pure], []> {
+  let summary = "reverse each batch entry's first sequence_lens time steps";
+  let description = [{
+    ONNX ReverseSequence: for each batch entry `b` (along `batch_axis`), the
+    first `sequence_lens[b]` elements along `time_axis` in reverse order;
+    the rest copied as they are. The two axes are 0 and 1 in either order.
+    A length below 0 or above the time axis ends the run with an error
+    naming the op.
+
+    ```mlir
+    %y = osc.reverse_sequence %x, %lens {batch_axis = 1 : i64, time_axis = 0 : i64}
+        : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_IndexTensor:$sequence_lens,
+                       I64Attr:$batch_axis, I64Attr:$time_axis);
+  let results = (outs Osc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $sequence_lens attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}

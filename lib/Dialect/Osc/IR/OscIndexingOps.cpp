@@ -1,0 +1,175 @@
+//===- OscIndexingOps.cpp - verifiers of the indexing ops -----------------===//
+//
+// Part of opscope. The verifiers of the ops of OscIndexingOps.td (cumsum,
+// top_k, gather_nd, scatter_nd, scatter_elements, reverse_sequence).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OscVerify.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::osc::verify;
+
+/// `axis` is a dimension of a tensor of `rank`.
+static LogicalResult verifyAxis(Operation *op, int64_t axis, size_t rank,
+                                StringRef what = "axis") {
+  if (axis < 0 || axis >= static_cast<int64_t>(rank))
+    return op->emitOpError()
+           << what << " " << axis << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult CumSumOp::verify() {
+  if (failed(verifyAxis(*this, getAxis(), tensorType(getInput()).getRank())))
+    return failure();
+  if (tensorType(getInput()) != tensorType(getOutput()))
+    return emitOpError("result type ")
+           << getOutput().getType() << " differs from input type "
+           << getInput().getType();
+  return success();
+}
+
+LogicalResult TopKOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, in.size())))
+    return failure();
+  if (failed(verifySameElementType(*this, getInput(), "input", getValues(),
+                                   "values")))
+    return failure();
+  auto values = tensorType(getValues()).getShape();
+  if (values.size() != in.size() || values[axis] > in[axis])
+    return emitOpError("values ")
+           << formatShape(values) << " must keep at most the input's "
+           << in[axis] << " elements along axis " << axis << " of input "
+           << formatShape(in);
+  SmallVector<int64_t> expected(in);
+  expected[axis] = values[axis];
+  if (failed(verifyResultShape(*this, getValues(), expected)))
+    return failure();
+  return verifyResultShape(*this, getIndices(), expected);
+}
+
+/// GatherND's and ScatterND's shared rules: `indices` has rank >= 1, its
+/// last axis m indexes data axes b .. b + m - 1 (1 <= m <= rank - b), and
+/// its first b axes match data's. The slice shape is data's after b + m.
+static LogicalResult verifyTupleIndices(Operation *op, ArrayRef<int64_t> data,
+                                        ArrayRef<int64_t> idx, int64_t b,
+                                        SmallVectorImpl<int64_t> &slice) {
+  int64_t r = data.size(), q = idx.size();
+  if (q < 1 || r < 1)
+    return op->emitOpError("data ")
+           << formatShape(data) << " and indices " << formatShape(idx)
+           << " must have rank 1 or more";
+  if (b < 0 || b >= std::min(q, r))
+    return op->emitOpError("batch_dims ")
+           << b << " must be below the ranks of data " << formatShape(data)
+           << " and indices " << formatShape(idx);
+  int64_t m = idx.back();
+  if (m < 1 || m > r - b)
+    return op->emitOpError("indices ")
+           << formatShape(idx) << " index " << m << " axes; data "
+           << formatShape(data) << " has " << r - b << " after the batch axes";
+  for (int64_t d = 0; d < b; ++d)
+    if (idx[d] != data[d])
+      return op->emitOpError("batch axis ")
+             << d << " of indices " << formatShape(idx) << " differs from data "
+             << formatShape(data);
+  slice.assign(data.begin() + b + m, data.end());
+  return success();
+}
+
+LogicalResult GatherNDOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  SmallVector<int64_t> slice;
+  if (failed(verifyTupleIndices(*this, data, idx, getBatchDims(), slice)) ||
+      failed(verifySameElementType(*this, getData(), "data", getOutput(),
+                                   "result")))
+    return failure();
+  SmallVector<int64_t> expected(idx.drop_back());
+  llvm::append_range(expected, slice);
+  return verifyResultShape(*this, getOutput(), expected);
+}
+
+/// A scatter's result is its data's type, updated with elements of that
+/// type; no reduction but `none` on booleans.
+static LogicalResult verifyScatterTypes(Operation *op, Value data,
+                                        Value updates, Value output,
+                                        ScatterReduction reduction) {
+  if (tensorType(output) != tensorType(data))
+    return op->emitOpError("result type ")
+           << output.getType() << " differs from data type " << data.getType();
+  if (failed(verifySameElementType(op, updates, "updates", data, "data")))
+    return failure();
+  if (reduction != ScatterReduction::none &&
+      tensorType(data).getElementType().isInteger(1))
+    return op->emitOpError("reduction ")
+           << stringifyScatterReduction(reduction)
+           << " is not defined on booleans";
+  return success();
+}
+
+LogicalResult ScatterNDOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  SmallVector<int64_t> slice;
+  if (failed(verifyTupleIndices(*this, data, idx, 0, slice)) ||
+      failed(verifyScatterTypes(*this, getData(), getUpdates(), getOutput(),
+                                getReduction())))
+    return failure();
+  SmallVector<int64_t> expected(idx.drop_back());
+  llvm::append_range(expected, slice);
+  if (tensorType(getUpdates()).getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("updates ")
+           << shapeOf(getUpdates()) << " must be " << formatShape(expected)
+           << " (indices without their last axis, then data's axes after "
+              "the indexed ones)";
+  return success();
+}
+
+LogicalResult ScatterElementsOp::verify() {
+  auto data = tensorType(getData()).getShape();
+  auto idx = tensorType(getIndices()).getShape();
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, data.size())) ||
+      failed(verifyScatterTypes(*this, getData(), getUpdates(), getOutput(),
+                                getReduction())))
+    return failure();
+  if (tensorType(getUpdates()).getShape() != idx)
+    return emitOpError("updates ")
+           << shapeOf(getUpdates()) << " must have the shape of indices "
+           << formatShape(idx);
+  if (idx.size() != data.size())
+    return emitOpError("indices ")
+           << formatShape(idx) << " must have the rank of data "
+           << formatShape(data);
+  for (size_t d = 0; d < data.size(); ++d)
+    if (static_cast<int64_t>(d) != axis && idx[d] > data[d])
+      return emitOpError("indices ")
+             << formatShape(idx) << " exceed data " << formatShape(data)
+             << " along axis " << d;
+  return success();
+}
+
+LogicalResult ReverseSequenceOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  int64_t b = getBatchAxis(), t = getTimeAxis();
+  if (in.size() < 2)
+    return emitOpError("input ") << formatShape(in) << " must have rank 2 or more";
+  if ((b != 0 && b != 1) || (t != 0 && t != 1) || b == t)
+    return emitOpError("batch_axis ")
+           << b << " and time_axis " << t << " must be 0 and 1, one each";
+  auto lens = tensorType(getSequenceLens()).getShape();
+  if (lens.size() != 1 || lens[0] != in[b])
+    return emitOpError("sequence_lens ")
+           << formatShape(lens) << " must hold one length per batch entry ("
+           << in[b] << ")";
+  if (tensorType(getOutput()) != tensorType(getInput()))
+    return emitOpError("result type ")
+           << getOutput().getType() << " differs from input type "
+           << getInput().getType();
+  return success();
+}

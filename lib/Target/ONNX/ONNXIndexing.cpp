@@ -1,0 +1,259 @@
+//===- ONNXIndexing.cpp - scans, top-k, N-d gathers, scatters -------------===//
+//
+// Part of opscope. Converters for the ONNX ops that compute or move elements
+// by index (OscIndexingOps.td): CumSum, TopK, GatherND, ScatterND,
+// ScatterElements (and the deprecated Scatter), ReverseSequence.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ONNXHelpers.h"
+
+using namespace mlir;
+using namespace opscope;
+using namespace opscope::osc;
+using namespace opscope::onnx_import;
+
+using llvm::SmallVector;
+using llvm::SmallVectorImpl;
+
+namespace {
+/// The single integer of input `i` (a scalar, or one element), which must
+/// be a compile-time constant.
+FailureOr<int64_t> constScalar(NodeContext &c, unsigned i, StringRef what) {
+  auto v = c.requireConstInts(i, what);
+  if (failed(v))
+    return failure();
+  if (v->size() != 1) {
+    c.error() << "input '" << what << "' must hold one value, not "
+              << v->size();
+    return failure();
+  }
+  return (*v)[0];
+}
+
+/// GatherND's and ScatterND's indices against data (both ONNX ops share the
+/// rules): rank 1 or more, a last axis m with 1 <= m <= rank(data) -
+/// batchDims, batch axes equal. On success `slice` is data's shape after
+/// the indexed axes.
+LogicalResult checkTupleIndices(NodeContext &c, RankedTensorType data,
+                                RankedTensorType idx, int64_t batchDims,
+                                SmallVectorImpl<int64_t> &slice) {
+  int64_t r = data.getRank(), q = idx.getRank();
+  if (r < 1 || q < 1) {
+    c.error() << "data " << formatShape(data.getShape()) << " and indices "
+              << formatShape(idx.getShape()) << " must have rank 1 or more";
+    return failure();
+  }
+  if (batchDims < 0 || batchDims >= std::min(q, r)) {
+    c.error() << "batch_dims " << batchDims
+              << " must be non-negative and below the ranks of data ("
+              << r << ") and indices (" << q << ")";
+    return failure();
+  }
+  int64_t m = idx.getShape().back();
+  if (m < 1 || m > r - batchDims) {
+    c.error() << "indices " << formatShape(idx.getShape())
+              << " hold tuples of " << m << " indices; data "
+              << formatShape(data.getShape()) << " has " << r - batchDims
+              << " axes after the batch axes";
+    return failure();
+  }
+  for (int64_t d = 0; d < batchDims; ++d)
+    if (idx.getDimSize(d) != data.getDimSize(d)) {
+      c.error() << "batch axis " << d << " of indices "
+                << formatShape(idx.getShape()) << " differs from data "
+                << formatShape(data.getShape());
+      return failure();
+    }
+  slice.assign(data.getShape().begin() + batchDims + m, data.getShape().end());
+  return success();
+}
+
+/// A scatter's `reduction` (ScatterND and ScatterElements: none until
+/// opset 16, add and mul from 16, max and min from 18).
+FailureOr<ScatterReduction> scatterReduction(NodeContext &c, Value data) {
+  std::string name = c.stringAttr("reduction", "none");
+  auto r = symbolizeScatterReduction(name);
+  int64_t since = !r                               ? 0
+                  : *r == ScatterReduction::none   ? 1
+                  : *r == ScatterReduction::add ||
+                          *r == ScatterReduction::mul
+                      ? 16
+                      : 18;
+  if (!r || c.opset < since) {
+    c.error() << "reduction '" << name << "' is not defined at opset "
+              << c.opset << " (none; add and mul from opset 16; max and min "
+              << "from 18)";
+    return failure();
+  }
+  if (*r != ScatterReduction::none && elemOf(data).isInteger(1)) {
+    c.error() << "reduction '" << name << "' on booleans is not supported";
+    return failure();
+  }
+  return *r;
+}
+} // namespace
+
+void opscope::onnx_import::addIndexingConverters(
+    llvm::StringMap<Converter> &m) {
+  // CumSum-11 and -14 (14 only admits 16-bit floats): the axis is an input,
+  // which must be a compile-time constant.
+  m["CumSum"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto axisValue = constScalar(c, 1, "axis");
+    if (failed(axisValue))
+      return failure();
+    auto axis = c.normalizeAxis(*axisValue, xt.getRank());
+    if (failed(axis))
+      return failure();
+    UnitAttr exclusive =
+        c.intAttr("exclusive", 0) ? c.b.getUnitAttr() : UnitAttr();
+    UnitAttr reverse = c.intAttr("reverse", 0) ? c.b.getUnitAttr() : UnitAttr();
+    out.push_back(c.create<CumSumOp>(xt, x, c.b.getI64IntegerAttr(*axis),
+                                     exclusive, reverse));
+    return success();
+  };
+
+  // TopK-1 (k an attribute), -10 (k an input, which must be a compile-time
+  // constant) and -11 (largest, sorted). The results are always sorted,
+  // which sorted = 0 permits.
+  m["TopK"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto axis = c.normalizeAxis(c.intAttr("axis", -1), xt.getRank());
+    if (failed(axis))
+      return failure();
+    int64_t k;
+    if (c.opset < 10) {
+      if (!c.attr("k")) {
+        c.error() << "missing attribute 'k'";
+        return failure();
+      }
+      k = c.intAttr("k", 0);
+    } else {
+      auto kValue = constScalar(c, 1, "K");
+      if (failed(kValue))
+        return failure();
+      k = *kValue;
+    }
+    int64_t len = xt.getDimSize(*axis);
+    if (k < 0 || k > len) {
+      c.error() << "k " << k << " is out of range for " << len
+                << " elements along axis " << *axis << " of "
+                << formatShape(xt.getShape());
+      return failure();
+    }
+    bool largest = c.opset < 11 || c.intAttr("largest", 1);
+    SmallVector<int64_t> shape(xt.getShape());
+    shape[*axis] = k;
+    auto op = c.b.create<TopKOp>(
+        c.loc, tensorOf(shape, elemOf(x)), tensorOf(shape, c.b.getI64Type()),
+        x, c.b.getI64IntegerAttr(*axis),
+        largest ? UnitAttr() : c.b.getUnitAttr());
+    out.push_back(op.getValues());
+    out.push_back(op.getIndices());
+    return success();
+  };
+
+  // GatherND-11, -12 and -13 (batch_dims from 12; 13 adds bfloat16).
+  m["GatherND"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1);
+    auto xt = typeOf(x), it = typeOf(idx);
+    int64_t batchDims = c.intAttr("batch_dims", 0);
+    SmallVector<int64_t> slice;
+    if (failed(checkTupleIndices(c, xt, it, batchDims, slice)))
+      return failure();
+    SmallVector<int64_t> shape(it.getShape().drop_back());
+    llvm::append_range(shape, slice);
+    out.push_back(c.create<GatherNDOp>(tensorOf(shape, elemOf(x)), x, idx,
+                                       c.b.getI64IntegerAttr(batchDims)));
+    return success();
+  };
+
+  // ScatterND-11, -13, -16 (reduction add, mul) and -18 (max, min).
+  m["ScatterND"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1), upd = c.input(2);
+    auto xt = typeOf(x), it = typeOf(idx), ut = typeOf(upd);
+    auto reduction = scatterReduction(c, x);
+    if (failed(reduction))
+      return failure();
+    SmallVector<int64_t> slice;
+    if (failed(checkTupleIndices(c, xt, it, 0, slice)))
+      return failure();
+    SmallVector<int64_t> expected(it.getShape().drop_back());
+    llvm::append_range(expected, slice);
+    if (ut.getShape() != ArrayRef<int64_t>(expected) ||
+        ut.getElementType() != xt.getElementType()) {
+      c.error() << "updates " << formatShape(ut.getShape()) << " must be "
+                << formatShape(expected)
+                << " (indices without their last axis, then data's axes "
+                   "after the indexed ones) of data's element type";
+      return failure();
+    }
+    out.push_back(c.create<ScatterNDOp>(
+        xt, ScatterReductionAttr::get(c.b.getContext(), *reduction), x, idx,
+        upd));
+    return success();
+  };
+
+  // ScatterElements-11, -13, -16 (reduction add, mul) and -18 (max, min);
+  // Scatter-9 (deprecated at 11) is ScatterElements without a reduction.
+  auto scatterElements = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), idx = c.input(1), upd = c.input(2);
+    auto xt = typeOf(x), it = typeOf(idx), ut = typeOf(upd);
+    auto reduction = scatterReduction(c, x);
+    if (failed(reduction))
+      return failure();
+    auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+    if (failed(axis))
+      return failure();
+    if (it.getRank() != xt.getRank() || ut.getShape() != it.getShape() ||
+        ut.getElementType() != xt.getElementType()) {
+      c.error() << "indices " << formatShape(it.getShape())
+                << " must have the rank of data "
+                << formatShape(xt.getShape()) << " and updates "
+                << formatShape(ut.getShape())
+                << " their shape and data's element type";
+      return failure();
+    }
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      if (d != *axis && it.getDimSize(d) > xt.getDimSize(d)) {
+        c.error() << "indices " << formatShape(it.getShape())
+                  << " exceed data " << formatShape(xt.getShape())
+                  << " along axis " << d;
+        return failure();
+      }
+    out.push_back(c.create<ScatterElementsOp>(
+        xt, ScatterReductionAttr::get(c.b.getContext(), *reduction), x, idx,
+        upd, c.b.getI64IntegerAttr(*axis)));
+    return success();
+  };
+  m["ScatterElements"] = scatterElements;
+  m["Scatter"] = scatterElements;
+
+  // ReverseSequence-10.
+  m["ReverseSequence"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), lens = c.input(1);
+    auto xt = typeOf(x), lt = typeOf(lens);
+    int64_t b = c.intAttr("batch_axis", 1), t = c.intAttr("time_axis", 0);
+    if (xt.getRank() < 2 || (b != 0 && b != 1) || (t != 0 && t != 1) ||
+        b == t) {
+      c.error() << "batch_axis " << b << " and time_axis " << t
+                << " must be 0 and 1, one each, of an input of rank 2 or "
+                   "more (got "
+                << formatShape(xt.getShape()) << ")";
+      return failure();
+    }
+    if (lt.getRank() != 1 || lt.getDimSize(0) != xt.getDimSize(b)) {
+      c.error() << "sequence_lens " << formatShape(lt.getShape())
+                << " must hold one length per batch entry ("
+                << xt.getDimSize(b) << ")";
+      return failure();
+    }
+    out.push_back(c.create<ReverseSequenceOp>(xt, x, lens,
+                                              c.b.getI64IntegerAttr(b),
+                                              c.b.getI64IntegerAttr(t)));
+    return success();
+  };
+}

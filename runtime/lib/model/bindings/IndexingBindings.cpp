@@ -1,0 +1,155 @@
+//===- IndexingBindings.cpp - cumsum, top-k, N-d gathers, scatters --------===//
+//
+// Part of opscope's runtime. The indexing ops on the kernels of indexing.h.
+// An index out of range at run time ends the run with an error naming the
+// op (the kernels check every index before using it), as gather's does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../KernelRegistry.h"
+
+#include "opscope/runtime/indexing.h"
+
+using namespace opscope;
+using namespace opscope::rt;
+
+namespace {
+BoundKernel cumSumOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x);
+  void *yp = c.ptr(c.out());
+  Shape shape = x.shape;
+  DType t = x.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  bool exclusive = c.flag("exclusive"), reverse = c.flag("reverse");
+  // f32 with elements after the axis adds rows on the kernel table; a scan
+  // along the last axis, and other types, are scalar loops.
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  bool rows = t == DType::F32 && inner > 1;
+  kernel = c.ownKernel(rows);
+  return [=] {
+    cumSum(t, xp, shape, axis, exclusive, reverse, yp);
+    return std::string();
+  };
+}
+
+BoundKernel topKOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x);
+  void *vp = c.ptr(c.out(0));
+  int64_t *ip = c.ptr<int64_t>(c.out(1));
+  Shape shape = x.shape;
+  DType t = x.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()) ||
+      c.out(0).shape.size() != shape.size())
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  int64_t k = c.out(0).shape[axis];
+  bool smallest = c.flag("smallest");
+  // A partial sort of each slice: scalar code.
+  kernel = c.ownKernel(false);
+  return [=] {
+    topK(t, xp, shape, axis, k, smallest, vp, ip);
+    return std::string();
+  };
+}
+
+BoundKernel gatherNDOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &idx = c.in(1);
+  const void *xp = c.ptr(c.in(0)), *ip = c.ptr(idx);
+  void *yp = c.ptr(c.out());
+  Shape ds = c.in(0).shape, is = idx.shape;
+  DType it = idx.dtype;
+  int64_t batchDims = c.intAttr("batch_dims");
+  size_t es = dtypeSize(c.in(0).dtype);
+  std::string where = "op '" + c.op.name + "' (gather_nd): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!gatherND(xp, ds, ip, it, is, batchDims, yp, es))
+      return where;
+    return std::string();
+  };
+}
+
+BoundKernel scatterNDOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &idx = c.in(1);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x), *ip = c.ptr(idx), *up = c.ptr(c.in(2));
+  void *yp = c.ptr(c.out());
+  Shape ds = x.shape, is = idx.shape;
+  DType t = x.dtype, it = idx.dtype;
+  auto reduction = c.enumAttr<ScatterReduction>("reduction");
+  std::string where =
+      "op '" + c.op.name + "' (scatter_nd): index out of range";
+  // f32 slices under add or mul run the kernel table's rows (scatterND).
+  int64_t slice = 1;
+  for (size_t d = is.empty() ? 0 : is.back(); d < ds.size(); ++d)
+    slice *= ds[d];
+  kernel = c.ownKernel(t == DType::F32 && slice > 1 &&
+                       (reduction == ScatterReduction::Add ||
+                        reduction == ScatterReduction::Mul));
+  return [=] {
+    if (!scatterND(reduction, t, xp, ds, ip, it, is, up, yp))
+      return where;
+    return std::string();
+  };
+}
+
+BoundKernel scatterElementsOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &idx = c.in(1);
+  c.requireComputable(x);
+  const void *xp = c.ptr(x), *ip = c.ptr(idx), *up = c.ptr(c.in(2));
+  void *yp = c.ptr(c.out());
+  Shape ds = x.shape, is = idx.shape;
+  DType t = x.dtype, it = idx.dtype;
+  int64_t axis = c.intAttr("axis");
+  if (axis < 0 || axis >= static_cast<int64_t>(ds.size()) ||
+      is.size() != ds.size())
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  auto reduction = c.enumAttr<ScatterReduction>("reduction");
+  std::string where =
+      "op '" + c.op.name + "' (scatter_elements): index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!scatterElements(reduction, t, xp, ds, ip, it, is, axis, up, yp))
+      return where;
+    return std::string();
+  };
+}
+
+BoundKernel reverseSequenceOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &lens = c.in(1);
+  const void *xp = c.ptr(x), *lp = c.ptr(lens);
+  void *yp = c.ptr(c.out());
+  Shape shape = x.shape;
+  DType lt = lens.dtype;
+  int64_t b = c.intAttr("batch_axis"), t = c.intAttr("time_axis");
+  if (shape.size() < 2 || b < 0 || b > 1 || t < 0 || t > 1 || b == t)
+    c.fail("batch_axis and time_axis must be 0 and 1, one each");
+  size_t es = dtypeSize(x.dtype);
+  std::string where = "op '" + c.op.name +
+                      "' (reverse_sequence): a sequence length is below 0 "
+                      "or above the time axis";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!reverseSequence(xp, shape, lp, lt, b, t, yp, es))
+      return where;
+    return std::string();
+  };
+}
+} // namespace
+
+void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
+  r.add(OpKind::CumSum, {"opscope", {}, cumSumOp});
+  r.add(OpKind::TopK, {"opscope", {}, topKOp});
+  r.add(OpKind::GatherND, {"opscope", {}, gatherNDOp});
+  r.add(OpKind::ScatterND, {"opscope", {}, scatterNDOp});
+  r.add(OpKind::ScatterElements, {"opscope", {}, scatterElementsOp});
+  r.add(OpKind::ReverseSequence, {"opscope", {}, reverseSequenceOp});
+}
