@@ -124,7 +124,9 @@ tuning::Entry entryOf(const Options &o, const Result &r) {
 
 /// Measurements taken again when the sparse latencies do not fall with the
 /// sparsity (tuning::unsteadiness): a database measured while the host was
-/// unsteady makes the compiler choose the slower kernel.
+/// unsteady makes the compiler choose the slower kernel. The rounds of each
+/// measurement join the earlier ones', so the entry's fastest rounds are
+/// over all of them.
 constexpr int kRemeasure = 2;
 
 // The steps of run(). Those returning an int return -1 to go on, else the
@@ -307,9 +309,8 @@ int measureProblems(const Options &o, const std::set<Problem> &problems,
         std::string unsteady = tuning::unsteadiness(entryOf(o, r));
         for (int again = 0; again < kRemeasure && !unsteady.empty();
              ++again) {
-          r.res = tooling::measureInnerProducts(prec, pb.shape.n, pb.shape.k,
-                                                pb.m, o.ratios, config,
-                                                onRound);
+          r.res.appendRounds(tooling::measureInnerProducts(
+              prec, pb.shape.n, pb.shape.k, pb.m, o.ratios, config, onRound));
           unsteady = tuning::unsteadiness(entryOf(o, r));
         }
         if (!unsteady.empty()) {
@@ -317,8 +318,9 @@ int measureProblems(const Options &o, const std::set<Problem> &problems,
           std::fprintf(stderr,
                        "opscope-tune: warning: %ldx%ld M=%ld %s: %s in %d "
                        "measurements: the host is unsteady (other load, "
-                       "frequency changes); the entry keeps the last one, "
-                       "measure it again when the machine is quiet\n",
+                       "frequency changes); the entry keeps each kernel's "
+                       "fastest round of them all, measure it again when "
+                       "the machine is quiet\n",
                        (long)pb.shape.n, (long)pb.shape.k, (long)pb.m,
                        tooling::precisionName(prec), unsteady.c_str(),
                        kRemeasure + 1);

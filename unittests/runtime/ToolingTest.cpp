@@ -328,6 +328,29 @@ TEST(KernelBench, TuningEntryKeepsTheFastestRound) {
   EXPECT_EQ(opscope::tooling::fastestRound({}), 0.0);
 }
 
+/// A measurement taken again adds its rounds to the first one's: an
+/// unsteady 80% point measured slow in the first is then set by the
+/// faster second.
+TEST(KernelBench, RoundsOfAMeasurementTakenAgainJoin) {
+  opscope::tooling::KernelBenchResult first, again;
+  first.denseMs = {7.5, 7.6};
+  first.sparseMs = {{5.6, 5.7}, {8.2, 8.4}};
+  again.denseMs = {6.4, 7.0};
+  again.sparseMs = {{5.9, 6.0}, {3.1, 3.2}};
+  again.matmulMs = {9.0, 9.5};
+  first.appendRounds(again);
+  EXPECT_EQ(first.denseMs, (std::vector<double>{7.5, 7.6, 6.4, 7.0}));
+  EXPECT_EQ(first.sparseMs[1], (std::vector<double>{8.2, 8.4, 3.1, 3.2}));
+  EXPECT_EQ(first.matmulMs, (std::vector<double>{9.0, 9.5}));
+  auto e = opscope::tooling::tuningEntry(
+      first, 3072, 768, 128, opscope::tooling::KernelPrecision::F32, "1x4",
+      1, {0.7, 0.8});
+  EXPECT_EQ(e.denseMs, 6.4);
+  EXPECT_EQ(e.sparse[0].ms, 5.6);
+  EXPECT_EQ(e.sparse[1].ms, 3.1);
+  EXPECT_EQ(opscope::tuning::unsteadiness(e), "");
+}
+
 TEST(KernelBench, MeasuresEveryCandidateEveryRound) {
   opscope::tooling::KernelBenchConfig config;
   config.rounds = 2;

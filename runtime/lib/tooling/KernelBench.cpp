@@ -112,6 +112,24 @@ void pruneBlocks(std::vector<float> &w, int64_t n, int64_t k, double ratio,
       std::fill_n(at(order[i], q), 4, 0.0f);
 }
 
+void KernelBenchResult::appendRounds(const KernelBenchResult &more) {
+  auto add = [](std::vector<double> &to, const std::vector<double> &from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  auto addEach = [&](std::vector<std::vector<double>> &to,
+                     const std::vector<std::vector<double>> &from) {
+    if (to.size() < from.size())
+      to.resize(from.size());
+    for (size_t i = 0; i < from.size(); ++i)
+      add(to[i], from[i]);
+  };
+  add(denseMs, more.denseMs);
+  add(matmulMs, more.matmulMs);
+  addEach(sparseMs, more.sparseMs);
+  addEach(sparseRowMajorMs, more.sparseRowMajorMs);
+  addEach(sparseCachedMs, more.sparseCachedMs);
+}
+
 double fastestRound(const std::vector<double> &perRound) {
   return perRound.empty()
              ? 0.0

@@ -82,6 +82,9 @@ struct KernelBenchResult {
   size_t denseCopies = 1;
   /// Per-round dense/sparse for ratio `i` (transposed or row-major).
   std::vector<double> perRoundRatios(size_t i, bool rowMajor = false) const;
+  /// Adds `more`'s rounds of the same problem after these (a measurement
+  /// taken again): the fastest round is then over both.
+  void appendRounds(const KernelBenchResult &more);
 };
 
 /// A candidate's figure for the tuning database: its fastest round (0 for
