@@ -190,6 +190,7 @@ void addConstantConverters(llvm::StringMap<Converter> &m);
 void addRecurrentConverters(llvm::StringMap<Converter> &m);
 void addLossConverters(llvm::StringMap<Converter> &m);
 void addQuantConverters(llvm::StringMap<Converter> &m);
+void addVisionConverters(llvm::StringMap<Converter> &m);
 
 } // namespace opscope::onnx_import
 

@@ -188,6 +188,12 @@ void resize2DNhwc(const Resize2DPlan &plan, int64_t channels, const float *x,
 void batchNorm(const float *x, const Shape &shape, const float *scale,
                const float *bias, const float *mean, const float *var,
                float eps, float *y);
+/// ONNX InstanceNormalization of an N x C x ... input: each sample's
+/// channel normalized over its spatial positions (biased variance), then
+/// scaled and shifted by the channel's scale and bias. The kernel table's
+/// row, the rows split over the threads.
+void instanceNorm(const float *x, const Shape &shape, const float *scale,
+                  const float *bias, float eps, float *y);
 /// Max or average over all spatial dims of N x C x ...; y is N x C.
 void globalPool(bool isMax, const float *x, const Shape &shape, float *y);
 /// 2-D max pooling of channels-last buffers: `input` and `output` are the

@@ -142,6 +142,21 @@ BoundKernel batchNormOp(const OpContext &c, std::string &kernel) {
   };
 }
 
+BoundKernel instanceNormOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  Shape s = x.shape;
+  const float *xp = c.ptr<const float>(x), *g = c.ptr<const float>(c.in(1)),
+              *b = c.ptr<const float>(c.in(2));
+  float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel();
+  return [=] {
+    instanceNorm(xp, s, g, b, eps, yp);
+    return std::string();
+  };
+}
+
 BoundKernel globalPoolOp(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0);
   c.requireF32(x, "input");
@@ -162,5 +177,6 @@ void opscope::rt::registerNormalizationKernels(KernelRegistry &r) {
   r.add(OpKind::Softmax, {"opscope", {}, softmaxOp});
   r.add(OpKind::Gelu, {"opscope", {}, geluOp});
   r.add(OpKind::BatchNorm, {"opscope", {}, batchNormOp});
+  r.add(OpKind::InstanceNorm, {"opscope", {}, instanceNormOp});
   r.add(OpKind::GlobalPool, {"opscope", {}, globalPoolOp});
 }
