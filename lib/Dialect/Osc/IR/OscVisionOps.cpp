@@ -32,3 +32,13 @@ LogicalResult InstanceNormOp::verify() {
   }
   return success();
 }
+
+LogicalResult LrnOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (in.size() < 2)
+    return emitOpError("input must be N x C x ..., got shape ")
+           << formatShape(in);
+  if (getSize() < 1)
+    return emitOpError("size must be at least 1, got ") << getSize();
+  return success();
+}

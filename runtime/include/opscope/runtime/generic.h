@@ -194,6 +194,13 @@ void batchNorm(const float *x, const Shape &shape, const float *scale,
 /// row, the rows split over the threads.
 void instanceNorm(const float *x, const Shape &shape, const float *scale,
                   const float *bias, float eps, float *y);
+/// ONNX LRN of an N x C x ... input: each element divided by (bias +
+/// alpha / size * the sum of squares over its channel window)^beta, the
+/// window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to the
+/// channels. `y` must not overlap `x`. The kernel table's row per channel,
+/// split over the threads.
+void lrn(const float *x, const Shape &shape, int64_t size, float alpha,
+         float beta, float bias, float *y);
 /// Max or average over all spatial dims of N x C x ...; y is N x C.
 void globalPool(bool isMax, const float *x, const Shape &shape, float *y);
 /// 2-D max pooling of channels-last buffers: `input` and `output` are the

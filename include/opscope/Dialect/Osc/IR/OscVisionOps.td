@@ -33,3 +33,27 @@ def Osc_InstanceNormOp : Osc_ExecOp<"instance_norm", "InstanceNorm", [Pure],
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
+
+def Osc_LrnOp : Osc_ExecOp<"lrn", "Lrn", [Pure, SameOperandsAndResultType],
+    [], "12.0"> {
+  let summary = "local response normalization across channels";
+  let description = [{
+    ONNX LRN on an `N x C x ...` input (at least 2-D): each element is
+    divided by `(bias + alpha / size * square_sum)^beta`, where `square_sum`
+    sums the squares of the same position in channels
+    `[c - floor((size - 1) / 2), c + ceil((size - 1) / 2)]` (those that
+    exist). `size` is at least 1. The FLOPs charged per element are those
+    of the common `size = 5`.
+
+    ```mlir
+    %y = osc.lrn %x {alpha = 9.99999974E-5 : f32, beta = 7.500000e-01 : f32,
+                     bias = 1.000000e+00 : f32, size = 5 : i64}
+        : tensor<1x96x55x55xf32> -> tensor<1x96x55x55xf32>
+    ```
+  }];
+  let arguments = (ins Osc_FloatTensor:$input, F32Attr:$alpha, F32Attr:$beta,
+                       F32Attr:$bias, I64Attr:$size);
+  let results = (outs Osc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
