@@ -26,6 +26,7 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addRecurrentConverters(m);
     addLossConverters(m);
     addVisionConverters(m);
+    addLinalgConverters(m);
     // `Constant` is handled by the graph importer, which owns tensor decoding.
     m["Constant"] = nullptr;
     // `If` too: it inlines the branch a constant condition selects.

@@ -41,6 +41,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);
     registerRecurrentKernels(r);
+    registerLinalgKernels(r);
     return r;
   }();
   return registry;

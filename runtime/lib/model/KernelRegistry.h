@@ -59,6 +59,7 @@ void registerNormalizationKernels(KernelRegistry &r); // norms, softmax, gelu
 void registerElementwiseKernels(KernelRegistry &r);   // unary .. cast
 void registerDataMovementKernels(KernelRegistry &r);  // transpose .. resize
 void registerRecurrentKernels(KernelRegistry &r);     // LSTM, GRU, RNN
+void registerLinalgKernels(KernelRegistry &r);        // einsum, det
 
 } // namespace opscope::rt
 

@@ -188,6 +188,18 @@ void resize2DNhwc(const Resize2DPlan &plan, int64_t channels, const float *x,
 void batchNorm(const float *x, const Shape &shape, const float *scale,
                const float *bias, const float *mean, const float *var,
                float eps, float *y);
+/// ONNX Einsum's general form (osc.einsum): `labels` holds each input's
+/// labels, one per dimension, then the output's; y[output labels] is the
+/// sum over the other labels of the inputs' product (a label repeated in an
+/// input: its diagonal; size 1 in an input: broadcast). y must not overlap
+/// an input. f32, f64, i32 and i64; false for other types.
+bool einsum(DType type, const std::vector<const void *> &inputs,
+            const std::vector<Shape> &shapes, const Shape &labels,
+            const Shape &outShape, void *y);
+/// ONNX Det: the determinant of each of the ... x n x n input's matrices
+/// (n >= 0; an empty matrix's is 1), by LU factorisation with partial
+/// pivoting in double. f32 and f64; false for other types.
+bool det(DType type, const void *x, const Shape &shape, void *y);
 /// ONNX InstanceNormalization of an N x C x ... input: each sample's
 /// channel normalized over its spatial positions (biased variance), then
 /// scaled and shifted by the channel's scale and bias. The kernel table's
