@@ -131,6 +131,11 @@ bool gather(const void *data, const Shape &dShape, const void *indices,
 bool gatherElements(const void *data, const Shape &dShape, const void *indices,
                     DType indexType, const Shape &iShape, int64_t axis,
                     void *y, size_t elemSize);
+/// ONNX MaxUnpool: y (yElements of elemSize bytes) zeroed, then
+/// y[indices[i]] = x[i] for each of the n inputs. False when an index is
+/// outside [0, yElements).
+bool maxUnpool(const void *x, const int64_t *indices, int64_t n, void *y,
+               int64_t yElements, size_t elemSize);
 void concat(const std::vector<const void *> &inputs,
             const std::vector<Shape> &shapes, int64_t axis, void *y,
             size_t elemSize);
@@ -200,6 +205,20 @@ bool einsum(DType type, const std::vector<const void *> &inputs,
 /// (n >= 0; an empty matrix's is 1), by LU factorisation with partial
 /// pivoting in double. f32 and f64; false for other types.
 bool det(DType type, const void *x, const Shape &shape, void *y);
+/// ONNX GridSample of an N x C x D1..Dk input `x` at the N x O1..Ok x k
+/// `grid` (x, the last dimension's coordinate, first) into N x C x O1..Ok:
+/// nearest (half to even), linear or cubic (A = -0.75) taps, padded as
+/// zeros (Constant), border (Edge) or reflection (Reflect).
+void gridSample(const float *x, const Shape &xs, const float *grid,
+                const Shape &gs, ResizeMode mode, PadMode pad,
+                bool alignCorners, float *y);
+/// ONNX RoiAlign of an N x C x H x W input into numRois x C x outH x outW:
+/// each bin the average (or with isMax the maximum) of its bilinear
+/// samples. False when a batch index is outside [0, N).
+bool roiAlign(const float *x, const Shape &xs, const float *rois,
+              const int64_t *batchIndices, int64_t numRois, int64_t outH,
+              int64_t outW, int64_t samplingRatio, float spatialScale,
+              bool halfPixel, bool isMax, float *y);
 /// ONNX InstanceNormalization of an N x C x ... input: each sample's
 /// channel normalized over its spatial positions (biased variance), then
 /// scaled and shifted by the channel's scale and bias. The kernel table's
