@@ -42,7 +42,7 @@ SHAPE_OPERANDS = {
     "Unsqueeze": [1], "ReduceSum": [1], "Split": [1], "Resize": [1, 2, 3],
     "Upsample": [1], "Pad": [1, 2], "ConstantOfShape": [0],
     "Range": [0, 1, 2], "Clip": [1, 2], "Tile": [1], "Trilu": [1], "OneHot": [1],
-    "CumSum": [1], "TopK": [1],
+    "CumSum": [1], "TopK": [1], "MaxUnpool": [2],
 }
 
 # Tests of supported ops that opscope rejects on purpose, with the reason.

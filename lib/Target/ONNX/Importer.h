@@ -191,6 +191,8 @@ void addConstantConverters(llvm::StringMap<Converter> &m);
 void addRecurrentConverters(llvm::StringMap<Converter> &m);
 void addLossConverters(llvm::StringMap<Converter> &m);
 void addQuantConverters(llvm::StringMap<Converter> &m);
+void addVisionConverters(llvm::StringMap<Converter> &m);
+void addLinalgConverters(llvm::StringMap<Converter> &m);
 
 } // namespace opscope::onnx_import
 

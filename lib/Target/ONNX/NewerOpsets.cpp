@@ -4,9 +4,9 @@
 // docs/Changelog.md (versions 18 to 21 of the default operator set) for the
 // ops opscope converts. Ops those opsets added or changed that opscope does
 // not convert (CenterCropPad, Col2Im, the Bitwise ops, LpPool, DeformConv,
-// AffineGrid, DFT, GridSample, ImageDecoder, the string ops, Optional*) are
-// not recorded: the importer refuses them as unsupported op types before
-// any check.
+// AffineGrid, DFT, ImageDecoder, the string ops, Optional*) are not
+// recorded: the importer refuses them as unsupported op types before any
+// check.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +110,12 @@ std::vector<OpVersion> buildTable() {
                 {"saturate", K::Int}}});
   t.push_back({"DequantizeLinear", 21, false, 2, 3, 1, 1,
                {{"axis", K::Int}, {"block_size", K::Int, false, {}, 0}}});
+  // Opset 20: GridSample's N-D form and its modes' new names.
+  t.push_back({"GridSample", 20, false, 2, 2, 1, 1,
+               {{"align_corners", K::Int},
+                {"mode", K::String, false, {"linear", "nearest", "cubic"}},
+                {"padding_mode", K::String, false,
+                 {"zeros", "border", "reflection"}}}});
   // Opset 20: Gelu.
   t.push_back({"Gelu", 20, false, 1, 1, 1, 1,
                {{"approximate", K::String, false, {"none", "tanh"}}}});

@@ -26,6 +26,8 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addQuantConverters(m);
     addRecurrentConverters(m);
     addLossConverters(m);
+    addVisionConverters(m);
+    addLinalgConverters(m);
     // `Constant` is handled by the graph importer, which owns tensor decoding.
     m["Constant"] = nullptr;
     // `If` too: it inlines the branch a constant condition selects.

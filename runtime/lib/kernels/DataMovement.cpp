@@ -103,6 +103,20 @@ bool opscope::rt::gather(const void *data, const Shape &dShape,
   return true;
 }
 
+bool opscope::rt::maxUnpool(const void *x, const int64_t *indices, int64_t n,
+                            void *y, int64_t yElements, size_t elemSize) {
+  auto *out = static_cast<char *>(y);
+  const auto *in = static_cast<const char *>(x);
+  std::memset(out, 0, yElements * elemSize);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t at = indices[i];
+    if (at < 0 || at >= yElements)
+      return false;
+    std::memcpy(out + at * elemSize, in + i * elemSize, elemSize);
+  }
+  return true;
+}
+
 bool opscope::rt::gatherElements(const void *data, const Shape &dShape,
                                  const void *indices, DType indexType,
                                  const Shape &iShape, int64_t axis, void *y,

@@ -111,6 +111,13 @@ struct KernelTable {
   /// Reduces each of `rows` contiguous rows of `cols` elements.
   void (*reduceRows)(ReduceKind k, const float *x, float *y, int64_t rows,
                      int64_t cols);
+  /// One sample's channel of InstanceNormalization (RowKernels.h).
+  void (*instanceNormRow)(const float *x, float *y, int64_t n, float scale,
+                          float bias, float eps);
+  /// One channel of LRN (RowKernels.h).
+  void (*lrnRow)(const float *x, const float *window, int64_t stride,
+                 int64_t count, float *y, int64_t n, float k, float beta,
+                 float bias);
   /// Resize's passes (RowKernels.h documents each).
   void (*resampleRow)(const float *x, const int64_t *c0, const int64_t *c1,
                       const float *w0, const float *w1, float *y, int64_t n,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelTable.h"
+#include "Parallel.h"
 
 #include "opscope/runtime/generic.h"
 
@@ -31,6 +32,44 @@ void opscope::rt::batchNorm(const float *x, const Shape &shape,
       for (int64_t i = 0; i < inner; ++i)
         out[i] = in[i] * s + t;
     }
+}
+
+void opscope::rt::instanceNorm(const float *x, const Shape &shape,
+                               const float *scale, const float *bias,
+                               float eps, float *y) {
+  int64_t c = shape.size() > 1 ? shape[1] : 1;
+  int64_t rows = shape.empty() ? 1 : shape[0] * c;
+  int64_t inner = numElements(shape) / std::max<int64_t>(rows, 1);
+  if (inner == 0)
+    return;
+  auto row = kernelTable().instanceNormRow;
+  // A range of rows per thread, each range at least ~32K elements.
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / inner);
+  detail::parallelRanges(rows, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      row(x + r * inner, y + r * inner, inner, scale[r % c], bias[r % c], eps);
+  });
+}
+
+void opscope::rt::lrn(const float *x, const Shape &shape, int64_t size,
+                      float alpha, float beta, float bias, float *y) {
+  int64_t c = shape.size() > 1 ? shape[1] : 1;
+  int64_t rows = shape.empty() ? 1 : shape[0] * c;
+  int64_t inner = numElements(shape) / std::max<int64_t>(rows, 1);
+  if (inner == 0)
+    return;
+  auto row = kernelTable().lrnRow;
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const float k = alpha / static_cast<float>(size);
+  int64_t grain = std::max<int64_t>(1, (int64_t(1) << 15) / inner);
+  detail::parallelRanges(rows, grain, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t ch = r % c, lo = std::max<int64_t>(0, ch - before),
+              hi = std::min<int64_t>(c - 1, ch + after);
+      row(x + r * inner, x + (r - ch + lo) * inner, inner, hi - lo + 1,
+          y + r * inner, inner, k, beta, bias);
+    }
+  });
 }
 
 void opscope::rt::maxPool2DNhwc(const float *x, const Shape &input,

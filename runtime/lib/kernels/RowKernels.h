@@ -133,6 +133,73 @@ OPSCOPE_INLINE void reduceRows(ReduceKind k, const float *x, float *y,
   }
 }
 
+/// Instance normalization's row (one sample's channel): y = (x - mean) *
+/// scale / sqrt(var + eps) + bias over the row's n (>= 1) elements, with
+/// the row's own mean and biased variance. Two passes of 16 partial sums
+/// each (the mean, then the centred squares, as the layer norms), so that
+/// both vectorise at any width up to 512 bits, and one that writes.
+OPSCOPE_INLINE void instanceNormRow(const float *x, float *y, int64_t n,
+                                    float scale, float bias, float eps) {
+  constexpr int kLanes = 16;
+  float acc[kLanes] = {};
+  int64_t c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    for (int l = 0; l < kLanes; ++l)
+      acc[l] += x[c + l];
+  float sum = 0.0f;
+  for (float a : acc)
+    sum += a;
+  for (; c < n; ++c)
+    sum += x[c];
+  const float mean = sum / static_cast<float>(n);
+  float sq[kLanes] = {};
+  for (c = 0; c + kLanes <= n; c += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      float d = x[c + l] - mean;
+      sq[l] += d * d;
+    }
+  float total = 0.0f;
+  for (float a : sq)
+    total += a;
+  for (; c < n; ++c) {
+    float d = x[c] - mean;
+    total += d * d;
+  }
+  const float s = scale / std::sqrt(total / static_cast<float>(n) + eps);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = (x[i] - mean) * s + bias;
+}
+
+/// LRN's output row for one channel: y = x * (bias + k * s)^-beta over n
+/// elements, s the sum of the squares of the `count` (>= 1) rows of the
+/// channel's window, `window` the first and the others `stride` apart. `y`
+/// holds the sums first (and must not overlap the input). beta 0.75 (the
+/// default, AlexNet's and GoogLeNet's) and 0.5 are square roots, which
+/// vectorise; other betas take pow per element.
+OPSCOPE_INLINE void lrnRow(const float *x, const float *window,
+                           int64_t stride, int64_t count, float *y, int64_t n,
+                           float k, float beta, float bias) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = window[i] * window[i];
+  for (int64_t j = 1; j < count; ++j) {
+    const float *w = window + j * stride;
+    for (int64_t i = 0; i < n; ++i)
+      y[i] += w[i] * w[i];
+  }
+  if (beta == 0.75f) {
+    for (int64_t i = 0; i < n; ++i) {
+      float t = std::sqrt(bias + k * y[i]);
+      y[i] = x[i] / (t * std::sqrt(t));
+    }
+  } else if (beta == 0.5f) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = x[i] / std::sqrt(bias + k * y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = x[i] * std::pow(bias + k * y[i], -beta);
+  }
+}
+
 /// Resize's horizontal pass over one source row (Resize.cpp):
 /// y[o] = w0[o] * x[c0[o]] + w1[o] * x[c1[o]], or x[c0[o]] when `copy`
 /// (nearest: a copy, so no 0 * inf).
@@ -223,6 +290,16 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
                        int64_t rows, int64_t cols) {                           \
     opscope::rt::row_kernels::reduceRows(k, x, y, rows, cols);                 \
   }                                                                            \
+  ATTR void instanceNormRow(const float *x, float *y, int64_t n, float scale,  \
+                            float bias, float eps) {                           \
+    opscope::rt::row_kernels::instanceNormRow(x, y, n, scale, bias, eps);      \
+  }                                                                            \
+  ATTR void lrnRow(const float *x, const float *window, int64_t stride,        \
+                   int64_t count, float *y, int64_t n, float k, float beta,    \
+                   float bias) {                                               \
+    opscope::rt::row_kernels::lrnRow(x, window, stride, count, y, n, k, beta,  \
+                                     bias);                                    \
+  }                                                                            \
   ATTR void resampleRow(const float *x, const int64_t *c0, const int64_t *c1,  \
                         const float *w0, const float *w1, float *y, int64_t n, \
                         bool copy) {                                           \
@@ -251,6 +328,8 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
     (t).unaryRow = NS::unaryRow;                                               \
     (t).select32 = NS::select32;                                               \
     (t).reduceRows = NS::reduceRows;                                           \
+    (t).instanceNormRow = NS::instanceNormRow;                                 \
+    (t).lrnRow = NS::lrnRow;                                                   \
     (t).resampleRow = NS::resampleRow;                                         \
     (t).blendRows = NS::blendRows;                                             \
     (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \

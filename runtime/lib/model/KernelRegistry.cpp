@@ -42,6 +42,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     registerDataMovementKernels(r);
     registerIndexingKernels(r);
     registerRecurrentKernels(r);
+    registerLinalgKernels(r);
     return r;
   }();
   return registry;

@@ -60,6 +60,7 @@ void registerElementwiseKernels(KernelRegistry &r);   // unary .. cast
 void registerDataMovementKernels(KernelRegistry &r);  // transpose .. resize
 void registerIndexingKernels(KernelRegistry &r);      // cumsum .. scatters
 void registerRecurrentKernels(KernelRegistry &r);     // LSTM, GRU, RNN
+void registerLinalgKernels(KernelRegistry &r);        // einsum, det
 
 } // namespace opscope::rt
 

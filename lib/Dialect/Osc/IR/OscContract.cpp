@@ -269,6 +269,11 @@ void PadOp::getRuntimeEnums(EnumList &enums) {
   enums.push_back({"mode", stringifyPadMode(getMode())});
 }
 
+void GridSampleOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"mode", stringifyResizeMode(getMode())});
+  enums.push_back({"padding_mode", stringifyPadMode(getPaddingMode())});
+}
+
 void ResizeOp::getRuntimeEnums(EnumList &enums) {
   enums.push_back({"mode", stringifyResizeMode(getMode())});
   enums.push_back({"coordinate_transformation_mode",

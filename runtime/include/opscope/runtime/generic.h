@@ -131,6 +131,11 @@ bool gather(const void *data, const Shape &dShape, const void *indices,
 bool gatherElements(const void *data, const Shape &dShape, const void *indices,
                     DType indexType, const Shape &iShape, int64_t axis,
                     void *y, size_t elemSize);
+/// ONNX MaxUnpool: y (yElements of elemSize bytes) zeroed, then
+/// y[indices[i]] = x[i] for each of the n inputs. False when an index is
+/// outside [0, yElements).
+bool maxUnpool(const void *x, const int64_t *indices, int64_t n, void *y,
+               int64_t yElements, size_t elemSize);
 void concat(const std::vector<const void *> &inputs,
             const std::vector<Shape> &shapes, int64_t axis, void *y,
             size_t elemSize);
@@ -188,6 +193,45 @@ void resize2DNhwc(const Resize2DPlan &plan, int64_t channels, const float *x,
 void batchNorm(const float *x, const Shape &shape, const float *scale,
                const float *bias, const float *mean, const float *var,
                float eps, float *y);
+/// ONNX Einsum's general form (osc.einsum): `labels` holds each input's
+/// labels, one per dimension, then the output's; y[output labels] is the
+/// sum over the other labels of the inputs' product (a label repeated in an
+/// input: its diagonal; size 1 in an input: broadcast). y must not overlap
+/// an input. f32, f64, i32 and i64; false for other types.
+bool einsum(DType type, const std::vector<const void *> &inputs,
+            const std::vector<Shape> &shapes, const Shape &labels,
+            const Shape &outShape, void *y);
+/// ONNX Det: the determinant of each of the ... x n x n input's matrices
+/// (n >= 0; an empty matrix's is 1), by LU factorisation with partial
+/// pivoting in double. f32 and f64; false for other types.
+bool det(DType type, const void *x, const Shape &shape, void *y);
+/// ONNX GridSample of an N x C x D1..Dk input `x` at the N x O1..Ok x k
+/// `grid` (x, the last dimension's coordinate, first) into N x C x O1..Ok:
+/// nearest (half to even), linear or cubic (A = -0.75) taps, padded as
+/// zeros (Constant), border (Edge) or reflection (Reflect).
+void gridSample(const float *x, const Shape &xs, const float *grid,
+                const Shape &gs, ResizeMode mode, PadMode pad,
+                bool alignCorners, float *y);
+/// ONNX RoiAlign of an N x C x H x W input into numRois x C x outH x outW:
+/// each bin the average (or with isMax the maximum) of its bilinear
+/// samples. False when a batch index is outside [0, N).
+bool roiAlign(const float *x, const Shape &xs, const float *rois,
+              const int64_t *batchIndices, int64_t numRois, int64_t outH,
+              int64_t outW, int64_t samplingRatio, float spatialScale,
+              bool halfPixel, bool isMax, float *y);
+/// ONNX InstanceNormalization of an N x C x ... input: each sample's
+/// channel normalized over its spatial positions (biased variance), then
+/// scaled and shifted by the channel's scale and bias. The kernel table's
+/// row, the rows split over the threads.
+void instanceNorm(const float *x, const Shape &shape, const float *scale,
+                  const float *bias, float eps, float *y);
+/// ONNX LRN of an N x C x ... input: each element divided by (bias +
+/// alpha / size * the sum of squares over its channel window)^beta, the
+/// window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to the
+/// channels. `y` must not overlap `x`. The kernel table's row per channel,
+/// split over the threads.
+void lrn(const float *x, const Shape &shape, int64_t size, float alpha,
+         float beta, float bias, float *y);
 /// Max or average over all spatial dims of N x C x ...; y is N x C.
 void globalPool(bool isMax, const float *x, const Shape &shape, float *y);
 /// 2-D max pooling of channels-last buffers: `input` and `output` are the

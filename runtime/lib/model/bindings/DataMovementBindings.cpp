@@ -160,6 +160,67 @@ BoundKernel gatherElementsOp(const OpContext &c, std::string &kernel) {
   };
 }
 
+BoundKernel maxUnpoolOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &idx = c.in(1);
+  if (idx.dtype != DType::I64)
+    c.fail("max_unpool's indices must be i64");
+  const void *xp = c.ptr(x);
+  const int64_t *ip = c.ptr<const int64_t>(idx);
+  void *yp = c.ptr(c.out());
+  int64_t n = x.elements(), yn = c.out().elements();
+  size_t es = dtypeSize(x.dtype);
+  std::string where = "op '" + c.op.name +
+                      "' (max_unpool): index out of range [0, " +
+                      std::to_string(yn) + ")";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!maxUnpool(xp, ip, n, yp, yn, es))
+      return where;
+    return std::string();
+  };
+}
+
+BoundKernel gridSampleOp(const OpContext &c, std::string &kernel) {
+  c.requireF32(c.in(0), "input");
+  c.requireF32(c.in(1), "grid");
+  const float *xp = c.ptr<const float>(c.in(0)),
+              *gp = c.ptr<const float>(c.in(1));
+  float *yp = c.ptr<float>(c.out());
+  Shape xs = c.in(0).shape, gs = c.in(1).shape;
+  ResizeMode mode = c.enumAttr<ResizeMode>("mode");
+  PadMode pad = c.enumAttr<PadMode>("padding_mode");
+  bool align = c.flag("align_corners");
+  kernel = c.ownKernel(false);
+  return [=] {
+    gridSample(xp, xs, gp, gs, mode, pad, align, yp);
+    return std::string();
+  };
+}
+
+BoundKernel roiAlignOp(const OpContext &c, std::string &kernel) {
+  c.requireF32(c.in(0), "input");
+  c.requireF32(c.in(1), "rois");
+  if (c.in(2).dtype != DType::I64)
+    c.fail("roi_align's batch indices must be i64");
+  const float *xp = c.ptr<const float>(c.in(0)),
+              *rp = c.ptr<const float>(c.in(1));
+  const int64_t *ip = c.ptr<const int64_t>(c.in(2));
+  float *yp = c.ptr<float>(c.out());
+  Shape xs = c.in(0).shape, ys = c.out().shape;
+  int64_t ratio = c.intAttr("sampling_ratio");
+  float scale = static_cast<float>(c.floatAttr("spatial_scale", 1.0));
+  bool half = c.flag("half_pixel"), isMax = c.flag("max");
+  std::string where =
+      "op '" + c.op.name + "' (roi_align): batch index out of range";
+  kernel = c.ownKernel(false);
+  return [=] {
+    if (!roiAlign(xp, xs, rp, ip, ys[0], ys[2], ys[3], ratio, scale, half,
+                  isMax, yp))
+      return where;
+    return std::string();
+  };
+}
+
 BoundKernel concatOp(const OpContext &c, std::string &kernel) {
   std::vector<const void *> ins;
   std::vector<Shape> shapes;
@@ -261,6 +322,9 @@ void opscope::rt::registerDataMovementKernels(KernelRegistry &r) {
   r.add(OpKind::Slice, {"opscope", {}, sliceOp});
   r.add(OpKind::Gather, {"opscope", {}, gatherOp});
   r.add(OpKind::GatherElements, {"opscope", {}, gatherElementsOp});
+  r.add(OpKind::MaxUnpool, {"opscope", {}, maxUnpoolOp});
+  r.add(OpKind::GridSample, {"opscope", {}, gridSampleOp});
+  r.add(OpKind::RoiAlign, {"opscope", {}, roiAlignOp});
   r.add(OpKind::Concat, {"opscope", {}, concatOp});
   r.add(OpKind::Pad, {"opscope", {}, padOp});
   r.add(OpKind::Cast, {"opscope", {}, castOp});

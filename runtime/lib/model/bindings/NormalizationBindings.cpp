@@ -142,6 +142,38 @@ BoundKernel batchNormOp(const OpContext &c, std::string &kernel) {
   };
 }
 
+BoundKernel instanceNormOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  Shape s = x.shape;
+  const float *xp = c.ptr<const float>(x), *g = c.ptr<const float>(c.in(1)),
+              *b = c.ptr<const float>(c.in(2));
+  float eps = static_cast<float>(c.floatAttr("epsilon", 1e-5));
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel();
+  return [=] {
+    instanceNorm(xp, s, g, b, eps, yp);
+    return std::string();
+  };
+}
+
+BoundKernel lrnOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  c.requireF32(x, "input");
+  Shape s = x.shape;
+  int64_t size = c.intAttr("size");
+  float alpha = static_cast<float>(c.floatAttr("alpha", 1e-4)),
+        beta = static_cast<float>(c.floatAttr("beta", 0.75)),
+        bias = static_cast<float>(c.floatAttr("bias", 1.0));
+  const float *xp = c.ptr<const float>(x);
+  float *yp = c.ptr<float>(c.out());
+  kernel = c.ownKernel();
+  return [=] {
+    lrn(xp, s, size, alpha, beta, bias, yp);
+    return std::string();
+  };
+}
+
 BoundKernel globalPoolOp(const OpContext &c, std::string &kernel) {
   const BufferRef &x = c.in(0);
   c.requireF32(x, "input");
@@ -162,5 +194,7 @@ void opscope::rt::registerNormalizationKernels(KernelRegistry &r) {
   r.add(OpKind::Softmax, {"opscope", {}, softmaxOp});
   r.add(OpKind::Gelu, {"opscope", {}, geluOp});
   r.add(OpKind::BatchNorm, {"opscope", {}, batchNormOp});
+  r.add(OpKind::InstanceNorm, {"opscope", {}, instanceNormOp});
+  r.add(OpKind::Lrn, {"opscope", {}, lrnOp});
   r.add(OpKind::GlobalPool, {"opscope", {}, globalPoolOp});
 }

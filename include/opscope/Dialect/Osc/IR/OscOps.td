@@ -648,6 +648,8 @@ def Osc_ArgReduceOp : Osc_ExecOp<"arg_reduce", "ArgReduce", [Pure],
 }
 
 include "opscope/Dialect/Osc/IR/OscDataMovementOps.td"
+include "opscope/Dialect/Osc/IR/OscVisionOps.td"
+include "opscope/Dialect/Osc/IR/OscLinalgOps.td"
 include "opscope/Dialect/Osc/IR/OscControlFlowOps.td"
 
 //===----------------------------------------------------------------------===//
