@@ -30,6 +30,13 @@ config.substitutions.append(("%python", "/usr/bin/python3"))
 # features come from the levels the tools themselves read (cpu.h, through
 # opscope-run --version).
 _emulator = shlex.split(os.environ.get("OPSCOPE_TEST_EMULATOR", ""))
+# This host's features (the CPU itself when nothing emulates one; under
+# the emulator, whether the host can run the model-building tools natively).
+try:
+    with open("/proc/cpuinfo") as f:
+        _host_flags = " " + f.read().replace("\n", " ") + " "
+except OSError:
+    _host_flags = ""
 
 
 def _level(cap):
@@ -60,11 +67,7 @@ if _emulator:
     _has_bf16 = _best in ("avx512_core_bf16", "avx512_core_amx")
     _has_amx = _best == "avx512_core_amx"
 else:
-    try:
-        with open("/proc/cpuinfo") as f:
-            _flags = " " + f.read().replace("\n", " ") + " "
-    except OSError:
-        _flags = ""
+    _flags = _host_flags
     _has_avx2 = " avx2 " in _flags and " fma " in _flags
     _has_avx_vnni = _has_avx2 and " avx_vnni " in _flags
     _has_bf16 = " avx512_bf16 " in _flags or " amx_bf16 " in _flags
@@ -176,11 +179,6 @@ if _emulator:
     # (opscope-sweep, Python) run natively: the emulator loads ELF only.
     # _native_tools run natively at the emulated tier where this host
     # (/proc/cpuinfo) has every feature of it.
-    try:
-        with open("/proc/cpuinfo") as f:
-            _host_flags = " " + f.read().replace("\n", " ") + " "
-    except OSError:
-        _host_flags = ""
     _host_has = {
         "sse41": True,
         "avx2": " avx2 " in _host_flags and " fma " in _host_flags,
