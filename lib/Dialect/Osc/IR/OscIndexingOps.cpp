@@ -173,3 +173,29 @@ LogicalResult ReverseSequenceOp::verify() {
            << getInput().getType();
   return success();
 }
+
+LogicalResult NonZeroOp::verify() {
+  auto in = tensorType(getInput());
+  SmallVector<int64_t> bound{in.getRank(), in.getNumElements()};
+  return verifyResultShape(*this, getIndices(), bound);
+}
+
+LogicalResult CompressOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "output")))
+    return failure();
+  auto cond = tensorType(getCondition()).getShape();
+  if (cond.size() != 1)
+    return emitOpError("condition must be 1-D, got ") << formatShape(cond);
+  SmallVector<int64_t> bound;
+  if (auto axis = getAxis()) {
+    if (failed(verifyAxis(*this, *axis, in.size())))
+      return failure();
+    bound.assign(in.begin(), in.end());
+    bound[*axis] = std::min(bound[*axis], cond[0]);
+  } else {
+    bound.push_back(std::min(tensorType(getInput()).getNumElements(), cond[0]));
+  }
+  return verifyResultShape(*this, getOutput(), bound);
+}

@@ -159,3 +159,56 @@ def Osc_ReverseSequenceOp : Osc_ExecOp<"reverse_sequence", "ReverseSequence",
   }];
   let hasVerifier = 1;
 }
+
+// Ops whose results' extent depends on the data (docs/architecture.md,
+// "Data-dependent output shapes"): each such result has its static upper
+// bound as its type, and the op writes the run-time extent along one axis
+// into its last result, a tensor<i64>. Entries beyond the extent are zero.
+
+def Osc_NonZeroOp : Osc_ExecOp<"non_zero", "NonZero", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "indices of the non-zero elements (run-time count)";
+  let description = [{
+    ONNX NonZero: `indices[d, j]` is coordinate `d` of the `j`-th non-zero
+    element of `input` in row-major order. Its type is the bound: rank x
+    (number of elements); `count` receives the number of non-zero elements,
+    the run-time extent of `indices` along axis 1. Columns beyond it are 0.
+
+    ```mlir
+    %i, %n = osc.non_zero %x : tensor<2x3xf32> -> tensor<2x6xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input);
+  let results = (outs StaticShapeTensorOf<[I64]>:$indices,
+                      0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($indices) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_CompressOp : Osc_ExecOp<"compress", "Compress", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "slices where a condition holds (run-time count)";
+  let description = [{
+    ONNX Compress: the slices of `input` along `axis` whose entry in
+    `condition` is true, in order; without `axis`, the elements of the
+    flattened input. Entries of `input` beyond `condition`'s length are
+    dropped. The output's type is the bound (at most min(condition length,
+    axis length) slices); `count` receives the number selected, the
+    run-time extent of `output` along `axis` (0 when flattened). Slices
+    beyond it are 0.
+
+    ```mlir
+    %y, %n = osc.compress %x, %c {axis = 0 : i64}
+        : (tensor<3x2xf32>, tensor<3xi1>) -> (tensor<3x2xf32>, tensor<i64>)
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_BoolTensor:$condition,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs Osc_Tensor:$output, 0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input `,` $condition attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
