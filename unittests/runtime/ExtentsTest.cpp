@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -164,5 +165,124 @@ TEST(Extents, Compress) {
       }
     }
   }
+}
+} // namespace
+
+namespace {
+/// Reference Unique on slices along `axis` (-1: flattened): the distinct
+/// slices by a linear search in order of first occurrence, sorted after if
+/// asked, as vectors of the slice's elements.
+struct UniqueRef {
+  std::vector<std::vector<int64_t>> slices;
+  std::vector<int64_t> indices, inverse, counts;
+};
+
+UniqueRef uniqueRef(const std::vector<int64_t> &x, const Shape &shape,
+                    int64_t axis, bool sorted) {
+  int64_t outer = 1, len = count(shape), inner = 1;
+  if (axis >= 0) {
+    len = shape[axis];
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= shape[d];
+    for (size_t d = axis + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+  }
+  auto slice = [&](int64_t j) {
+    std::vector<int64_t> s;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        s.push_back(x[(o * len + j) * inner + i]);
+    return s;
+  };
+  UniqueRef r;
+  for (int64_t j = 0; j < len; ++j) {
+    auto s = slice(j);
+    size_t k = 0;
+    while (k < r.slices.size() && r.slices[k] != s)
+      ++k;
+    if (k == r.slices.size()) {
+      r.slices.push_back(s);
+      r.indices.push_back(j);
+      r.counts.push_back(0);
+    }
+    ++r.counts[k];
+  }
+  if (sorted) {
+    std::vector<size_t> p(r.slices.size());
+    for (size_t i = 0; i < p.size(); ++i)
+      p[i] = i;
+    std::sort(p.begin(), p.end(),
+              [&](size_t a, size_t b) { return r.slices[a] < r.slices[b]; });
+    UniqueRef s;
+    for (size_t i : p) {
+      s.slices.push_back(r.slices[i]);
+      s.indices.push_back(r.indices[i]);
+      s.counts.push_back(r.counts[i]);
+    }
+    r = s;
+  }
+  for (int64_t j = 0; j < len; ++j) {
+    auto s = slice(j);
+    for (size_t k = 0; k < r.slices.size(); ++k)
+      if (r.slices[k] == s)
+        r.inverse.push_back(static_cast<int64_t>(k));
+  }
+  return r;
+}
+
+TEST(Extents, Unique) {
+  for (Shape shape : {Shape{1}, Shape{17}, Shape{4, 3}, Shape{3, 5, 2}}) {
+    for (int64_t axis = -1; axis < static_cast<int64_t>(shape.size());
+         ++axis) {
+      for (bool sorted : {true, false}) {
+        std::mt19937 rng(count(shape) + axis * 7 + sorted);
+        std::vector<int64_t> x(count(shape));
+        for (int64_t &v : x)
+          v = static_cast<int64_t>(rng() % 3) - 1; // many repeats
+        int64_t len = axis < 0 ? count(shape) : shape[axis];
+        UniqueRef ref = uniqueRef(x, shape, axis, sorted);
+        std::vector<int64_t> y(x.size(), -7), idx(len, -7), inv(len, -7),
+            cnt(len, -7);
+        int64_t u = unique(DType::I64, x.data(), shape, axis, sorted, y.data(),
+                           idx.data(), inv.data(), cnt.data());
+        ASSERT_EQ(u, static_cast<int64_t>(ref.slices.size()))
+            << "axis " << axis << " sorted " << sorted;
+        int64_t outer = 1, inner = 1;
+        if (axis >= 0) {
+          for (int64_t d = 0; d < axis; ++d)
+            outer *= shape[d];
+          inner = count(shape) / outer / len;
+        }
+        for (int64_t p = 0; p < len; ++p) {
+          EXPECT_EQ(idx[p], p < u ? ref.indices[p] : 0);
+          EXPECT_EQ(cnt[p], p < u ? ref.counts[p] : 0);
+          EXPECT_EQ(inv[p], ref.inverse[p]);
+          for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < inner; ++i)
+              EXPECT_EQ(y[(o * len + p) * inner + i],
+                        p < u ? ref.slices[p][o * inner + i] : 0)
+                  << "axis " << axis << " slice " << p;
+        }
+      }
+    }
+  }
+}
+
+TEST(Extents, UniqueFloatsNaN) {
+  float nan = std::nanf("");
+  std::vector<float> x{2.f, nan, -1.f, 2.f, nan, -0.f};
+  std::vector<float> y(6);
+  std::vector<int64_t> idx(6), inv(6), cnt(6);
+  int64_t u = unique(DType::F32, x.data(), {6}, -1, true, y.data(), idx.data(),
+                     inv.data(), cnt.data());
+  ASSERT_EQ(u, 4);
+  EXPECT_EQ(y[0], -1.f);
+  EXPECT_EQ(y[1], 0.f);
+  EXPECT_EQ(y[2], 2.f);
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(cnt[2], 2);
+  EXPECT_EQ(cnt[3], 2);
+  EXPECT_EQ(idx[3], 1);
+  EXPECT_EQ(inv[4], 3);
 }
 } // namespace

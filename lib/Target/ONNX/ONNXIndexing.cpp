@@ -201,6 +201,35 @@ void opscope::onnx_import::addIndexingConverters(
     return success();
   };
 
+  // Unique-11 (sorted, axis): the number of distinct slices is known only
+  // at run time; Y, indices and counts are bounded by the axis length (the
+  // element count when flattened), inverse_indices is static.
+  m["Unique"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    SmallVector<int64_t> shape{xt.getNumElements()};
+    int64_t len = xt.getNumElements();
+    IntegerAttr axisAttr;
+    if (c.attr("axis")) {
+      auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+      if (failed(axis))
+        return failure();
+      shape.assign(xt.getShape().begin(), xt.getShape().end());
+      len = shape[*axis];
+      axisAttr = c.b.getI64IntegerAttr(*axis);
+    }
+    auto i64 = c.b.getI64Type();
+    auto op = c.b.create<UniqueOp>(
+        c.loc, tensorOf(shape, elemOf(x)), tensorOf({len}, i64),
+        tensorOf({len}, i64), tensorOf({len}, i64), tensorOf({}, i64), x,
+        axisAttr, c.intAttr("sorted", 1) ? UnitAttr() : c.b.getUnitAttr());
+    out.push_back(op.getOutput());
+    out.push_back(op.getIndices());
+    out.push_back(op.getInverseIndices());
+    out.push_back(op.getCounts());
+    return success();
+  };
+
   // GatherND-11, -12 and -13 (batch_dims from 12; 13 adds bfloat16).
   m["GatherND"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0), idx = c.input(1);

@@ -34,3 +34,13 @@ func.func @compress_condition(%x: tensor<2x3xf32>, %c: tensor<2x1xi1>) {
       : (tensor<2x3xf32>, tensor<2x1xi1>) -> (tensor<2x3xf32>, tensor<i64>)
   return
 }
+
+// -----
+
+func.func @unique_bound(%x: tensor<4x2xi64>) {
+  // expected-error @+1 {{does not match the expected shape 4}}
+  %y, %i, %inv, %c, %n = osc.unique %x {axis = 0 : i64}
+      : tensor<4x2xi64> -> tensor<4x2xi64>, tensor<8xi64>, tensor<4xi64>,
+        tensor<4xi64>, tensor<i64>
+  return
+}

@@ -17,3 +17,12 @@ func.func @extents(%x: tensor<2x3xf32>, %c: tensor<2xi1>, %c7: tensor<7xi1>)
       : (tensor<2x3xf32>, tensor<7xi1>) -> (tensor<6xf32>, tensor<i64>)
   return %i, %y, %f : tensor<2x6xi64>, tensor<2x3xf32>, tensor<6xf32>
 }
+
+// CHECK-LABEL: func.func @unique
+func.func @unique(%x: tensor<4x2xi64>) -> (tensor<4x2xi64>, tensor<4xi64>) {
+  // CHECK: osc.unique %{{.*}} {axis = 0 : i64, unsorted} : tensor<4x2xi64> -> tensor<4x2xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<i64>
+  %y, %i, %inv, %c, %n = osc.unique %x {axis = 0 : i64, unsorted}
+      : tensor<4x2xi64> -> tensor<4x2xi64>, tensor<4xi64>, tensor<4xi64>,
+        tensor<4xi64>, tensor<i64>
+  return %y, %inv : tensor<4x2xi64>, tensor<4xi64>
+}

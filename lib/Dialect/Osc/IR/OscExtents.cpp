@@ -33,6 +33,13 @@ int64_t CompressOp::getExtentAxis(unsigned result) {
 }
 Value CompressOp::getExtent() { return getCount(); }
 
+int64_t UniqueOp::getExtentAxis(unsigned result) {
+  if (result == 0)
+    return getAxis() ? *getAxis() : 0;
+  return result == 1 || result == 3 ? 0 : -1; // inverse_indices: static
+}
+Value UniqueOp::getExtent() { return getCount(); }
+
 //===----------------------------------------------------------------------===//
 // Ops that run on a prefix
 //===----------------------------------------------------------------------===//

@@ -199,3 +199,23 @@ LogicalResult CompressOp::verify() {
   }
   return verifyResultShape(*this, getOutput(), bound);
 }
+
+LogicalResult UniqueOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "output")))
+    return failure();
+  int64_t len = tensorType(getInput()).getNumElements();
+  SmallVector<int64_t> bound{len};
+  if (auto axis = getAxis()) {
+    if (failed(verifyAxis(*this, *axis, in.size())))
+      return failure();
+    bound.assign(in.begin(), in.end());
+    len = in[*axis];
+  }
+  if (failed(verifyResultShape(*this, getOutput(), bound)) ||
+      failed(verifyResultShape(*this, getIndices(), {len})) ||
+      failed(verifyResultShape(*this, getInverseIndices(), {len})))
+    return failure();
+  return verifyResultShape(*this, getCounts(), {len});
+}

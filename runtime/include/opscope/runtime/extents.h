@@ -32,6 +32,19 @@ int64_t nonZero(DType t, const void *x, const Shape &shape, int64_t *indices);
 int64_t compress(size_t elemBytes, const void *x, const Shape &shape,
                  int64_t axis, const uint8_t *cond, int64_t condLen, void *y);
 
+/// ONNX Unique of x (shape `shape`) along `axis` (-1: the flattened x):
+/// the distinct slices, ascending (slices compared element by element in
+/// row-major order; NaN equals NaN and sorts last) or, unless `sorted`, in
+/// order of first occurrence, into y (x's shape, the distinct slices first
+/// along the axis, zeros after); `indices` and `counts` (one per slice
+/// position, zeros after the count) their first position and number of
+/// occurrences, `inverse` (one per input slice) where each input slice's
+/// value went. Element types: f32, f64, and the integer types and bool.
+/// Returns the number of distinct slices, or -1 for another type.
+int64_t unique(DType t, const void *x, const Shape &shape, int64_t axis,
+               bool sorted, void *y, int64_t *indices, int64_t *inverse,
+               int64_t *counts);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_EXTENTS_H

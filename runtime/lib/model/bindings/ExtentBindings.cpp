@@ -1,6 +1,6 @@
 //===- ExtentBindings.cpp - ops whose output extent depends on the data ---===//
 //
-// Part of opscope's runtime. non_zero and compress on the kernels of
+// Part of opscope's runtime. non_zero, compress and unique on the kernels of
 // extents.h: each writes its bounded output and its run-time extent, the
 // op's last result (docs/architecture.md, "Data-dependent output shapes").
 //
@@ -48,9 +48,32 @@ BoundKernel compressOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+
+BoundKernel uniqueOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0);
+  const void *xp = c.ptr(x);
+  void *yp = c.ptr(c.out(0));
+  int64_t *ip = c.ptr<int64_t>(c.out(1)), *inv = c.ptr<int64_t>(c.out(2)),
+          *cp = c.ptr<int64_t>(c.out(3)), *np = c.ptr<int64_t>(c.out(4));
+  Shape shape = x.shape;
+  DType t = x.dtype;
+  if (t == DType::F16 || t == DType::BF16)
+    c.fail(std::string("element type ") + dtypeName(t) +
+           " is not supported by unique");
+  int64_t axis = c.hasAttr("axis") ? c.intAttr("axis") : -1;
+  if (axis >= static_cast<int64_t>(shape.size()))
+    c.fail("axis " + std::to_string(axis) + " out of range");
+  bool sorted = !c.flag("unsorted");
+  kernel = c.ownKernel(false);
+  return [=] {
+    *np = unique(t, xp, shape, axis, sorted, yp, ip, inv, cp);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerExtentKernels(KernelRegistry &r) {
   r.add(OpKind::NonZero, {"opscope", {}, nonZeroOp});
   r.add(OpKind::Compress, {"opscope", {}, compressOp});
+  r.add(OpKind::Unique, {"opscope", {}, uniqueOp});
 }

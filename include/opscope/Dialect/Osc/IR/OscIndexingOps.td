@@ -212,3 +212,38 @@ def Osc_CompressOp : Osc_ExecOp<"compress", "Compress", [Pure],
   }];
   let hasVerifier = 1;
 }
+
+def Osc_UniqueOp : Osc_ExecOp<"unique", "Unique", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "distinct slices along an axis (run-time count)";
+  let description = [{
+    ONNX Unique: the distinct slices of `input` along `axis` (without
+    `axis`, the distinct elements of the flattened input), sorted ascending
+    (slices compared element by element) or, with `unsorted`, in order of
+    first occurrence. `indices` holds each one's first position, `counts`
+    how often it occurs, and `inverse_indices` (static: one per input
+    slice) the position of each input slice's value in `output`. `output`,
+    `indices` and `counts` are typed by their bound (the axis length, or
+    the element count); `count` receives the number of distinct slices, the
+    run-time extent of `output` along `axis` (0 when flattened) and of
+    `indices` and `counts`. Entries beyond it are 0. A NaN equals NaN and
+    sorts after every number.
+
+    ```mlir
+    %y, %i, %inv, %c, %n = osc.unique %x
+        : tensor<6xf32> -> tensor<6xf32>, tensor<6xi64>, tensor<6xi64>,
+          tensor<6xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, OptionalAttr<I64Attr>:$axis,
+                       UnitAttr:$unsorted);
+  let results = (outs Osc_Tensor:$output, StaticShapeTensorOf<[I64]>:$indices,
+                      StaticShapeTensorOf<[I64]>:$inverse_indices,
+                      StaticShapeTensorOf<[I64]>:$counts,
+                      0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($output) `,` type($indices)
+    `,` type($inverse_indices) `,` type($counts) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}
