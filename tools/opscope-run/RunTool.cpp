@@ -123,9 +123,15 @@ int compareModels(const std::string &aPath, const Model &a,
     sb->run();
     for (size_t o = 0; o < stats.size(); ++o) {
       const TensorInfo &info = a.outputs()[o];
-      stats[o].add(asDoubles(info.dtype, sa->output(o), info.elements()),
-                   asDoubles(info.dtype, sb->output(o), info.elements()),
-                   info.shape.empty() ? 1 : info.shape.back());
+      Shape shape = sa->outputShape(o);
+      if (sb->outputShape(o) != shape)
+        die("--compare-to: output '" + info.name + "' is " +
+            describe(info.dtype, shape) + " in " + aPath + " but " +
+            describe(info.dtype, sb->outputShape(o)) + " in " + bPath);
+      int64_t n = numElements(shape);
+      stats[o].add(asDoubles(info.dtype, sa->output(o), n),
+                   asDoubles(info.dtype, sb->output(o), n),
+                   shape.empty() ? 1 : shape.back());
     }
     progress.update(++done, "input sets");
   }
@@ -375,7 +381,14 @@ std::vector<std::pair<int, HostTensor>> readExpected(const Model &model,
     if (out < 0)
       die("--expect: the model has no output '" + name + "'", 2);
     HostTensor t = readTensorFile(file);
-    if (t.shape != model.outputs()[out].shape)
+    // An output with a run-time extent: any size up to its bound along
+    // that axis; the run's actual shape is checked after it.
+    Shape bound = model.outputs()[out].shape;
+    int64_t axis = model.outputs()[out].extentAxis;
+    if (axis >= 0 && t.shape.size() == bound.size() &&
+        t.shape[axis] <= bound[axis])
+      bound[axis] = t.shape[axis];
+    if (t.shape != bound)
       die("--expect " + name + ": the model's output is " +
               model.outputs()[out].describe() + ", " + file + " holds " +
               describe(t.dtype, t.shape),
@@ -393,9 +406,9 @@ void writeOutputs(const Model &model, Session &session,
     const TensorInfo &info = model.outputs()[out];
     HostTensor t;
     t.dtype = info.dtype;
-    t.shape = info.shape;
+    t.shape = session.outputShape(out);
     const char *p = static_cast<const char *>(session.output(out));
-    t.data.assign(p, p + info.bytes());
+    t.data.assign(p, p + numElements(t.shape) * dtypeSize(t.dtype));
     std::string name = info.name;
     std::replace(name.begin(), name.end(), '/', '_');
     writeNpy((fs::path(dir) / (name + ".npy")).string(), t);
@@ -409,7 +422,16 @@ bool checkExpected(const Model &model, Session &session,
   bool mismatch = false;
   for (auto &[out, want] : expected) {
     const TensorInfo &info = model.outputs()[out];
-    auto got = asDoubles(info.dtype, session.output(out), info.elements());
+    Shape shape = session.outputShape(out);
+    if (shape != want.shape) {
+      mismatch = true;
+      std::cout << "output " << info.name << ": shape "
+                << describe(info.dtype, shape) << " (bound " << info.describe()
+                << "), expected " << describe(want.dtype, want.shape)
+                << " -> MISMATCH\n";
+      continue;
+    }
+    auto got = asDoubles(info.dtype, session.output(out), numElements(shape));
     auto ref = asDoubles(want.dtype, want.data.data(), want.elements());
     TensorComparison c = compareTensors(got, ref, o.rtol, o.atol);
     mismatch |= !c.matches();

@@ -270,6 +270,11 @@ struct ConvertOscToRuntimePass
       json::Object out{{"dtype", dtypeName(v.getType())},
                        {"shape", shapeJson(v.getType())},
                        {"buffer", bufferRef(v)}};
+      // A data-dependent extent: the output's shape is its bound with the
+      // extent, read from this buffer after the run, along `axis`.
+      if (std::optional<Extent> e = extentOf(v))
+        out["extent"] = json::Object{{"buffer", bufferRef(e->count)},
+                                     {"axis", e->axis}};
       auto n = fn.getResultAttrOfType<StringAttr>(i, "osc.name");
       out["name"] = n ? n.str() : "output" + std::to_string(i);
       outputs.push_back(std::move(out));

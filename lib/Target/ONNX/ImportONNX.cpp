@@ -624,10 +624,15 @@ LogicalResult GraphImporter::checkOutput(const onnx::ValueInfoProto &info,
   if (!tt.has_shape())
     return success();
   const auto &shape = tt.shape();
+  // A run-time extent: the declared size (one run's) may be anything up to
+  // the bound the graph computes.
+  std::optional<osc::Extent> extent = osc::extentOf(v);
   bool mismatch = shape.dim_size() != type.getRank();
   for (int i = 0; !mismatch && i < shape.dim_size(); ++i)
     mismatch = shape.dim(i).has_dim_value() &&
-               shape.dim(i).dim_value() != type.getDimSize(i);
+               (extent && extent->axis == i
+                    ? shape.dim(i).dim_value() > type.getDimSize(i)
+                    : shape.dim(i).dim_value() != type.getDimSize(i));
   if (mismatch) {
     fileError() << "output '" << info.name() << "' is declared "
                 << describeDims(shape) << " but with the given input shapes "

@@ -2,7 +2,8 @@
 //
 // Part of opscope. Converters for the ONNX ops that compute or move elements
 // by index (OscIndexingOps.td): CumSum, TopK, GatherND, ScatterND,
-// ScatterElements (and the deprecated Scatter), ReverseSequence.
+// ScatterElements (and the deprecated Scatter), ReverseSequence, and the
+// ops whose output extent depends on the data: NonZero, Compress.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +154,79 @@ void opscope::onnx_import::addIndexingConverters(
         largest ? UnitAttr() : c.b.getUnitAttr());
     out.push_back(op.getValues());
     out.push_back(op.getIndices());
+    return success();
+  };
+
+  // NonZero-9 and -13: indices whose second extent is the number of
+  // non-zero elements, known only at run time: the result is bounded by
+  // the element count (docs/architecture.md, "Data-dependent output
+  // shapes").
+  m["NonZero"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    auto op = c.b.create<NonZeroOp>(
+        c.loc,
+        tensorOf({xt.getRank(), xt.getNumElements()}, c.b.getI64Type()),
+        tensorOf({}, c.b.getI64Type()), x);
+    out.push_back(op.getIndices());
+    return success();
+  };
+
+  // Compress-9 and -11 (negative axis): the number of slices kept is known
+  // only at run time; the result is bounded by min(axis length, condition
+  // length).
+  m["Compress"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0), cond = c.input(1);
+    auto xt = typeOf(x), ct = typeOf(cond);
+    if (ct.getRank() != 1 || !elemOf(cond).isInteger(1)) {
+      c.error() << "condition must be a 1-D bool tensor, got " << ct;
+      return failure();
+    }
+    SmallVector<int64_t> shape;
+    IntegerAttr axisAttr;
+    if (c.attr("axis")) {
+      auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+      if (failed(axis))
+        return failure();
+      shape.assign(xt.getShape().begin(), xt.getShape().end());
+      shape[*axis] = std::min(shape[*axis], ct.getDimSize(0));
+      axisAttr = c.b.getI64IntegerAttr(*axis);
+    } else {
+      shape.push_back(std::min(xt.getNumElements(), ct.getDimSize(0)));
+    }
+    auto op = c.b.create<CompressOp>(c.loc, tensorOf(shape, elemOf(x)),
+                                     tensorOf({}, c.b.getI64Type()), x, cond,
+                                     axisAttr);
+    out.push_back(op.getOutput());
+    return success();
+  };
+
+  // Unique-11 (sorted, axis): the number of distinct slices is known only
+  // at run time; Y, indices and counts are bounded by the axis length (the
+  // element count when flattened), inverse_indices is static.
+  m["Unique"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    SmallVector<int64_t> shape{xt.getNumElements()};
+    int64_t len = xt.getNumElements();
+    IntegerAttr axisAttr;
+    if (c.attr("axis")) {
+      auto axis = c.normalizeAxis(c.intAttr("axis", 0), xt.getRank());
+      if (failed(axis))
+        return failure();
+      shape.assign(xt.getShape().begin(), xt.getShape().end());
+      len = shape[*axis];
+      axisAttr = c.b.getI64IntegerAttr(*axis);
+    }
+    auto i64 = c.b.getI64Type();
+    auto op = c.b.create<UniqueOp>(
+        c.loc, tensorOf(shape, elemOf(x)), tensorOf({len}, i64),
+        tensorOf({len}, i64), tensorOf({len}, i64), tensorOf({}, i64), x,
+        axisAttr, c.intAttr("sorted", 1) ? UnitAttr() : c.b.getUnitAttr());
+    out.push_back(op.getOutput());
+    out.push_back(op.getIndices());
+    out.push_back(op.getInverseIndices());
+    out.push_back(op.getCounts());
     return success();
   };
 

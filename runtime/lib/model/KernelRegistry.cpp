@@ -41,6 +41,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     registerElementwiseKernels(r);
     registerDataMovementKernels(r);
     registerIndexingKernels(r);
+    registerExtentKernels(r);
     registerRecurrentKernels(r);
     registerLinalgKernels(r);
     return r;

@@ -134,6 +134,18 @@ void Model::Impl::parsePlan(const char *text) {
   for (const json &out : plan.at("outputs")) {
     outputs.push_back(tensorInfo(out));
     outputRefs.push_back(parseBufferRef(out.at("buffer")));
+    outputExtents.emplace_back();
+    if (out.contains("extent")) {
+      const json &e = out.at("extent");
+      outputExtents.back() = parseBufferRef(e.at("buffer"));
+      int64_t axis = e.at("axis").get<int64_t>();
+      if (axis < 0 || axis >= static_cast<int64_t>(outputs.back().shape.size()) ||
+          outputExtents.back().dtype != rt::DType::I64 ||
+          outputExtents.back().elements() != 1)
+        throw Error("output '" + outputs.back().name +
+                    "' has a malformed run-time extent in the model plan");
+      outputs.back().extentAxis = axis;
+    }
   }
   int64_t index = 0;
   for (const json &o : plan.at("ops")) {
@@ -247,8 +259,11 @@ void Model::Impl::checkBuffers() const {
     r.shape = inputs[i].shape;
     check(r, "input '" + inputs[i].name + "'");
   }
-  for (size_t i = 0; i < outputRefs.size(); ++i)
+  for (size_t i = 0; i < outputRefs.size(); ++i) {
     check(outputRefs[i], "output '" + outputs[i].name + "'");
+    if (outputExtents[i].kind != BufferRef::None)
+      check(outputExtents[i], "extent of output '" + outputs[i].name + "'");
+  }
   for (const OpDesc &op : ops) {
     std::string what = "op #" + std::to_string(op.index) + " '" + op.name + "'";
     for (const BufferRef &r : op.operands)

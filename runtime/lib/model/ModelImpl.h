@@ -34,6 +34,9 @@ struct Model::Impl {
   std::vector<TensorInfo> inputs, outputs;
   std::vector<int64_t> inputOffsets;
   std::vector<rt::BufferRef> outputRefs;
+  /// Per output: the i64 buffer holding its run-time extent along
+  /// outputs[i].extentAxis (kind None when it has none).
+  std::vector<rt::BufferRef> outputExtents;
   std::vector<rt::OpDesc> ops;
   std::vector<int64_t> opLiveBytes;
   std::vector<ProbeInfo> probes;

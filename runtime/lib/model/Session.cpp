@@ -110,6 +110,12 @@ struct Session::Impl {
   bool ran = false;
   /// overrideWeight's private copies: op -> weight offset -> bytes.
   std::map<size_t, std::map<int64_t, std::vector<uint8_t>>> overrides;
+  /// Outputs with a run-time extent: their shape after the last run, and
+  /// (when the extent is not on the outermost axis, so the valid entries
+  /// are not contiguous in the bound's layout) a compact copy.
+  std::vector<Shape> outputShapes;
+  std::vector<std::vector<uint8_t>> compacted;
+  void settleExtents();
   ~Impl() { std::free(arena); }
 };
 
@@ -175,7 +181,51 @@ void *Session::input(size_t i) {
 
 const void *Session::output(size_t i) const {
   const BufferRef &r = impl->model->impl->outputRefs.at(i);
+  if (i < impl->compacted.size() && !impl->compacted[i].empty())
+    return impl->compacted[i].data();
   return Buffers{impl->arena, impl->model->impl->weights}.ptr(r);
+}
+
+rt::Shape Session::outputShape(size_t i) const {
+  if (i < impl->outputShapes.size())
+    return impl->outputShapes[i];
+  return impl->model->impl->outputs.at(i).shape;
+}
+
+/// After a run: each output's extent, read from its buffer (clamped to the
+/// bound: a kernel never writes more), and the compact copy of an output
+/// whose extent axis is not the outermost (the bound's layout leaves gaps
+/// after each row's valid prefix).
+void Session::Impl::settleExtents() {
+  const Model::Impl &M = *model->impl;
+  outputShapes.resize(M.outputs.size());
+  compacted.resize(M.outputs.size());
+  Buffers buffers{arena, M.weights};
+  for (size_t i = 0; i < M.outputs.size(); ++i) {
+    const TensorInfo &info = M.outputs[i];
+    outputShapes[i] = info.shape;
+    compacted[i].clear();
+    if (info.extentAxis < 0)
+      continue;
+    int64_t axis = info.extentAxis, bound = info.shape[axis];
+    int64_t n = *static_cast<const int64_t *>(buffers.ptr(M.outputExtents[i]));
+    n = std::clamp<int64_t>(n, 0, bound);
+    outputShapes[i][axis] = n;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= info.shape[d];
+    if (outer == 1 || n == bound)
+      continue;
+    size_t row = rt::numElements(info.shape) / std::max<int64_t>(outer, 1) /
+                 std::max<int64_t>(bound, 1) * rt::dtypeSize(info.dtype);
+    const uint8_t *src =
+        static_cast<const uint8_t *>(buffers.ptr(M.outputRefs[i]));
+    // A non-empty copy marks it compacted, even when it holds no elements.
+    compacted[i].resize(std::max<size_t>(outer * n * row, 1));
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(compacted[i].data() + o * n * row, src + o * bound * row,
+                  n * row);
+  }
 }
 
 void Session::run() {
@@ -199,6 +249,7 @@ void Session::run() {
   }
   if (!impl->ctx.error.empty())
     throw Error(impl->ctx.error);
+  impl->settleExtents();
 }
 
 Profiler &Session::profiler() { return impl->profiler; }

@@ -173,3 +173,49 @@ LogicalResult ReverseSequenceOp::verify() {
            << getInput().getType();
   return success();
 }
+
+LogicalResult NonZeroOp::verify() {
+  auto in = tensorType(getInput());
+  SmallVector<int64_t> bound{in.getRank(), in.getNumElements()};
+  return verifyResultShape(*this, getIndices(), bound);
+}
+
+LogicalResult CompressOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "output")))
+    return failure();
+  auto cond = tensorType(getCondition()).getShape();
+  if (cond.size() != 1)
+    return emitOpError("condition must be 1-D, got ") << formatShape(cond);
+  SmallVector<int64_t> bound;
+  if (auto axis = getAxis()) {
+    if (failed(verifyAxis(*this, *axis, in.size())))
+      return failure();
+    bound.assign(in.begin(), in.end());
+    bound[*axis] = std::min(bound[*axis], cond[0]);
+  } else {
+    bound.push_back(std::min(tensorType(getInput()).getNumElements(), cond[0]));
+  }
+  return verifyResultShape(*this, getOutput(), bound);
+}
+
+LogicalResult UniqueOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (failed(verifySameElementType(*this, getInput(), "input", getOutput(),
+                                   "output")))
+    return failure();
+  int64_t len = tensorType(getInput()).getNumElements();
+  SmallVector<int64_t> bound{len};
+  if (auto axis = getAxis()) {
+    if (failed(verifyAxis(*this, *axis, in.size())))
+      return failure();
+    bound.assign(in.begin(), in.end());
+    len = in[*axis];
+  }
+  if (failed(verifyResultShape(*this, getOutput(), bound)) ||
+      failed(verifyResultShape(*this, getIndices(), {len})) ||
+      failed(verifyResultShape(*this, getInverseIndices(), {len})))
+    return failure();
+  return verifyResultShape(*this, getCounts(), {len});
+}

@@ -180,7 +180,10 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
                        "printed with --elide-weights");
       return signalPassFailure();
     }
-    if (failed(checkSizes(funcs[0])) || failed(planArena(funcs[0])) ||
+    // Values with a run-time extent reach only ops that run on a prefix
+    // (docs/architecture.md, "Data-dependent output shapes").
+    if (failed(checkExtents(funcs[0])) || failed(checkSizes(funcs[0])) ||
+        failed(planArena(funcs[0])) ||
         failed(planWeights(funcs[0])))
       return signalPassFailure();
   }
@@ -297,8 +300,12 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
       }
     for (BlockArgument a : fn.getArguments())
       lastUse[a] = kForever;
-    for (Value v : body.getTerminator()->getOperands())
+    for (Value v : body.getTerminator()->getOperands()) {
       lastUse[aliasRoot(v)] = kForever;
+      // The run-time extent of an output is read after the run.
+      if (std::optional<Extent> e = extentOf(v))
+        lastUse[aliasRoot(e->count)] = kForever;
+    }
 
     std::vector<Interval> live;
     // Every allocation with the op index that defines it, for the live

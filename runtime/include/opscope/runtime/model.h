@@ -41,6 +41,10 @@ struct TensorInfo {
   std::string name;
   rt::DType dtype = rt::DType::F32;
   rt::Shape shape;
+  /// An output whose size along this axis is known only after a run
+  /// (docs/architecture.md, "Data-dependent output shapes"): `shape` is its
+  /// static bound, Session::outputShape the shape of the last run. -1: none.
+  int64_t extentAxis = -1;
   int64_t elements() const { return rt::numElements(shape); }
   size_t bytes() const { return elements() * rt::dtypeSize(dtype); }
   /// `1x128xi64`-style description for messages.
@@ -313,6 +317,10 @@ public:
   /// outputs (valid until the next run).
   void *input(size_t i);
   const void *output(size_t i) const;
+  /// The shape of output `i` after the last run: its TensorInfo's shape,
+  /// except along an extentAxis, where it is the extent the run produced.
+  /// output(i) then holds exactly that many elements, row-major.
+  rt::Shape outputShape(size_t i) const;
   /// Runs once. Probes record when the profiler is enabled.
   void run();
   Profiler &profiler();

@@ -28,7 +28,7 @@ def Osc_ReshapeOp : Osc_Op<"reshape", [Pure]> {
 }
 
 def Osc_TransposeOp : Osc_ExecOp<"transpose", "Transpose", [Pure],
-    []> {
+    ["propagateExtent"]> {
   let summary = "permute dimensions";
   let description = [{
     `output.shape[i] = input.shape[perm[i]]`.
@@ -92,7 +92,7 @@ def Osc_BroadcastToOp : Osc_ExecOp<"broadcast_to", "BroadcastTo", [Pure],
 }
 
 def Osc_GatherOp : Osc_ExecOp<"gather", "Gather", [Pure],
-    ["getBytesMoved"]> {
+    ["getBytesMoved", "propagateExtent"]> {
   let summary = "gather slices along an axis by index";
   let description = [{
     `output.shape = data.shape[:axis] + indices.shape + data.shape[axis+1:]`.
@@ -217,7 +217,7 @@ include "opscope/Dialect/Osc/IR/OscRecurrentOps.td"
 include "opscope/Dialect/Osc/IR/OscIndexingOps.td"
 
 def Osc_CastOp : Osc_ExecOp<"cast", "Cast", [Pure, SameOperandsAndResultShape],
-    [], "1.0"> {
+    ["propagateExtent"], "1.0"> {
   let summary = "convert element type";
   let description = [{
     Elementwise conversion between element types of the same shape: float to

@@ -159,3 +159,91 @@ def Osc_ReverseSequenceOp : Osc_ExecOp<"reverse_sequence", "ReverseSequence",
   }];
   let hasVerifier = 1;
 }
+
+// Ops whose results' extent depends on the data (docs/architecture.md,
+// "Data-dependent output shapes"): each such result has its static upper
+// bound as its type, and the op writes the run-time extent along one axis
+// into its last result, a tensor<i64>. Entries beyond the extent are zero.
+
+def Osc_NonZeroOp : Osc_ExecOp<"non_zero", "NonZero", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "indices of the non-zero elements (run-time count)";
+  let description = [{
+    ONNX NonZero: `indices[d, j]` is coordinate `d` of the `j`-th non-zero
+    element of `input` in row-major order. Its type is the bound: rank x
+    (number of elements); `count` receives the number of non-zero elements,
+    the run-time extent of `indices` along axis 1. Columns beyond it are 0.
+
+    ```mlir
+    %i, %n = osc.non_zero %x : tensor<2x3xf32> -> tensor<2x6xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input);
+  let results = (outs StaticShapeTensorOf<[I64]>:$indices,
+                      0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($indices) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_CompressOp : Osc_ExecOp<"compress", "Compress", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "slices where a condition holds (run-time count)";
+  let description = [{
+    ONNX Compress: the slices of `input` along `axis` whose entry in
+    `condition` is true, in order; without `axis`, the elements of the
+    flattened input. Entries of `input` beyond `condition`'s length are
+    dropped. The output's type is the bound (at most min(condition length,
+    axis length) slices); `count` receives the number selected, the
+    run-time extent of `output` along `axis` (0 when flattened). Slices
+    beyond it are 0.
+
+    ```mlir
+    %y, %n = osc.compress %x, %c {axis = 0 : i64}
+        : (tensor<3x2xf32>, tensor<3xi1>) -> (tensor<3x2xf32>, tensor<i64>)
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, Osc_BoolTensor:$condition,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs Osc_Tensor:$output, 0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input `,` $condition attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_UniqueOp : Osc_ExecOp<"unique", "Unique", [Pure],
+    ["getExtentAxis", "getExtent"]> {
+  let summary = "distinct slices along an axis (run-time count)";
+  let description = [{
+    ONNX Unique: the distinct slices of `input` along `axis` (without
+    `axis`, the distinct elements of the flattened input), sorted ascending
+    (slices compared element by element) or, with `unsorted`, in order of
+    first occurrence. `indices` holds each one's first position, `counts`
+    how often it occurs, and `inverse_indices` (static: one per input
+    slice) the position of each input slice's value in `output`. `output`,
+    `indices` and `counts` are typed by their bound (the axis length, or
+    the element count); `count` receives the number of distinct slices, the
+    run-time extent of `output` along `axis` (0 when flattened) and of
+    `indices` and `counts`. Entries beyond it are 0. A NaN equals NaN and
+    sorts after every number.
+
+    ```mlir
+    %y, %i, %inv, %c, %n = osc.unique %x
+        : tensor<6xf32> -> tensor<6xf32>, tensor<6xi64>, tensor<6xi64>,
+          tensor<6xi64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Osc_Tensor:$input, OptionalAttr<I64Attr>:$axis,
+                       UnitAttr:$unsorted);
+  let results = (outs Osc_Tensor:$output, StaticShapeTensorOf<[I64]>:$indices,
+                      StaticShapeTensorOf<[I64]>:$inverse_indices,
+                      StaticShapeTensorOf<[I64]>:$counts,
+                      0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($output) `,` type($indices)
+    `,` type($inverse_indices) `,` type($counts) `,` type($count)
+  }];
+  let hasVerifier = 1;
+}

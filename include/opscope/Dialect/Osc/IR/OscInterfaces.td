@@ -62,7 +62,28 @@ def Osc_ExecutableOpInterface : OpInterface<"ExecutableOpInterface"> {
         kernel must read each element before writing the element at the same
         position (elementwise ops, a sum post-op). The planner still checks
         that this op is the operand's last reader and that sizes match.}],
-      "int", "getInPlaceOperand", (ins), [{}], [{ return -1; }]>
+      "int", "getInPlaceOperand", (ins), [{}], [{ return -1; }]>,
+    InterfaceMethod<
+      [{Data-dependent extents (docs/architecture.md, "Data-dependent output
+        shapes"): the axis along which result `result` holds only a run-time
+        number of entries (its type is the static bound), or -1 when the
+        result is fully valid. Ops that set one return the number as their
+        last result, a tensor<i64> (getExtent).}],
+      "int64_t", "getExtentAxis", (ins "unsigned":$result), [{}],
+      [{ return -1; }]>,
+    InterfaceMethod<
+      [{The tensor<i64> result holding the run-time extent of the results
+        that getExtentAxis names, or null.}],
+      "::mlir::Value", "getExtent", (ins), [{}], [{ return {}; }]>,
+    InterfaceMethod<
+      [{Whether this op, run over the whole bound of operand `operand` whose
+        valid entries along `axis` are a run-time prefix, computes result 0
+        correctly for that prefix (and only garbage beyond it): the axis of
+        result 0 that then carries the extent, or -1 when it cannot (the
+        compiler then refuses the model, naming this op).}],
+      "int64_t", "propagateExtent",
+      (ins "unsigned":$operand, "int64_t":$axis), [{}],
+      [{ return -1; }]>
   ];
   let extraClassDeclaration = [{
     /// The kernel family reports show before the runtime picks an

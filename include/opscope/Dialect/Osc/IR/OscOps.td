@@ -517,7 +517,8 @@ def Osc_GeluOp : Osc_ExecOp<"gelu", "Gelu", [Pure, SameOperandsAndResultType],
 }
 
 def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType],
-    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand"], "1.0"> {
+    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand",
+     "propagateExtent"], "1.0"> {
   let summary = "elementwise unary function";
   let description = [{
     One elementwise function per op, chosen by `kind`. Parameters follow
@@ -541,7 +542,8 @@ def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType]
 }
 
 def Osc_BinaryOp : Osc_ExecOp<"binary", "Binary", [Pure],
-    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand"], "1.0"> {
+    ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand",
+     "propagateExtent"], "1.0"> {
   let summary = "elementwise binary function with numpy broadcasting";
   let description = [{
     Both operands have the same element type; their shapes broadcast like numpy

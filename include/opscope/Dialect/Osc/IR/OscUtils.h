@@ -124,6 +124,24 @@ llvm::json::Array shapeJson(mlir::Type t);
 /// weight_sparsity, sparse_support, flops, bytes, kernel (docs/profiling.md).
 llvm::json::Object opFacts(mlir::Operation *op);
 
+/// Where a value's run-time extent lives (docs/architecture.md,
+/// "Data-dependent output shapes"): the tensor<i64> its producer writes, and
+/// the axis of the value it applies to.
+struct Extent {
+  mlir::Value count;
+  int64_t axis = -1;
+};
+
+/// The run-time extent of `v`: from the op that produces it
+/// (getExtentAxis), or carried through the ops that run on a prefix
+/// (propagateExtent); nullopt when `v` is fully valid.
+std::optional<Extent> extentOf(mlir::Value v);
+
+/// Checks every use of a value with a run-time extent in `fn`: each user
+/// must carry it (propagateExtent) or be the function's return. Emits an
+/// error naming the first user that cannot, and the producer.
+mlir::LogicalResult checkExtents(mlir::Operation *fn);
+
 } // namespace opscope::osc
 
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCUTILS_H
