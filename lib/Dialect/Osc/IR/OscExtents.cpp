@@ -86,34 +86,47 @@ int64_t TransposeOp::propagateExtent(unsigned, int64_t axis) {
 //===----------------------------------------------------------------------===//
 
 std::optional<Extent> osc::extentOf(Value v) {
+  ExtentCache cache;
+  return extentOf(v, cache);
+}
+
+std::optional<Extent> osc::extentOf(Value v, ExtentCache &cache) {
   auto res = dyn_cast<OpResult>(v);
   if (!res)
     return std::nullopt;
-  // A probe's results are what its body yields.
-  if (auto probe = dyn_cast<ProbeOp>(res.getOwner()))
-    return extentOf(probe.getBody().front().getTerminator()->getOperand(
-        res.getResultNumber()));
+  if (auto it = cache.find(v); it != cache.end())
+    return it->second;
+  std::optional<Extent> found;
   auto exec = dyn_cast<ExecutableOpInterface>(res.getOwner());
-  if (!exec)
-    return std::nullopt;
-  int64_t axis = exec.getExtentAxis(res.getResultNumber());
-  if (axis >= 0)
-    return Extent{exec.getExtent(), axis};
-  if (res.getResultNumber() != 0)
-    return std::nullopt;
-  for (OpOperand &in : res.getOwner()->getOpOperands())
-    if (auto e = extentOf(in.get())) {
-      int64_t out = exec.propagateExtent(in.getOperandNumber(), e->axis);
-      if (out >= 0)
-        return Extent{e->count, out};
+  // A probe's results are what its body yields.
+  if (auto probe = dyn_cast<ProbeOp>(res.getOwner())) {
+    found = extentOf(probe.getBody().front().getTerminator()->getOperand(
+                         res.getResultNumber()),
+                     cache);
+  } else if (exec) {
+    int64_t axis = exec.getExtentAxis(res.getResultNumber());
+    if (axis >= 0) {
+      found = Extent{exec.getExtent(), axis};
+    } else if (res.getResultNumber() == 0) {
+      for (OpOperand &in : res.getOwner()->getOpOperands())
+        if (auto e = extentOf(in.get(), cache)) {
+          int64_t out = exec.propagateExtent(in.getOperandNumber(), e->axis);
+          if (out >= 0) {
+            found = Extent{e->count, out};
+            break;
+          }
+        }
     }
-  return std::nullopt;
+  }
+  cache[v] = found;
+  return found;
 }
 
 LogicalResult osc::checkExtents(Operation *fn) {
+  ExtentCache cache;
   WalkResult r = fn->walk([&](Operation *op) {
     for (OpOperand &in : op->getOpOperands()) {
-      std::optional<Extent> e = extentOf(in.get());
+      std::optional<Extent> e = extentOf(in.get(), cache);
       if (!e)
         continue;
       if (isa<func::ReturnOp>(op) ||
@@ -127,7 +140,7 @@ LogicalResult osc::checkExtents(Operation *fn) {
       if (out >= 0)
         for (OpOperand &other : op->getOpOperands())
           if (&other != &in)
-            if (auto e2 = extentOf(other.get()); e2 && e2->count != e->count)
+            if (auto e2 = extentOf(other.get(), cache); e2 && e2->count != e->count)
               out = -1;
       if (out >= 0)
         continue;

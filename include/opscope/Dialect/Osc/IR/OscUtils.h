@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/JSON.h"
 
 #include "opscope/runtime/kinds.h"
@@ -134,7 +135,12 @@ struct Extent {
 
 /// The run-time extent of `v`: from the op that produces it
 /// (getExtentAxis), or carried through the ops that run on a prefix
-/// (propagateExtent); nullopt when `v` is fully valid.
+/// (propagateExtent); nullopt when `v` is fully valid. Answers are
+/// memoized in `cache` (a residual network's values share ancestors: the
+/// walk without it is exponential in the depth); callers that ask of many
+/// values of one unchanged function pass one cache to all the calls.
+using ExtentCache = llvm::DenseMap<mlir::Value, std::optional<Extent>>;
+std::optional<Extent> extentOf(mlir::Value v, ExtentCache &cache);
 std::optional<Extent> extentOf(mlir::Value v);
 
 /// Checks every use of a value with a run-time extent in `fn`: each user
