@@ -20,7 +20,8 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       encoder as ONNX Runtime's quantize_dynamic writes it (issue 53): every
       MatMul on a weight as DynamicQuantizeLinear -> MatMulInteger (s8
       weight per tensor, symmetric, zero point 0) -> Cast -> Mul by the
-      product of the two scales, then the bias Add.
+      product of the two scales, then the bias Add. "-dynq" on a CNN does
+      the same to every Conv (ConvInteger, the bias added after a Reshape).
   mlp-opset14    3 Gemm layers with ReLU.
   cnn-opset14    Conv/BatchNorm/ReLU/MaxPool/residual Add/GlobalAveragePool/Gemm.
   ocrdet-opset14 a PaddleOCR-like text detector (DB): a MobileNetV3-like
@@ -35,6 +36,13 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       outputs are concatenated with the encoder's skip connections, and a
       1x1 convolution to 2 class maps. Input "image" [batch, 3, H, W], H and
       W multiples of 4.
+  isnet-opset17, u2netp-opset17 (+ -dynq) salient-segmentation networks as
+      torch.onnx exports the public checkpoints (rembg's isnet-general-use
+      and u2netp): residual U-blocks of 3x3 Conv+ReLU (BatchNorm folded)
+      with MaxPool ceil_mode downsampling and bilinear Resize (sizes from
+      Shape) back up, dilated RSU4F blocks (dilations 1/2/4/8), six side
+      outputs, Sigmoids. isnet: 44 M parameters, input "input.1"
+      1x3x1024x1024; u2netp: 1.1 M, 1x3x320x320.
   vad-opset16    a voice-activity detector's shape: an If on the sample rate
       (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
       samples per frame), project it, run two LSTM layers (hidden 64) from
@@ -669,6 +677,216 @@ def unet(name, opset):
         b.inits)
 
 
+# He-style gains of the BatchNorm-folded weights: activations keep their
+# scale through the U-blocks and the side outputs' logits spread the masks
+# over (0, 1), as a trained network's do.
+BODY_GAIN = math.sqrt(2.0)
+SIDE_GAIN = 0.2
+
+
+def u2net(name, opset, variant):
+    """U2-Net (Qin et al. 2020) as torch.onnx exports the public salient
+    object / background-removal checkpoints (rembg's u2net.onnx and
+    u2netp.onnx, IS-Net's family): BatchNorm folded into each Conv (eval
+    mode), residual U-blocks RSU7..RSU4 of 3x3 Conv+ReLU with MaxPool 2x2
+    stride 2 ceil_mode between levels and bilinear Resize back (sizes read
+    from the skip tensor's Shape; half_pixel, as torch writes
+    align_corners=False), RSU4F blocks with dilations 1/2/4/8 instead of pooling, six
+    side outputs upsampled to the input, each through a Sigmoid.
+    "isnet": IS-Net (DIS, rembg's isnet-general-use), 44 M parameters, a
+    stride-2 3x3 Conv to 64 channels before the U-blocks, input
+    1x3x1024x1024. "u2netp": U2-Net's 1.1 M-parameter network (rembg's
+    u2netp), 16/64 channels, the side outputs also fused by a 1x1 Conv,
+    input 1x3x320x320."""
+    b = Builder(seed=41)
+    count = {}
+
+    def fresh(op):
+        n = count.get(op, 0)
+        count[op] = n + 1
+        return n
+
+    def conv(x, cin, cout, prefix, dirate=1, k=3, relu=True, gain=BODY_GAIN):
+        # BatchNorm folded: the weight's scale and a bias.
+        w = b.weight((cout, cin, k, k), "onnx::Conv_%d" % (1000 + fresh("w")),
+                     scale=gain * math.sqrt(1.0 / (cin * k * k)))
+        bias = b.weight((cout,), "onnx::Conv_%d" % (1000 + fresh("w")), scale=0.05)
+        pad = dirate * (k // 2)
+        y = b.node("Conv", [x, w, bias], prefix + "/Conv", kernel_shape=[k, k],
+                   strides=[1, 1], pads=[pad] * 4, dilations=[dirate, dirate], group=1)
+        if relu:
+            y = b.node("Relu", [y], prefix.replace("conv_s1", "relu_s1") + "/Relu")
+        return y
+
+    def rebn(x, cin, cout, prefix, dirate=1):
+        return conv(x, cin, cout, prefix + "/conv_s1", dirate)
+
+    def pool(x, prefix):
+        return b.node("MaxPool", [x], prefix + "/MaxPool", kernel_shape=[2, 2],
+                      strides=[2, 2], pads=[0, 0, 0, 0], ceil_mode=1)
+
+    def upsample_like(src, tar, prefix):
+        # F.interpolate(src, size=tar.shape[2:], mode="bilinear"): the
+        # sizes from the target's Shape, concatenated with the source's
+        # batch and channels.
+        p = prefix + "/Resize_%d" % fresh("up")
+        ss = b.node("Shape", [src], p + "/Shape")
+        nc = b.node("Slice", [ss, b.init(np.array([0], np.int64), p + ".s0"),
+                              b.init(np.array([2], np.int64), p + ".e0")], p + "/Slice")
+        ts = b.node("Shape", [tar], p + "/Shape_1")
+        hw = b.node("Slice", [ts, b.init(np.array([2], np.int64), p + ".s1"),
+                              b.init(np.array([4], np.int64), p + ".e1")], p + "/Slice_1")
+        sizes = b.node("Concat", [nc, hw], p + "/Concat", axis=0)
+        return b.node("Resize", [src, "", "", sizes], p, mode="linear",
+                      coordinate_transformation_mode="half_pixel",
+                      nearest_mode="floor", cubic_coeff_a=-0.75)
+
+    def cat(a, c, prefix):
+        return b.node("Concat", [a, c], prefix + "/Concat_%d" % fresh("cat"), axis=1)
+
+    def rsu(x, levels, cin, mid, cout, p):
+        hxin = rebn(x, cin, cout, p + "/rebnconvin")
+        hx = [rebn(hxin, cout, mid, p + "/rebnconv1")]
+        for i in range(2, levels):
+            hx.append(rebn(pool(hx[-1], p + "/pool%d" % (i - 1)), mid, mid, p + "/rebnconv%d" % i))
+        top = rebn(hx[-1], mid, mid, p + "/rebnconv%d" % levels, dirate=2)
+        d = rebn(cat(top, hx[-1], p), 2 * mid, mid, p + "/rebnconv%dd" % (levels - 1))
+        for i in range(levels - 2, 0, -1):
+            up = upsample_like(d, hx[i - 1], p)
+            d = rebn(cat(up, hx[i - 1], p), 2 * mid, cout if i == 1 else mid, p + "/rebnconv%dd" % i)
+        return b.node("Add", [d, hxin], p + "/Add")
+
+    def rsu4f(x, cin, mid, cout, p):
+        hxin = rebn(x, cin, cout, p + "/rebnconvin")
+        hx1 = rebn(hxin, cout, mid, p + "/rebnconv1", 1)
+        hx2 = rebn(hx1, mid, mid, p + "/rebnconv2", 2)
+        hx3 = rebn(hx2, mid, mid, p + "/rebnconv3", 4)
+        hx4 = rebn(hx3, mid, mid, p + "/rebnconv4", 8)
+        d = rebn(cat(hx4, hx3, p), 2 * mid, mid, p + "/rebnconv3d", 4)
+        d = rebn(cat(d, hx2, p), 2 * mid, mid, p + "/rebnconv2d", 2)
+        d = rebn(cat(d, hx1, p), 2 * mid, cout, p + "/rebnconv1d", 1)
+        return b.node("Add", [d, hxin], p + "/Add")
+
+    small = variant == "u2netp"
+    size = 320 if small else 1024
+    if small:
+        enc = [(7, 3, 16, 64), (6, 64, 16, 64), (5, 64, 16, 64), (4, 64, 16, 64),
+               (0, 64, 16, 64), (0, 64, 16, 64)]
+        dec = [(0, 128, 16, 64), (4, 128, 16, 64), (5, 128, 16, 64), (6, 128, 16, 64),
+               (7, 128, 16, 64)]
+    else:
+        enc = [(7, 64, 32, 64), (6, 64, 32, 128), (5, 128, 64, 256), (4, 256, 128, 512),
+               (0, 512, 256, 512), (0, 512, 256, 512)]
+        dec = [(0, 1024, 256, 512), (4, 1024, 128, 256), (5, 512, 64, 128), (6, 256, 32, 64),
+               (7, 128, 16, 64)]
+
+    def stage(x, spec, p):
+        levels, cin, mid, cout = spec
+        return rsu4f(x, cin, mid, cout, p) if levels == 0 else rsu(x, levels, cin, mid, cout, p)
+
+    x, hs = "input.1", []
+    if not small:
+        w = b.weight((64, 3, 3, 3), "conv_in.weight", scale=math.sqrt(2.0 / 27))
+        x = b.node("Conv", [x, w, b.weight((64,), "conv_in.bias", scale=0.05)], "/conv_in/Conv",
+                   kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], dilations=[1, 1],
+                   group=1)
+    for i, spec in enumerate(enc):
+        if i:
+            x = pool(x, "/pool%d%d" % (i, i + 1))
+        x = stage(x, spec, "/stage%d" % (i + 1))
+        hs.append(x)
+    d = hs[-1]
+    ds = []
+    for j, spec in enumerate(dec):
+        i = 5 - j  # stage5d .. stage1d
+        up = upsample_like(d, hs[i - 1], "")
+        d = stage(cat(up, hs[i - 1], ""), spec, "/stage%dd" % i)
+        ds.append(d)
+    # Side outputs, coarsest last: side1 from stage1d ... side6 from stage6.
+    feats = ds[::-1] + [hs[-1]]
+    sides = []
+    for i, f in enumerate(feats):
+        c = dec[-1 - i][3] if i < 5 else enc[-1][3]
+        s = conv(f, c, 1, "/side%d" % (i + 1), relu=False, gain=SIDE_GAIN)
+        if i or not small:
+            s = upsample_like(s, sides[0] if i else "input.1", "")
+        sides.append(s)
+    if small:
+        sides.insert(0, conv(b.node("Concat", sides, "/Concat", axis=1), 6, 1, "/outconv", k=1,
+                             relu=False))
+    outs = []
+    for i, s in enumerate(sides):
+        out = str(1959 + i)  # torch's numbered output names
+        b.nodes.append(helper.make_node("Sigmoid", [s], [out], name="/Sigmoid_%d" % i))
+        outs.append(helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 1, size, size]))
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("input.1", TensorProto.FLOAT, [1, 3, size, size])],
+        outs, b.inits)
+
+
+def quantize_dynamic(graph):
+    """What ONNX Runtime's quantize_dynamic (its defaults: QInt8 weights,
+    per tensor, symmetric, zero point 0) writes for every Conv and MatMul
+    whose weight is an initializer: DynamicQuantizeLinear of the input (one
+    per input tensor, named <input>_QuantizeLinear and shared by its
+    consumers), ConvInteger / MatMulInteger with the s8 weight
+    (<w>_quantized, <w>_scale, <w>_zero_point), Cast of the i32 result to
+    float, Mul of the two scales (<node>_quant_scales_mul) and Mul of the
+    cast result by it; a Conv's bias is added after a Reshape to
+    [1, -1, 1, 1] (<out>_bias_add). The quantized weights replace the float
+    ones; the nodes are emitted in the place of the node they replace."""
+    inits = {i.name: i for i in graph.initializer}
+    nodes, quantized = [], {}
+    new_inits = []
+    for n in graph.node:
+        if n.op_type not in ("Conv", "MatMul") or n.input[1] not in inits:
+            nodes.append(n)
+            continue
+        x, w = n.input[0], n.input[1]
+        if x not in quantized:
+            outs = [x + "_quantized", x + "_scale", x + "_zero_point"]
+            nodes.append(helper.make_node("DynamicQuantizeLinear", [x], outs,
+                                          name=x + "_QuantizeLinear"))
+            quantized[x] = outs
+        xq, xs, xz = quantized[x]
+        wv = numpy_helper.to_array(inits[w])
+        scale = np.float32(np.abs(wv).max()) / np.float32(127.0)
+        wq = np.clip(np.round(wv / scale), -127, 127).astype(np.int8)
+        new_inits += [numpy_helper.from_array(wq, w + "_quantized"),
+                      numpy_helper.from_array(np.array(scale, np.float32), w + "_scale"),
+                      numpy_helper.from_array(np.array(0, np.int8), w + "_zero_point")]
+        graph.initializer.remove(inits[w])
+        out = n.output[0]
+        yi = out + "_output_quantized"
+        integer = "ConvInteger" if n.op_type == "Conv" else "MatMulInteger"
+        nodes.append(helper.make_node(integer, [xq, w + "_quantized", xz, w + "_zero_point"],
+                                      [yi], name=n.name + "_quant"))
+        if n.op_type == "Conv":
+            nodes[-1].attribute.extend(n.attribute)
+        yc = yi + "_cast_output"
+        nodes.append(helper.make_node("Cast", [yi], [yc], name=yi + "_cast", to=TensorProto.FLOAT))
+        sm = n.name + "_quant_scales_mul:0"
+        nodes.append(helper.make_node("Mul", [xs, w + "_scale"], [sm],
+                                      name=n.name + "_quant_scales_mul"))
+        has_bias = n.op_type == "Conv" and len(n.input) > 2 and n.input[2]
+        scaled = out + "quant_scaled_output" if has_bias else out
+        nodes.append(helper.make_node("Mul", [yc, sm], [scaled],
+                                      name=n.name + "_quant_output_scale_mul"))
+        if has_bias:
+            shape = out + "_bias_reshape_shape"
+            new_inits.append(numpy_helper.from_array(
+                np.array([1, -1] + [1] * (wv.ndim - 2), np.int64), shape))
+            nodes.append(helper.make_node("Reshape", [n.input[2], shape],
+                                          [out + "_bias_reshape_output"]))
+            nodes.append(helper.make_node("Add", [scaled, out + "_bias_reshape_output"], [out],
+                                          name=out + "_bias_add"))
+    del graph.node[:]
+    graph.node.extend(nodes)
+    graph.initializer.extend(new_inits)
+    return graph
+
+
 def vad(name, opset):
     b = Builder(seed=5)
     hidden = 64
@@ -740,7 +958,7 @@ def all_models():
     # distilbert-opset14-sparse4x4 only on request (make bench): the corpus
     # checks the 4x4 path on the smaller encoder.
     # distilbert-opset14-dynq only on request too (make bench).
-    return names + ["bert-mini-opset14-sparse4x4", "bert-mini-opset14-dynq", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "ppocrdet-opset14", "unet-opset14", "vad-opset16"]
+    return names + ["bert-mini-opset14-sparse4x4", "bert-mini-opset14-dynq", "mlp-opset14", "cnn-opset14", "ocrdet-opset14", "ppocrdet-opset14", "unet-opset14", "u2netp-opset17", "u2netp-opset17-dynq", "isnet-opset17", "isnet-opset17-dynq", "vad-opset16"]
 
 
 def build(name):
@@ -756,8 +974,6 @@ def build(name):
     if family in ENCODERS or family in ON_REQUEST_ENCODERS:
         cfg = ENCODERS.get(family) or ON_REQUEST_ENCODERS[family]
         graph = encoder(name, cfg, opset, sparse, dynq)
-    elif dynq:
-        raise SystemExit("'%s': -dynq applies to the encoders only" % name)
     elif family == "mlp":
         graph = mlp(name, opset)
     elif family == "cnn":
@@ -768,10 +984,16 @@ def build(name):
         graph = ppocrdet(name, opset)
     elif family == "unet":
         graph = unet(name, opset)
+    elif family in ("isnet", "u2netp"):
+        graph = u2net(name, opset, family)
     elif family == "vad":
         graph = vad(name, opset)
     else:
         raise SystemExit("unknown model '%s' (known: %s)" % (name, ", ".join(all_models())))
+    if dynq and family not in ENCODERS and family not in ON_REQUEST_ENCODERS:
+        if family in ("mlp", "vad"):
+            raise SystemExit("'%s': -dynq applies to the encoders and the CNNs" % name)
+        graph = quantize_dynamic(graph)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="opscope-models", producer_version=GENERATOR_HASH)
     model.ir_version = 8

@@ -43,6 +43,9 @@ CHECK_MODELS = [
     "ppocrdet-opset14:x=1x3x320x320",
     "unet-opset14:image=2x3x64x64",
     "bert-mini-opset14-dynq:input_ids=1x128,attention_mask=1x128",
+    "u2netp-opset17:input.1=1x3x320x320",
+    "u2netp-opset17-dynq:input.1=1x3x320x320",
+    "isnet-opset17-dynq:input.1=1x3x1024x1024",
 ]
 
 # Models whose comparisons take a wider tolerance (rtol, atol), by name

@@ -140,6 +140,44 @@ void opscope::rt::resize(const ResizeParams &p, const float *x,
   std::memcpy(y, cur.data(), cur.size() * sizeof(float));
 }
 
+/// Linear weights computed as ONNX Runtime's CPU Resize computes them
+/// (upsample.h's SetupUpsampleBilinear): the source coordinate in float
+/// from the float scale, clamped, the taps floor and floor + 1, each tap's
+/// weight the distance to the other one (both 0.5 on the edge, where the
+/// taps coincide). False for transforms this does not cover (the double
+/// taps stay).
+static bool ortLinearWeights(const ResizeParams &p, size_t d, int64_t in, int64_t out,
+                      std::vector<int64_t> *src, std::vector<float> *w) {
+  float scale = p.scales.empty() ? float(out) / float(in) : p.scales[d];
+  for (int64_t o = 0; o < out; ++o) {
+    float c, fo = static_cast<float>(o);
+    switch (p.transform) {
+    case CoordinateTransform::HalfPixel:
+      c = (fo + 0.5f) / scale - 0.5f;
+      break;
+    case CoordinateTransform::PytorchHalfPixel:
+      c = out > 1 ? (fo + 0.5f) / scale - 0.5f : 0.0f;
+      break;
+    case CoordinateTransform::Asymmetric:
+      c = fo / scale;
+      break;
+    default:
+      return false;
+    }
+    if (scale == 1.0f)
+      c = fo;
+    c = std::max(0.0f, std::min(c, static_cast<float>(in - 1)));
+    int64_t i1 = std::min(static_cast<int64_t>(c), in - 1);
+    int64_t i2 = std::min(i1 + 1, in - 1);
+    src[0][o] = i1, src[1][o] = i2;
+    w[0][o] = std::fabs(c - static_cast<float>(i2));
+    w[1][o] = std::fabs(c - static_cast<float>(i1));
+    if (i1 == i2)
+      w[0][o] = w[1][o] = 0.5f;
+  }
+  return true;
+}
+
 std::optional<Resize2DPlan>
 opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
                           const Shape &yShape) {
@@ -175,6 +213,21 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
   };
   fill(r - 2, plan.inH, plan.outH, plan.rowSrc, plan.rowW);
   fill(r - 1, plan.inW, plan.outW, plan.colSrc, plan.colW);
+  // Bilinear: ONNX Runtime's weights and, in resize2D, its order of
+  // operations, so that a dynamically quantized network, which rounds
+  // every activation to 8 bits after it, sees the same bits (issue 53: an
+  // ulp here moved a value across a quantization step, and the step grew
+  // through the following layers).
+  if (p.mode == ResizeMode::Linear)
+    plan.ortOrder =
+        ortLinearWeights(p, r - 2, plan.inH, plan.outH, plan.rowSrc,
+                         plan.rowW) &&
+        ortLinearWeights(p, r - 1, plan.inW, plan.outW, plan.colSrc,
+                         plan.colW);
+  if (p.mode == ResizeMode::Linear && !plan.ortOrder) {
+    fill(r - 2, plan.inH, plan.outH, plan.rowSrc, plan.rowW);
+    fill(r - 1, plan.inW, plan.outW, plan.colSrc, plan.colW);
+  }
   plan.colCopy = std::all_of(plan.colW[1].begin(), plan.colW[1].end(),
                              [](float w) { return w == 0.0f; }) &&
                  std::all_of(plan.colW[0].begin(), plan.colW[0].end(),
@@ -182,7 +235,57 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
   return plan;
 }
 
+/// resize2D's bilinear form in ONNX Runtime's order (UpsampleBilinear):
+/// y = ((wx0*wy0)*x00 + (wx1*wy0)*x01) + (wx0*wy1)*x10 + (wx1*wy1)*x11,
+/// each product rounded, no fused multiply-add (this file is built with
+/// -ffp-contract=off). The two taps of each source row are gathered once
+/// into contiguous rows, so the blend is element-wise and vectorizes.
+static void resize2DOrtOrder(const Resize2DPlan &plan, const float *x,
+                             float *y) {
+  const int64_t iw = plan.inW, ow = plan.outW;
+  const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
+  const float *wx0 = plan.colW[0].data(), *wx1 = plan.colW[1].data();
+  // Gathered taps of two source rows: [k][0] the first, [k][1] the second.
+  std::vector<float> taps[2][2];
+  for (auto &t : taps)
+    t[0].resize(ow), t[1].resize(ow);
+  for (int64_t pl = 0; pl < plan.planes; ++pl) {
+    const float *xp = x + pl * plan.inH * iw;
+    float *yp = y + pl * plan.outH * ow;
+    int64_t cached[2] = {-1, -1};
+    auto gather = [&](int64_t s, int keep) -> int {
+      for (int k = 0; k < 2; ++k)
+        if (cached[k] == s)
+          return k;
+      int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
+      const float *row = xp + s * iw;
+      float *t0 = taps[k][0].data(), *t1 = taps[k][1].data();
+      for (int64_t o = 0; o < ow; ++o) {
+        t0[o] = row[c0[o]];
+        t1[o] = row[c1[o]];
+      }
+      cached[k] = s;
+      return k;
+    };
+    for (int64_t oy = 0; oy < plan.outH; ++oy) {
+      int k0 = gather(plan.rowSrc[0][oy], -1);
+      int k1 = gather(plan.rowSrc[1][oy], k0);
+      const float wy0 = plan.rowW[0][oy], wy1 = plan.rowW[1][oy];
+      const float *__restrict a0 = taps[k0][0].data();
+      const float *__restrict a1 = taps[k0][1].data();
+      const float *__restrict b0 = taps[k1][0].data();
+      const float *__restrict b1 = taps[k1][1].data();
+      float *__restrict dst = yp + oy * ow;
+      for (int64_t o = 0; o < ow; ++o)
+        dst[o] = wx0[o] * wy0 * a0[o] + wx1[o] * wy0 * a1[o] +
+                 wx0[o] * wy1 * b0[o] + wx1[o] * wy1 * b1[o];
+    }
+  }
+}
+
 void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
+  if (plan.ortOrder)
+    return resize2DOrtOrder(plan, x, y);
   const KernelTable &table = kernelTable();
   const int64_t iw = plan.inW, ow = plan.outW;
   std::vector<float> rows[2] = {std::vector<float>(ow), std::vector<float>(ow)};

@@ -177,6 +177,9 @@ struct Resize2DPlan {
   /// Every column takes one source column whole (nearest, or an integer
   /// scale): rows are resampled by copying.
   bool colCopy = false;
+  /// Bilinear with ONNX Runtime's weights, blended in its order of
+  /// operations (planResize2D, resize2D).
+  bool ortOrder = false;
 };
 /// The plan, or nullopt when `p` or the shapes need the general resize.
 std::optional<Resize2DPlan> planResize2D(const ResizeParams &p,
