@@ -45,6 +45,11 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       Shape) back up, dilated RSU4F blocks (dilations 1/2/4/8), six side
       outputs, Sigmoids. isnet: 44 M parameters, input "input.1"
       1x3x1024x1024; u2netp: 1.1 M, 1x3x320x320.
+  cnn-opset14-fp16, ppocrdet-opset14-fp16 (built only when named, until
+      opscope imports them; any convolutional family's model + -fp16): the
+      model through onnxconverter-common's fp16 converter with keep_io_types (convert_float16; issue 53): fp16 weights
+      and values, float inputs and outputs through Casts appended at the end
+      of the node list, Resize kept fp32 between Casts.
   vad-opset16    a voice-activity detector's shape: an If on the sample rate
       (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
       samples per frame), project it, run two LSTM layers (hidden 64) from
@@ -962,6 +967,113 @@ def vad(name, opset):
         b.inits)
 
 
+# onnxconverter-common's float16.DEFAULT_OP_BLOCK_LIST: ops its converter
+# leaves in fp32, with Casts around them.
+FP16_OP_BLOCK_LIST = [
+    "ArrayFeatureExtractor", "Binarizer", "CastMap", "CategoryMapper", "DictVectorizer",
+    "FeatureVectorizer", "Imputer", "LabelEncoder", "LinearClassifier", "LinearRegressor",
+    "Normalizer", "OneHotEncoder", "RandomUniformLike", "SVMClassifier", "SVMRegressor",
+    "Scaler", "TreeEnsembleClassifier", "TreeEnsembleRegressor", "ZipMap",
+    "NonMaxSuppression", "TopK", "RoiAlign", "Resize", "Range", "CumSum", "Min", "Max",
+    "Upsample"]
+
+
+def convert_float16(model, keep_io_types=True):
+    """What onnxconverter-common's float16.convert_float_to_float16(model,
+    keep_io_types=...) writes (issue 53): shape inference first, then every
+    float initializer (except those only blocked ops read), Constant-node
+    tensor and value_info becomes FLOAT16, Casts to FLOAT become Casts to
+    FLOAT16, and ops of FP16_OP_BLOCK_LIST stay fp32 with Casts around them.
+    With keep_io_types the graph's float inputs and outputs stay FLOAT, read
+    and written through Cast nodes graph_input_cast<i> / graph_output_cast<i>.
+    Every Cast the converter adds is appended at the end of the node list, as
+    it does: the result is not topologically sorted."""
+    F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
+    model = onnx.shape_inference.infer_shapes(model)
+    g = model.graph
+    blocked = [n for n in g.node if n.op_type in FP16_OP_BLOCK_LIST]
+    rename = {}
+    added = []
+    if keep_io_types:
+        for i, vi in enumerate(g.input):
+            if vi.type.tensor_type.elem_type != F32:
+                continue
+            out = "graph_input_cast_%d" % i
+            rename[vi.name] = out
+            info = g.value_info.add()
+            info.CopyFrom(vi)
+            info.name = out
+            info.type.tensor_type.elem_type = F16
+            added.append(helper.make_node("Cast", [vi.name], [out], to=F16,
+                                          name="graph_input_cast%d" % i))
+        for i, vi in enumerate(g.output):
+            if vi.type.tensor_type.elem_type != F32:
+                continue
+            src = "graph_output_cast_%d" % i
+            rename[vi.name] = src
+            info = g.value_info.add()
+            info.CopyFrom(vi)
+            info.name = src
+            info.type.tensor_type.elem_type = F16
+            added.append(helper.make_node("Cast", [src], [vi.name], to=F32,
+                                          name="graph_output_cast%d" % i))
+    else:
+        for vi in list(g.input) + list(g.output):
+            if vi.type.tensor_type.elem_type == F32:
+                vi.type.tensor_type.elem_type = F16
+    for n in g.node:
+        n.input[:] = [rename.get(x, x) for x in n.input]
+        n.output[:] = [rename.get(x, x) for x in n.output]
+    # Initializers read only by blocked ops stay fp32 (the converter's
+    # InitializerTracker); the rest become fp16.
+    readers = {}
+    for n in g.node:
+        for x in n.input:
+            readers.setdefault(x, []).append(n)
+    for t in g.initializer:
+        users = readers.get(t.name, [])
+        if t.data_type == F32 and not (users and all(u.op_type in FP16_OP_BLOCK_LIST for u in users)):
+            t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+    for n in g.node:
+        if n.op_type in FP16_OP_BLOCK_LIST:
+            continue
+        for a in n.attribute:
+            if a.name == "value" and a.t.data_type == F32:
+                a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+            if n.op_type == "Cast" and a.name == "to" and a.i == F32:
+                a.i = F16
+    fp16_values = set()
+    for vi in g.value_info:
+        if vi.type.tensor_type.elem_type == F32:
+            vi.type.tensor_type.elem_type = F16
+        if vi.type.tensor_type.elem_type == F16:
+            fp16_values.add(vi.name)
+    # Blocked ops: fp16 inputs cast to fp32 before, fp32 outputs cast back.
+    for n in blocked:
+        for i, x in enumerate(n.input):
+            if x in fp16_values:
+                out = "%s_input_cast_%d" % (n.name, i)
+                info = g.value_info.add()
+                info.CopyFrom(next(v for v in g.value_info if v.name == x))
+                info.name = out
+                info.type.tensor_type.elem_type = F32
+                added.append(helper.make_node("Cast", [x], [out], to=F32,
+                                              name="%s_input_cast%d" % (n.name, i)))
+                n.input[i] = out
+        for i, y in enumerate(n.output):
+            if y in fp16_values:
+                src = "%s_output_cast_%d" % (n.name, i)
+                info = g.value_info.add()
+                info.CopyFrom(next(v for v in g.value_info if v.name == y))
+                info.name = src
+                info.type.tensor_type.elem_type = F32
+                added.append(helper.make_node("Cast", [src], [y], to=F16,
+                                              name="%s_output_cast%d" % (n.name, i)))
+                n.output[i] = src
+    g.node.extend(added)
+    return model
+
+
 def all_models():
     names = []
     for fam in ENCODERS:
@@ -975,6 +1087,17 @@ def all_models():
 
 
 def build(name):
+    if name.endswith("-fp16"):
+        # A CNN family's model through the fp16 converter (convert_float16).
+        # Not checked: ONNX's checker rejects the converter's node order.
+        base = name[:-len("-fp16")]
+        family = base.split("-opset")[0]
+        if family in ENCODERS or family in ON_REQUEST_ENCODERS or family in ("mlp", "vad") \
+                or base.endswith(("-dynq", "-sparse", "-sparse4x4")):
+            raise SystemExit("'%s': -fp16 applies to the convolutional families only" % name)
+        model = convert_float16(build(base))
+        model.graph.name = name
+        return model
     parts = name.split("-")
     dynq = parts[-1] == "dynq"
     if dynq:
