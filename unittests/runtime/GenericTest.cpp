@@ -697,3 +697,108 @@ TEST(GenericResize, Planned2DMatchesGeneral) {
   ResizeParams nearest;
   EXPECT_FALSE(planResize2D(nearest, {1, 2, 4, 4}, {1, 4, 8, 8}).has_value());
 }
+
+// Plain-layout max pooling (where oneDNN has only its scalar kernel) against
+// the window loop: ceil-mode windows past the edge, pads, dilation, strides.
+TEST(GenericMaxPool, NchwMatchesWindowLoop) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+  struct Config {
+    Shape in, kernel, strides, pads, dilations;
+  };
+  const Config configs[] = {
+      {{1, 3, 9, 11}, {2, 2}, {2, 2}, {0, 0, 1, 1}, {1, 1}}, // ceil_mode
+      {{2, 5, 8, 8}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}},
+      {{1, 4, 10, 7}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {{1, 2, 12, 13}, {3, 2}, {1, 3}, {1, 0, 2, 1}, {2, 1}},
+  };
+  for (const Config &cfg : configs) {
+    const int64_t N = cfg.in[0], C = cfg.in[1], H = cfg.in[2], W = cfg.in[3];
+    Shape out = {N, C, 0, 0};
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = (cfg.kernel[d] - 1) * cfg.dilations[d] + 1;
+      int64_t padded = cfg.in[2 + d] + cfg.pads[d] + cfg.pads[2 + d] - span;
+      out[2 + d] = padded / cfg.strides[d] + 1;
+    }
+    std::vector<float> x(N * C * H * W);
+    for (float &v : x)
+      v = dist(rng);
+    std::vector<float> want(N * C * out[2] * out[3]);
+    for (int64_t p = 0; p < N * C; ++p)
+      for (int64_t oy = 0; oy < out[2]; ++oy)
+        for (int64_t ox = 0; ox < out[3]; ++ox) {
+          float m = std::numeric_limits<float>::lowest();
+          for (int64_t ky = 0; ky < cfg.kernel[0]; ++ky)
+            for (int64_t kx = 0; kx < cfg.kernel[1]; ++kx) {
+              int64_t sy = oy * cfg.strides[0] - cfg.pads[0] + ky * cfg.dilations[0];
+              int64_t sx = ox * cfg.strides[1] - cfg.pads[1] + kx * cfg.dilations[1];
+              if (sy >= 0 && sy < H && sx >= 0 && sx < W)
+                m = std::max(m, x[(p * H + sy) * W + sx]);
+            }
+          want[(p * out[2] + oy) * out[3] + ox] = m;
+        }
+    std::vector<float> got(want.size(), 123.0f);
+    maxPool2DNchw(x.data(), cfg.in, out, cfg.kernel, cfg.strides, cfg.pads,
+                  cfg.dilations, got.data());
+    EXPECT_EQ(got, want) << "input " << H << "x" << W;
+  }
+}
+
+// Bilinear 2-D resizing in ONNX Runtime's arithmetic (its UpsampleBilinear):
+// float coordinates, ((wx0 wy0) x00 + (wx1 wy0) x01) + (wx0 wy1) x10 +
+// (wx1 wy1) x11 with every product rounded; bit for bit, so that a
+// quantization step after it rounds the same way (issue 53).
+TEST(GenericResize, BilinearMatchesOnnxRuntimeBitForBit) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  const Shape shapes[][2] = {{{1, 3, 5, 7}, {1, 3, 10, 14}},
+                             {{2, 2, 9, 6}, {2, 2, 13, 11}},
+                             {{1, 1, 8, 8}, {1, 1, 3, 5}}};
+  for (CoordinateTransform t :
+       {CoordinateTransform::HalfPixel, CoordinateTransform::Asymmetric}) {
+    for (const auto &s : shapes) {
+      const Shape &xs = s[0], &ys = s[1];
+      const int64_t ih = xs[2], iw = xs[3], oh = ys[2], ow = ys[3];
+      ResizeParams p;
+      p.mode = ResizeMode::Linear;
+      p.transform = t;
+      auto plan = planResize2D(p, xs, ys);
+      ASSERT_TRUE(plan && plan->ortOrder);
+      std::vector<float> x(numElements(xs)), got(numElements(ys));
+      for (float &v : x)
+        v = dist(rng);
+      resize2D(*plan, x.data(), got.data());
+      auto taps = [&](int64_t o, int64_t in, int64_t out, int64_t &i1,
+                      int64_t &i2, float &w1, float &w2) {
+        float scale = float(out) / float(in), fo = float(o);
+        float c = t == CoordinateTransform::HalfPixel
+                      ? (fo + 0.5f) / scale - 0.5f
+                      : fo / scale;
+        c = std::max(0.0f, std::min(c, float(in - 1)));
+        i1 = std::min<int64_t>(static_cast<int64_t>(c), in - 1);
+        i2 = std::min<int64_t>(i1 + 1, in - 1);
+        w1 = std::fabs(c - float(i2)), w2 = std::fabs(c - float(i1));
+        if (i1 == i2)
+          w1 = w2 = 0.5f;
+      };
+      for (int64_t pl = 0; pl < xs[0] * xs[1]; ++pl)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            int64_t y1, y2, x1, x2;
+            float dy2, dy1, dx2, dx1; // ONNX Runtime's names
+            taps(oy, ih, oh, y1, y2, dy2, dy1);
+            taps(ox, iw, ow, x1, x2, dx2, dx1);
+            const float *xp = x.data() + pl * ih * iw;
+            volatile float a = dx2 * dy2, b = dx1 * dy2, c = dx2 * dy1,
+                           d = dx1 * dy1;
+            volatile float t0 = a * xp[y1 * iw + x1], t1 = b * xp[y1 * iw + x2],
+                           t2 = c * xp[y2 * iw + x1], t3 = d * xp[y2 * iw + x2];
+            volatile float sum01 = t0 + t1;
+            volatile float sum012 = sum01 + t2;
+            float want = sum012 + t3;
+            ASSERT_EQ(got[(pl * oh + oy) * ow + ox], want)
+                << "plane " << pl << " at " << oy << "," << ox;
+          }
+    }
+  }
+}

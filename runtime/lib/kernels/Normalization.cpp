@@ -176,3 +176,51 @@ void opscope::rt::softmaxAxis(const float *x, const Shape &shape, int64_t axis,
       }
     }
 }
+
+void opscope::rt::maxPool2DNchw(const float *x, const Shape &input,
+                                const Shape &output, const Shape &kernel,
+                                const Shape &strides, const Shape &pads,
+                                const Shape &dilations, float *y) {
+  const int64_t planes = input[0] * input[1], ih = input[2], iw = input[3];
+  const int64_t oh = output[2], ow = output[3];
+  const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0],
+                sw = strides[1], dh = dilations[0], dw = dilations[1];
+  // Planes over the threads in force, 64K outputs a range at least.
+  const int64_t grain =
+      std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, oh * ow));
+  detail::parallelRanges(planes, grain, [&](int64_t p0, int64_t p1) {
+    std::vector<float> acc(ow);
+    for (int64_t pl = p0; pl < p1; ++pl) {
+      const float *xp = x + pl * ih * iw;
+      float *yp = y + pl * oh * ow;
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        std::fill(acc.begin(), acc.end(), std::numeric_limits<float>::lowest());
+        // Rows of the window inside the image; padded cells never win.
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          int64_t sy = oy * sh - pads[0] + ky * dh;
+          if (sy < 0 || sy >= ih)
+            continue;
+          const float *row = xp + sy * iw;
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            // Output columns whose tap kx lands inside the row.
+            int64_t off = kx * dw - pads[1];
+            int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+            int64_t hi = std::min<int64_t>(ow, (iw - 1 - off) / sw + 1);
+            if (iw - 1 - off < 0)
+              hi = 0;
+            float *a = acc.data();
+            if (sw == 1) {
+              const float *r = row + off;
+              for (int64_t ox = lo; ox < hi; ++ox)
+                a[ox] = std::max(a[ox], r[ox]);
+            } else {
+              for (int64_t ox = lo; ox < hi; ++ox)
+                a[ox] = std::max(a[ox], row[ox * sw + off]);
+            }
+          }
+        }
+        std::copy(acc.begin(), acc.end(), yp + oy * ow);
+      }
+    }
+  });
+}
