@@ -9,7 +9,8 @@ MODELS="$BUILD_DIR/models"
 /usr/bin/python3 "$ROOT/models/generate.py" --out "$MODELS" \
   distilbert-opset14 distilbert-opset14-sparse distilbert-opset14-sparse4x4 \
   distilbert-opset17 bert-mini-opset14 \
-  cnn-opset14 mlp-opset14 ocrdet-opset14 ppocrdet-opset14 unet-opset14
+  cnn-opset14 mlp-opset14 ocrdet-opset14 ppocrdet-opset14 unet-opset14 \
+  isnet-opset17 isnet-opset17-dynq
 
 ENC="input_ids=1x128,attention_mask=1x128"
 echo "== ONNX import (parse, check, import, fold, verify; no printing)"
@@ -131,6 +132,14 @@ for threads in 1 2; do
     --models "$MODELS" --work "$BUILD_DIR/bench-ort-ppocrdet" \
     "ppocrdet-opset14:x=1x3x320x320"
 done
+
+echo
+echo "== The 1024x1024 salient-segmentation network (IS-Net: U-blocks, dilated convolutions, max pooling, bilinear resize; 44 M parameters), fp32 and as ONNX Runtime's quantize_dynamic writes it (ConvInteger, QUInt8 weights), vs ONNX Runtime on the same file, one thread pinned to CPU 0"
+/usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --cpu 0 --threads 1 \
+  --iterations 3 --warmup 1 --rounds 3 \
+  --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+  --models "$MODELS" --work "$BUILD_DIR/bench-ort-isnet" \
+  "isnet-opset17:input.1=1x3x1024x1024" "isnet-opset17-dynq:input.1=1x3x1024x1024"
 
 # The tiers below this CPU's own that it can run (OPSCOPE_MAX_ISA caps
 # opscope and oneDNN; ONNX Runtime has no cap and runs its best, so a
