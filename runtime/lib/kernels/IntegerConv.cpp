@@ -2,7 +2,8 @@
 //
 // Part of opscope's runtime: conv_integer (ONNX ConvInteger, QLinearConv's
 // integer part) on oneDNN's int8 convolution when the weight is constant
-// and fits s8 once its zero point is subtracted; the input zero point is a
+// (a centered weight beyond s8 split into parts, their sums added); the
+// input zero point is a
 // run-time oneDNN zero point (padding contributes nothing, as in ONNX).
 // Anything else runs on quantize.h's portable convInteger.
 //
@@ -29,6 +30,9 @@ struct IntegerConv::Impl {
   dnnl::reorder srcIn, dstOut;
   std::unordered_map<int, dnnl::memory> args;
   int32_t zeroValue = 0;
+  /// The other parts of a split weight (the centered constructor).
+  std::vector<std::unique_ptr<IntegerConv>> moreParts;
+  int64_t outElems = 0;
 };
 
 IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
@@ -86,6 +90,36 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
                 {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, impl->zero}};
 }
 
+IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
+                         const int32_t *centered) {
+  int64_t n = product(p.weight);
+  const int32_t limit = int8WeightLimit();
+  int32_t widest = 0;
+  for (int64_t i = 0; i < n; ++i)
+    widest = std::max(widest, std::abs(centered[i]));
+  const int parts = std::max(1, (widest + limit - 1) / limit);
+  if (parts > 4)
+    throw std::invalid_argument("a centered int8 weight beyond 4 parts");
+  std::vector<int32_t> rest(centered, centered + n);
+  std::vector<int8_t> w8(n);
+  auto nextPart = [&] {
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = std::clamp(rest[i], -limit, limit);
+      w8[i] = static_cast<int8_t>(v);
+      rest[i] -= v;
+    }
+  };
+  nextPart();
+  IntegerConv first(p, srcSigned, w8.data());
+  impl = std::move(first.impl);
+  impl->outElems = product(p.output);
+  for (int k = 1; k < parts; ++k) {
+    nextPart();
+    impl->moreParts.push_back(
+        std::make_unique<IntegerConv>(p, srcSigned, w8.data()));
+  }
+}
+
 IntegerConv::~IntegerConv() = default;
 
 void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
@@ -99,6 +133,20 @@ void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
   if (impl->dstOut)
     impl->dstOut.execute(ctx.stream, impl->dstBlocked, impl->dst);
   ctx.stream.wait();
+  if (impl->moreParts.empty())
+    return;
+  // The other parts' results, summed in a per-thread scratch slot.
+  auto *more = static_cast<int32_t *>(
+      threadScratch(2, impl->outElems * sizeof(int32_t)));
+  for (auto &part : impl->moreParts) {
+    part->run(x, xZero, more);
+    for (int64_t i = 0; i < impl->outElems; ++i)
+      y[i] += more[i];
+  }
 }
 
-std::string IntegerConv::implementation() const { return impl->implInfo; }
+std::string IntegerConv::implementation() const {
+  if (impl->moreParts.empty())
+    return impl->implInfo;
+  return impl->implInfo + ":x" + std::to_string(impl->moreParts.size() + 1);
+}

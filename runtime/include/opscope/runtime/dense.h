@@ -386,6 +386,12 @@ private:
 class IntegerConv {
 public:
   IntegerConv(const ConvParams &p, bool srcSigned, const int8_t *weights);
+  /// A centered weight (w - w_zero_point, up to 9 bits: a u8 weight with
+  /// its own zero point) as parts within the tier's int8 weight limit
+  /// (int8WeightLimit), at most four, each a convolution whose exact i32
+  /// results are summed. Throws where oneDNN has no primitive or more
+  /// parts would be needed.
+  IntegerConv(const ConvParams &p, bool srcSigned, const int32_t *centered);
   ~IntegerConv();
   IntegerConv(const IntegerConv &) = delete;
   IntegerConv &operator=(const IntegerConv &) = delete;

@@ -190,20 +190,13 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
   // with another zero point (quantize_dynamic's QUInt8, asymmetric, as CNN
   // exports have it) spans up to 9 bits: it is split into parts within the
   // tier's int8 weight limit (int8WeightLimit: 127 with VNNI, 64 below),
-  // each a convolution, their exact i32 results summed. The portable kernel
-  // takes what oneDNN refuses.
+  // each a convolution, their exact i32 results summed (IntegerConv). The
+  // portable kernel takes what oneDNN refuses.
   bool constW = w.kind == BufferRef::Weight &&
                 (!c.has(3) || c.in(3).kind == BufferRef::Weight);
   if (constW) {
     auto centered = std::make_shared<const std::vector<int32_t>>(
         centerWeights(wp, wt, ws, wzp, wzn));
-    const int32_t limit = int8WeightLimit();
-    int32_t widest = 0;
-    for (int32_t v : *centered)
-      widest = std::max(widest, std::abs(v));
-    const int nParts = std::max(1, (widest + limit - 1) / limit);
-    std::vector<std::shared_ptr<IntegerConv>> parts;
-    std::vector<int32_t> rest(*centered);
     ConvParams p;
     p.input = xs;
     p.weight = ws;
@@ -212,41 +205,16 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
     p.pads = win.pads;
     p.dilations = win.dilations;
     p.groups = win.groups;
-    for (int k = 0; k < nParts && nParts <= 4; ++k) {
-      std::vector<int8_t> w8(rest.size());
-      for (size_t i = 0; i < rest.size(); ++i) {
-        int32_t v = std::clamp(rest[i], -limit, limit);
-        w8[i] = static_cast<int8_t>(v);
-        rest[i] -= v;
-      }
-      try {
-        parts.push_back(
-            std::make_shared<IntegerConv>(p, xt == DType::I8, w8.data()));
-      } catch (const std::exception &) {
-        // No oneDNN primitive for this shape: the portable kernel below.
-        parts.clear();
-        break;
-      }
+    std::shared_ptr<IntegerConv> ic;
+    try {
+      ic = std::make_shared<IntegerConv>(p, xt == DType::I8, centered->data());
+    } catch (const std::exception &) {
+      // No oneDNN primitive for this shape: the portable kernel below.
     }
-    if (!parts.empty()) {
-      kernel = "onednn:" + parts[0]->implementation() +
-               (parts.size() > 1 ? ":x" + std::to_string(parts.size()) : "");
-      const int64_t n = y.elements();
+    if (ic) {
+      kernel = "onednn:" + ic->implementation();
       return [=] {
-        int32_t zero = xzp ? quantizedValue(xzp, xt, 0) : 0;
-        parts[0]->run(xp, zero, yp);
-        if (parts.size() > 1) {
-          // One scratch per thread, shared by every split convolution it
-          // runs (ops run one at a time on a thread).
-          thread_local std::vector<int32_t> more;
-          if (static_cast<int64_t>(more.size()) < n)
-            more.resize(n);
-          for (size_t k = 1; k < parts.size(); ++k) {
-            parts[k]->run(xp, zero, more.data());
-            for (int64_t i = 0; i < n; ++i)
-              yp[i] += more[i];
-          }
-        }
+        ic->run(xp, xzp ? quantizedValue(xzp, xt, 0) : 0, yp);
         return std::string();
       };
     }
