@@ -27,6 +27,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <type_traits>
 
 using namespace opscope;
 using namespace opscope::rt;
@@ -266,6 +267,69 @@ TEST(GenericCast, TruncationAndBool) {
   std::vector<int64_t> l(4);
   cast(DType::I1, b.data(), DType::I64, l.data(), 4);
   EXPECT_EQ(l, (std::vector<int64_t>{1, 1, 0, 1}));
+}
+
+/// The table's vectorised casts (castRow) against a plain static_cast loop,
+/// every handled pair at every tier, on lengths around the vector widths.
+/// The values are in range of every target type: int8 and uint8 sources
+/// span their whole range, floats have fractions of both signs (truncated
+/// toward zero) and magnitudes up to 2^24, integers up to 2^31 - 1 (i32 to
+/// f32 rounds those to nearest even, as the instruction does).
+template <typename F, typename T>
+void expectCastMatchesLoop(DType from, DType to, const std::vector<F> &x) {
+  ASSERT_TRUE(castVectorized(from, to));
+  std::vector<T> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    want[i] = static_cast<T>(x[i]);
+  std::vector<T> got(x.size(), T(7));
+  cast(from, x.data(), to, got.data(), static_cast<int64_t>(x.size()));
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), x.size() * sizeof(T)), 0)
+      << dtypeName(from) << " -> " << dtypeName(to);
+}
+
+template <typename F> std::vector<F> castSource(int64_t n) {
+  std::vector<F> x(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (sizeof(F) == 1)
+      x[i] = static_cast<F>(static_cast<int>(i * 37 + 11));
+    else if constexpr (std::is_floating_point_v<F>)
+      x[i] = static_cast<F>((i % 2 ? -1 : 1) * (i * 1048573.3 + 0.7)) /
+             static_cast<F>(i % 5 == 0 ? 1 : 7);
+    else
+      x[i] = static_cast<F>(i % 3 == 0 ? 2147483647 - i : (i * 7919) * (i % 2 ? -1 : 1));
+  }
+  return x;
+}
+
+template <typename F>
+void expectCastsFrom(DType from, int64_t n) {
+  std::vector<F> x = castSource<F>(n);
+  if (castVectorized(from, DType::F32))
+    expectCastMatchesLoop<F, float>(from, DType::F32, x);
+  if (castVectorized(from, DType::F64))
+    expectCastMatchesLoop<F, double>(from, DType::F64, x);
+  if (castVectorized(from, DType::I32))
+    expectCastMatchesLoop<F, int32_t>(from, DType::I32, x);
+  if (castVectorized(from, DType::I64))
+    expectCastMatchesLoop<F, int64_t>(from, DType::I64, x);
+}
+
+TEST(GenericCast, VectorPairsMatchTheLoopAtEveryTier) {
+  EXPECT_TRUE(castVectorized(DType::I32, DType::F32));
+  EXPECT_FALSE(castVectorized(DType::F32, DType::U8));
+  EXPECT_FALSE(castVectorized(DType::F32, DType::I1));
+  EXPECT_FALSE(castVectorized(DType::F16, DType::F32));
+  opscope::rt::tiers::forEachTier([&](IsaLevel) {
+    for (int64_t n : {1, 7, 16, 33, 257}) {
+      SCOPED_TRACE("n " + std::to_string(n));
+      expectCastsFrom<float>(DType::F32, n);
+      expectCastsFrom<double>(DType::F64, n);
+      expectCastsFrom<int32_t>(DType::I32, n);
+      expectCastsFrom<int64_t>(DType::I64, n);
+      expectCastsFrom<uint8_t>(DType::U8, n);
+      expectCastsFrom<int8_t>(DType::I8, n);
+    }
+  });
 }
 
 TEST(GenericResize, NearestAndLinear) {

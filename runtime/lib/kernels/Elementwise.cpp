@@ -10,6 +10,7 @@
 
 #include "KernelTable.h"
 #include "Parallel.h"
+#include "RowKernels.h"
 #include "Walk.h"
 
 #include "opscope/runtime/kernels.h"
@@ -162,10 +163,18 @@ void opscope::rt::where(const uint8_t *cond, const Shape &cShape,
         elemSize);
 }
 
+bool opscope::rt::castVectorized(DType from, DType to) {
+  return row_kernels::castRowHandles(from, to);
+}
+
 void opscope::rt::cast(DType from, const void *x, DType to, void *y,
                        int64_t n) {
   if (from == to) {
     std::memcpy(y, x, n * dtypeSize(from));
+    return;
+  }
+  if (castVectorized(from, to)) {
+    kernelTable().castRow(from, to, x, y, n);
     return;
   }
   dispatchType(from, [&](auto *fromTag) {

@@ -133,6 +133,9 @@ struct KernelTable {
   /// y = cond ? a : b over n elements (u8 condition).
   void (*select32)(const uint8_t *cond, const uint32_t *a, const uint32_t *b,
                    uint32_t *y, int64_t n);
+  /// y = x converted (Cast) for the pairs row_kernels::castRowHandles
+  /// accepts.
+  void (*castRow)(DType from, DType to, const void *x, void *y, int64_t n);
 
   // Conversions and quantization (`inv` = 1 / scale).
   void (*toBf16)(const float *x, uint16_t *y, int64_t n);

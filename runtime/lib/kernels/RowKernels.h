@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 
 namespace opscope::rt::row_kernels {
 
@@ -91,6 +92,71 @@ OPSCOPE_INLINE void select32(const uint8_t *cond, const uint32_t *a,
                              const uint32_t *b, uint32_t *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = cond[i] ? a[i] : b[i];
+}
+
+/// The numeric conversions the table's castRow vectorises: integer
+/// and float widenings and narrowings whose C++ conversion is the vector
+/// instruction's (vcvtdq2ps, vcvttps2dq, vpmovzxbd, ...). A float converted
+/// to an 8-bit integer (the scalar conversion goes through int) and the
+/// bool, f16 and bf16 types stay with the generic loop.
+constexpr bool castRowHandles(DType from, DType to) {
+  auto is = [](DType t, std::initializer_list<DType> set) {
+    for (DType d : set)
+      if (t == d)
+        return true;
+    return false;
+  };
+  if (from == to)
+    return false;
+  if (is(from, {DType::F32, DType::F64, DType::I32, DType::I64}))
+    return is(to, {DType::F32, DType::F64, DType::I32, DType::I64});
+  if (is(from, {DType::U8, DType::I8}))
+    return is(to, {DType::F32, DType::I32, DType::I64});
+  return false;
+}
+
+template <typename F, typename T>
+OPSCOPE_INLINE void castLoop(const void *x, void *y, int64_t n) {
+  const F *src = static_cast<const F *>(x);
+  T *dst = static_cast<T *>(y);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = static_cast<T>(src[i]);
+}
+
+/// y = x converted element by element as static_cast does, for the pairs
+/// castRowHandles accepts (others: nothing written).
+OPSCOPE_INLINE void castRow(DType from, DType to, const void *x, void *y,
+                            int64_t n) {
+#define OPSCOPE_CAST_TO(F)                                                     \
+  switch (to) {                                                                \
+  case DType::F32:                                                             \
+    return castLoop<F, float>(x, y, n);                                        \
+  case DType::F64:                                                             \
+    return castLoop<F, double>(x, y, n);                                       \
+  case DType::I32:                                                             \
+    return castLoop<F, int32_t>(x, y, n);                                      \
+  case DType::I64:                                                             \
+    return castLoop<F, int64_t>(x, y, n);                                      \
+  default:                                                                     \
+    return;                                                                    \
+  }
+  switch (from) {
+  case DType::F32:
+    OPSCOPE_CAST_TO(float)
+  case DType::F64:
+    OPSCOPE_CAST_TO(double)
+  case DType::I32:
+    OPSCOPE_CAST_TO(int32_t)
+  case DType::I64:
+    OPSCOPE_CAST_TO(int64_t)
+  case DType::U8:
+    OPSCOPE_CAST_TO(uint8_t)
+  case DType::I8:
+    OPSCOPE_CAST_TO(int8_t)
+  default:
+    return;
+  }
+#undef OPSCOPE_CAST_TO
 }
 
 /// Each of `rows` contiguous rows of `cols` f32 reduced, with 16 partial
@@ -286,6 +352,10 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
                      const uint32_t *b, uint32_t *y, int64_t n) {              \
     opscope::rt::row_kernels::select32(cond, a, b, y, n);                      \
   }                                                                            \
+  ATTR void castRow(opscope::rt::DType from, opscope::rt::DType to,           \
+                    const void *x, void *y, int64_t n) {                       \
+    opscope::rt::row_kernels::castRow(from, to, x, y, n);                      \
+  }                                                                            \
   ATTR void reduceRows(opscope::rt::ReduceKind k, const float *x, float *y,    \
                        int64_t rows, int64_t cols) {                           \
     opscope::rt::row_kernels::reduceRows(k, x, y, rows, cols);                 \
@@ -327,6 +397,7 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
     (t).arithRow = NS::arithRow;                                               \
     (t).unaryRow = NS::unaryRow;                                               \
     (t).select32 = NS::select32;                                               \
+    (t).castRow = NS::castRow;                                                 \
     (t).reduceRows = NS::reduceRows;                                           \
     (t).instanceNormRow = NS::instanceNormRow;                                 \
     (t).lrnRow = NS::lrnRow;                                                   \

@@ -151,6 +151,10 @@ void pad(PadMode mode, DType t, const void *x, const Shape &xShape,
 /// Converts n elements. Float to int truncates toward zero; to i1 tests for
 /// non-zero.
 void cast(DType from, const void *x, DType to, void *y, int64_t n);
+/// Whether cast() runs the pair on the kernel table's vector loops (f32,
+/// f64, i32, i64 among themselves; u8 and i8 to f32, i32, i64), not the
+/// generic one.
+bool castVectorized(DType from, DType to);
 
 struct ResizeParams {
   ResizeMode mode = ResizeMode::Nearest;

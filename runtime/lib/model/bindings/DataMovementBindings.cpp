@@ -268,7 +268,7 @@ BoundKernel castOp(const OpContext &c, std::string &kernel) {
   Movement m(c);
   DType from = c.in(0).dtype, to = c.out().dtype;
   int64_t n = c.in(0).elements();
-  kernel = c.ownKernel(false);
+  kernel = c.ownKernel(castVectorized(from, to));
   return [=] {
     cast(from, m.x, to, m.y, n);
     return std::string();
