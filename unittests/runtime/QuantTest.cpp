@@ -281,10 +281,12 @@ TEST(DynamicQuantizeLinear, MatchesPortableLoopAtEveryTier) {
 }
 
 // A u8 weight with its own zero point (quantize_dynamic's QUInt8) spans 9
-// bits once centered: IntegerConv splits it into parts within the tier's
-// int8 limit (two with VNNI, four below), each a convolution, and sums
-// their exact i32 results; bit for bit the portable kernel's. The tier
-// caps of make test run this at each limit.
+// bits once centered: IntegerConv splits it into two parts within the
+// tier's int8 limit L (127 with VNNI, 64 below), each a convolution, and
+// sums their exact i32 results; bit for bit the portable kernel's. Zero
+// point 3 (widest 252): clamped parts with VNNI, base-65 digits below;
+// zero point 255 (widest 255, every value <= 0): base-(L+1) digits on
+// both. The tier caps of make test run this at each limit.
 TEST(ConvInteger, CenteredNineBitWeightsSplitIntoExactParts) {
   const Shape xs = {1, 6, 8, 7}, ws = {5, 6, 3, 3};
   const std::vector<int64_t> strides = {1, 1}, dilations = {2, 2},
@@ -297,28 +299,28 @@ TEST(ConvInteger, CenteredNineBitWeightsSplitIntoExactParts) {
   for (auto &v : w)
     v = uint8_t(rng());
   w[0] = 255, w[1] = 0; // the widest: 255 - 3 and 0 - 3
-  const uint8_t wz = 3;
-  auto centered = centerWeights(w.data(), DType::U8, ws, &wz, 1);
-  ConvParams p;
-  p.input = xs;
-  p.weight = ws;
-  p.output = y;
-  p.strides = strides;
-  p.pads = pads;
-  p.dilations = dilations;
-  p.groups = 1;
-  IntegerConv conv(p, /*srcSigned=*/false, centered.data());
-  const int parts = (252 + int8WeightLimit() - 1) / int8WeightLimit();
-  EXPECT_NE(conv.implementation().find(":x" + std::to_string(parts)),
-            std::string::npos)
-      << conv.implementation();
-  ConvIntegerWindow win{strides, dilations, pads, 1};
-  for (int zero : {128, 0}) {
-    std::vector<int32_t> want(product(y)), got(product(y), -1);
-    uint8_t z = uint8_t(zero);
-    convInteger(x.data(), DType::U8, xs, centered.data(), ws, &z, win,
-                want.data(), y);
-    conv.run(x.data(), zero, got.data());
-    ASSERT_EQ(got, want) << "zero point " << zero;
+  for (uint8_t wz : {uint8_t(3), uint8_t(255)}) {
+    SCOPED_TRACE("weight zero point " + std::to_string(wz));
+    auto centered = centerWeights(w.data(), DType::U8, ws, &wz, 1);
+    ConvParams p;
+    p.input = xs;
+    p.weight = ws;
+    p.output = y;
+    p.strides = strides;
+    p.pads = pads;
+    p.dilations = dilations;
+    p.groups = 1;
+    IntegerConv conv(p, /*srcSigned=*/false, centered.data());
+    EXPECT_NE(conv.implementation().find(":x2"), std::string::npos)
+        << conv.implementation();
+    ConvIntegerWindow win{strides, dilations, pads, 1};
+    for (int zero : {128, 0}) {
+      std::vector<int32_t> want(product(y)), got(product(y), -1);
+      uint8_t z = uint8_t(zero);
+      convInteger(x.data(), DType::U8, xs, centered.data(), ws, &z, win,
+                  want.data(), y);
+      conv.run(x.data(), zero, got.data());
+      ASSERT_EQ(got, want) << "zero point " << zero;
+    }
   }
 }

@@ -30,9 +30,19 @@ struct IntegerConv::Impl {
   dnnl::reorder srcIn, dstOut;
   std::unordered_map<int, dnnl::memory> args;
   int32_t zeroValue = 0;
-  /// The other parts of a split weight (the centered constructor).
+  /// The other parts of a split weight (the centered constructor), and
+  /// what each one's result is multiplied by (the base-(L+1) split's high
+  /// digit: L + 1; else 1).
   std::vector<std::unique_ptr<IntegerConv>> moreParts;
+  int32_t moreScale = 1;
   int64_t outElems = 0;
+  /// An s8 source runs as u8: x + 128 (the sign bit flipped) with zero
+  /// point + 128, the same differences. oneDNN 2.6's gemm convolution for
+  /// s8 sources with a run-time zero point (AVX-512 without VNNI) returned
+  /// wrong sums (ConvInteger.OneDnnMatchesPortable under
+  /// OPSCOPE_MAX_ISA=avx512_core); its u8 path is exact on every tier.
+  bool flipSign = false;
+  int64_t inElems = 0;
 };
 
 IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
@@ -53,7 +63,9 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
         "convolution on this tier (no VNNI)");
   dnnl::memory::desc wPlain(toDims(w), dt::s8, geo.plainWeightTag);
   dnnl::memory::desc wAny(toDims(w), dt::s8, tag::any);
-  dt srcType = srcSigned ? dt::s8 : dt::u8;
+  impl->flipSign = srcSigned;
+  impl->inElems = product(p.input);
+  dt srcType = dt::u8;
   dnnl::memory::desc srcMd(toDims(p.input), srcType, plainTag(p.input.size()));
   dnnl::memory::desc dstMd(toDims(p.output), dt::s32,
                            plainTag(p.output.size()));
@@ -100,26 +112,28 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   int32_t widest = 0;
   for (int64_t i = 0; i < n; ++i)
     widest = std::max(widest, std::abs(centered[i]));
-  const int parts = std::max(1, (widest + limit - 1) / limit);
-  if (parts > 4)
-    throw std::invalid_argument("a centered int8 weight beyond 4 parts");
-  std::vector<int32_t> rest(centered, centered + n);
-  std::vector<int8_t> w8(n);
-  auto nextPart = [&] {
-    for (int64_t i = 0; i < n; ++i) {
-      int32_t v = std::clamp(rest[i], -limit, limit);
-      w8[i] = static_cast<int8_t>(v);
-      rest[i] -= v;
-    }
-  };
-  nextPart();
-  IntegerConv first(p, srcSigned, w8.data());
+  const int32_t base = limit + 1;
+  if (widest > limit * base)
+    throw std::invalid_argument("a centered int8 weight beyond two parts");
+  std::vector<int8_t> lo(n), hi(n);
+  // Up to 2L: the clamped weight and what is left (each within L). Beyond:
+  // base-(L+1) digits, the low one in [0, L], the high one floor(w / (L+1))
+  // in [-L, L] (|w| <= L (L + 1)).
+  const bool digits = widest > 2 * limit;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t w = centered[i];
+    int32_t a = digits ? ((w % base) + base) % base : std::clamp(w, -limit, limit);
+    lo[i] = static_cast<int8_t>(a);
+    hi[i] = static_cast<int8_t>(digits ? (w - a) / base : w - a);
+  }
+  IntegerConv first(p, srcSigned, lo.data());
   impl = std::move(first.impl);
   impl->outElems = product(p.output);
-  for (int k = 1; k < parts; ++k) {
-    nextPart();
+  if (widest > limit) {
+    // (The first part's run flips an s8 source once for both.)
     impl->moreParts.push_back(
-        std::make_unique<IntegerConv>(p, srcSigned, w8.data()));
+        std::make_unique<IntegerConv>(p, /*srcSigned=*/false, hi.data()));
+    impl->moreScale = digits ? base : 1;
   }
 }
 
@@ -127,6 +141,14 @@ IntegerConv::~IntegerConv() = default;
 
 void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
   Context &ctx = context();
+  if (impl->flipSign) {
+    auto *u = static_cast<uint8_t *>(threadScratch(1, impl->inElems));
+    const auto *s8 = static_cast<const uint8_t *>(x);
+    for (int64_t i = 0; i < impl->inElems; ++i)
+      u[i] = s8[i] ^ 0x80;
+    x = u;
+    xZero += 128;
+  }
   impl->zeroValue = xZero;
   impl->src.set_data_handle(const_cast<void *>(x));
   impl->dst.set_data_handle(y);
@@ -147,10 +169,11 @@ void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
   // The other parts' results, summed in a per-thread scratch slot.
   auto *more = static_cast<int32_t *>(
       threadScratch(2, impl->outElems * sizeof(int32_t)));
+  const int32_t scale = impl->moreScale;
   for (auto &part : impl->moreParts) {
     part->run(x, xZero, more);
     for (int64_t i = 0; i < impl->outElems; ++i)
-      y[i] += more[i];
+      y[i] += scale * more[i];
   }
 }
 

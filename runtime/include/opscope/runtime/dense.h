@@ -387,10 +387,12 @@ class IntegerConv {
 public:
   IntegerConv(const ConvParams &p, bool srcSigned, const int8_t *weights);
   /// A centered weight (w - w_zero_point, up to 9 bits: a u8 weight with
-  /// its own zero point) as parts within the tier's int8 weight limit
-  /// (int8WeightLimit), at most four, each a convolution whose exact i32
-  /// results are summed. Throws where oneDNN has no primitive or more
-  /// parts would be needed.
+  /// its own zero point) as two parts within the tier's int8 weight limit
+  /// L (int8WeightLimit), each a convolution whose exact i32 results are
+  /// summed: clamp(w, -L, L) and the rest where |w| <= 2L, else the digits
+  /// of w in base L + 1 (w = lo + (L + 1) hi, 0 <= lo <= L; 9 bits: |hi| <= 4):
+  /// two convolutions where clamping needed up to four. Throws where oneDNN
+  /// has no primitive or |w| > L (L + 1).
   IntegerConv(const ConvParams &p, bool srcSigned, const int32_t *centered);
   ~IntegerConv();
   IntegerConv(const IntegerConv &) = delete;
