@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "opscope/runtime/kinds.h"
 #include "Importer.h"
 
 #include "opscope/Target/ONNX/ModelFile.h"
@@ -45,7 +46,10 @@ Type opscope::onnx_import::elementTypeFor(int32_t t, MLIRContext *ctx) {
   case onnx::TensorProto::DOUBLE:
     return b.getF64Type();
   case onnx::TensorProto::FLOAT16:
-    return b.getF16Type();
+    // fp16 models compute in f32: their f16 weights are widened once, on
+    // import (decodeTensor), and every f16 value is an f32 one (an f16
+    // Cast then converts nothing and folds away). docs/precision.md.
+    return b.getF32Type();
   case onnx::TensorProto::BFLOAT16:
     return b.getBF16Type();
   case onnx::TensorProto::INT8:
@@ -126,7 +130,8 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
     }
   }
   bool isBool = elem.isInteger(1);
-  int64_t width = isBool ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  const bool isHalf = t.data_type() == onnx::TensorProto::FLOAT16;
+  int64_t width = isBool ? 1 : isHalf ? 2 : elem.getIntOrFloatBitWidth() / 8;
   int64_t expected = 0;
   if (__builtin_mul_overflow(count, width, &expected)) {
     error = what + " has more bytes than opscope can address";
@@ -204,6 +209,20 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
     return {};
   }
 
+  if (isHalf) {
+    // Widened to f32 here, once: the runtime computes fp16 models in f32.
+    std::vector<char> wide(count * sizeof(float));
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      float f = rt::halfToFloat(h);
+      std::memcpy(wide.data() + 4 * i, &f, 4);
+    }
+    owned = std::move(wide);
+    bytes = StringRef(owned.data(), owned.size());
+    mapped.reset();
+    steal = nullptr;
+  }
   auto type = RankedTensorType::get(shape, elem);
   if (isBool) {
     SmallVector<bool> values;

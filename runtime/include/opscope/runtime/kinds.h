@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -258,6 +259,32 @@ constexpr size_t dtypeSize(DType t) {
 struct UnaryParams {
   float alpha = 0, beta = 0;
 };
+
+/// An IEEE half (binary16) as float, exactly (every half is a float).
+inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (mant << 13); // inf, NaN (payload kept)
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign; // +-0
+  } else {
+    // Subnormal: mant * 2^-24, normalised.
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    bits = sign | (uint32_t(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 inline UnaryParams defaultUnaryParams(UnaryKind k) {
   switch (k) {
   case UnaryKind::LeakyRelu:
