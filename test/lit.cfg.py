@@ -121,6 +121,13 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # against 4.3 s working, scripts/run-tests.sh sets it for the gtests).
 # Waking a sleeping thread costs microseconds; no test times it.
 config.environment["OMP_WAIT_POLICY"] = os.environ.get("OMP_WAIT_POLICY", "passive")
+# glibc's malloc advises its large blocks to transparent huge pages
+# (Linux's `madvise` mode) in tests, unless the environment sets tunables:
+# the tools map hundreds of megabytes of models, weights and arenas, and
+# on this 2-vCPU VM the 4 KiB page faults of touching them were 40% of the
+# suite's CPU (the native lit run: 822 s user, 556 s system; with huge
+# pages 673 s and 414 s; docs/building.md). Results do not change.
+config.environment["GLIBC_TUNABLES"] = os.environ.get("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
 # The ISA cap reaches every tool a test runs (the avx2 ctest run sets it).
 llvm_config.with_system_environment(["OPSCOPE_MAX_ISA", "DNNL_MAX_CPU_ISA"])
 # Tests never read or write the user's cache: a tuning database in
