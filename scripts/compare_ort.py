@@ -3,7 +3,7 @@
 
   compare_ort.py --compile BIN --run BIN --models DIR --work DIR [--check]
                  [--bench] [--threads N] [--iterations N] [--warmup N]
-                 [--cpu N] [MODEL:NAME=DIMS,NAME=DIMS ...]
+                 [--cpu N] [--ort-cache DIR] [MODEL:NAME=DIMS,NAME=DIMS ...]
 
 --check: for each model, ONNX Runtime's outputs on deterministic inputs are
 the reference; opscope compiled with fusion and without (--no-fuse) must
@@ -14,7 +14,9 @@ values), or the wider tolerance TOLERANCES gives a model (-dynq: 1e-2 /
 --models is also measured against that fp32 model in ONNX Runtime: opscope's
 outputs must be no further from it (mean abs error) than ONNX Runtime's
 outputs of the same file are, within DYNQ_ERROR_RATIO. Prints one line per comparison; exits 1 on any
-mismatch.
+mismatch. With --ort-cache DIR, ONNX Runtime's outputs are kept in DIR and
+reused for the same model file, inputs and thread count (the test suite
+runs the same check at each tier cap; ONNX Runtime's side does not change).
 
 --bench: latency (median of --iterations after --warmup runs, one thread
 unless --threads) of ONNX Runtime, opscope fused and opscope unfused, run in
@@ -24,12 +26,15 @@ shared: the best round shows what each runtime can do, the median what a
 user sees). With --cpu N every process is pinned to CPU N.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 import onnx
 
@@ -98,7 +103,7 @@ def against_fp32(args, spec, tag, inputs, outputs, ort_dir, fused_dir, work):
         return 0
     import numpy as np
     ref = os.path.join(work, "ort-fp32")
-    ort(args, fp32, inputs, ref, 0, 0)
+    ort_outputs(args, fp32, inputs, ref)
     failures = 0
     for o in outputs:
         f = o.replace("/", "_") + ".npy"
@@ -164,6 +169,48 @@ def prepare(args, spec):
     return tag, onnx_path, inputs, outputs, libs, work
 
 
+def _ort_cache_key(args, onnx_path, inputs):
+    """What ONNX Runtime's outputs depend on: the model file (path, size,
+    modification time), the inputs' bytes, the thread count and ort_run.js
+    with the onnxruntime-node beside it."""
+    h = hashlib.sha256()
+    for path in (onnx_path, os.path.join(HERE, "ort_run.js"),
+                 os.path.join(HERE, "..", "third_party", "node", "node_modules",
+                              "onnxruntime-node", "package.json")):
+        st = os.stat(path) if os.path.exists(path) else None
+        h.update(("%s|%s|%s\n" % (os.path.abspath(path), st and st.st_size,
+                                   st and st.st_mtime_ns)).encode())
+    for i in inputs:
+        name, path = i.split("=", 1)
+        h.update(name.encode() + b"=")
+        with open(path, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    h.update(b"threads %d" % args.threads)
+    return h.hexdigest()[:24]
+
+
+def ort_outputs(args, onnx_path, inputs, out_dir):
+    """ONNX Runtime's outputs into out_dir, from --ort-cache when an earlier
+    run (another test, or the same test under another tier cap: they do not
+    depend on opscope's tier) computed them for the same model and inputs."""
+    cache = args.ort_cache
+    if not cache:
+        return ort(args, onnx_path, inputs, out_dir, 0, 0)
+    entry = os.path.join(cache, _ort_cache_key(args, onnx_path, inputs))
+    if not os.path.isdir(entry):
+        os.makedirs(cache, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=cache, prefix=".tmp-")
+        ort(args, onnx_path, inputs, tmp, 0, 0)
+        try:
+            os.replace(tmp, entry)  # atomic; a concurrent run may have won
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(out_dir, exist_ok=True)
+    for f in os.listdir(entry):
+        shutil.copyfile(os.path.join(entry, f), os.path.join(out_dir, f))
+    return None
+
+
 def ort(args, onnx_path, inputs, out_dir, iterations, warmup):
     cmd = ["node", os.path.join(HERE, "ort_run.js"), onnx_path, "--iterations",
            str(iterations), "--warmup", str(warmup), "--threads", str(args.threads)]
@@ -190,7 +237,7 @@ def check(args, specs):
     for spec in specs:
         tag, onnx_path, inputs, outputs, libs, work = prepare(args, spec)
         ref = os.path.join(work, "ort")
-        ort(args, onnx_path, inputs, ref, 0, 0)
+        ort_outputs(args, onnx_path, inputs, ref)
         fused_out = os.path.join(work, "fused-out")
         comparisons = [("fused", "ort", ref), ("unfused", "ort", ref),
                        ("unfused", "fused", fused_out)]
@@ -265,6 +312,9 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--cpu", type=int)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--ort-cache", metavar="DIR",
+                   help="--check: reuse ONNX Runtime's outputs computed for the same "
+                   "model, inputs and threads (kept in DIR)")
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol", type=float, default=1e-4)
     p.add_argument("models_", nargs="*", metavar="MODEL:SHAPES")
