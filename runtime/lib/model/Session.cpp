@@ -17,6 +17,8 @@
 #include <map>
 #include <mutex>
 
+#include <sys/mman.h>
+
 using namespace opscope;
 using namespace opscope::rt;
 
@@ -132,10 +134,23 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
   S.model = this;
   int64_t createBegin = Profiler::now();
   size_t bytes = (std::max<int64_t>(impl->arenaBytes, 64) + 63) / 64 * 64;
-  S.arena = static_cast<uint8_t *>(std::aligned_alloc(64, bytes));
+  // From 2 MiB up the arena is 2 MiB aligned and advised to transparent
+  // huge pages (Linux's `madvise` mode): IS-Net-dynq's 348 MiB arena took
+  // 89000 of the 178000 page faults of opscope-run's one-inference run
+  // (4.55 s; 3.80 s with huge pages, on a 2-vCPU Zen 5 VM). Advice only: a
+  // refusal changes nothing.
+  constexpr size_t kHuge = size_t(2) << 20;
+  bool huge = bytes >= kHuge;
+  size_t allocated = huge ? (bytes + kHuge - 1) / kHuge * kHuge : bytes;
+  S.arena = static_cast<uint8_t *>(
+      std::aligned_alloc(huge ? kHuge : 64, allocated));
   if (!S.arena)
     throw Error("cannot allocate the " + std::to_string(bytes) +
                 "-byte activation arena");
+#if defined(MADV_HUGEPAGE)
+  if (huge)
+    madvise(S.arena, bytes, MADV_HUGEPAGE);
+#endif
   std::memset(S.arena, 0, bytes);
   // Splat constants, before any kernel (some pack their weights at init).
   for (const Impl::Splat &splat : impl->splats) {
