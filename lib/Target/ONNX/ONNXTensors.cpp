@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "opscope/runtime/kinds.h"
 #include "Importer.h"
 
 #include "opscope/Target/ONNX/ModelFile.h"
+#include "opscope/runtime/kinds.h"
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"

@@ -43,6 +43,9 @@ struct IntegerConv::Impl {
   /// OPSCOPE_MAX_ISA=avx512_core); its u8 path is exact on every tier.
   bool flipSign = false;
   int64_t inElems = 0;
+  /// Sizes of the blocked copies (0: none), taken from their descriptors
+  /// once.
+  size_t srcBlockedBytes = 0, dstBlockedBytes = 0;
 };
 
 IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
@@ -92,11 +95,13 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
   if (pd.src_desc() != srcMd) {
     impl->srcBlocked = dnnl::memory(pd.src_desc(), ctx.engine, DNNL_MEMORY_NONE);
     impl->srcIn = dnnl::reorder(impl->src, impl->srcBlocked);
+    impl->srcBlockedBytes = pd.src_desc().get_size();
     srcArg = impl->srcBlocked;
   }
   if (pd.dst_desc() != dstMd) {
     impl->dstBlocked = dnnl::memory(pd.dst_desc(), ctx.engine, DNNL_MEMORY_NONE);
     impl->dstOut = dnnl::reorder(impl->dstBlocked, impl->dst);
+    impl->dstBlockedBytes = pd.dst_desc().get_size();
     dstArg = impl->dstBlocked;
   }
   impl->args = {{DNNL_ARG_SRC, srcArg},
@@ -153,13 +158,11 @@ void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
   impl->src.set_data_handle(const_cast<void *>(x));
   impl->dst.set_data_handle(y);
   if (impl->srcIn) {
-    impl->srcBlocked.set_data_handle(
-        threadScratch(3, impl->srcBlocked.get_desc().get_size()));
+    impl->srcBlocked.set_data_handle(threadScratch(3, impl->srcBlockedBytes));
     impl->srcIn.execute(ctx.stream, impl->src, impl->srcBlocked);
   }
   if (impl->dstOut)
-    impl->dstBlocked.set_data_handle(
-        threadScratch(4, impl->dstBlocked.get_desc().get_size()));
+    impl->dstBlocked.set_data_handle(threadScratch(4, impl->dstBlockedBytes));
   impl->prim.execute(ctx.stream, impl->args);
   if (impl->dstOut)
     impl->dstOut.execute(ctx.stream, impl->dstBlocked, impl->dst);
