@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import onnx
 
-TYPES = {1: np.float32, 11: np.float64, 7: np.int64, 6: np.int32, 9: np.bool_}
+TYPES = {1: np.float32, 11: np.float64, 10: np.float16, 7: np.int64, 6: np.int32, 9: np.bool_}
 
 
 def main():

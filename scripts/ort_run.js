@@ -17,6 +17,7 @@ const DESCR = {
   '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
   '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
   '|b1': ['bool', Uint8Array], '|u1': ['uint8', Uint8Array], '|i1': ['int8', Int8Array],
+  '<f2': ['float16', Uint16Array],
 };
 
 function readNpy(file) {
@@ -37,7 +38,8 @@ function readNpy(file) {
 }
 
 function writeNpy(file, tensor) {
-  const map = { float32: '<f4', float64: '<f8', int64: '<i8', int32: '<i4', bool: '|b1', uint8: '|u1', int8: '|i1' };
+  const map = { float32: '<f4', float64: '<f8', int64: '<i8', int32: '<i4', bool: '|b1', uint8: '|u1', int8: '|i1',
+                float16: '<f2' };
   const descr = map[tensor.type];
   if (!descr) throw new Error(`cannot write ${tensor.type}`);
   const dims = tensor.dims;

@@ -351,20 +351,6 @@ void feedInputs(const Model &model, const Options &o,
     }
     const TensorInfo &info = model.inputs()[i];
     HostTensor t = readTensorFile(file);
-    if (t.dtype == DType::F16 && info.dtype == DType::F32 &&
-        t.shape == info.shape) {
-      // An fp16 model's f16 input is f32 once imported (fp16 computes in
-      // f32): an f16 file widens exactly.
-      std::vector<char> wide(t.data.size() * 2);
-      for (size_t k = 0; k < t.data.size() / 2; ++k) {
-        uint16_t h;
-        std::memcpy(&h, t.data.data() + 2 * k, 2);
-        float f = opscope::rt::halfToFloat(h);
-        std::memcpy(wide.data() + 4 * k, &f, 4);
-      }
-      t.data = std::move(wide);
-      t.dtype = DType::F32;
-    }
     if (t.shape != info.shape || t.dtype != info.dtype)
       die("--input " + name + ": the model expects " + info.describe() +
               ", " + file + " holds " + describe(t.dtype, t.shape),

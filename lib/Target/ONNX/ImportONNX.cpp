@@ -381,7 +381,7 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
           }
         }
         types.push_back(RankedTensorType::get(
-            dims, elementTypeFor(tt.elem_type(), ctx)));
+            dims, boundaryTypeFor(tt.elem_type(), ctx)));
       } else {
         if (!tt.has_shape()) {
           fileError() << "input '" << in->name()
@@ -404,7 +404,7 @@ GraphImporter::bindInputs(SmallVectorImpl<Type> &types,
           }
         }
         types.push_back(RankedTensorType::get(
-            dims, elementTypeFor(tt.elem_type(), ctx)));
+            dims, boundaryTypeFor(tt.elem_type(), ctx)));
       }
       names.push_back(in->name());
       if (auto tooBig = checkSize(types.back(), "input '" + in->name() + "'")) {
@@ -614,7 +614,7 @@ LogicalResult GraphImporter::checkOutput(const onnx::ValueInfoProto &info,
     return success();
   const auto &tt = info.type().tensor_type();
   auto type = cast<RankedTensorType>(v.getType());
-  Type declared = elementTypeFor(tt.elem_type(), ctx);
+  Type declared = boundaryTypeFor(tt.elem_type(), ctx);
   if (tt.elem_type() && declared && declared != type.getElementType()) {
     fileError() << "output '" << info.name() << "' is declared "
                 << onnxTypeName(tt.elem_type()) << " but the graph computes "
@@ -686,6 +686,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     values[name] = entry->getArgument(i);
   }
   builder.setInsertionPointToEnd(entry);
+  // An f16 input: the graph computes in f32 (elementTypeFor).
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    Value arg = entry->getArgument(i);
+    auto type = cast<RankedTensorType>(arg.getType());
+    if (type.getElementType().isF16())
+      values[name] = builder.create<osc::CastOp>(
+          NameLoc::get(b.getStringAttr(name + "/to_f32"), fileLoc),
+          type.clone(b.getF32Type()), arg);
+  }
   for (const auto &[name, attr] : frozen)
     values[name] = builder.create<osc::ConstantOp>(
         NameLoc::get(b.getStringAttr(name), fileLoc), attr);
@@ -710,6 +719,15 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
                   << "' is not produced by any node";
       return {};
     }
+    // An f16 output: computed in f32 (elementTypeFor), returned as the
+    // model declares it.
+    auto computed = cast<RankedTensorType>(v.getType());
+    if (out.type().has_tensor_type() &&
+        out.type().tensor_type().elem_type() == onnx::TensorProto::FLOAT16 &&
+        computed.getElementType().isF32())
+      v = builder.create<osc::CastOp>(
+          NameLoc::get(b.getStringAttr(out.name() + "/to_f16"), fileLoc),
+          computed.clone(b.getF16Type()), v);
     if (failed(checkOutput(out, v)))
       return {};
     results.push_back(v);

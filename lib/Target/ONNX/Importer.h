@@ -24,9 +24,17 @@
 
 namespace opscope::onnx_import {
 
-/// Maps an ONNX TensorProto data type to an MLIR element type (null when the
-/// type has no osc equivalent).
+/// Maps an ONNX TensorProto data type to the MLIR element type the graph
+/// computes in (null when the type has no osc equivalent). FLOAT16 maps to
+/// f32: an fp16 model's weights are widened as they are decoded, and its
+/// values and Casts to FLOAT16 are f32 (docs/precision.md, "fp16 models").
 mlir::Type elementTypeFor(int32_t onnxType, mlir::MLIRContext *context);
+
+/// The element type of a graph input or output: as elementTypeFor, but
+/// FLOAT16 stays f16; the importer casts such inputs to f32 and such outputs
+/// back to f16, so the compiled model takes and returns what the ONNX model
+/// declares.
+mlir::Type boundaryTypeFor(int32_t onnxType, mlir::MLIRContext *context);
 
 /// Name of an ONNX data type for messages (`FLOAT`, `INT64`, ...).
 std::string onnxTypeName(int32_t onnxType);

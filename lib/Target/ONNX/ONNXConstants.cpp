@@ -1,14 +1,17 @@
-//===- ONNXConstants.cpp - Shape, Size, ConstantOfShape, Range ------------===//
+//===- ONNXConstants.cpp - ops folded to constants at import -------------===//
 //
-// Part of opscope. Converters for the ops that shape
-// sub-graphs are made of; with static shapes they fold to constants at
-// import.
+// Part of opscope. Converters for the ops that shape sub-graphs are made of
+// (Shape, Size, ConstantOfShape, Range) and for the signal-processing
+// tables (the window ops, MelWeightMatrix): with static shapes their inputs
+// are constants, and they fold to constants at import.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ONNXHelpers.h"
 
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -24,8 +27,162 @@ using llvm::SmallVector;
 static constexpr int64_t kRangeFoldBudget = int64_t(1) << 20;
 using llvm::SmallVectorImpl;
 
+/// A constant of `shape` whose element i (row-major) is value(i), converted
+/// to `elem` (integers saturate at the type's edges, no UB). Null after an
+/// error naming the node when `elem` is not a type a fold writes.
+static Value foldedConstant(NodeContext &c, ArrayRef<int64_t> shape, Type elem,
+                            llvm::function_ref<double(int64_t)> value) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<char> raw;
+  auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    raw.resize(n * sizeof(T));
+    for (int64_t i = 0; i < n; ++i) {
+      double x = value(i);
+      T v;
+      if constexpr (std::is_integral_v<T>) {
+        using L = std::numeric_limits<T>;
+        v = x >= static_cast<double>(L::max())   ? L::max()
+            : x <= static_cast<double>(L::min()) ? L::min()
+                                                 : static_cast<T>(x);
+      } else {
+        v = static_cast<T>(x);
+      }
+      std::memcpy(raw.data() + i * sizeof(T), &v, sizeof(T));
+    }
+  };
+  if (elem.isF32())
+    fill(float());
+  else if (elem.isF64())
+    fill(double());
+  else if (elem.isInteger(64))
+    fill(int64_t());
+  else if (elem.isInteger(32))
+    fill(int32_t());
+  else if (elem.isInteger(16))
+    fill(int16_t());
+  else if (elem.isInteger(8))
+    fill(int8_t());
+  else {
+    c.error() << "a constant of " << elem << " is not supported";
+    return {};
+  }
+  return c.b.create<ConstantOp>(
+      c.loc, DenseElementsAttr::getFromRawBuffer(tensorOf(shape, elem), raw));
+}
+
+/// The element type output_datatype names (FLOAT when absent); null after
+/// an error naming the node.
+static Type outputDatatype(NodeContext &c) {
+  int64_t dt = c.intAttr("output_datatype", onnx::TensorProto::FLOAT);
+  Type elem = elementTypeFor(static_cast<int32_t>(dt), c.b.getContext());
+  if (!elem || elem.isInteger(1))
+    c.error() << "output_datatype " << onnxTypeName(static_cast<int32_t>(dt))
+              << " is not supported";
+  return elem && !elem.isInteger(1) ? elem : Type();
+}
+
+/// One constant scalar input as a double: `what` names it in the error.
+static std::optional<double> constScalar(NodeContext &c, unsigned i,
+                                         llvm::StringRef what) {
+  auto v = c.constFloats(i);
+  if (!v || v->size() != 1) {
+    c.error() << what << " must be a constant scalar (opscope compiles "
+              << "static shapes; --freeze-input fixes a graph input)";
+    return std::nullopt;
+  }
+  return (*v)[0];
+}
+
+/// HannWindow, HammingWindow, BlackmanWindow (opset 17): a0 - a1 cos(2 pi
+/// k / N) + a2 cos(4 pi k / N) for k < size, N = size when periodic (the
+/// default), size - 1 when symmetric. Folded: size is a constant.
+static Converter windowConverter(double a0, double a1, double a2) {
+  return [=](NodeContext &c, SmallVectorImpl<Value> &out) -> LogicalResult {
+    std::optional<double> size = constScalar(c, 0, "size");
+    if (!size)
+      return failure();
+    if (!(*size >= 0 && *size <= static_cast<double>(kRangeFoldBudget))) {
+      c.error() << "size " << *size << " is outside 0.." << kRangeFoldBudget;
+      return failure();
+    }
+    Type elem = outputDatatype(c);
+    if (!elem)
+      return failure();
+    int64_t n = static_cast<int64_t>(*size);
+    double denom = c.intAttr("periodic", 1) ? n : n - 1;
+    constexpr double kPi = 3.14159265358979323846;
+    Value w = foldedConstant(c, {n}, elem, [&](int64_t k) {
+      double x = denom > 0 ? 2 * kPi * k / denom : 0;
+      return a0 - a1 * std::cos(x) + a2 * std::cos(2 * x);
+    });
+    if (!w)
+      return failure();
+    out.push_back(w);
+    return success();
+  };
+}
+
 void opscope::onnx_import::addConstantConverters(
     llvm::StringMap<Converter> &m) {
+  m["HannWindow"] = windowConverter(0.5, 0.5, 0);
+  m["HammingWindow"] = windowConverter(25.0 / 46, 21.0 / 46, 0);
+  m["BlackmanWindow"] = windowConverter(0.42, 0.5, 0.08);
+  // MelWeightMatrix (opset 17): [dft_length / 2 + 1, num_mel_bins]
+  // triangular filters between the mel-spaced points of lower..upper hertz,
+  // as ONNX's reference computes them (the points floored to DFT bins).
+  m["MelWeightMatrix"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    auto bins = constScalar(c, 0, "num_mel_bins"),
+         dft = constScalar(c, 1, "dft_length"),
+         rate = constScalar(c, 2, "sample_rate"),
+         lower = constScalar(c, 3, "lower_edge_hertz"),
+         upper = constScalar(c, 4, "upper_edge_hertz");
+    if (!bins || !dft || !rate || !lower || !upper)
+      return failure();
+    if (!(*bins >= 1 && *dft >= 1 && *rate > 0 && *bins <= 65536 &&
+          *dft <= 1 << 20 && *lower >= 0 && *upper > *lower)) {
+      c.error() << "needs num_mel_bins in 1..65536, dft_length in 1.." << (1 << 20)
+                << ", sample_rate > 0 and 0 <= lower_edge_hertz < "
+                   "upper_edge_hertz";
+      return failure();
+    }
+    Type elem = outputDatatype(c);
+    if (!elem)
+      return failure();
+    int64_t mels = static_cast<int64_t>(*bins);
+    int64_t length = static_cast<int64_t>(*dft);
+    int64_t spectrum = length / 2 + 1;
+    auto toMel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
+    double lowMel = toMel(*lower), step = (toMel(*upper) - lowMel) / (mels + 2);
+    std::vector<int64_t> point(mels + 2);
+    for (int64_t i = 0; i < mels + 2; ++i) {
+      double hz = 700 * (std::pow(10.0, (i * step + lowMel) / 2595) - 1);
+      point[i] = static_cast<int64_t>(std::floor((length + 1) * hz / *rate));
+    }
+    std::vector<double> weights(spectrum * mels, 0.0);
+    auto set = [&](int64_t bin, int64_t mel, double w) {
+      if (bin >= 0 && bin < spectrum)
+        weights[bin * mels + mel] = w;
+    };
+    for (int64_t i = 0; i < mels; ++i) {
+      int64_t left = point[i], center = point[i + 1], right = point[i + 2];
+      if (center == left)
+        set(center, i, 1);
+      else
+        for (int64_t j = left; j <= center; ++j)
+          set(j, i, double(j - left) / double(center - left));
+      for (int64_t j = center; j < right; ++j)
+        set(j, i, double(right - j) / double(right - center));
+    }
+    Value w = foldedConstant(c, {spectrum, mels}, elem,
+                             [&](int64_t i) { return weights[i]; });
+    if (!w)
+      return failure();
+    out.push_back(w);
+    return success();
+  };
   m["Shape"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     auto shape = typeOf(c.input(0)).getShape();
     int64_t rank = shape.size();
@@ -109,42 +266,12 @@ void opscope::onnx_import::addConstantConverters(
       return failure();
     }
     int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
-    auto type = tensorOf({n}, elem);
-    auto at = [&](int64_t i) { return (*start)[0] + i * (*delta)[0]; };
-    std::vector<char> raw;
-    auto fill = [&](auto zero) {
-      using T = decltype(zero);
-      raw.resize(n * sizeof(T));
-      for (int64_t i = 0; i < n; ++i) {
-        double x = at(i);
-        T v;
-        if constexpr (std::is_integral_v<T>) { // no UB at the type's edges
-          using L = std::numeric_limits<T>;
-          v = x >= static_cast<double>(L::max())   ? L::max()
-              : x <= static_cast<double>(L::min()) ? L::min()
-                                                   : static_cast<T>(x);
-        } else {
-          v = static_cast<T>(x);
-        }
-        std::memcpy(raw.data() + i * sizeof(T), &v, sizeof(T));
-      }
-    };
-    if (elem.isF32())
-      fill(float());
-    else if (elem.isF64())
-      fill(double());
-    else if (elem.isInteger(64))
-      fill(int64_t());
-    else if (elem.isInteger(32))
-      fill(int32_t());
-    else if (elem.isInteger(16))
-      fill(int16_t());
-    else {
-      c.error() << "Range of " << elem << " is not supported";
+    double first = (*start)[0], step = (*delta)[0];
+    Value folded = foldedConstant(c, {n}, elem,
+                                  [&](int64_t i) { return first + i * step; });
+    if (!folded)
       return failure();
-    }
-    out.push_back(c.b.create<ConstantOp>(
-        c.loc, DenseElementsAttr::getFromRawBuffer(type, raw)));
+    out.push_back(folded);
     return success();
   };
 }

@@ -69,6 +69,12 @@ Type opscope::onnx_import::elementTypeFor(int32_t t, MLIRContext *ctx) {
   }
 }
 
+Type opscope::onnx_import::boundaryTypeFor(int32_t t, MLIRContext *ctx) {
+  if (t == onnx::TensorProto::FLOAT16)
+    return Builder(ctx).getF16Type();
+  return elementTypeFor(t, ctx);
+}
+
 std::string opscope::onnx_import::onnxTypeName(int32_t t) {
   if (onnx::TensorProto::DataType_IsValid(t))
     return onnx::TensorProto::DataType_Name(

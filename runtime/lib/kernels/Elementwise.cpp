@@ -13,9 +13,11 @@
 #include "RowKernels.h"
 #include "Walk.h"
 
+#include "opscope/runtime/half.h"
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/kinds.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace opscope::rt;
@@ -175,6 +177,29 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
   }
   if (castVectorized(from, to)) {
     kernelTable().castRow(from, to, x, y, n);
+    return;
+  }
+  // f16 at an fp16 model's graph inputs and outputs (the model computes in
+  // f32): through f32, which holds every half exactly.
+  if (from == DType::F16 || to == DType::F16) {
+    const int64_t kChunk = 1024;
+    float buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      int64_t m = std::min(kChunk, n - i);
+      if (from == DType::F16) {
+        const uint16_t *src = static_cast<const uint16_t *>(x) + i;
+        for (int64_t j = 0; j < m; ++j)
+          buf[j] = halfToFloat(src[j]);
+        cast(DType::F32, buf, to,
+             static_cast<char *>(y) + i * dtypeSize(to), m);
+      } else {
+        cast(from, static_cast<const char *>(x) + i * dtypeSize(from),
+             DType::F32, buf, m);
+        uint16_t *dst = static_cast<uint16_t *>(y) + i;
+        for (int64_t j = 0; j < m; ++j)
+          dst[j] = floatToHalf(buf[j]);
+      }
+    }
     return;
   }
   dispatchType(from, [&](auto *fromTag) {

@@ -194,7 +194,8 @@ rt::HostTensor opscope::tooling::randomTensor(const TensorInfo &info,
   std::uniform_int_distribution<int64_t> integer(0, std::max<int64_t>(intMax - 1, 0));
   std::vector<double> values(n);
   for (double &v : values)
-    v = info.dtype == rt::DType::F32 || info.dtype == rt::DType::F64
+    v = info.dtype == rt::DType::F32 || info.dtype == rt::DType::F64 ||
+                info.dtype == rt::DType::F16
             ? real(rng)
             : static_cast<double>(info.dtype == rt::DType::I1 ? integer(rng) % 2
                                                               : integer(rng));

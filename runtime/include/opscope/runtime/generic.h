@@ -149,7 +149,8 @@ void pad(PadMode mode, DType t, const void *x, const Shape &xShape,
          const std::vector<int64_t> &pads, double value, void *y,
          const Shape &yShape);
 /// Converts n elements. Float to int truncates toward zero; to i1 tests for
-/// non-zero.
+/// non-zero. f16 (an fp16 model's graph inputs and outputs) converts through
+/// f32, to f16 rounding to nearest even.
 void cast(DType from, const void *x, DType to, void *y, int64_t n);
 /// Whether cast() runs the pair on the kernel table's vector loops (f32,
 /// f64, i32, i64 among themselves; u8 and i8 to f32, i32, i64), not the
