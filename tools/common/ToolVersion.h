@@ -1,19 +1,16 @@
 //===- ToolVersion.h - the --version text of every opscope tool -*- C++ -*-===//
 //
-// Part of opscope. Header-only and free of CLI11 and exceptions, so every
-// tool, opscope-opt (LLVM's command line) included, prints the same
-// version: opscope's, the git revision, MLIR's and oneDNN's, and the ISAs
-// the runtime will use on this CPU.
+// Part of opscope. Free of CLI11 and exceptions, so every tool,
+// opscope-opt (LLVM's command line) included, prints the same version:
+// opscope's, the git revision, MLIR's and oneDNN's, and the ISAs the
+// runtime will use on this CPU.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef OPSCOPE_TOOLS_COMMON_TOOLVERSION_H
 #define OPSCOPE_TOOLS_COMMON_TOOLVERSION_H
 
-#include "opscope/Version.h"
 #include "opscope/runtime/cpu.h"
-
-#include <oneapi/dnnl/dnnl_version.h>
 
 #include <string>
 
@@ -39,15 +36,9 @@ inline std::string runtimeIsa() {
          rt::kIsaLevelNames[static_cast<int>(tier)] + capNote;
 }
 
-/// What `TOOL --version` prints.
-inline std::string versionText(const std::string &tool) {
-  return tool + " (opscope " OPSCOPE_VERSION ", git " OPSCOPE_GIT_HASH ")\n" +
-         "MLIR " OPSCOPE_MLIR_VERSION "\n" + "oneDNN " +
-         std::to_string(DNNL_VERSION_MAJOR) + "." +
-         std::to_string(DNNL_VERSION_MINOR) + "." +
-         std::to_string(DNNL_VERSION_PATCH) + "\n" + "CPU " +
-         rt::hostCpu().model + ": " + runtimeIsa();
-}
+/// What `TOOL --version` prints (ToolVersion.cpp: the one file that sees
+/// the generated opscope/Version.h, so a commit recompiles it alone).
+std::string versionText(const std::string &tool);
 
 } // namespace opscope::tools
 
