@@ -47,6 +47,8 @@ SHAPE_OPERANDS = {
     # Folded to constants at import (their inputs give the output's shape).
     "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0],
     "MelWeightMatrix": [0, 1, 2, 3, 4],
+    # The transform's length and axis, the frames' step and length.
+    "DFT": [1, 2], "STFT": [1, 3],
 }
 
 # Tests of supported ops that opscope rejects on purpose, with the reason.

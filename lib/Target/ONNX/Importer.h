@@ -201,6 +201,7 @@ void addLossConverters(llvm::StringMap<Converter> &m);
 void addQuantConverters(llvm::StringMap<Converter> &m);
 void addVisionConverters(llvm::StringMap<Converter> &m);
 void addLinalgConverters(llvm::StringMap<Converter> &m);
+void addSignalConverters(llvm::StringMap<Converter> &m);
 
 } // namespace opscope::onnx_import
 

@@ -4,7 +4,7 @@
 // docs/Changelog.md (versions 18 to 21 of the default operator set) for the
 // ops opscope converts. Ops those opsets added or changed that opscope does
 // not convert (CenterCropPad, Col2Im, the Bitwise ops, LpPool, DeformConv,
-// AffineGrid, DFT, ImageDecoder, the string ops, Optional*) are not
+// AffineGrid, ImageDecoder, the string ops, Optional*) are not
 // recorded: the importer refuses them as unsupported op types before any
 // check.
 //
@@ -116,9 +116,11 @@ std::vector<OpVersion> buildTable() {
                 {"mode", K::String, false, {"linear", "nearest", "cubic"}},
                 {"padding_mode", K::String, false,
                  {"zeros", "border", "reflection"}}}});
-  // Opset 20: Gelu.
+  // Opset 20: Gelu; DFT takes its axis as an optional third input.
   t.push_back({"Gelu", 20, false, 1, 1, 1, 1,
                {{"approximate", K::String, false, {"none", "tanh"}}}});
+  t.push_back({"DFT", 20, false, 1, 3, 1, 1,
+               {{"inverse", K::Int}, {"onesided", K::Int}}});
 
   // Versions that only admit more element types (float8 at 19, strings in
   // Equal at 19, float8 and 16-bit floats in IsNaN/IsInf at 20, int4/uint4 at

@@ -157,15 +157,12 @@ def bad_index_cases():
     }
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--work", required=True)
-    p.add_argument("--compile", required=True)
-    p.add_argument("--run", required=True)
-    p.add_argument("--ort-run", required=True)
-    args = p.parse_args()
+def check_against_ort(args, all_cases, rtol, atol):
+    """Saves each case's model and inputs under --work, runs ONNX Runtime
+    on them, compiles the model with opscope and runs it against ONNX
+    Runtime's outputs within rtol/atol. Prints one line per output; returns
+    the number of failed cases."""
     failures = 0
-    all_cases = cases()
     for name, (m, feeds) in all_cases.items():
         d = os.path.join(args.work, name)
         os.makedirs(os.path.join(d, "ort"), exist_ok=True)
@@ -179,8 +176,8 @@ def main():
                        check=True, capture_output=True)
         lib = os.path.join(d, "model.so")
         subprocess.run([args.compile, path, "-o", lib], check=True)
-        cmd = [args.run, lib, "--iterations", "1", "--warmup", "0", "-q", "--rtol", "1e-5",
-               "--atol", "1e-6"] + cmd_in
+        cmd = [args.run, lib, "--iterations", "1", "--warmup", "0", "-q", "--rtol", str(rtol),
+               "--atol", str(atol)] + cmd_in
         for o in m.graph.output:
             cmd += ["--expect", "%s=%s" % (o.name, os.path.join(d, "ort", o.name + ".npy"))]
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -190,6 +187,18 @@ def main():
                 print("%s: %s" % (name, line))
         if r.returncode and "MISMATCH" not in r.stdout:
             print("%s: ERROR %s" % (name, r.stderr.strip()))
+    return failures
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--work", required=True)
+    p.add_argument("--compile", required=True)
+    p.add_argument("--run", required=True)
+    p.add_argument("--ort-run", required=True)
+    args = p.parse_args()
+    all_cases = cases()
+    failures = check_against_ort(args, all_cases, 1e-5, 1e-6)
     # An index out of range at run time: the run stops with an error naming
     # the op and exit code 1, not a read or write outside a buffer.
     for name, (m, feeds) in bad_index_cases().items():
