@@ -190,13 +190,19 @@ def check_against_ort(args, all_cases, rtol, atol):
     return failures
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
+def case_arguments(doc):
+    """--work, --compile, --run and --ort-run, which every *_cases.py
+    script that checks against ONNX Runtime takes."""
+    p = argparse.ArgumentParser(description=doc)
     p.add_argument("--work", required=True)
     p.add_argument("--compile", required=True)
     p.add_argument("--run", required=True)
     p.add_argument("--ort-run", required=True)
-    args = p.parse_args()
+    return p.parse_args()
+
+
+def main():
+    args = case_arguments(__doc__)
     all_cases = cases()
     failures = check_against_ort(args, all_cases, 1e-5, 1e-6)
     # An index out of range at run time: the run stops with an error naming

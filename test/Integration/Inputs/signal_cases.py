@@ -10,13 +10,12 @@ against ONNX Runtime on seeded random inputs.
 Prints one line per case and output; exits 1 on any mismatch.
 """
 
-import argparse
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from indexing_cases import check_against_ort, const, model
+from indexing_cases import case_arguments, check_against_ort, const, model
 
 F32 = TensorProto.FLOAT
 
@@ -69,12 +68,7 @@ def cases():
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--work", required=True)
-    p.add_argument("--compile", required=True)
-    p.add_argument("--run", required=True)
-    p.add_argument("--ort-run", required=True)
-    args = p.parse_args()
+    args = case_arguments(__doc__)
     all_cases = cases()
     # Sums of up to 400 products of O(1) values: outputs up to about 60.
     failures = check_against_ort(args, all_cases, 1e-3, 1e-3)
