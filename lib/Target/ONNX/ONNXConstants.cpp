@@ -84,18 +84,6 @@ static Type outputDatatype(NodeContext &c) {
   return elem && !elem.isInteger(1) ? elem : Type();
 }
 
-/// One constant scalar input as a double: `what` names it in the error.
-static std::optional<double> constScalar(NodeContext &c, unsigned i,
-                                         llvm::StringRef what) {
-  auto v = c.constFloats(i);
-  if (!v || v->size() != 1) {
-    c.error() << what << " must be a constant scalar (opscope compiles "
-              << "static shapes; --freeze-input fixes a graph input)";
-    return std::nullopt;
-  }
-  return (*v)[0];
-}
-
 /// HannWindow, HammingWindow, BlackmanWindow (opset 17): a0 - a1 cos(2 pi
 /// k / N) + a2 cos(4 pi k / N) for k < size, N = size when periodic (the
 /// default), size - 1 when symmetric. Folded: size is a constant.

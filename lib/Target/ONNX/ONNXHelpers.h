@@ -90,6 +90,37 @@ inline LogicalResult requireFloat(NodeContext &c, Value v, StringRef what) {
   return failure();
 }
 
+/// Input `i` as one constant number (the window ops' size, MelWeightMatrix's
+/// parameters); an error naming `what` when it is not a constant scalar:
+/// with static shapes, an input that sets an output's shape must be known
+/// at import.
+inline std::optional<double> constScalar(NodeContext &c, unsigned i,
+                                         StringRef what) {
+  auto v = c.constFloats(i);
+  if (v && v->size() == 1)
+    return (*v)[0];
+  c.error() << what << " must be a constant scalar (opscope compiles "
+            << "static shapes; --freeze-input fixes a graph input)";
+  return std::nullopt;
+}
+
+/// The single integer of input `i` (a scalar, or one element), which must
+/// be a compile-time constant (requireConstInts says which graph inputs to
+/// freeze when it is not): TopK's k, CumSum's axis, DFT's length and axis,
+/// STFT's frame step and length.
+inline FailureOr<int64_t> constIntScalar(NodeContext &c, unsigned i,
+                                         StringRef what) {
+  auto v = c.requireConstInts(i, what);
+  if (failed(v))
+    return failure();
+  if (v->size() != 1) {
+    c.error() << "input '" << what << "' must hold one value, not "
+              << v->size();
+    return failure();
+  }
+  return (*v)[0];
+}
+
 inline DenseI64ArrayAttr i64Array(NodeContext &c, ArrayRef<int64_t> values) {
   return c.b.getDenseI64ArrayAttr(values);
 }

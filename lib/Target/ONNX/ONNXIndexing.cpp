@@ -18,20 +18,6 @@ using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
 namespace {
-/// The single integer of input `i` (a scalar, or one element), which must
-/// be a compile-time constant.
-FailureOr<int64_t> constScalar(NodeContext &c, unsigned i, StringRef what) {
-  auto v = c.requireConstInts(i, what);
-  if (failed(v))
-    return failure();
-  if (v->size() != 1) {
-    c.error() << "input '" << what << "' must hold one value, not "
-              << v->size();
-    return failure();
-  }
-  return (*v)[0];
-}
-
 /// GatherND's and ScatterND's indices against data (both ONNX ops share the
 /// rules): rank 1 or more, a last axis m with 1 <= m <= rank(data) -
 /// batchDims, batch axes equal. On success `slice` is data's shape after
@@ -102,7 +88,7 @@ void opscope::onnx_import::addIndexingConverters(
   m["CumSum"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0);
     auto xt = typeOf(x);
-    auto axisValue = constScalar(c, 1, "axis");
+    auto axisValue = constIntScalar(c, 1, "axis");
     if (failed(axisValue))
       return failure();
     auto axis = c.normalizeAxis(*axisValue, xt.getRank());
@@ -133,7 +119,7 @@ void opscope::onnx_import::addIndexingConverters(
       }
       k = c.intAttr("k", 0);
     } else {
-      auto kValue = constScalar(c, 1, "K");
+      auto kValue = constIntScalar(c, 1, "K");
       if (failed(kValue))
         return failure();
       k = *kValue;

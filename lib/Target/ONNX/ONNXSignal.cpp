@@ -117,18 +117,6 @@ static LogicalResult checkSignal(NodeContext &c, Value x, int64_t minRank) {
   return success();
 }
 
-/// A constant scalar integer input, `what` naming it in the error.
-static FailureOr<int64_t> constInt(NodeContext &c, unsigned i,
-                                   llvm::StringRef what) {
-  auto v = c.constInts(i);
-  if (!v || v->size() != 1) {
-    c.error() << what << " must be a constant scalar (opscope compiles "
-              << "static shapes; --freeze-input fixes a graph input)";
-    return failure();
-  }
-  return (*v)[0];
-}
-
 void opscope::onnx_import::addSignalConverters(
     llvm::StringMap<Converter> &m) {
   m["DFT"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
@@ -141,7 +129,7 @@ void opscope::onnx_import::addSignalConverters(
     // (default -2, negative counting from the back).
     int64_t axis = c.opset >= 20 ? -2 : c.intAttr("axis", 1);
     if (c.opset >= 20 && c.hasInput(2)) {
-      auto a = constInt(c, 2, "axis");
+      auto a = constIntScalar(c, 2, "axis");
       if (failed(a))
         return failure();
       axis = *a;
@@ -156,7 +144,7 @@ void opscope::onnx_import::addSignalConverters(
     }
     int64_t n = xt.getDimSize(axis), length = n;
     if (c.hasInput(1)) {
-      auto l = constInt(c, 1, "dft_length");
+      auto l = constIntScalar(c, 1, "dft_length");
       if (failed(l))
         return failure();
       length = *l;
@@ -187,13 +175,13 @@ void opscope::onnx_import::addSignalConverters(
                 << " must be [batch, length, 1 or 2]";
       return failure();
     }
-    auto step = constInt(c, 1, "frame_step");
+    auto step = constIntScalar(c, 1, "frame_step");
     if (failed(step))
       return failure();
     Value window = c.input(2);
     int64_t frameLength = -1;
     if (c.hasInput(3)) {
-      auto l = constInt(c, 3, "frame_length");
+      auto l = constIntScalar(c, 3, "frame_length");
       if (failed(l))
         return failure();
       frameLength = *l;

@@ -10,7 +10,7 @@
 #include "Importer.h"
 
 #include "opscope/Target/ONNX/ModelFile.h"
-#include "opscope/runtime/kinds.h"
+#include "opscope/runtime/half.h"
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscShapes.h"
@@ -218,12 +218,8 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
   if (isHalf) {
     // Widened to f32 here, once: the runtime computes fp16 models in f32.
     std::vector<char> wide(count * sizeof(float));
-    for (int64_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      float f = rt::halfToFloat(h);
-      std::memcpy(wide.data() + 4 * i, &f, 4);
-    }
+    rt::halvesToFloats(bytes.data(), reinterpret_cast<float *>(wide.data()),
+                       count);
     owned = std::move(wide);
     bytes = StringRef(owned.data(), owned.size());
     mapped.reset();

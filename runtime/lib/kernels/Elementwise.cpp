@@ -187,9 +187,7 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
     for (int64_t i = 0; i < n; i += kChunk) {
       int64_t m = std::min(kChunk, n - i);
       if (from == DType::F16) {
-        const uint16_t *src = static_cast<const uint16_t *>(x) + i;
-        for (int64_t j = 0; j < m; ++j)
-          buf[j] = halfToFloat(src[j]);
+        halvesToFloats(static_cast<const uint16_t *>(x) + i, buf, m);
         cast(DType::F32, buf, to,
              static_cast<char *>(y) + i * dtypeSize(to), m);
       } else {

@@ -1,13 +1,16 @@
 //===- half.h - f32 to IEEE binary16 ----------------------------*- C++ -*-===//
 //
-// Part of opscope. floatToHalf, the way back from halfToFloat (kinds.h): an
-// fp16 model computes in f32, and the runtime's cast kernel narrows its f16
-// graph outputs with it. Header-only.
+// Part of opscope. floatToHalf, the way back from halfToFloat (kinds.h), and
+// halvesToFloats over an array: an fp16 model computes in f32; the importer
+// widens its f16 tensors and the runtime's cast kernel converts its f16
+// graph inputs and outputs. Header-only.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef OPSCOPE_RUNTIME_HALF_H
 #define OPSCOPE_RUNTIME_HALF_H
+
+#include "opscope/runtime/kinds.h"
 
 #include <cstdint>
 #include <cstring>
@@ -46,6 +49,16 @@ inline uint16_t floatToHalf(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
     ++h;
   return sign | static_cast<uint16_t>(h);
+}
+
+/// n halves (IEEE binary16 bit patterns, maybe unaligned) as floats, exactly.
+inline void halvesToFloats(const void *halves, float *out, int64_t n) {
+  const char *src = static_cast<const char *>(halves);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    out[i] = halfToFloat(h);
+  }
 }
 
 } // namespace opscope::rt
