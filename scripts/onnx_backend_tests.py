@@ -44,6 +44,8 @@ SHAPE_OPERANDS = {
     "Upsample": [1], "Pad": [1, 2], "ConstantOfShape": [0],
     "Range": [0, 1, 2], "Clip": [1, 2], "Tile": [1], "Trilu": [1], "OneHot": [1],
     "CumSum": [1], "TopK": [1], "MaxUnpool": [2],
+    # A used scan output needs a constant trip count and a true condition.
+    "Loop": [0, 1],
     # Folded to constants at import (their inputs give the output's shape).
     "HannWindow": [0], "HammingWindow": [0], "BlackmanWindow": [0],
     "MelWeightMatrix": [0, 1, 2, 3, 4],
