@@ -296,15 +296,62 @@ static FailureOr<SmallVector<int64_t>> scanInts(NodeContext &c, StringRef name,
   return *v;
 }
 
+/// Scan 8's batch of one, as Scan 9's operands: each state and scan input
+/// without its batch axis. Refuses larger batches and sequence_lens that cut
+/// a sequence short (a per-row length is a run-time extent).
+static LogicalResult dropScanBatch(NodeContext &c, int64_t states,
+                                   SmallVectorImpl<Value> &inits,
+                                   SmallVectorImpl<Value> &scanned) {
+  int64_t batch = -1, steps = -1;
+  for (auto [k, v] : llvm::enumerate(llvm::concat<Value>(inits, scanned))) {
+    auto t = cast<RankedTensorType>(v.getType());
+    bool isScan = static_cast<int64_t>(k) >= states;
+    if (t.getRank() < (isScan ? 2 : 1)) {
+      c.error() << "input '" << c.node.input(1 + k) << "' has rank "
+                << t.getRank() << "; Scan 8's "
+                << (isScan ? "scan inputs are [batch, sequence, ...]"
+                           : "state variables are [batch, ...]");
+      return failure();
+    }
+    if (batch >= 0 && t.getDimSize(0) != batch) {
+      c.error() << "input '" << c.node.input(1 + k) << "' has batch "
+                << t.getDimSize(0) << "; the first has " << batch;
+      return failure();
+    }
+    batch = t.getDimSize(0);
+    if (isScan)
+      steps = t.getDimSize(1);
+  }
+  if (batch != 1) {
+    c.error() << "Scan of opset " << c.opset << " over a batch of " << batch
+              << " is not supported (a batch of one is); export the model at "
+                 "opset 9 or later, where the batch is a scan input's axis";
+    return failure();
+  }
+  if (c.hasInput(0)) {
+    std::optional<SmallVector<int64_t>> lens = c.constInts(0);
+    if (!lens || lens->size() != 1 || (*lens)[0] != steps) {
+      c.error() << "sequence_lens ('" << c.node.input(0)
+                << "') must be a constant equal to the sequence length ("
+                << steps << "); shorter sequences end at a run-time extent";
+      return failure();
+    }
+  }
+  for (Value &v : llvm::concat<Value>(inits, scanned))
+    v = reshape(c, v, cast<RankedTensorType>(v.getType()).getShape().drop_front());
+  return success();
+}
+
 LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
                                       const std::string &nodeName,
                                       SmallVectorImpl<Value> &outputs) {
-  if (c.opset < 9) {
-    c.error() << "Scan of opset " << c.opset
-              << " (a batch dimension and sequence_lens) is not supported; "
-                 "export the model at opset 9 or later";
-    return failure();
-  }
+  // Scan 8 has a leading batch axis on every state and scan input (the scan
+  // axis is 1), optional sequence_lens first, and `directions` for its scan
+  // inputs. A batch of one whose every sequence runs the whole length is
+  // Scan 9's scan over the batch's only row: the batch axis is dropped
+  // before and restored after.
+  const bool batched = c.opset < 9;
+  const int64_t first = batched ? 1 : 0;
   const onnx::AttributeProto *attr = c.attr("body");
   if (!attr || !attr->has_g()) {
     c.error() << "has no body graph";
@@ -312,7 +359,7 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
   }
   const onnx::GraphProto &body = attr->g();
   int64_t numScans = c.intAttr("num_scan_inputs", 0);
-  int64_t numInputs = c.numInputs();
+  int64_t numInputs = c.numInputs() - first;
   if (numScans < 1 || numScans > numInputs) {
     c.error() << "num_scan_inputs is " << numScans << " with " << numInputs
               << " inputs; it must be between 1 and the number of inputs";
@@ -328,8 +375,8 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
   }
   FailureOr<SmallVector<int64_t>> inAxes =
       scanInts(c, "scan_input_axes", numScans);
-  FailureOr<SmallVector<int64_t>> inDirs =
-      scanInts(c, "scan_input_directions", numScans);
+  FailureOr<SmallVector<int64_t>> inDirs = scanInts(
+      c, batched ? "directions" : "scan_input_directions", numScans);
   FailureOr<SmallVector<int64_t>> outAxes =
       scanInts(c, "scan_output_axes", scanOuts);
   FailureOr<SmallVector<int64_t>> outDirs =
@@ -346,13 +393,15 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
 
   SmallVector<Value> inits, scanned;
   for (int64_t i = 0; i < numInputs; ++i) {
-    if (!c.hasInput(i)) {
+    if (!c.hasInput(first + i)) {
       c.error() << (i < states ? "state variable " : "scan input ")
                 << (i < states ? i : i - states) << " is empty";
       return failure();
     }
-    (i < states ? inits : scanned).push_back(c.input(i));
+    (i < states ? inits : scanned).push_back(c.input(first + i));
   }
+  if (batched && failed(dropScanBatch(c, states, inits, scanned)))
+    return failure();
   // The scan length: the scan axis of every scan input, the same for all.
   int64_t length = -1;
   for (auto [k, x] : llvm::enumerate(scanned)) {
@@ -364,7 +413,7 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
     (*inAxes)[k] = *axis;
     int64_t n = t.getDimSize(*axis);
     if (length >= 0 && n != length) {
-      c.error() << "scan input " << k << " ('" << c.node.input(states + k)
+      c.error() << "scan input " << k << " ('" << c.node.input(first + states + k)
                 << "') has " << n << " steps along its scan axis; scan input "
                 << "0 has " << length;
       return failure();
@@ -471,5 +520,11 @@ LogicalResult onnx_import::importScan(NodeContext &c, SubgraphImporter &sub,
     outputs.push_back(r);
   }
   outputs.resize(c.node.output_size());
+  if (batched)
+    for (Value &v : outputs) {
+      SmallVector<int64_t> shape{1};
+      llvm::append_range(shape, cast<RankedTensorType>(v.getType()).getShape());
+      v = reshape(c, v, shape);
+    }
   return success();
 }
