@@ -72,11 +72,6 @@ EXPECTED_FAILURES = {
     "test_identity_opt": "optional types",
     "test_identity_sequence": "sequence types",
     "test_loop11": "Loop scan output used with a trip count that is a graph input (known only at run time)",
-    "test_scan_sum": "Scan of opset 8 (batched, with sequence_lens)",
-    # Range expanded into a Loop whose scan output is the range: its length
-    # depends on the inputs' values.
-    "test_range_float_type_positive_delta_expanded": "Loop scan output used (its length is the trip count, known only at run time)",
-    "test_range_int32_type_negative_delta_expanded": "Loop scan output used (its length is the trip count, known only at run time)",
 }
 # Tests that import but that the runtime rejects on purpose, with the reason.
 EXPECTED_RUN_FAILURES = {
