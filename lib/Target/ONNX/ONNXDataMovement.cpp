@@ -21,6 +21,72 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
+/// `v` before any reshapes (Unsqueeze, Squeeze and Reshape import as
+/// osc.reshape, which keeps the values).
+static Value peelReshapes(Value v) {
+  while (auto r = v.getDefiningOp<ReshapeOp>())
+    v = r.getInput();
+  return v;
+}
+
+/// The integer `v` holds when it is a one-element constant.
+static std::optional<int64_t> oneConstInt(Value v) {
+  auto k = peelReshapes(v).getDefiningOp<ConstantOp>();
+  auto a = k ? dyn_cast<DenseIntElementsAttr>(k.getValue()) : nullptr;
+  if (!a || a.getNumElements() != 1)
+    return std::nullopt;
+  return (*a.begin()).getSExtValue();
+}
+
+/// Slice(x, s, s + k) along one axis, step 1, with a run-time start s and a
+/// constant k: a Loop body's rows at its iteration number. Its extent k is
+/// static, so it is a gather of s + [0, k) along the axis. ONNX clamps an
+/// end past the axis and returns fewer rows, which a static shape cannot:
+/// here such an index is a run-time error (gather's range check). None
+/// when the slice is not of that form (the caller reports the inputs that
+/// must be constant).
+static std::optional<Value> offsetSlice(NodeContext &c) {
+  Value x = c.input(0), s = c.input(1), e = c.input(2);
+  if (typeOf(s).getNumElements() != 1 || typeOf(e).getNumElements() != 1)
+    return std::nullopt;
+  int64_t axis = 0, rank = typeOf(x).getRank();
+  if (c.hasInput(3)) {
+    auto a = c.constInts(3);
+    if (!a || a->size() != 1)
+      return std::nullopt;
+    axis = (*a)[0] < 0 ? (*a)[0] + rank : (*a)[0];
+  }
+  if (c.hasInput(4)) {
+    auto st = c.constInts(4);
+    if (!st || st->size() != 1 || (*st)[0] != 1)
+      return std::nullopt;
+  }
+  if (axis < 0 || axis >= rank)
+    return std::nullopt;
+  auto add = peelReshapes(e).getDefiningOp<BinaryOp>();
+  if (!add || add.getKind() != BinaryKind::add)
+    return std::nullopt;
+  Value base = peelReshapes(s);
+  std::optional<int64_t> k;
+  if (peelReshapes(add.getLhs()) == base)
+    k = oneConstInt(add.getRhs());
+  else if (peelReshapes(add.getRhs()) == base)
+    k = oneConstInt(add.getLhs());
+  int64_t dim = typeOf(x).getDimSize(axis);
+  if (!k || *k <= 0 || *k > dim)
+    return std::nullopt;
+  Type i64 = c.b.getI64Type();
+  Value start = typeOf(base).getRank() == 0 ? base : reshape(c, s, {});
+  if (elemOf(start) != i64)
+    start = c.create<CastOp>(tensorOf({}, i64), start);
+  Value index = c.create<BinaryOp>(tensorOf({*k}, i64), BinaryKind::add, start,
+                                   iota(c, {*k}, i64));
+  SmallVector<int64_t> shape(typeOf(x).getShape());
+  shape[axis] = *k;
+  return c.create<GatherOp>(tensorOf(shape, elemOf(x)), x, index,
+                            c.b.getI64IntegerAttr(axis));
+}
+
 void opscope::onnx_import::addDataMovementConverters(
     llvm::StringMap<Converter> &m) {
   m["Identity"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
@@ -463,6 +529,11 @@ void opscope::onnx_import::addDataMovementConverters(
       ends = c.intsAttr("ends").value_or(SmallVector<int64_t>());
       axes = c.intsAttr("axes").value_or(SmallVector<int64_t>());
     } else {
+      if (!c.constInts(1) || !c.constInts(2))
+        if (std::optional<Value> rows = offsetSlice(c)) {
+          out.push_back(*rows);
+          return success();
+        }
       auto s = c.requireConstInts(1, "starts");
       auto e = c.requireConstInts(2, "ends");
       if (failed(s) || failed(e))
