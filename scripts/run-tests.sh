@@ -19,6 +19,15 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 # glibc's malloc advises large blocks to transparent huge pages: fewer page
 # faults for the tests' big models and arenas (test/lit.cfg.py sets the same).
 export GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1}
+# The suite writes some 12 GB under the build directory (the generated
+# corpus, compiled models, ONNX Runtime's outputs, the tests' work files); on
+# a full disk tests fail with write errors that look like anything else.
+free_kb=$(df -Pk "$build" | awk 'NR == 2 { print $4 }')
+if [ -n "$free_kb" ] && [ "$free_kb" -lt $((16 * 1024 * 1024)) ]; then
+  echo "run-tests.sh: warning: $((free_kb / 1024 / 1024)) GB free under $build;" \
+    "the tests write about 12 GB there: free some space if tests fail" \
+    "writing files" >&2
+fi
 mkdir -p "$build/Testing" "$build/test/results"
 rm -f "$build"/test/results/*.xml
 (cd "$build" && ctest --output-on-failure -j "$jobs" "$@") | tee "$log"
