@@ -71,7 +71,6 @@ EXPECTED_FAILURES = {
     "test_resize_tf_crop_and_resize": "tf_crop_and_resize (roi) coordinates",
     "test_identity_opt": "optional types",
     "test_identity_sequence": "sequence types",
-    "test_loop11": "Loop scan output used with a trip count that is a graph input (known only at run time)",
 }
 # Tests that import but that the runtime rejects on purpose, with the reason.
 EXPECTED_RUN_FAILURES = {
