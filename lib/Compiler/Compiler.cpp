@@ -417,14 +417,11 @@ bool compileInContext(const CompileOptions &opts, MLIRContext &context,
         if (!t || !(t.getElementType().isF16() || t.getElementType().isBF16()))
           continue;
         // An fp16 model computes in f32 (the importer widens its weights
-        // and values); casts convert its f16 graph inputs and outputs.
-        if (auto c = dyn_cast<osc::CastOp>(op)) {
-          Type from = tensorOf(c.getInput()).getElementType();
-          Type to = tensorOf(c.getOutput()).getElementType();
-          Type other = from.isF16() ? to : from;
-          if (from.isF16() != to.isF16() && !other.isBF16())
-            continue;
-        }
+        // and values); casts convert its f16 graph inputs and outputs. The
+        // cast kernel converts f16 and bf16 from and to every type (through
+        // f32).
+        if (isa<osc::CastOp>(op))
+          continue;
         // --precision bf16: inner products and convolutions hold bf16
         // weights; inside bf16 chains (osc-bf16-chains) bf16 inner
         // products and matmuls read and write bf16, softmax and layer

@@ -1,10 +1,11 @@
-//===- HalfTest.cpp - f16 conversions and the cast kernel's f16 side ------===//
+//===- HalfTest.cpp - f16 and bf16 conversions, the cast kernel's side --===//
 //
 // halfToFloat (kinds.h) and floatToHalf (half.h) against the compiler's _Float16
 // (correctly rounded, ties to even) over every half, the midpoints between
 // neighbouring halves (ties), the overflow and underflow edges and random
 // floats; rt::cast with f16 on one side (an fp16 model's graph inputs and
-// outputs) against them, over more than one of its chunks.
+// outputs) against them, over more than one of its chunks. floatToBfloat's
+// ties and edges, every bf16 round trip, and the cast kernel's bf16 side.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,4 +136,68 @@ TEST(Half, CastKernelF16Side) {
   cast(DType::F16, h.data(), DType::I32, trunc.data(), n);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(trunc[i], static_cast<int32_t>(halfToFloat(h[i]))) << i;
+}
+
+TEST(Bfloat, NarrowingRoundsToNearestEven) {
+  // The bf16 neighbours of 1.0 are 1.0 (0x3f80) and 1.0078125 (0x3f81): a
+  // float just below their midpoint (0x3f807fff) rounds down, the midpoint
+  // (0x3f808000) to the even one (down), one above it up; the midpoint
+  // between 0x3f81 and 0x3f82 (0x3f818000) rounds up to the even 0x3f82.
+  auto bf = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return floatToBfloat(f);
+  };
+  EXPECT_EQ(bf(0x3f807fffu), 0x3f80);
+  EXPECT_EQ(bf(0x3f808000u), 0x3f80);
+  EXPECT_EQ(bf(0x3f808001u), 0x3f81);
+  EXPECT_EQ(bf(0x3f818000u), 0x3f82);
+  // The largest finite floats round to infinity; infinity and zero keep
+  // their sign; NaN stays a (quiet) NaN.
+  EXPECT_EQ(bf(0x7f7fffffu), 0x7f80);
+  EXPECT_EQ(bf(0xff800000u), 0xff80);
+  EXPECT_EQ(bf(0x80000000u), 0x8000);
+  EXPECT_TRUE(std::isnan(bfloatToFloat(bf(0x7fc00001u))));
+  EXPECT_TRUE(std::isnan(bfloatToFloat(bf(0x7f800001u))));
+  // Every bf16 widens exactly (its bits are the float's top half) and
+  // narrows back to itself.
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    float f = bfloatToFloat(static_cast<uint16_t>(b));
+    ASSERT_EQ(bitsOf(f), b << 16);
+    if (!std::isnan(f))
+      ASSERT_EQ(floatToBfloat(f), b);
+  }
+}
+
+TEST(Bfloat, CastKernelBf16Side) {
+  // A bf16 graph input or output: through f32, over two of the kernel's
+  // 1024-element chunks and a remainder, from and to f32, f64, i64 and f16.
+  const int64_t n = 2500;
+  std::vector<float> g(n);
+  for (int64_t i = 0; i < n; ++i)
+    g[i] = (i - 1250) * 0.3337f;
+  std::vector<uint16_t> b(n), h(n);
+  cast(DType::F32, g.data(), DType::BF16, b.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(b[i], floatToBfloat(g[i])) << i;
+  std::vector<float> f(n);
+  cast(DType::BF16, b.data(), DType::F32, f.data(), n);
+  std::vector<double> d(n);
+  cast(DType::BF16, b.data(), DType::F64, d.data(), n);
+  std::vector<int64_t> q(n);
+  cast(DType::BF16, b.data(), DType::I64, q.data(), n);
+  cast(DType::BF16, b.data(), DType::F16, h.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    float exact = bfloatToFloat(b[i]);
+    ASSERT_EQ(bitsOf(f[i]), bitsOf(exact)) << i;
+    ASSERT_EQ(d[i], static_cast<double>(exact)) << i;
+    ASSERT_EQ(q[i], static_cast<int64_t>(exact)) << i;
+    ASSERT_EQ(h[i], floatToHalf(exact)) << i;
+  }
+  std::vector<int64_t> ints(n);
+  for (int64_t i = 0; i < n; ++i)
+    ints[i] = i * 100003 - 125000000;
+  cast(DType::I64, ints.data(), DType::BF16, b.data(), n);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(b[i], floatToBfloat(static_cast<float>(ints[i]))) << i;
 }

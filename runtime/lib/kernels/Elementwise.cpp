@@ -180,22 +180,28 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
     return;
   }
   // f16 at an fp16 model's graph inputs and outputs (the model computes in
-  // f32): through f32, which holds every half exactly.
-  if (from == DType::F16 || to == DType::F16) {
+  // f32), bf16 at a graph's: through f32, which holds every half and
+  // bfloat16 exactly. To bf16 rounds to nearest even, as ONNX Runtime does.
+  auto half = [](DType t) { return t == DType::F16 || t == DType::BF16; };
+  if (half(from) || half(to)) {
     const int64_t kChunk = 1024;
     float buf[kChunk];
     for (int64_t i = 0; i < n; i += kChunk) {
       int64_t m = std::min(kChunk, n - i);
-      if (from == DType::F16) {
-        halvesToFloats(static_cast<const uint16_t *>(x) + i, buf, m);
-        cast(DType::F32, buf, to,
-             static_cast<char *>(y) + i * dtypeSize(to), m);
-      } else {
-        cast(from, static_cast<const char *>(x) + i * dtypeSize(from),
-             DType::F32, buf, m);
-        uint16_t *dst = static_cast<uint16_t *>(y) + i;
+      const char *src = static_cast<const char *>(x) + i * dtypeSize(from);
+      if (from == DType::F16)
+        halvesToFloats(src, buf, m);
+      else if (from == DType::BF16)
+        bfloatsToFloats(src, buf, m);
+      else
+        cast(from, src, DType::F32, buf, m);
+      char *dst = static_cast<char *>(y) + i * dtypeSize(to);
+      if (to == DType::F16 || to == DType::BF16) {
+        uint16_t *h = reinterpret_cast<uint16_t *>(dst);
         for (int64_t j = 0; j < m; ++j)
-          dst[j] = floatToHalf(buf[j]);
+          h[j] = to == DType::F16 ? floatToHalf(buf[j]) : floatToBfloat(buf[j]);
+      } else {
+        cast(DType::F32, buf, to, dst, m);
       }
     }
     return;

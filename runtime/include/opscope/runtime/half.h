@@ -1,9 +1,10 @@
-//===- half.h - f32 to IEEE binary16 ----------------------------*- C++ -*-===//
+//===- half.h - f32 to and from binary16 and bfloat16 -----------*- C++ -*-===//
 //
-// Part of opscope. floatToHalf, the way back from halfToFloat (kinds.h), and
-// halvesToFloats over an array: an fp16 model computes in f32; the importer
-// widens its f16 tensors and the runtime's cast kernel converts its f16
-// graph inputs and outputs. Header-only.
+// Part of opscope. floatToHalf, the way back from halfToFloat (kinds.h),
+// halvesToFloats over an array, and the same for bfloat16: an fp16 model
+// computes in f32; the importer widens its f16 tensors and the runtime's
+// cast kernel converts its f16 and bf16 graph inputs and outputs. The sparse
+// formats' bf16 weights round with floatToBfloat too. Header-only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,35 @@ inline void halvesToFloats(const void *halves, float *out, int64_t n) {
     uint16_t h;
     std::memcpy(&h, src + 2 * i, 2);
     out[i] = halfToFloat(h);
+  }
+}
+
+/// A float rounded to bfloat16, nearest even (NaN stays a quiet NaN): bf16
+/// weights (sparse formats, --precision bf16) and bf16 graph outputs.
+inline uint16_t floatToBfloat(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+/// A bfloat16 as the float it is exactly.
+inline float bfloatToFloat(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// n bfloat16s (bit patterns, maybe unaligned) as floats, exactly.
+inline void bfloatsToFloats(const void *bfloats, float *out, int64_t n) {
+  const char *src = static_cast<const char *>(bfloats);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t b;
+    std::memcpy(&b, src + 2 * i, 2);
+    out[i] = bfloatToFloat(b);
   }
 }
 

@@ -56,6 +56,8 @@
 #ifndef OPSCOPE_RUNTIME_SPARSE_FORMAT_H
 #define OPSCOPE_RUNTIME_SPARSE_FORMAT_H
 
+#include "opscope/runtime/half.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -237,21 +239,9 @@ inline int64_t chooseBlockRows(const float *w, int64_t n, int64_t k) {
 }
 
 /// Rounds to bfloat16, nearest even (NaN stays NaN).
-inline uint16_t toBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
+inline uint16_t toBf16(float f) { return floatToBfloat(f); }
 
-inline float fromBf16(uint16_t b) {
-  uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+inline float fromBf16(uint16_t b) { return bfloatToFloat(b); }
 
 /// The symmetric s8 scale of one row of weights: max |w| / 127 (1 for an
 /// all-zero row), and a weight quantized with it to [-127, 127].

@@ -263,11 +263,13 @@ BoundKernel padOp(const OpContext &c, std::string &kernel) {
 }
 
 BoundKernel castOp(const OpContext &c, std::string &kernel) {
-  // f16 only as a cast's one side: an fp16 model's graph inputs and outputs
-  // around its f32 computation (the importer widens the rest).
-  if (c.in(0).dtype != DType::F16 || c.out().dtype == DType::F16)
+  // f16 and bf16 are cast from and to every type (through f32): an fp16
+  // model's graph inputs and outputs around its f32 computation (the
+  // importer widens the rest), a bf16 graph input or output.
+  auto half = [](DType t) { return t == DType::F16 || t == DType::BF16; };
+  if (!half(c.in(0).dtype))
     c.requireComputable(c.in(0));
-  if (c.out().dtype != DType::F16 || c.in(0).dtype == DType::F16)
+  if (!half(c.out().dtype))
     c.requireComputable(c.out());
   Movement m(c);
   DType from = c.in(0).dtype, to = c.out().dtype;
