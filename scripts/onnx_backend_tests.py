@@ -233,7 +233,12 @@ def main():
     parser.add_argument("--no-ref-kernels", action="store_true",
                         help="convolution tests fail when an op runs oneDNN's "
                         "reference (`ref`) implementation at the tier in force")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--min-ran", type=int, default=0,
+                        help="fail unless at least this many tests ran and "
+                        "matched (with --run; the figure docs/importer.md states)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="a line per test: passed, skipped (with the ops it "
+                        "needs) and expected failures (with the reason)")
     args = parser.parse_args()
     args.capped = bool(os.environ.get("OPSCOPE_MAX_ISA"))
 
@@ -260,6 +265,8 @@ def main():
             status = "passed"
         if status == "failed" and expected_failure(name):
             counts["xfail"] += 1
+            if args.verbose:
+                print("XFAIL: %s %s" % (name, expected_failure(name)))
             continue
         if status == "passed" and expected_failure(name):
             print("UNEXPECTED PASS: %s (remove it from EXPECTED_FAILURES)" % name)
@@ -282,6 +289,10 @@ def main():
               "imported but not run (f16/bf16 or listed)"
               % (counts["ran"], counts["run-failed"],
                  counts["passed"] - counts["ran"] - counts["run-failed"]))
+    if args.run and counts["ran"] < args.min_ran:
+        print("FAIL: %d tests ran and matched, fewer than --min-ran %d"
+              % (counts["ran"], args.min_ran))
+        unexpected += 1
     print("unexpected results: %d" % unexpected)
     return 1 if unexpected else 0
 
