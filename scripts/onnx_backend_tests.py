@@ -64,11 +64,6 @@ EXPECTED_FAILURES = {
     "test_training_dropout_mask": "training mode",
     "test_training_dropout_zero_ratio": "training mode",
     "test_training_dropout_zero_ratio_mask": "training mode",
-    "test_maxpool_with_argmax_2d_precomputed_pads": "MaxPool Indices output",
-    "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool Indices output",
-    "test_maxpool_2d_uint8": "integer pooling",
-    "test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn": "legacy tf_half_pixel_for_nn coordinates",
-    "test_resize_tf_crop_and_resize": "tf_crop_and_resize (roi) coordinates",
     "test_identity_opt": "optional types",
     "test_identity_sequence": "sequence types",
 }

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -520,4 +521,104 @@ TEST(IndexingReverseSequence, LengthOutOfRangeWritesNothing) {
                                  0, y.data(), sizeof(float)));
     EXPECT_EQ(y, std::vector<float>(4, -1));
   }
+}
+
+namespace {
+/// TfIdfVectorizer by enumeration, written apart from the kernel's trie:
+/// every n-gram of every wanted length and distance (1-grams at distance 1
+/// only) compared with every pool n-gram, in ONNX Runtime's order (by
+/// distance, then start, then length), each hit of pool n-gram i applied
+/// to column ngram_indexes[i]: + 1 (TF), = weights[i] (IDF), + weights[i]
+/// (TFIDF).
+std::vector<float> tfidfReference(const TfIdfParams &p,
+                                  const std::vector<int64_t> &x, int64_t rows,
+                                  int64_t length) {
+  std::vector<std::vector<int64_t>> grams;
+  int64_t size = static_cast<int64_t>(p.pool.size());
+  for (size_t level = 0; level < p.ngramCounts.size(); ++level) {
+    int64_t n = level + 1, begin = p.ngramCounts[level];
+    int64_t end =
+        level + 1 < p.ngramCounts.size() ? p.ngramCounts[level + 1] : size;
+    for (int64_t i = begin; i < end; i += n)
+      grams.emplace_back(p.pool.begin() + i, p.pool.begin() + i + n);
+  }
+  int64_t columns =
+      *std::max_element(p.ngramIndexes.begin(), p.ngramIndexes.end()) + 1;
+  std::vector<float> y(rows * columns, 0.0f);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t d = 1; d <= p.maxSkip + 1; ++d)
+      for (int64_t s = 0; s < length; ++s)
+        for (int64_t n = std::max<int64_t>(p.minGram, d == 1 ? 1 : 2);
+             n <= p.maxGram && s + (n - 1) * d < length; ++n) {
+          std::vector<int64_t> g;
+          for (int64_t j = 0; j < n; ++j)
+            g.push_back(x[r * length + s + j * d]);
+          for (size_t i = 0; i < grams.size(); ++i) {
+            if (grams[i] != g)
+              continue;
+            float w = p.weights.empty() ? 1.0f : p.weights[i];
+            float &o = y[r * columns + p.ngramIndexes[i]];
+            o = p.mode == TfIdfMode::Tf    ? o + 1.0f
+                : p.mode == TfIdfMode::Idf ? w
+                                           : o + w;
+          }
+        }
+  return y;
+}
+} // namespace
+
+TEST(IndexingTfIdf, MatchesEnumerationForEveryModeAndLength) {
+  // 1- to 3-grams over tokens 0..5 (many repeats), pool n-grams of lengths
+  // outside [min, max] included, ngram_indexes a permutation with a column
+  // shared by two n-grams.
+  TfIdfParams base;
+  base.ngramCounts = {0, 4, 10};
+  base.pool = {1, 3, 4, 5,        // 1-grams
+               1, 3, 3, 4, 5, 1,  // 2-grams
+               1, 3, 4, 2, 2, 2}; // 3-grams
+  base.ngramIndexes = {6, 0, 2, 5, 1, 3, 4, 0, 7};
+  const int64_t rows = 3, length = 17;
+  std::vector<int64_t> x = randomValues<int64_t>(rows * length, 29, 0, 5);
+  std::vector<int32_t> x32(x.begin(), x.end());
+  for (TfIdfMode mode : {TfIdfMode::Tf, TfIdfMode::Idf, TfIdfMode::TfIdf})
+    for (auto [minGram, maxGram] :
+         {std::pair{1, 1}, std::pair{1, 3}, std::pair{2, 2}, std::pair{2, 3}})
+      for (int64_t skip : {0, 1, 4})
+        for (bool weighted : {false, true}) {
+          TfIdfParams p = base;
+          p.mode = mode, p.minGram = minGram, p.maxGram = maxGram;
+          p.maxSkip = skip;
+          if (weighted)
+            p.weights = {0.5f, 2, 0.25f, 3, 1.5f, 0.75f, 4, 8, 9};
+          SCOPED_TRACE(::testing::Message()
+                       << "mode " << int(mode) << " grams " << minGram << "-"
+                       << maxGram << " skip " << skip << " weighted "
+                       << weighted);
+          TfIdfVectorizer v(p);
+          ASSERT_EQ(v.columns(), 8);
+          std::vector<float> want = tfidfReference(p, x, rows, length);
+          std::vector<float> got(want.size(), -1), got32(want.size(), -1);
+          v.run(x.data(), DType::I64, rows, length, got.data());
+          v.run(x32.data(), DType::I32, rows, length, got32.data());
+          EXPECT_EQ(got, want);
+          EXPECT_EQ(got32, want);
+        }
+}
+
+TEST(IndexingTfIdf, EmptyLevelAndEmptyRows) {
+  // ONNX's levelempty case: no 1-grams, three 2-grams.
+  TfIdfParams p;
+  p.minGram = 2, p.maxGram = 2;
+  p.ngramCounts = {0, 0};
+  p.pool = {5, 6, 7, 8, 6, 7};
+  p.ngramIndexes = {0, 1, 2};
+  TfIdfVectorizer v(p);
+  std::vector<int32_t> x = {1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8};
+  std::vector<float> y(3, -1);
+  v.run(x.data(), DType::I32, 1, 12, y.data());
+  EXPECT_EQ(y, (std::vector<float>{1, 1, 1}));
+  // Rows of no tokens count nothing.
+  std::vector<float> empty(6, -1);
+  v.run(x.data(), DType::I32, 2, 0, empty.data());
+  EXPECT_EQ(empty, std::vector<float>(6, 0));
 }

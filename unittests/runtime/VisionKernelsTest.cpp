@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <random>
 #include <vector>
 
@@ -332,3 +335,186 @@ INSTANTIATE_TEST_SUITE_P(
     Tiers, VisionKernelsTest,
     ::testing::ValuesIn(opscope::rt::tiers::kernelLevels()),
     opscope::rt::tiers::levelParamName);
+
+namespace {
+/// MaxPool with indices by ONNX's definition, written apart from the
+/// kernel: each output's window cells listed as multi-indices, the first
+/// maximum kept, its flat index taken row major or column major over the
+/// spatial dimensions of its image.
+template <typename T>
+void maxPoolReference(const std::vector<T> &x, const Shape &in,
+                      const Shape &out, const Shape &k, const Shape &s,
+                      const Shape &pads, const Shape &dil, bool columnMajor,
+                      std::vector<T> &y, std::vector<int64_t> &idx) {
+  size_t r = in.size() - 2;
+  int64_t image = 1, outImage = 1;
+  for (size_t d = 0; d < r; ++d)
+    image *= in[2 + d], outImage *= out[2 + d];
+  y.assign(in[0] * in[1] * outImage, T());
+  idx.assign(y.size(), -2);
+  for (int64_t p = 0; p < in[0] * in[1]; ++p)
+    for (int64_t o = 0; o < outImage; ++o) {
+      Shape oi(r);
+      for (int64_t rest = o, d = r; d-- > 0;)
+        oi[d] = rest % out[2 + d], rest /= out[2 + d];
+      bool found = false;
+      T best{};
+      int64_t at = -1;
+      int64_t cells = 1;
+      for (size_t d = 0; d < r; ++d)
+        cells *= k[d];
+      for (int64_t c = 0; c < cells; ++c) {
+        Shape ki(r), ii(r);
+        for (int64_t rest = c, d = r; d-- > 0;)
+          ki[d] = rest % k[d], rest /= k[d];
+        bool inside = true;
+        for (size_t d = 0; d < r; ++d) {
+          ii[d] = oi[d] * s[d] - pads[d] + ki[d] * dil[d];
+          inside &= ii[d] >= 0 && ii[d] < in[2 + d];
+        }
+        if (!inside)
+          continue;
+        int64_t rowMajor = 0, colMajor = 0, stride = 1;
+        for (size_t d = 0; d < r; ++d)
+          rowMajor = rowMajor * in[2 + d] + ii[d];
+        for (size_t d = 0; d < r; ++d)
+          colMajor += ii[d] * stride, stride *= in[2 + d];
+        T v = x[p * image + rowMajor];
+        if (!found || v > best) {
+          found = true, best = v;
+          at = columnMajor ? colMajor : rowMajor;
+        }
+      }
+      y[p * outImage + o] = found ? best : std::numeric_limits<T>::lowest();
+      idx[p * outImage + o] = found ? p * image + at : -1;
+    }
+}
+
+struct PoolCase {
+  Shape in, kernel, strides, pads, dilations, out;
+};
+
+template <typename T, DType D> void checkIndexedMaxPool(unsigned seed) {
+  // 1-D to 3-D, padding, strides, dilations, and ceil-mode windows that run
+  // past the end; values from a narrow range so that windows hold ties.
+  const PoolCase cases[] = {
+      {{2, 3, 17}, {3}, {2}, {1, 1}, {1}, {2, 3, 9}},
+      {{1, 2, 5, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, {1, 2, 3, 3}},
+      {{1, 1, 7, 6}, {2, 3}, {1, 2}, {0, 1, 1, 0}, {2, 1}, {1, 1, 6, 3}},
+      {{1, 3, 5, 5}, {2, 2}, {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 3, 3, 3}},
+      {{1, 2, 3, 4, 5}, {2, 2, 3}, {1, 2, 2}, {0, 1, 1, 1, 0, 1}, {1, 1, 1},
+       {1, 2, 3, 2, 3}}};
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-4, 4);
+  for (const PoolCase &c : cases)
+    for (bool columnMajor : {false, true}) {
+      std::vector<T> x(numElements(c.in));
+      for (T &v : x)
+        v = static_cast<T>(std::is_signed_v<T> ? dist(rng) : dist(rng) + 4);
+      std::vector<T> want, got(numElements(c.out), T(7));
+      std::vector<int64_t> wantIdx, gotIdx(got.size(), -9);
+      maxPoolReference(x, c.in, c.out, c.kernel, c.strides, c.pads,
+                       c.dilations, columnMajor, want, wantIdx);
+      ASSERT_TRUE(indexedMaxPool(D, x.data(), c.in, c.out, c.kernel,
+                                 c.strides, c.pads, c.dilations, columnMajor,
+                                 got.data(), gotIdx.data()));
+      EXPECT_EQ(got, want) << "rank " << c.in.size();
+      EXPECT_EQ(gotIdx, wantIdx) << "rank " << c.in.size() << " column major "
+                                 << columnMajor;
+      // Without indices the values are the same.
+      std::vector<T> plain(got.size());
+      ASSERT_TRUE(indexedMaxPool(D, x.data(), c.in, c.out, c.kernel,
+                                 c.strides, c.pads, c.dilations, columnMajor,
+                                 plain.data(), nullptr));
+      EXPECT_EQ(plain, want);
+    }
+}
+} // namespace
+
+TEST(IndexedMaxPool, MatchesDefinitionForEveryType) {
+  checkIndexedMaxPool<float, DType::F32>(3);
+  checkIndexedMaxPool<double, DType::F64>(4);
+  checkIndexedMaxPool<int8_t, DType::I8>(5);
+  checkIndexedMaxPool<uint8_t, DType::U8>(6);
+}
+
+TEST(IndexedMaxPool, RefusesOtherTypes) {
+  int32_t x[4] = {}, y[1];
+  EXPECT_FALSE(indexedMaxPool(DType::I32, x, {1, 1, 2, 2}, {1, 1, 1, 1},
+                              {2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, y,
+                              nullptr));
+}
+
+// tf_crop_and_resize and tf_half_pixel_for_nn against ONNX's formulas
+// (onnx/backend/test/case/node/resize.py), sample by sample.
+TEST(ResizeTensorFlowModes, CropAndResizeMatchesDefinition) {
+  const Shape xs = {1, 2, 5, 6}, ys = {1, 2, 4, 7};
+  std::vector<float> x = randomVector(numElements(xs), 0, 2, 12);
+  ResizeParams p;
+  p.mode = ResizeMode::Linear;
+  p.transform = CoordinateTransform::TfCropAndResize;
+  // Boxes partly outside the input along H and W.
+  p.roi = {0, 0, 0.3f, -0.2f, 1, 1, 1.4f, 0.9f};
+  p.extrapolationValue = -7.5f;
+  std::vector<float> got(numElements(ys));
+  resize(p, x.data(), xs, got.data(), ys);
+  auto coord = [&](int64_t o, size_t d) {
+    double s = p.roi[d], e = p.roi[4 + d];
+    return s * (xs[d] - 1) + o * (e - s) * (xs[d] - 1) / (ys[d] - 1);
+  };
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t oh = 0; oh < ys[2]; ++oh)
+      for (int64_t ow = 0; ow < ys[3]; ++ow) {
+        double h = coord(oh, 2), w = coord(ow, 3);
+        float want = p.extrapolationValue;
+        if (h >= 0 && h <= xs[2] - 1 && w >= 0 && w <= xs[3] - 1) {
+          int64_t h0 = std::min<int64_t>(std::floor(h), xs[2] - 2),
+                  w0 = std::min<int64_t>(std::floor(w), xs[3] - 2);
+          double fh = h - h0, fw = w - w0;
+          auto at = [&](int64_t i, int64_t j) {
+            return double(x[(c * xs[2] + i) * xs[3] + j]);
+          };
+          want = static_cast<float>(
+              (1 - fh) * ((1 - fw) * at(h0, w0) + fw * at(h0, w0 + 1)) +
+              fh * ((1 - fw) * at(h0 + 1, w0) + fw * at(h0 + 1, w0 + 1)));
+        }
+        EXPECT_NEAR(got[(c * ys[2] + oh) * ys[3] + ow], want, 1e-5)
+            << "channel " << c << " at " << oh << ", " << ow;
+      }
+}
+
+TEST(ResizeTensorFlowModes, HalfPixelForNearestMatchesDefinition) {
+  const Shape xs = {2, 3, 7, 9}, ys = {2, 3, 4, 13};
+  // (N and C unchanged.)
+  std::vector<float> x = randomVector(numElements(xs), 0, 2, 13);
+  for (NearestMode m : {NearestMode::RoundPreferFloor, NearestMode::Floor,
+                        NearestMode::Ceil}) {
+    ResizeParams p;
+    p.transform = CoordinateTransform::TfHalfPixelForNn;
+    p.nearest = m;
+    std::vector<float> got(numElements(ys));
+    resize(p, x.data(), xs, got.data(), ys);
+    // Every resized dimension maps (o + 0.5) / scale; the unchanged ones
+    // are copied (as ONNX Runtime does).
+    auto source = [&](int64_t o, size_t d) -> int64_t {
+      if (xs[d] == ys[d])
+        return o;
+      double c = (o + 0.5) / (double(ys[d]) / xs[d]);
+      double r = m == NearestMode::Floor  ? std::floor(c)
+                 : m == NearestMode::Ceil ? std::ceil(c)
+                 : c - std::floor(c) == 0.5 ? std::floor(c)
+                                            : std::round(c);
+      return std::clamp<int64_t>(static_cast<int64_t>(r), 0, xs[d] - 1);
+    };
+    for (int64_t i = 0; i < numElements(ys); ++i) {
+      int64_t rest = i, src = 0;
+      Shape o(4);
+      for (size_t d = 4; d-- > 0;)
+        o[d] = rest % ys[d], rest /= ys[d];
+      for (size_t d = 0; d < 4; ++d)
+        src = src * xs[d] + source(o[d], d);
+      EXPECT_EQ(got[i], x[src]) << "output " << i << " nearest mode "
+                                << static_cast<int>(m);
+    }
+  }
+}

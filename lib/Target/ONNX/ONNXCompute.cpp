@@ -254,10 +254,19 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
     return [kind](NodeContext &c, SmallVectorImpl<Value> &out) {
       Value x = c.input(0);
       auto xt = typeOf(x);
-      if (failed(requireFloat(c, x, "pooling input")))
+      // MaxPool on i8/u8 (opset 12) or with its Indices output (opset 8)
+      // runs opscope's own window scan (osc.indexed_max_pool); oneDNN's
+      // pooling gives neither.
+      bool integer = elemOf(x).isInteger(8);
+      bool indexed = kind == PoolKind::max && (integer || c.outputUsed(1));
+      if (!(indexed && integer) &&
+          failed(requireFloat(c, x, "pooling input")))
         return failure();
-      if (c.outputUsed(1)) {
-        c.error() << "the Indices output is not supported";
+      int64_t storageOrder = c.intAttr("storage_order", 0);
+      if (indexed && storageOrder != 0 && storageOrder != 1) {
+        c.error() << "storage_order must be 0 (row major) or 1 (column "
+                     "major), got "
+                  << storageOrder;
         return failure();
       }
       auto kernel = c.intsAttr("kernel_shape");
@@ -278,6 +287,18 @@ void opscope::onnx_import::addComputeConverters(llvm::StringMap<Converter> &m) {
         shape.push_back(windowOutputSize(
             xt.getDimSize(2 + i), win->kernel[i], win->strides[i], win->pads[i],
             win->pads[n + i], win->dilations[i], ceil));
+      if (indexed) {
+        auto yt = tensorOf(shape, elemOf(x));
+        Type it = c.outputUsed(1) ? tensorOf(shape, c.b.getI64Type()) : Type();
+        auto op = c.b.create<IndexedMaxPoolOp>(
+            c.loc, yt, it, x, i64Array(c, win->kernel),
+            i64Array(c, win->strides), i64Array(c, win->pads),
+            i64Array(c, win->dilations), ceil ? c.b.getUnitAttr() : UnitAttr(),
+            c.b.getI64IntegerAttr(storageOrder));
+        out.push_back(op.getOutput());
+        out.push_back(op.getIndices());
+        return success();
+      }
       bool countPad = c.intAttr("count_include_pad", 0);
       out.push_back(c.create<PoolOp>(
           tensorOf(shape, elemOf(x)), PoolKindAttr::get(c.b.getContext(), kind),

@@ -2,8 +2,9 @@
 //
 // Part of opscope. Converters for the ONNX ops that compute or move elements
 // by index (OscIndexingOps.td): CumSum, TopK, GatherND, ScatterND,
-// ScatterElements (and the deprecated Scatter), ReverseSequence, and the
-// ops whose output extent depends on the data: NonZero, Compress.
+// ScatterElements (and the deprecated Scatter), ReverseSequence,
+// TfIdfVectorizer (a lookup of token n-grams), and the ops whose output
+// extent depends on the data: NonZero, Compress.
 //
 //===----------------------------------------------------------------------===//
 
@@ -314,6 +315,74 @@ void opscope::onnx_import::addIndexingConverters(
     out.push_back(c.create<ReverseSequenceOp>(xt, x, lens,
                                               c.b.getI64IntegerAttr(b),
                                               c.b.getI64IntegerAttr(t)));
+    return success();
+  };
+
+  // TfIdfVectorizer-9 over integer tokens (string tensors are not in osc).
+  m["TfIdfVectorizer"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value x = c.input(0);
+    auto xt = typeOf(x);
+    if (c.attr("pool_strings")) {
+      c.error() << "pool_strings (string tokens) is not supported: osc has "
+                   "no string tensors; give integer tokens and pool_int64s";
+      return failure();
+    }
+    if (!xt.getElementType().isInteger(32) &&
+        !xt.getElementType().isInteger(64)) {
+      c.error() << "input must hold int32 or int64 tokens, got "
+                << xt.getElementType();
+      return failure();
+    }
+    if (xt.getRank() != 1 && xt.getRank() != 2) {
+      c.error() << "input " << formatShape(xt.getShape())
+                << " must be a row (C) or rows (N x C)";
+      return failure();
+    }
+    std::string modeName = c.stringAttr("mode", "");
+    std::optional<TfIdfMode> mode =
+        modeName == "TF"      ? std::optional(TfIdfMode::tf)
+        : modeName == "IDF"   ? std::optional(TfIdfMode::idf)
+        : modeName == "TFIDF" ? std::optional(TfIdfMode::tfidf)
+                              : std::nullopt;
+    if (!mode) {
+      c.error() << "mode '" << modeName << "' is not one of TF, IDF, TFIDF";
+      return failure();
+    }
+    for (const char *name : {"min_gram_length", "max_gram_length",
+                             "max_skip_count", "ngram_counts",
+                             "ngram_indexes", "pool_int64s"})
+      if (!c.attr(name)) {
+        c.error() << "missing attribute '" << name << "'";
+        return failure();
+      }
+    int64_t minN = c.intAttr("min_gram_length", 0),
+            maxN = c.intAttr("max_gram_length", 0),
+            skip = c.intAttr("max_skip_count", 0);
+    SmallVector<int64_t> counts = *c.intsAttr("ngram_counts"),
+                         indexes = *c.intsAttr("ngram_indexes"),
+                         pool = *c.intsAttr("pool_int64s");
+    auto weights = c.floatsAttr("weights");
+    std::optional<ArrayRef<float>> w;
+    if (weights)
+      w = ArrayRef<float>(*weights);
+    int64_t columns = 0;
+    std::string error = tfidfConfigError(minN, maxN, skip, counts, indexes,
+                                         pool, w, columns);
+    if (!error.empty()) {
+      c.error() << error;
+      return failure();
+    }
+    SmallVector<int64_t> shape;
+    if (xt.getRank() == 2)
+      shape.push_back(xt.getDimSize(0));
+    shape.push_back(columns);
+    out.push_back(c.create<TfIdfVectorizerOp>(
+        tensorOf(shape, c.b.getF32Type()),
+        TfIdfModeAttr::get(c.b.getContext(), *mode), x,
+        c.b.getI64IntegerAttr(minN), c.b.getI64IntegerAttr(maxN),
+        c.b.getI64IntegerAttr(skip), c.b.getDenseI64ArrayAttr(counts),
+        c.b.getDenseI64ArrayAttr(indexes), c.b.getDenseI64ArrayAttr(pool),
+        weights ? c.b.getDenseF32ArrayAttr(*weights) : DenseF32ArrayAttr()));
     return success();
   };
 }

@@ -86,6 +86,49 @@ readResize18(NodeContext &c, int64_t rank,
   return success();
 }
 
+/// The roi of a tf_crop_and_resize (input 1, opsets 11 on): starts, then
+/// ends, one per dimension, or from opset 18 one per entry of `axes` (the
+/// others keep the whole dimension, 0 to 1). It must be a constant.
+static LogicalResult readResizeRoi(NodeContext &c, int64_t rank,
+                                   std::optional<SmallVector<float>> &roi) {
+  auto given = c.hasInput(1) ? c.constFloats(1) : std::nullopt;
+  if (!given) {
+    c.error() << "tf_crop_and_resize needs a constant roi (input 1"
+              << (c.hasInput(1) ? ", '" + c.node.input(1) + "'" : "")
+              << "); give its value with --freeze-input if it is a graph "
+                 "input";
+    return failure();
+  }
+  SmallVector<int64_t> axes;
+  if (auto a = c.intsAttr("axes"); a && c.opset >= 18) {
+    auto d = c.normalizeAxes(*a, rank, "resize axis");
+    if (failed(d))
+      return failure();
+    axes = std::move(*d);
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  size_t n = axes.size();
+  if (given->size() != 2 * n) {
+    c.error() << "roi has " << given->size() << " entries, expected " << 2 * n
+              << " (starts, then ends, of " << n << " dimensions)";
+    return failure();
+  }
+  roi = SmallVector<float>(rank, 0.0f);
+  roi->append(rank, 1.0f);
+  for (auto [i, d] : llvm::enumerate(axes)) {
+    (*roi)[d] = static_cast<float>((*given)[i]);
+    (*roi)[rank + d] = static_cast<float>((*given)[n + i]);
+  }
+  for (float v : *roi)
+    if (!std::isfinite(v)) {
+      c.error() << "roi entries must be finite";
+      return failure();
+    }
+  return success();
+}
+
 void opscope::onnx_import::addPadResizeConverters(
     llvm::StringMap<Converter> &m) {
   m["Pad"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
@@ -243,10 +286,21 @@ void opscope::onnx_import::addPadResizeConverters(
       if (!upsample && c.opset >= 18 &&
           failed(readResize18(c, rank, scales, sizes, scaleAttr)))
         return failure();
+      std::string ctmName = c.stringAttr(
+          "coordinate_transformation_mode",
+          upsample || c.opset < 11 ? "asymmetric" : "half_pixel");
+      std::optional<SmallVector<float>> roi;
+      if (ctmName == "tf_crop_and_resize" && !upsample && c.opset >= 11 &&
+          failed(readResizeRoi(c, rank, roi)))
+        return failure();
+
       if (sizes && static_cast<int64_t>(sizes->size()) == rank) {
         shape = *sizes;
       } else if (scales && static_cast<int64_t>(scales->size()) == rank) {
         for (int64_t d = 0; d < rank; ++d) {
+          // A crop's too: input x scale, as ONNX Runtime and ONNX's
+          // reference compute it (the operator text scales the roi's
+          // share of the input instead).
           double size = std::floor(xt.getDimSize(d) * (*scales)[d]);
           // Checked before converting: a huge or NaN scale is undefined
           // behaviour to cast (the size limit then applies to the result).
@@ -267,15 +321,13 @@ void opscope::onnx_import::addPadResizeConverters(
       std::string modeName = c.stringAttr("mode", "nearest");
       auto mode = symbolizeResizeMode(modeName == "bilinear" ? "linear"
                                                              : modeName);
-      std::string ctmName = c.stringAttr(
-          "coordinate_transformation_mode",
-          upsample || c.opset < 11 ? "asymmetric" : "half_pixel");
       auto ctm = symbolizeCoordinateTransform(ctmName);
       std::string nmName = c.stringAttr(
           "nearest_mode",
           upsample || c.opset < 11 ? "floor" : "round_prefer_floor");
       auto nm = symbolizeNearestMode(nmName);
-      if (!mode || !ctm || !nm) {
+      if (!mode || !ctm || !nm ||
+          (*ctm == CoordinateTransform::tf_crop_and_resize && !roi)) {
         c.error() << "unsupported resize configuration (mode '" << modeName
                   << "', coordinate_transformation_mode '" << ctmName
                   << "', nearest_mode '" << nmName << "')";
@@ -308,7 +360,9 @@ void opscope::onnx_import::addPadResizeConverters(
           c.intAttr("exclude_outside", 0) ? c.b.getUnitAttr() : UnitAttr(),
           scaleAttr.empty() ? DenseF32ArrayAttr()
                             : c.b.getDenseF32ArrayAttr(scaleAttr),
-          /*nhwc=*/UnitAttr()));
+          /*nhwc=*/UnitAttr(),
+          roi ? c.b.getDenseF32ArrayAttr(*roi) : DenseF32ArrayAttr(),
+          c.b.getF32FloatAttr(c.floatAttr("extrapolation_value", 0.0f))));
       return success();
     };
   };

@@ -19,10 +19,18 @@ using namespace opscope::rt;
 using opscope::rt::detail::parallelRanges;
 
 namespace {
-/// Input coordinate of output index `o` along one dimension (ONNX Resize).
+/// Input coordinate of output index `o` along one dimension (ONNX Resize);
+/// `roiStart` and `roiEnd` are the crop box's along it (tf_crop_and_resize).
 double sourceCoordinate(CoordinateTransform t, int64_t o, int64_t in,
-                        int64_t out, double scale) {
+                        int64_t out, double scale, double roiStart = 0.0,
+                        double roiEnd = 1.0) {
   switch (t) {
+  case CoordinateTransform::TfHalfPixelForNn:
+    return (o + 0.5) / scale;
+  case CoordinateTransform::TfCropAndResize:
+    return out > 1 ? roiStart * (in - 1) +
+                         o * (roiEnd - roiStart) * (in - 1) / (out - 1)
+                   : 0.5 * (roiStart + roiEnd) * (in - 1);
   case CoordinateTransform::HalfPixel:
     return (o + 0.5) / scale - 0.5;
   case CoordinateTransform::PytorchHalfPixel:
@@ -64,12 +72,31 @@ int64_t nearestIndex(NearestMode m, double c, int64_t in) {
   return std::clamp<int64_t>(static_cast<int64_t>(r), 0, in - 1);
 }
 
-/// Taps (source index, weight) for every output index along one dimension.
+/// Whether a dimension of unchanged size (scale 1) is copied as it is.
+/// ONNX Runtime copies it whatever the transformation, tf_half_pixel_for_nn
+/// too (ONNX's reference would shift it by half a pixel); a crop maps it
+/// onto its roi.
+bool identityAtUnitScale(const ResizeParams &p) {
+  return p.transform != CoordinateTransform::TfCropAndResize;
+}
+
+/// The crop box of dimension `d` (tf_crop_and_resize), else the whole one.
+std::pair<double, double> roiOf(const ResizeParams &p, size_t d) {
+  size_t rank = p.roi.size() / 2;
+  if (p.transform != CoordinateTransform::TfCropAndResize || d >= rank)
+    return {0.0, 1.0};
+  return {p.roi[d], p.roi[rank + d]};
+}
+
+/// Taps (source index, weight) for every output index along dimension `d`.
 std::vector<std::vector<std::pair<int64_t, float>>>
-resizeTaps(const ResizeParams &p, int64_t in, int64_t out, double scale) {
+resizeTaps(const ResizeParams &p, size_t d, int64_t in, int64_t out,
+           double scale) {
   std::vector<std::vector<std::pair<int64_t, float>>> taps(out);
+  auto [roiStart, roiEnd] = roiOf(p, d);
   for (int64_t o = 0; o < out; ++o) {
-    double c = sourceCoordinate(p.transform, o, in, out, scale);
+    double c =
+        sourceCoordinate(p.transform, o, in, out, scale, roiStart, roiEnd);
     auto &t = taps[o];
     if (p.mode == ResizeMode::Nearest) {
       t.push_back({nearestIndex(p.nearest, c, in), 1.0f});
@@ -106,6 +133,43 @@ resizeTaps(const ResizeParams &p, int64_t in, int64_t out, double scale) {
   }
   return taps;
 }
+/// tf_crop_and_resize: every output whose coordinate is outside the input
+/// in some dimension becomes the extrapolation value (ONNX's reference
+/// writes it for the whole sample, not an interpolation of it).
+void extrapolateOutside(const ResizeParams &p, const Shape &xShape, float *y,
+                        const Shape &yShape) {
+  size_t rank = yShape.size();
+  std::vector<std::vector<char>> outside(rank);
+  bool any = false;
+  for (size_t d = 0; d < rank; ++d) {
+    auto [roiStart, roiEnd] = roiOf(p, d);
+    double scale = p.scales.empty() ? double(yShape[d]) / xShape[d]
+                                    : double(p.scales[d]);
+    outside[d].resize(yShape[d]);
+    for (int64_t o = 0; o < yShape[d]; ++o) {
+      double c = sourceCoordinate(p.transform, o, xShape[d], yShape[d], scale,
+                                  roiStart, roiEnd);
+      outside[d][o] = c < 0 || c > double(xShape[d] - 1);
+      any |= outside[d][o] != 0;
+    }
+  }
+  if (!any)
+    return;
+  Shape at(rank, 0);
+  int64_t n = numElements(yShape);
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t d = 0; d < rank; ++d)
+      if (outside[d][at[d]]) {
+        y[i] = p.extrapolationValue;
+        break;
+      }
+    for (size_t d = rank; d-- > 0;) {
+      if (++at[d] < yShape[d])
+        break;
+      at[d] = 0;
+    }
+  }
+}
 } // namespace
 
 void opscope::rt::resize(const ResizeParams &p, const float *x,
@@ -113,12 +177,13 @@ void opscope::rt::resize(const ResizeParams &p, const float *x,
   // Separable: resize one dimension at a time through a scratch buffer.
   std::vector<float> cur(x, x + numElements(xShape)), next;
   Shape shape = xShape;
+  bool crop = p.transform == CoordinateTransform::TfCropAndResize;
   for (size_t d = 0; d < shape.size(); ++d) {
     double scale = p.scales.empty() ? double(yShape[d]) / shape[d]
                                     : double(p.scales[d]);
-    if (yShape[d] == shape[d] && scale == 1.0)
+    if (yShape[d] == shape[d] && scale == 1.0 && identityAtUnitScale(p))
       continue;
-    auto taps = resizeTaps(p, shape[d], yShape[d], scale);
+    auto taps = resizeTaps(p, d, shape[d], yShape[d], scale);
     int64_t outer = 1, inner = 1;
     for (size_t i = 0; i < d; ++i)
       outer *= shape[i];
@@ -138,6 +203,8 @@ void opscope::rt::resize(const ResizeParams &p, const float *x,
     cur.swap(next);
   }
   std::memcpy(y, cur.data(), cur.size() * sizeof(float));
+  if (crop)
+    extrapolateOutside(p, xShape, y, yShape);
 }
 
 /// Linear weights computed as ONNX Runtime's CPU Resize computes them
@@ -182,7 +249,9 @@ std::optional<Resize2DPlan>
 opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
                           const Shape &yShape) {
   size_t r = xShape.size();
-  if (r < 2 || (p.mode != ResizeMode::Nearest && p.mode != ResizeMode::Linear))
+  // (Leading dimensions are copied: they must map to themselves.)
+  if (r < 2 || (p.mode != ResizeMode::Nearest && p.mode != ResizeMode::Linear) ||
+      !identityAtUnitScale(p))
     return std::nullopt;
   Resize2DPlan plan;
   plan.planes = 1;
@@ -199,7 +268,7 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
   auto fill = [&](size_t d, int64_t in, int64_t out, std::vector<int64_t> *src,
                   std::vector<float> *w) {
     double scale = p.scales.empty() ? double(out) / in : double(p.scales[d]);
-    auto taps = resizeTaps(p, in, out, scale);
+    auto taps = resizeTaps(p, d, in, out, scale);
     for (int k = 0; k < 2; ++k) {
       src[k].resize(out);
       w[k].resize(out);

@@ -92,6 +92,9 @@ TEST(KindsTable, EnumCasesMatchBothWays) {
       "scatter reduction", getMaxEnumValForScatterReduction(),
       symbolizeScatterReduction, symbolizeScatterReduction,
       stringifyScatterReduction);
+  expectSameCases<rt::TfIdfMode, TfIdfMode>(
+      "tf-idf mode", getMaxEnumValForTfIdfMode(), symbolizeTfIdfMode,
+      symbolizeTfIdfMode, stringifyTfIdfMode);
 }
 
 /// Every executed osc op declares a runtime kind named like the op, each

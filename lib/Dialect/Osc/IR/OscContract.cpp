@@ -281,6 +281,9 @@ void ResizeOp::getRuntimeEnums(EnumList &enums) {
                        getCoordinateTransformationMode())});
   enums.push_back({"nearest_mode", stringifyNearestMode(getNearestMode())});
 }
+void TfIdfVectorizerOp::getRuntimeEnums(EnumList &enums) {
+  enums.push_back({"mode", stringifyTfIdfMode(getMode())});
+}
 void ScatterNDOp::getRuntimeEnums(EnumList &enums) {
   enums.push_back({"reduction", stringifyScatterReduction(getReduction())});
 }

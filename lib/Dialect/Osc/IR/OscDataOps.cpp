@@ -372,6 +372,14 @@ LogicalResult ResizeOp::verify() {
   }
   if (llvm::any_of(out.getShape(), [](int64_t d) { return d <= 0; }))
     return emitOpError("result dimensions must be positive");
+  bool crop = getCoordinateTransformationMode() ==
+              CoordinateTransform::tf_crop_and_resize;
+  if (crop != getRoi().has_value())
+    return emitOpError("roi goes with tf_crop_and_resize, and only with it");
+  if (crop && getRoi()->size() != 2 * static_cast<size_t>(in.getRank()))
+    return emitOpError("expects ")
+           << 2 * in.getRank() << " roi entries (starts, then ends), got "
+           << getRoi()->size();
   if (getNhwc() && !isSpatialResize2D(*this))
     return emitOpError("nhwc needs a nearest or linear resize of the last two "
                        "dimensions of a 4-D tensor");
@@ -380,8 +388,13 @@ LogicalResult ResizeOp::verify() {
 
 bool osc::isSpatialResize2D(ResizeOp op) {
   auto in = tensorType(op.getInput()), out = tensorType(op.getOutput());
-  if (in.getRank() != 4 || (op.getMode() != ResizeMode::nearest &&
-                            op.getMode() != ResizeMode::linear))
+  if (in.getRank() != 4 ||
+      (op.getMode() != ResizeMode::nearest &&
+       op.getMode() != ResizeMode::linear) ||
+      op.getCoordinateTransformationMode() ==
+          CoordinateTransform::tf_crop_and_resize ||
+      op.getCoordinateTransformationMode() ==
+          CoordinateTransform::tf_half_pixel_for_nn)
     return false;
   for (int d = 0; d < 2; ++d)
     if (in.getDimSize(d) != out.getDimSize(d) ||

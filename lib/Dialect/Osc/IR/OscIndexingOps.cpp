@@ -1,11 +1,14 @@
 //===- OscIndexingOps.cpp - verifiers of the indexing ops -----------------===//
 //
 // Part of opscope. The verifiers of the ops of OscIndexingOps.td (cumsum,
-// top_k, gather_nd, scatter_nd, scatter_elements, reverse_sequence).
+// top_k, gather_nd, scatter_nd, scatter_elements, reverse_sequence,
+// tfidf_vectorizer).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OscVerify.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace opscope;
@@ -218,4 +221,82 @@ LogicalResult UniqueOp::verify() {
       failed(verifyResultShape(*this, getInverseIndices(), {len})))
     return failure();
   return verifyResultShape(*this, getCounts(), {len});
+}
+
+std::string osc::tfidfConfigError(int64_t minN, int64_t maxN, int64_t maxSkip,
+                                  ArrayRef<int64_t> counts,
+                                  ArrayRef<int64_t> indexes,
+                                  ArrayRef<int64_t> pool,
+                                  std::optional<ArrayRef<float>> weights,
+                                  int64_t &columns) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  if (minN < 1 || maxN < minN || maxN > static_cast<int64_t>(counts.size())) {
+    os << "min_gram_length " << minN << " and max_gram_length " << maxN
+       << " must satisfy 1 <= min <= max <= " << counts.size()
+       << " (the entries of ngram_counts)";
+    return msg;
+  }
+  if (maxSkip < 0 || maxSkip > (int64_t(1) << 40)) {
+    os << "max_skip_count " << maxSkip << " must be in [0, 2^40]";
+    return msg;
+  }
+  // The pool's n-grams, level by level; the in-range ones must be distinct.
+  int64_t ngrams = 0, size = static_cast<int64_t>(pool.size());
+  llvm::DenseSet<ArrayRef<int64_t>> seen;
+  for (size_t level = 0; level < counts.size(); ++level) {
+    int64_t n = level + 1, begin = counts[level];
+    int64_t end = level + 1 < counts.size() ? counts[level + 1] : size;
+    if (begin < 0 || end < begin || end > size || (end - begin) % n) {
+      os << "ngram_counts entry " << level << " gives pool items [" << begin
+         << ", " << end << ") for " << n << "-grams: out of order, outside "
+         << "the pool (" << size << " items) or not whole " << n << "-grams";
+      return msg;
+    }
+    for (int64_t i = begin; i < end; i += n, ++ngrams)
+      if (n >= minN && n <= maxN && !seen.insert(pool.slice(i, n)).second) {
+        os << "the pool holds the " << n << "-gram at item " << i
+           << " twice";
+        return msg;
+      }
+  }
+  if (static_cast<int64_t>(indexes.size()) != ngrams) {
+    os << "ngram_indexes has " << indexes.size() << " entries; the pool holds "
+       << ngrams << " n-grams";
+    return msg;
+  }
+  if (indexes.empty() || llvm::any_of(indexes, [](int64_t i) {
+        return i < 0 || i > (int64_t(1) << 40);
+      })) {
+    os << "ngram_indexes must be non-empty and in [0, 2^40]";
+    return msg;
+  }
+  columns = *llvm::max_element(indexes) + 1;
+  if (weights && weights->size() != indexes.size()) {
+    os << "weights has " << weights->size() << " entries; it needs one per "
+       << "pool n-gram, as ngram_indexes (" << indexes.size() << ")";
+    return msg;
+  }
+  return msg;
+}
+
+LogicalResult TfIdfVectorizerOp::verify() {
+  auto in = tensorType(getInput()).getShape();
+  if (in.size() != 1 && in.size() != 2)
+    return emitOpError("input ")
+           << formatShape(in) << " must be a row (C) or rows (N x C)";
+  int64_t columns = 0;
+  std::optional<ArrayRef<float>> weights;
+  if (auto w = getWeights())
+    weights = *w;
+  std::string error = tfidfConfigError(
+      getMinGramLength(), getMaxGramLength(), getMaxSkipCount(),
+      getNgramCounts(), getNgramIndexes(), getPool(), weights, columns);
+  if (!error.empty())
+    return emitOpError(error);
+  SmallVector<int64_t> expected;
+  if (in.size() == 2)
+    expected.push_back(in[0]);
+  expected.push_back(columns);
+  return verifyResultShape(*this, getOutput(), expected);
 }

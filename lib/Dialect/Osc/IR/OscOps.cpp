@@ -320,33 +320,9 @@ LogicalResult ConvTransposeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult PoolOp::verify() {
-  if (failed(verifySpatialRank(*this, getInput())))
-    return failure();
   if (getNhwc() && tensorType(getInput()).getRank() != 4)
     return emitOpError("nhwc needs a 2-D pooling");
-  auto in = tensorType(getInput()).getShape();
-  unsigned spatial = in.size() - 2;
-  if (getKernel().size() != spatial)
-    return emitOpError("expects ")
-           << spatial << " kernel sizes, got " << getKernel().size();
-  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
-    return emitOpError("kernel sizes must be positive");
-  if (failed(verifyWindowAttrs(*this, spatial, getStrides(), getPads(),
-                               getDilations())) ||
-      failed(verifySameElementType(*this, getInput(), "input", getOutput(),
-                                   "result")))
-    return failure();
-  SmallVector<int64_t> expected = {in[0], in[1]};
-  for (unsigned i = 0; i < spatial; ++i) {
-    int64_t out = windowOutputSize(in[2 + i], getKernel()[i], getStrides()[i],
-                                   getPads()[i], getPads()[spatial + i],
-                                   getDilations()[i], getCeilMode());
-    if (out < 1)
-      return emitOpError("pooling window does not fit spatial dimension ")
-             << i << " of input " << formatShape(in);
-    expected.push_back(out);
-  }
-  return verifyResultShape(*this, getOutput(), expected);
+  return verifyPoolLike(*this);
 }
 
 LogicalResult GlobalPoolOp::verify() {

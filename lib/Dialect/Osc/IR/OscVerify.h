@@ -318,6 +318,37 @@ inline LogicalResult verifyConvLike(ConvLikeOp op, StringRef weightLayout) {
                            op.getDilations());
 }
 
+/// The checks pool and indexed_max_pool share: the input's rank, the window
+/// attributes, the element types and the result's shape from the window.
+template <typename PoolLikeOp>
+inline LogicalResult verifyPoolLike(PoolLikeOp op) {
+  if (failed(verifySpatialRank(op, op.getInput())))
+    return failure();
+  auto in = tensorType(op.getInput()).getShape();
+  unsigned spatial = in.size() - 2;
+  auto kernel = op.getKernel();
+  if (kernel.size() != spatial)
+    return op.emitOpError("expects ")
+           << spatial << " kernel sizes, got " << kernel.size();
+  if (llvm::any_of(kernel, [](int64_t k) { return k <= 0; }))
+    return op.emitOpError("kernel sizes must be positive");
+  if (failed(verifyWindowAttrs(op, spatial, op.getStrides(), op.getPads(),
+                               op.getDilations())) ||
+      failed(verifySameElementType(op, op.getInput(), "input", op.getOutput(),
+                                   "result")))
+    return failure();
+  SmallVector<int64_t> expected = {in[0], in[1]};
+  for (unsigned i = 0; i < spatial; ++i) {
+    int64_t out = windowOutputSize(in[2 + i], kernel[i], op.getStrides()[i],
+                                   op.getPads()[i], op.getPads()[spatial + i],
+                                   op.getDilations()[i], op.getCeilMode());
+    if (out < 1)
+      return op.emitOpError("pooling window does not fit spatial dimension ")
+             << i << " of input " << formatShape(in);
+    expected.push_back(out);
+  }
+  return verifyResultShape(op, op.getOutput(), expected);
+}
 
 } // namespace opscope::osc::verify
 

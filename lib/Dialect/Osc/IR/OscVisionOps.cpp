@@ -104,3 +104,18 @@ LogicalResult RoiAlignOp::verify() {
     return emitOpError("sampling_ratio must not be negative");
   return success();
 }
+
+LogicalResult IndexedMaxPoolOp::verify() {
+  if (failed(verifyPoolLike(*this)))
+    return failure();
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError("storage_order must be 0 (row major) or 1 (column "
+                       "major), got ")
+           << getStorageOrder();
+  if (Value i = getIndices())
+    if (tensorType(i).getShape() != tensorType(getOutput()).getShape())
+      return emitOpError("indices ")
+             << shapeOf(i) << " must have the output's shape "
+             << shapeOf(getOutput());
+  return success();
+}

@@ -165,6 +165,11 @@ struct ResizeParams {
   bool excludeOutside = false;
   /// One per dimension; empty means output / input.
   std::vector<float> scales;
+  /// tf_crop_and_resize: the box's starts, then its ends, one per
+  /// dimension (fractions of input - 1); an output whose coordinate falls
+  /// outside the input in any dimension is `extrapolationValue`.
+  std::vector<float> roi;
+  float extrapolationValue = 0.0f;
 };
 /// ONNX Resize over f32, every dimension independently (separable).
 void resize(const ResizeParams &p, const float *x, const Shape &xShape,
@@ -255,6 +260,19 @@ void maxPool2DNhwc(const float *x, const Shape &input, const Shape &output,
 void maxPool2DNchw(const float *x, const Shape &input, const Shape &output,
                    const Shape &kernel, const Shape &strides,
                    const Shape &pads, const Shape &dilations, float *y);
+/// ONNX MaxPool where oneDNN's pooling does not serve (osc.indexed_max_pool):
+/// f32, f64, i8 or u8 elements of type `t`, 1 to 3 spatial dimensions,
+/// `pads` begin then end (padded cells never win). With `indices`, each
+/// output's argmax (the first in window order on ties) flat over the input:
+/// row major, or column major within each image's spatial dimensions
+/// (`columnMajor`, ONNX's storage_order 1). A window with no input cell
+/// gives the type's lowest value and index -1, as ONNX Runtime does.
+/// Returns false for an element type it does not cover.
+bool indexedMaxPool(DType t, const void *x, const Shape &input,
+                    const Shape &output, const Shape &kernel,
+                    const Shape &strides, const Shape &pads,
+                    const Shape &dilations, bool columnMajor, void *y,
+                    int64_t *indices);
 /// Softmax along any axis (the last axis should use rt::softmax instead).
 void softmaxAxis(const float *x, const Shape &shape, int64_t axis, bool log,
                  float *y);

@@ -2,7 +2,8 @@
 //
 // Part of opscope's runtime (no MLIR, no LLVM). The kernels of the osc
 // indexing ops (OscIndexingOps.td): ONNX CumSum, TopK, GatherND, ScatterND,
-// ScatterElements and ReverseSequence on dense row-major tensors.
+// ScatterElements and ReverseSequence on dense row-major tensors, and
+// TfIdfVectorizer's n-gram lookup.
 //
 // Index tensors are i32 or i64; where ONNX allows negative indices they
 // count from the end. A kernel that reads indices checks every one before it
@@ -16,6 +17,9 @@
 #define OPSCOPE_RUNTIME_INDEXING_H
 
 #include "opscope/runtime/generic.h"
+
+#include <unordered_map>
+#include <utility>
 
 namespace opscope::rt {
 
@@ -73,6 +77,44 @@ bool scatterElements(ScatterReduction reduction, DType t, const void *data,
 bool reverseSequence(const void *x, const Shape &shape, const void *lens,
                      DType lensType, int64_t batchAxis, int64_t timeAxis,
                      void *y, size_t elemSize);
+
+/// ONNX TfIdfVectorizer over integer tokens. The pool's n-grams of the
+/// wanted lengths become a trie, built once (at model init); run() counts
+/// each row's n-grams and weighs the counts (osc.tfidf_vectorizer in
+/// OscIndexingOps.td states the semantics).
+struct TfIdfParams {
+  TfIdfMode mode = TfIdfMode::Tf;
+  int64_t minGram = 1, maxGram = 1, maxSkip = 0;
+  std::vector<int64_t> ngramCounts, ngramIndexes, pool;
+  /// One per pool n-gram (as ngram_indexes); empty means 1 for each.
+  std::vector<float> weights;
+};
+class TfIdfVectorizer {
+public:
+  /// `p` must be valid (the verifier's tfidfConfigError passed).
+  explicit TfIdfVectorizer(const TfIdfParams &p);
+  /// Output row length, max(ngram_indexes) + 1.
+  int64_t columns() const { return columns_; }
+  /// `rows` rows of `length` tokens (i32 or i64) into rows x columns() f32.
+  void run(const void *x, DType t, int64_t rows, int64_t length,
+           float *y) const;
+
+private:
+  template <typename T>
+  void weighRow(const T *row, int64_t length, float *out) const;
+  /// The child of trie node `parent` for `token`, or -1.
+  int64_t child(int64_t parent, int64_t token) const;
+
+  TfIdfParams p_;
+  int64_t columns_ = 0;
+  /// Trie edges keyed by (parent node, token); node 0 is the root.
+  struct EdgeHash {
+    size_t operator()(const std::pair<int64_t, int64_t> &e) const;
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, EdgeHash> edges_;
+  /// Per node, the pool index of the n-gram ending there, or -1.
+  std::vector<int64_t> ngram_;
+};
 
 } // namespace opscope::rt
 

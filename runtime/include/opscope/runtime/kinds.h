@@ -98,6 +98,10 @@ enum class ScatterReduction : uint8_t {
 #define OPSCOPE_SCATTER_REDUCTION OPSCOPE_ENUM_CASE
 #include "opscope/runtime/kinds.def"
 };
+enum class TfIdfMode : uint8_t {
+#define OPSCOPE_TFIDF_MODE OPSCOPE_ENUM_CASE
+#include "opscope/runtime/kinds.def"
+};
 
 /// The names of an enum's cases, in order (`KindTraits<UnaryKind>::names`).
 template <typename E> struct KindTraits;
@@ -220,6 +224,13 @@ template <> struct KindTraits<RnnActivation> {
 template <> struct KindTraits<ScatterReduction> {
   static constexpr const char *names[] = {
 #define OPSCOPE_SCATTER_REDUCTION OPSCOPE_ENUM_NAME
+#include "opscope/runtime/kinds.def"
+  };
+  static constexpr size_t size = sizeof(names) / sizeof(names[0]);
+};
+template <> struct KindTraits<TfIdfMode> {
+  static constexpr const char *names[] = {
+#define OPSCOPE_TFIDF_MODE OPSCOPE_ENUM_NAME
 #include "opscope/runtime/kinds.def"
   };
   static constexpr size_t size = sizeof(names) / sizeof(names[0]);

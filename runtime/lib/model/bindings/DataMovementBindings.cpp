@@ -292,7 +292,13 @@ BoundKernel resizeOp(const OpContext &c, std::string &kernel) {
   p.cubicA = static_cast<float>(c.floatAttr("cubic_coeff_a", -0.75));
   p.excludeOutside = c.flag("exclude_outside");
   p.scales = c.floats("scales");
+  p.roi = c.floats("roi");
+  p.extrapolationValue =
+      static_cast<float>(c.floatAttr("extrapolation_value", 0.0));
   Shape xs = x.shape, ys = c.out().shape;
+  if (p.transform == CoordinateTransform::TfCropAndResize &&
+      p.roi.size() != 2 * xs.size())
+    c.fail("tf_crop_and_resize needs a roi of two entries per dimension");
   const float *xp = c.ptr<const float>(x);
   float *yp = c.ptr<float>(c.out());
   kernel = c.ownKernel(false);

@@ -286,6 +286,36 @@ BoundKernel pool(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+/// MaxPool with ONNX's Indices output, or over i8/u8: opscope's own scan.
+BoundKernel indexedMaxPoolOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &y = c.out();
+  if (x.dtype != DType::F32 && x.dtype != DType::F64 && x.dtype != DType::I8 &&
+      x.dtype != DType::U8)
+    c.fail(std::string("no max pooling kernel for ") + kindName(x.dtype));
+  Shape input = x.shape, output = y.shape;
+  Shape kernelShape = c.ints("kernel"), strides = c.ints("strides"),
+        pads = c.ints("pads"), dilations = c.ints("dilations");
+  size_t k = input.size() - 2;
+  if (input.size() < 3 || input.size() > 5 || output.size() != input.size() ||
+      kernelShape.size() != k || strides.size() != k ||
+      dilations.size() != k || pads.size() != 2 * k)
+    c.fail("window attributes do not match the input's spatial dimensions");
+  bool columnMajor = c.intAttr("storage_order") == 1;
+  bool withIndices = c.op.results.size() > 1;
+  if (withIndices &&
+      (c.out(1).dtype != DType::I64 || c.out(1).shape != output))
+    c.fail("indices must be i64 of the output's shape");
+  const void *xp = c.ptr(x);
+  void *yp = c.ptr(y);
+  int64_t *ip = withIndices ? c.ptr<int64_t>(c.out(1)) : nullptr;
+  DType t = x.dtype;
+  kernel = c.ownKernel(false);
+  return [=] {
+    indexedMaxPool(t, xp, input, output, kernelShape, strides, pads,
+                   dilations, columnMajor, yp, ip);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerDenseKernels(KernelRegistry &r) {
@@ -299,4 +329,5 @@ void opscope::rt::registerDenseKernels(KernelRegistry &r) {
            return conv(c, k, /*transposed=*/true);
          }});
   r.add(OpKind::Pool, {"onednn", {}, pool});
+  r.add(OpKind::IndexedMaxPool, {"opscope", {}, indexedMaxPoolOp});
 }

@@ -10,6 +10,9 @@
 
 #include "opscope/runtime/indexing.h"
 
+#include <algorithm>
+#include <memory>
+
 using namespace opscope;
 using namespace opscope::rt;
 
@@ -143,6 +146,42 @@ BoundKernel reverseSequenceOp(const OpContext &c, std::string &kernel) {
     return std::string();
   };
 }
+BoundKernel tfidfVectorizerOp(const OpContext &c, std::string &kernel) {
+  const BufferRef &x = c.in(0), &y = c.out();
+  if (x.dtype != DType::I32 && x.dtype != DType::I64)
+    c.fail("tokens must be i32 or i64");
+  if (y.dtype != DType::F32 || (x.shape.size() != 1 && x.shape.size() != 2))
+    c.fail("expects C or N x C tokens and an f32 output");
+  TfIdfParams p;
+  p.mode = c.enumAttr<TfIdfMode>("mode");
+  p.minGram = c.intAttr("min_gram_length");
+  p.maxGram = c.intAttr("max_gram_length");
+  p.maxSkip = c.intAttr("max_skip_count");
+  p.ngramCounts = c.ints("ngram_counts");
+  p.ngramIndexes = c.ints("ngram_indexes");
+  p.pool = c.ints("pool");
+  p.weights = c.floats("weights");
+  if (p.minGram < 1 || p.maxGram < p.minGram || p.maxSkip < 0 ||
+      p.maxSkip > (int64_t(1) << 40) || p.ngramIndexes.empty() ||
+      std::any_of(p.ngramIndexes.begin(), p.ngramIndexes.end(),
+                  [](int64_t i) { return i < 0 || i > (int64_t(1) << 40); }))
+    c.fail("n-gram lengths, max_skip_count or ngram_indexes out of range");
+  if (!p.weights.empty() && p.weights.size() != p.ngramIndexes.size())
+    c.fail("weights must have one entry per entry of ngram_indexes");
+  auto table = std::make_shared<TfIdfVectorizer>(p);
+  int64_t rows = x.shape.size() == 2 ? x.shape[0] : 1;
+  int64_t length = x.shape.back();
+  if (y.shape.back() != table->columns())
+    c.fail("output columns do not match max(ngram_indexes) + 1");
+  const void *xp = c.ptr(x);
+  float *yp = c.ptr<float>(y);
+  DType t = x.dtype;
+  kernel = c.ownKernel(false);
+  return [=] {
+    table->run(xp, t, rows, length, yp);
+    return std::string();
+  };
+}
 } // namespace
 
 void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
@@ -152,4 +191,5 @@ void opscope::rt::registerIndexingKernels(KernelRegistry &r) {
   r.add(OpKind::ScatterND, {"opscope", {}, scatterNDOp});
   r.add(OpKind::ScatterElements, {"opscope", {}, scatterElementsOp});
   r.add(OpKind::ReverseSequence, {"opscope", {}, reverseSequenceOp});
+  r.add(OpKind::TfIdfVectorizer, {"opscope", {}, tfidfVectorizerOp});
 }

@@ -192,7 +192,9 @@ def Osc_CoordinateTransform
     I32EnumAttrCase<"pytorch_half_pixel", 1>,
     I32EnumAttrCase<"align_corners", 2>,
     I32EnumAttrCase<"asymmetric", 3>,
-    I32EnumAttrCase<"half_pixel_symmetric", 4>
+    I32EnumAttrCase<"half_pixel_symmetric", 4>,
+    I32EnumAttrCase<"tf_half_pixel_for_nn", 5>,
+    I32EnumAttrCase<"tf_crop_and_resize", 6>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
@@ -221,6 +223,14 @@ def Osc_ScatterReduction
     I32EnumAttrCase<"mul", 2>,
     I32EnumAttrCase<"max", 3>,
     I32EnumAttrCase<"min", 4>
+  ]> {
+  let cppNamespace = "::opscope::osc";
+}
+
+def Osc_TfIdfMode : I32EnumAttr<"TfIdfMode", "how an n-gram count is weighed", [
+    I32EnumAttrCase<"tf", 0>,
+    I32EnumAttrCase<"idf", 1>,
+    I32EnumAttrCase<"tfidf", 2>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

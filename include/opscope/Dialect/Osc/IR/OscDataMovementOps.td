@@ -55,6 +55,11 @@ def Osc_DepthToSpaceOp : Osc_ExecOp<"depth_to_space", "DepthToSpace", [Pure],
     (`crd`). The sub-pixel form of a transposed convolution
     (`osc-fuse`'s deconv-as-conv) ends with one in DCR order.
 
+    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
+    ends, one per dimension, as fractions of `input - 1`); an output
+    whose coordinate falls outside the input in any dimension is
+    `extrapolation_value`. Other transformations have no `roi`.
+
     `nhwc` (set by `osc-conv-layout`): input and result buffers hold them
     channels-last, inside a chain of convolutions. In DCR order each
     input pixel's channels are then b rows of b*C contiguous values that
@@ -144,6 +149,11 @@ def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
     All inputs have the same rank and element type and agree on every
     dimension but `axis`.
 
+    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
+    ends, one per dimension, as fractions of `input - 1`); an output
+    whose coordinate falls outside the input in any dimension is
+    `extrapolation_value`. Other transformations have no `roi`.
+
     `nhwc` (set by `osc-conv-layout`): 4-D inputs and result whose buffers
     hold them channels-last, inside a chain of convolutions (an FPN's
     channel concat); `axis` still counts in the NCHW type.
@@ -169,6 +179,11 @@ def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
     `starts[d]` with stride `steps[d]` (non-zero, may be negative). The result
     shape is `sizes`. The importer clamps and normalizes ONNX's
     starts/ends/axes/steps into this full-rank form.
+
+    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
+    ends, one per dimension, as fractions of `input - 1`); an output
+    whose coordinate falls outside the input in any dimension is
+    `extrapolation_value`. Other transformations have no `roi`.
 
     `nhwc` (set by `osc-conv-layout`): 4-D input and result buffers hold
     them channels-last, inside a chain of convolutions (the crop of a
@@ -243,6 +258,11 @@ def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
     cubic coefficient follow ONNX Resize; the format spells them in that order
     (`mode coordinate_transformation_mode nearest_mode`).
 
+    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
+    ends, one per dimension, as fractions of `input - 1`); an output
+    whose coordinate falls outside the input in any dimension is
+    `extrapolation_value`. Other transformations have no `roi`.
+
     `nhwc` (set by `osc-conv-layout`): a nearest or linear resize of the two
     spatial dimensions of an `N x C x H x W` tensor whose input and output
     buffers hold it channels-last, inside a chain of convolutions.
@@ -257,7 +277,9 @@ def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
       Osc_NearestMode:$nearest_mode, Osc_FloatTensor:$input,
       DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
       UnitAttr:$exclude_outside,
-      OptionalAttr<DenseF32ArrayAttr>:$scales, UnitAttr:$nhwc);
+      OptionalAttr<DenseF32ArrayAttr>:$scales, UnitAttr:$nhwc,
+      OptionalAttr<DenseF32ArrayAttr>:$roi,
+      DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value);
   let results = (outs Osc_FloatTensor:$output);
   let assemblyFormat = [{
     $mode $coordinate_transformation_mode $nearest_mode $input attr-dict

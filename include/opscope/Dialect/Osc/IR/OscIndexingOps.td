@@ -247,3 +247,41 @@ def Osc_UniqueOp : Osc_ExecOp<"unique", "Unique", [Pure],
   }];
   let hasVerifier = 1;
 }
+
+def Osc_TfIdfVectorizerOp : Osc_ExecOp<"tfidf_vectorizer", "TfIdfVectorizer",
+    [Pure], ["getRuntimeEnums"]> {
+  let summary = "n-gram counts of integer token sequences, weighed";
+  let description = [{
+    ONNX TfIdfVectorizer over integer tokens: each row of `input` (`C`, or
+    `N x C`) gives one row of `output` (`max(ngram_indexes) + 1` floats, or
+    `N x` that). The n-grams of `pool` (its 1-grams from `ngram_counts[0]`,
+    its 2-grams from `ngram_counts[1]`, ...) with a length in
+    [min_gram_length, max_gram_length] are searched in the row: an n-gram
+    takes tokens `d` apart for each `d` from 1 to `max_skip_count + 1`
+    (1-grams once). Each occurrence of the i-th n-gram of the pool adds to
+    column `ngram_indexes[i]` 1 (`mode` tf: the count) or `weights[i]`
+    (tfidf: the count times the weight), or sets the column to
+    `weights[i]` (idf); without weights every weight is 1. Where n-grams
+    share a column, idf keeps the weight of the last occurrence in
+    ONNX Runtime's scan order.
+
+    ```mlir
+    %y = osc.tfidf_vectorizer tf %x {min_gram_length = 2 : i64,
+        max_gram_length = 2 : i64, max_skip_count = 0 : i64,
+        ngram_counts = array<i64: 0, 0>, ngram_indexes = array<i64: 0, 1>,
+        pool = array<i64: 5, 6, 7, 8>} : tensor<12xi32> -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Osc_TfIdfMode:$mode, Osc_IndexTensor:$input,
+                       I64Attr:$min_gram_length, I64Attr:$max_gram_length,
+                       I64Attr:$max_skip_count,
+                       DenseI64ArrayAttr:$ngram_counts,
+                       DenseI64ArrayAttr:$ngram_indexes,
+                       DenseI64ArrayAttr:$pool,
+                       OptionalAttr<DenseF32ArrayAttr>:$weights);
+  let results = (outs StaticShapeTensorOf<[F32]>:$output);
+  let assemblyFormat = [{
+    $mode $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}

@@ -56,6 +56,16 @@ bool isSpatialResize2D(ResizeOp op);
 /// bf16 (osc-bf16-chains): over the last axis, with no mask or one that
 /// varies only over leading dimensions and the last one.
 bool softmaxCanWriteBf16(SoftmaxOp op);
+/// What is wrong with an osc.tfidf_vectorizer's n-gram configuration, or
+/// "" when nothing is; on success `columns` is its output's row length
+/// (max(ngram_indexes) + 1). The importer and the verifier both ask.
+std::string tfidfConfigError(int64_t minGram, int64_t maxGram,
+                             int64_t maxSkip,
+                             llvm::ArrayRef<int64_t> ngramCounts,
+                             llvm::ArrayRef<int64_t> ngramIndexes,
+                             llvm::ArrayRef<int64_t> pool,
+                             std::optional<llvm::ArrayRef<float>> weights,
+                             int64_t &columns);
 } // namespace opscope::osc
 
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCOPS_H

@@ -79,6 +79,40 @@ def Osc_MaxUnpoolOp : Osc_ExecOp<"max_unpool", "MaxUnpool", [Pure], []> {
   let hasVerifier = 1;
 }
 
+def Osc_IndexedMaxPoolOp : Osc_ExecOp<"indexed_max_pool", "IndexedMaxPool",
+    [Pure], []> {
+  let summary = "max pooling with ONNX's Indices output, or over integers";
+  let description = [{
+    ONNX MaxPool where oneDNN's pooling (osc.pool) does not serve: when the
+    Indices output is used, or on i8 and u8 elements. The window, output
+    size and padding follow osc.pool (`pads` is begins then ends; padded
+    cells never win). `indices`, when present, holds for each output the
+    position of its maximum (the first one in window order on ties) flat
+    over the whole input tensor `N x C x spatial...`: row major, or with
+    `storage_order` 1 column major within each image's spatial dimensions
+    (`n * C * S + c * S + h + w * H` in 2-D, where `S = H * W`), as ONNX
+    Runtime computes it.
+
+    ```mlir
+    %y, %i = osc.indexed_max_pool %x {kernel = array<i64: 2, 2>,
+        strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
+        dilations = array<i64: 1, 1>, storage_order = 0 : i64}
+        : tensor<1x3x4x4xf32> -> tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>
+    ```
+  }];
+  let arguments = (ins Osc_NumericTensor:$input,
+                       DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                       UnitAttr:$ceil_mode, I64Attr:$storage_order);
+  let results = (outs Osc_NumericTensor:$output,
+                      Optional<StaticShapeTensorOf<[I64]>>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($output)
+    (`,` type($indices)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 def Osc_GridSampleOp : Osc_ExecOp<"grid_sample", "GridSample", [Pure],
     ["getRuntimeEnums"], "8.0"> {
   let summary = "sample an image at the grid's normalized coordinates";
