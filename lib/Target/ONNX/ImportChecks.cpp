@@ -46,6 +46,16 @@ std::string onnx_import::runChecker(onnx::ModelProto &model, int64_t opset,
   // only the branch a constant If takes.
   std::vector<std::pair<onnx::NodeProto *, std::string>> moved;
   std::string problem;
+  // A node without outputs, named by its path (the checker names an
+  // unnamed one by nothing, "Node ()"; issue 54's fuzzed model is one), with
+  // the checker or without.
+  forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node,
+                                          const std::string &label) {
+    if (problem.empty() && node.output_size() == 0)
+      problem = "node '" + label + "' (" + node.op_type() + "): has no outputs";
+  });
+  if (!problem.empty())
+    return problem;
   if (opset > kLibOnnxOpset)
     forEachNode(*model.mutable_graph(), [&](onnx::NodeProto &node,
                                             const std::string &label) {

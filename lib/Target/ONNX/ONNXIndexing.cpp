@@ -4,11 +4,13 @@
 // by index (OscIndexingOps.td): CumSum, TopK, GatherND, ScatterND,
 // ScatterElements (and the deprecated Scatter), ReverseSequence,
 // TfIdfVectorizer (a lookup of token n-grams), and the ops whose output
-// extent depends on the data: NonZero, Compress.
+// extent depends on the data: NonZero, Compress, Unique, NonMaxSuppression.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ONNXHelpers.h"
+
+#include <sstream>
 
 using namespace mlir;
 using namespace opscope;
@@ -214,6 +216,80 @@ void opscope::onnx_import::addIndexingConverters(
     out.push_back(op.getIndices());
     out.push_back(op.getInverseIndices());
     out.push_back(op.getCounts());
+    return success();
+  };
+
+  // NonMaxSuppression-10 and -11 (the same op; unchanged up to opset 21):
+  // the number of boxes kept is known only at run time; the rows are
+  // bounded by batches x classes x min(limit, boxes), the limit being
+  // max_output_boxes_per_class when it is a constant, else the number of
+  // boxes. The thresholds may be run-time values.
+  m["NonMaxSuppression"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    Value boxes = c.input(0), scores = c.input(1);
+    auto bt = typeOf(boxes), st = typeOf(scores);
+    if (!elemOf(boxes).isF32() || !elemOf(scores).isF32()) {
+      c.error() << "boxes and scores must be float tensors, got " << bt
+                << " and " << st;
+      return failure();
+    }
+    if (bt.getRank() != 3 || bt.getDimSize(2) != 4) {
+      c.error() << "boxes " << formatShape(bt.getShape())
+                << " must be batches x boxes x 4";
+      return failure();
+    }
+    if (st.getRank() != 3 || st.getDimSize(0) != bt.getDimSize(0) ||
+        st.getDimSize(2) != bt.getDimSize(1)) {
+      c.error() << "scores " << formatShape(st.getShape())
+                << " must be batches x classes x boxes (" << bt.getDimSize(0)
+                << " x classes x " << bt.getDimSize(1) << ")";
+      return failure();
+    }
+    int64_t center = c.intAttr("center_point_box", 0);
+    if (center != 0 && center != 1) {
+      c.error() << "center_point_box " << center << " must be 0 or 1";
+      return failure();
+    }
+    static const char *const names[] = {"max_output_boxes_per_class",
+                                        "iou_threshold", "score_threshold"};
+    for (unsigned i = 2; i < 5; ++i) {
+      if (!c.hasInput(i))
+        continue;
+      Type want = i == 2 ? Type(c.b.getI64Type()) : Type(c.b.getF32Type());
+      if (elemOf(c.input(i)) != want || c.inputType(i).getNumElements() != 1) {
+        c.error() << "input '" << names[i - 2] << "' must hold one " << want
+                  << " value, got " << c.inputType(i);
+        return failure();
+      }
+    }
+    if (c.hasInput(3))
+      if (auto iou = c.constFloats(3);
+          iou && !((*iou)[0] >= 0 && (*iou)[0] <= 1)) {
+        std::ostringstream v;
+        v << static_cast<float>((*iou)[0]);
+        c.error() << "iou_threshold " << v.str() << " is outside [0, 1]";
+        return failure();
+      }
+    // A constant limit (0 when absent: ONNX's default selects nothing)
+    // sets the bound; a run-time one is read by the kernel.
+    Value maxRuntime;
+    IntegerAttr maxConst = c.b.getI64IntegerAttr(0);
+    if (c.hasInput(2)) {
+      if (auto v = c.constInts(2)) {
+        maxConst = c.b.getI64IntegerAttr(std::max<int64_t>((*v)[0], 0));
+      } else {
+        maxRuntime = c.input(2);
+        maxConst = {};
+      }
+    }
+    int64_t perClass = maxConst ? std::min(maxConst.getInt(), bt.getDimSize(1))
+                                : bt.getDimSize(1);
+    auto i64 = c.b.getI64Type();
+    auto op = c.b.create<NonMaxSuppressionOp>(
+        c.loc,
+        tensorOf({bt.getDimSize(0) * st.getDimSize(1) * perClass, 3}, i64),
+        tensorOf({}, i64), boxes, scores, maxRuntime, c.input(3), c.input(4),
+        maxConst, center ? c.b.getUnitAttr() : UnitAttr());
+    out.push_back(op.getSelected());
     return success();
   };
 

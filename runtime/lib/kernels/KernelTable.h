@@ -130,6 +130,11 @@ struct KernelTable {
   /// Max pooling's channels-last pixel (RowKernels.h).
   void (*maxPixelNhwc)(const float *const *px, int64_t count, float *y,
                        int64_t c);
+  /// NonMaxSuppression's step after keeping a box: marks (sets to 1) the
+  /// entries of `suppressed` whose box overlaps the kept one by an
+  /// intersection over union above `threshold` (RowKernels.h).
+  void (*iouSuppressRow)(const float *box, const float *cols, int64_t ld,
+                         int64_t n, float threshold, uint8_t *suppressed);
   /// y = cond ? a : b over n elements (u8 condition).
   void (*select32)(const uint8_t *cond, const uint32_t *a, const uint32_t *b,
                    uint32_t *y, int64_t n);

@@ -332,6 +332,39 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
   }
 }
 
+/// NonMaxSuppression's suppression step (kernels/NonMaxSuppression.cpp):
+/// `box` is the kept box as {x min, x max, y min, y max, area}, `cols` the
+/// n candidates in five rows of stride `ld` in the same order. Sets
+/// suppressed[j] to 1 where ONNX Runtime's SuppressByIOU(kept, j) holds:
+/// the intersection is not empty, both areas and the union are positive,
+/// and intersection / union > threshold, in its order of operations (and
+/// no contraction, so every tier agrees bit for bit). Branch-free so that
+/// it vectorises: a NaN anywhere makes one of the ordered comparisons
+/// false, as it makes ONNX Runtime's final comparison false.
+OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
+                                   int64_t ld, int64_t n, float threshold,
+                                   uint8_t *suppressed) {
+  const float bx0 = box[0], bx1 = box[1], by0 = box[2], by1 = box[3],
+              barea = box[4];
+  if (!(barea > 0.0f))
+    return; // suppresses nothing
+  const float *x0 = cols, *x1 = cols + ld, *y0 = cols + 2 * ld,
+              *y1 = cols + 3 * ld, *area = cols + 4 * ld;
+  for (int64_t j = 0; j < n; ++j) {
+    // std::max(kept, j) and std::min(kept, j), as ONNX Runtime takes them.
+    float ix0 = bx0 < x0[j] ? x0[j] : bx0;
+    float ix1 = x1[j] < bx1 ? x1[j] : bx1;
+    float iy0 = by0 < y0[j] ? y0[j] : by0;
+    float iy1 = y1[j] < by1 ? y1[j] : by1;
+    float inter = (ix1 - ix0) * (iy1 - iy0);
+    float uni = barea + area[j] - inter;
+    float iou = inter / uni;
+    bool hit = (ix1 > ix0) & (iy1 > iy0) & (inter > 0.0f) & (area[j] > 0.0f) &
+               (uni > 0.0f) & (iou > threshold);
+    suppressed[j] |= static_cast<uint8_t>(hit);
+  }
+}
+
 #undef OPSCOPE_INLINE
 
 } // namespace opscope::rt::row_kernels
@@ -352,7 +385,7 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
                      const uint32_t *b, uint32_t *y, int64_t n) {              \
     opscope::rt::row_kernels::select32(cond, a, b, y, n);                      \
   }                                                                            \
-  ATTR void castRow(opscope::rt::DType from, opscope::rt::DType to,           \
+  ATTR void castRow(opscope::rt::DType from, opscope::rt::DType to,            \
                     const void *x, void *y, int64_t n) {                       \
     opscope::rt::row_kernels::castRow(from, to, x, y, n);                      \
   }                                                                            \
@@ -389,6 +422,11 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
                          int64_t c) {                                          \
     opscope::rt::row_kernels::maxPixelNhwc(px, count, y, c);                   \
   }                                                                            \
+  ATTR void iouSuppressRow(const float *box, const float *cols, int64_t ld,    \
+                           int64_t n, float threshold, uint8_t *suppressed) {  \
+    opscope::rt::row_kernels::iouSuppressRow(box, cols, ld, n, threshold,      \
+                                             suppressed);                      \
+  }                                                                            \
   }
 
 /// Assigns them into table `t`.
@@ -405,6 +443,7 @@ OPSCOPE_INLINE void maxPixelNhwc(const float *const *px, int64_t count,
     (t).blendRows = NS::blendRows;                                             \
     (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \
     (t).maxPixelNhwc = NS::maxPixelNhwc;                                       \
+    (t).iouSuppressRow = NS::iouSuppressRow;                                   \
   } while (0)
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H

@@ -59,7 +59,7 @@ void registerNormalizationKernels(KernelRegistry &r); // norms, softmax, gelu
 void registerElementwiseKernels(KernelRegistry &r);   // unary .. cast
 void registerDataMovementKernels(KernelRegistry &r);  // transpose .. resize
 void registerIndexingKernels(KernelRegistry &r);      // cumsum .. scatters
-void registerExtentKernels(KernelRegistry &r);        // non_zero, compress
+void registerExtentKernels(KernelRegistry &r);        // non_zero .. nms
 void registerRecurrentKernels(KernelRegistry &r);     // LSTM, GRU, RNN
 void registerLinalgKernels(KernelRegistry &r);        // einsum, det
 

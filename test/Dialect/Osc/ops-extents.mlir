@@ -26,3 +26,19 @@ func.func @unique(%x: tensor<4x2xi64>) -> (tensor<4x2xi64>, tensor<4xi64>) {
         tensor<4xi64>, tensor<i64>
   return %y, %inv : tensor<4x2xi64>, tensor<4xi64>
 }
+
+// CHECK-LABEL: func.func @non_max_suppression
+func.func @non_max_suppression(%b: tensor<1x6x4xf32>, %s: tensor<1x2x6xf32>,
+    %m: tensor<1xi64>, %iou: tensor<f32>, %st: tensor<1xf32>)
+    -> (tensor<4x3xi64>, tensor<12x3xi64>) {
+  // CHECK: osc.non_max_suppression %{{.*}}, %{{.*}} iou_threshold(%{{.*}}) score_threshold(%{{.*}}) {center_point_box, max_per_class = 2 : i64} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<f32>, tensor<1xf32>) -> (tensor<4x3xi64>, tensor<i64>)
+  %a, %n = osc.non_max_suppression %b, %s iou_threshold(%iou)
+      score_threshold(%st) {center_point_box, max_per_class = 2 : i64}
+      : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<f32>, tensor<1xf32>)
+      -> (tensor<4x3xi64>, tensor<i64>)
+  // CHECK: osc.non_max_suppression %{{.*}}, %{{.*}} max_output_boxes_per_class(%{{.*}}) : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>) -> (tensor<12x3xi64>, tensor<i64>)
+  %r, %k = osc.non_max_suppression %b, %s max_output_boxes_per_class(%m)
+      : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>)
+      -> (tensor<12x3xi64>, tensor<i64>)
+  return %a, %r : tensor<4x3xi64>, tensor<12x3xi64>
+}

@@ -1,10 +1,11 @@
 //===- OscExtents.cpp - data-dependent extents through the graph ----------===//
 //
 // Part of opscope. The ops whose results' extent depends on the data
-// (NonZero, Compress) declare it through ExecutableOpInterface, and the ops
-// that can run over the static bound of such a value and stay right on its
-// valid prefix say where the extent goes (propagateExtent). Everything else
-// refuses (docs/architecture.md, "Data-dependent output shapes").
+// (NonZero, Compress, Unique, NonMaxSuppression) declare it through
+// ExecutableOpInterface, and the ops that can run over the static bound of
+// such a value and stay right on its valid prefix say where the extent goes
+// (propagateExtent). Everything else refuses (docs/architecture.md,
+// "Data-dependent output shapes").
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +40,16 @@ int64_t UniqueOp::getExtentAxis(unsigned result) {
   return result == 1 || result == 3 ? 0 : -1; // inverse_indices: static
 }
 Value UniqueOp::getExtent() { return getCount(); }
+
+int64_t NonMaxSuppressionOp::getExtentAxis(unsigned result) {
+  return result == 0 ? 0 : -1;
+}
+Value NonMaxSuppressionOp::getExtent() { return getCount(); }
+SmallVector<Value> NonMaxSuppressionOp::getRuntimeOperands() {
+  // Absent operands keep their slots: the runtime finds each by position.
+  return {getBoxes(), getScores(), getMaxOutputBoxesPerClass(),
+          getIouThreshold(), getScoreThreshold()};
+}
 
 //===----------------------------------------------------------------------===//
 // Ops that run on a prefix

@@ -2,13 +2,16 @@
 //
 // Part of opscope. The verifiers of the ops of OscIndexingOps.td (cumsum,
 // top_k, gather_nd, scatter_nd, scatter_elements, reverse_sequence,
-// tfidf_vectorizer).
+// tfidf_vectorizer) and of the ops with a run-time extent (non_zero,
+// compress, unique, non_max_suppression).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OscVerify.h"
 
 #include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
 
 using namespace mlir;
 using namespace opscope;
@@ -299,4 +302,41 @@ LogicalResult TfIdfVectorizerOp::verify() {
     expected.push_back(in[0]);
   expected.push_back(columns);
   return verifyResultShape(*this, getOutput(), expected);
+}
+
+/// `v`, when present, holds one value (a scalar, or one element).
+static LogicalResult verifyOneValue(Operation *op, Value v, StringRef what) {
+  if (v && tensorType(v).getNumElements() != 1)
+    return op->emitOpError()
+           << what << " " << formatShape(tensorType(v).getShape())
+           << " must hold one value";
+  return success();
+}
+
+LogicalResult NonMaxSuppressionOp::verify() {
+  auto boxes = tensorType(getBoxes()).getShape();
+  auto scores = tensorType(getScores()).getShape();
+  if (boxes.size() != 3 || boxes[2] != 4)
+    return emitOpError("boxes ")
+           << formatShape(boxes) << " must be batches x boxes x 4";
+  if (scores.size() != 3 || scores[0] != boxes[0] || scores[2] != boxes[1])
+    return emitOpError("scores ")
+           << formatShape(scores) << " must be batches x classes x boxes ("
+           << boxes[0] << " x classes x " << boxes[1] << ")";
+  if (failed(verifyOneValue(*this, getMaxOutputBoxesPerClass(),
+                            "max_output_boxes_per_class")) ||
+      failed(verifyOneValue(*this, getIouThreshold(), "iou_threshold")) ||
+      failed(verifyOneValue(*this, getScoreThreshold(), "score_threshold")))
+    return failure();
+  int64_t perClass = boxes[1];
+  if (auto limit = getMaxPerClass()) {
+    if (getMaxOutputBoxesPerClass())
+      return emitOpError("takes max_per_class or a "
+                         "max_output_boxes_per_class operand, not both");
+    perClass = std::clamp<int64_t>(*limit, 0, boxes[1]);
+  } else if (!getMaxOutputBoxesPerClass()) {
+    perClass = 0; // ONNX's default limit: nothing selected
+  }
+  return verifyResultShape(*this, getSelected(),
+                           {boxes[0] * scores[1] * perClass, 3});
 }

@@ -45,6 +45,30 @@ int64_t unique(DType t, const void *x, const Shape &shape, int64_t axis,
                bool sorted, void *y, int64_t *indices, int64_t *inverse,
                int64_t *counts);
 
+/// What NonMaxSuppression reads besides boxes and scores.
+struct NmsParams {
+  int64_t batches = 0, classes = 0, boxes = 0;
+  bool centerPointBox = false; ///< boxes as [x_c, y_c, w, h], not corners
+  int64_t maxPerClass = 0;     ///< boxes kept per class at most (<= 0: none)
+  float iouThreshold = 0.0f;   ///< an IoU above it suppresses
+  bool hasScoreThreshold = false;
+  float scoreThreshold = 0.0f; ///< a score must be above it (when given)
+};
+
+/// ONNX NonMaxSuppression as ONNX Runtime computes it: boxes (batches x
+/// boxes x 4, f32), scores (batches x classes x boxes). For each batch and
+/// class, the candidates (score above the threshold, when there is one)
+/// by descending score, equal scores by ascending index, NaN scores last;
+/// each kept unless a box already kept for the class overlaps it by an IoU
+/// above the threshold, until maxPerClass are kept. Writes rows [batch,
+/// class, box] into `selected`, `boundRows` x 3, zeros after the last, and
+/// returns the number of rows; -1 when more rows would be kept than the
+/// bound holds (a bound that is not batches x classes x min(maxPerClass,
+/// boxes)). The IoU step is the kernel table's iouSuppressRow.
+int64_t nonMaxSuppression(const float *boxes, const float *scores,
+                          const NmsParams &p, int64_t *selected,
+                          int64_t boundRows);
+
 } // namespace opscope::rt
 
 #endif // OPSCOPE_RUNTIME_EXTENTS_H

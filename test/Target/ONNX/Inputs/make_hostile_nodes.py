@@ -3,8 +3,8 @@ whose nodes are malformed, into DIR: each must be refused with an error
 naming the node, never a crash.
 
 nms-no-outputs.onnx (issue 54, a fuzzed model): an unnamed
-NonMaxSuppression, an op opscope does not support, with no outputs, beside
-an Expand to 2^28 elements. expand-2p28.onnx: that Expand alone.
+NonMaxSuppression with no outputs, beside an Expand to 2^28 elements.
+expand-2p28.onnx: that Expand alone.
 
   make_hostile_nodes.py DIR
 """
@@ -45,7 +45,7 @@ save("expand-huge",
      [helper.make_node("Expand", ["small", "shape"], ["big"], name="expand")],
      [], [helper.make_tensor_value_info("big", f32, [1 << 20, 2])], [small, shape])
 
-# No name and no outputs: nothing reads it, yet it is an unsupported op.
+# No name and no outputs: nothing could read it, yet it is malformed.
 boxes = helper.make_tensor_value_info("boxes", f32, [1, 4, 4])
 scores = helper.make_tensor_value_info("scores", f32, [1, 1, 4])
 one = numpy_helper.from_array(np.array([1], np.float32), "one")

@@ -2,10 +2,12 @@
 //
 // Part of opscope. Included by OscDataMovementOps.td: the ops that compute
 // or move elements by index along an axis (ONNX CumSum, TopK, GatherND,
-// ScatterND, ScatterElements, ReverseSequence). Their indices are i64 (or
-// i32) with negative values counting from the end where ONNX allows it; an
-// index out of range at run time stops the run with an error naming the
-// op, before anything is read or written out of bounds.
+// ScatterND, ScatterElements, ReverseSequence, TfIdfVectorizer), and those
+// whose results' extent depends on the data (NonZero, Compress, Unique,
+// NonMaxSuppression). Their indices are i64 (or i32) with negative values
+// counting from the end where ONNX allows it; an index out of range at run
+// time stops the run with an error naming the op, before anything is read
+// or written out of bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -282,6 +284,58 @@ def Osc_TfIdfVectorizerOp : Osc_ExecOp<"tfidf_vectorizer", "TfIdfVectorizer",
   let results = (outs StaticShapeTensorOf<[F32]>:$output);
   let assemblyFormat = [{
     $mode $input attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Osc_NonMaxSuppressionOp : Osc_ExecOp<"non_max_suppression",
+    "NonMaxSuppression", [Pure, AttrSizedOperandSegments],
+    ["getExtentAxis", "getExtent", "getRuntimeOperands"]> {
+  let summary = "greedy non-maximum suppression of boxes (run-time count)";
+  let description = [{
+    ONNX NonMaxSuppression: for each batch and class, the boxes whose score
+    is above `score_threshold` (all of them without it), taken by
+    descending score (equal scores: lower box index first), each kept
+    unless its intersection over union with a box already kept for that
+    class is above `iou_threshold` (0 without it), at most
+    `max_per_class` (a compile-time limit) or `max_output_boxes_per_class`
+    (read at run time; a negative value counts as 0) boxes per class.
+    Without either limit nothing is selected. `boxes` is batches x boxes x
+    4, corners `[y1, x1, y2, x2]` in either order, or with
+    `center_point_box` `[x_center, y_center, width, height]`; `scores` is
+    batches x classes x boxes.
+
+    `selected` holds one row `[batch, class, box]` per kept box, batch by
+    batch, class by class, in the order kept. Its type is the bound:
+    batches x classes x min(limit, boxes) rows, the limit being
+    `max_per_class`, or the number of boxes when the limit is read at run
+    time; `count` receives the number of rows kept, the run-time extent of
+    `selected` along axis 0. Rows beyond it are 0. The thresholds are read
+    at run time; an `iou_threshold` outside [0, 1] stops the run, as in
+    ONNX Runtime.
+
+    ```mlir
+    %s, %n = osc.non_max_suppression %boxes, %scores
+        iou_threshold(%iou) score_threshold(%st) {max_per_class = 2 : i64}
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xf32>, tensor<1xf32>)
+        -> (tensor<2x3xi64>, tensor<i64>)
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32]>:$boxes,
+                       StaticShapeTensorOf<[F32]>:$scores,
+                       Optional<StaticShapeTensorOf<[I64]>>:$max_output_boxes_per_class,
+                       Optional<StaticShapeTensorOf<[F32]>>:$iou_threshold,
+                       Optional<StaticShapeTensorOf<[F32]>>:$score_threshold,
+                       OptionalAttr<I64Attr>:$max_per_class,
+                       UnitAttr:$center_point_box);
+  let results = (outs StaticShapeTensorOf<[I64]>:$selected,
+                      0DTensorOf<[I64]>:$count);
+  let assemblyFormat = [{
+    $boxes `,` $scores
+    (`max_output_boxes_per_class` `(` $max_output_boxes_per_class^ `)`)?
+    (`iou_threshold` `(` $iou_threshold^ `)`)?
+    (`score_threshold` `(` $score_threshold^ `)`)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
