@@ -134,10 +134,6 @@ void opscope::onnx_import::addRandomConverters(llvm::StringMap<Converter> &m) {
   };
   // Bernoulli-15: the result's type is `dtype`, else the input's.
   m["Bernoulli"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
-    if (c.opset < 15) {
-      c.error() << "Bernoulli came with opset 15; the model's is " << c.opset;
-      return failure();
-    }
     Value p = c.input(0);
     auto pt = typeOf(p);
     if (!(pt.getElementType().isF32() || pt.getElementType().isF64())) {
