@@ -202,6 +202,7 @@ void addQuantConverters(llvm::StringMap<Converter> &m);
 void addVisionConverters(llvm::StringMap<Converter> &m);
 void addLinalgConverters(llvm::StringMap<Converter> &m);
 void addSignalConverters(llvm::StringMap<Converter> &m);
+void addRandomConverters(llvm::StringMap<Converter> &m);
 
 } // namespace opscope::onnx_import
 

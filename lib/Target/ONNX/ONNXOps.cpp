@@ -29,6 +29,7 @@ const llvm::StringMap<Converter> &opscope::onnx_import::converters() {
     addVisionConverters(m);
     addLinalgConverters(m);
     addSignalConverters(m);
+    addRandomConverters(m);
     // `Constant` is handled by the graph importer, which owns tensor decoding.
     m["Constant"] = nullptr;
     // `If` too: it inlines the branch a constant condition selects.

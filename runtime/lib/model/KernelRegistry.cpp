@@ -44,6 +44,7 @@ const KernelRegistry &opscope::rt::kernelRegistry() {
     registerExtentKernels(r);
     registerRecurrentKernels(r);
     registerLinalgKernels(r);
+    registerRandomKernels(r);
     return r;
   }();
   return registry;

@@ -62,6 +62,7 @@ void registerIndexingKernels(KernelRegistry &r);      // cumsum .. scatters
 void registerExtentKernels(KernelRegistry &r);        // non_zero .. nms
 void registerRecurrentKernels(KernelRegistry &r);     // LSTM, GRU, RNN
 void registerLinalgKernels(KernelRegistry &r);        // einsum, det
+void registerRandomKernels(KernelRegistry &r);        // uniform, normal, bernoulli
 
 } // namespace opscope::rt
 

@@ -653,6 +653,7 @@ include "opscope/Dialect/Osc/IR/OscDataMovementOps.td"
 include "opscope/Dialect/Osc/IR/OscVisionOps.td"
 include "opscope/Dialect/Osc/IR/OscLinalgOps.td"
 include "opscope/Dialect/Osc/IR/OscControlFlowOps.td"
+include "opscope/Dialect/Osc/IR/OscRandomOps.td"
 
 //===----------------------------------------------------------------------===//
 // Profiling
