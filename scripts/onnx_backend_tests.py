@@ -85,9 +85,8 @@ EXPECTED_RUN_FAILURES = {
 # f16 runs: fp16 models compute in f32, f16 only at the graph's edges.
 UNRUN_TYPE_MARKERS = ("bfloat16", "BFLOAT16", "_bf16")
 
-# Element types osc does not have (strings, wide unsigned integers).
-UNSUPPORTED_TYPE_MARKERS = ("STRING", "uint16", "uint32", "uint64", "UINT16",
-                            "UINT32", "UINT64")
+# Element types osc does not have (strings).
+UNSUPPORTED_TYPE_MARKERS = ("STRING",)
 
 
 def expected_failure(name):
