@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -206,4 +207,29 @@ TEST(UnsignedKernels, PowWithExponentsAndWrap) {
   uint32_t a32 = 3, e32 = 40, y32 = 0;
   binary(BinaryKind::Pow, DType::U32, &a32, {}, &e32, {}, &y32, {});
   EXPECT_EQ(y32, uint32_t(want));
+}
+
+TEST(UnsignedKernels, ReduceMaxMinExactAboveTwoTo53) {
+  // Through double these would round (2^64 - 1 is 2^64 as a double).
+  constexpr uint64_t top = std::numeric_limits<uint64_t>::max();
+  std::vector<uint64_t> x = {top - 1, 5, top, (uint64_t(1) << 63) + 1,
+                             (uint64_t(1) << 53) + 1, (uint64_t(1) << 53)};
+  std::vector<uint64_t> y(2);
+  // Rows of 3 along axis 1, and the other axis (a strided reduction).
+  reduce(ReduceKind::Max, DType::U64, x.data(), {2, 3}, {1}, y.data());
+  EXPECT_EQ(y[0], top);
+  EXPECT_EQ(y[1], (uint64_t(1) << 63) + 1);
+  reduce(ReduceKind::Min, DType::U64, x.data(), {2, 3}, {1}, y.data());
+  EXPECT_EQ(y[0], uint64_t(5));
+  EXPECT_EQ(y[1], uint64_t(1) << 53);
+  std::vector<uint64_t> z(3);
+  reduce(ReduceKind::Max, DType::U64, x.data(), {2, 3}, {0}, z.data());
+  EXPECT_EQ(z, (std::vector<uint64_t>{top - 1, (uint64_t(1) << 53) + 1, top}));
+  std::vector<int64_t> s = {INT64_MAX - 1, INT64_MAX, INT64_MIN + 1,
+                            INT64_MIN};
+  std::vector<int64_t> sy(1);
+  reduce(ReduceKind::Max, DType::I64, s.data(), {4}, {0}, sy.data());
+  EXPECT_EQ(sy[0], INT64_MAX);
+  reduce(ReduceKind::Min, DType::I64, s.data(), {4}, {0}, sy.data());
+  EXPECT_EQ(sy[0], INT64_MIN);
 }
