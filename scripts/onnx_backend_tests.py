@@ -100,9 +100,8 @@ RANDOM_OUTPUT_TESTS = {
     "test_bernoulli_seed_expanded": (0, 1),
 }
 
-# Element types osc does not have (strings, wide unsigned integers).
-UNSUPPORTED_TYPE_MARKERS = ("STRING", "uint16", "uint32", "uint64", "UINT16",
-                            "UINT32", "UINT64")
+# Element types osc does not have (strings).
+UNSUPPORTED_TYPE_MARKERS = ("STRING",)
 
 
 def expected_failure(name):

@@ -17,7 +17,8 @@ const DESCR = {
   '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array],
   '<i8': ['int64', BigInt64Array], '<i4': ['int32', Int32Array],
   '|b1': ['bool', Uint8Array], '|u1': ['uint8', Uint8Array], '|i1': ['int8', Int8Array],
-  '<f2': ['float16', Uint16Array],
+  '<f2': ['float16', Uint16Array], '<u2': ['uint16', Uint16Array],
+  '<u4': ['uint32', Uint32Array], '<u8': ['uint64', BigUint64Array],
 };
 
 function readNpy(file) {
@@ -39,7 +40,7 @@ function readNpy(file) {
 
 function writeNpy(file, tensor) {
   const map = { float32: '<f4', float64: '<f8', int64: '<i8', int32: '<i4', bool: '|b1', uint8: '|u1', int8: '|i1',
-                float16: '<f2' };
+                float16: '<f2', uint16: '<u2', uint32: '<u4', uint64: '<u8' };
   const descr = map[tensor.type];
   if (!descr) throw new Error(`cannot write ${tensor.type}`);
   const dims = tensor.dims;

@@ -70,6 +70,12 @@ py::dtype numpyType(rt::DType t) {
     return py::dtype("int32");
   case rt::DType::I64:
     return py::dtype("int64");
+  case rt::DType::U16:
+    return py::dtype("uint16");
+  case rt::DType::U32:
+    return py::dtype("uint32");
+  case rt::DType::U64:
+    return py::dtype("uint64");
   }
   return py::dtype("uint8");
 }

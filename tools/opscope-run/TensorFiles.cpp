@@ -49,6 +49,9 @@ rt::HostTensor opscope::readTensorFile(const std::string &path) {
   case TP::INT16: h.dtype = DType::I16; break;
   case TP::INT8: h.dtype = DType::I8; break;
   case TP::UINT8: h.dtype = DType::U8; break;
+  case TP::UINT16: h.dtype = DType::U16; break;
+  case TP::UINT32: h.dtype = DType::U32; break;
+  case TP::UINT64: h.dtype = DType::U64; break;
   case TP::BOOL: h.dtype = DType::I1; break;
   case TP::FLOAT16: h.dtype = DType::F16; break;
   case TP::BFLOAT16: h.dtype = DType::BF16; break;
@@ -72,6 +75,10 @@ rt::HostTensor opscope::readTensorFile(const std::string &path) {
   case DType::I16: fill<int16_t>(h.data, t.int32_data()); break;
   case DType::I8: fill<int8_t>(h.data, t.int32_data()); break;
   case DType::U8: fill<uint8_t>(h.data, t.int32_data()); break;
+  // ONNX keeps uint16 in int32_data, uint32 and uint64 in uint64_data.
+  case DType::U16: fill<uint16_t>(h.data, t.int32_data()); break;
+  case DType::U32: fill<uint32_t>(h.data, t.uint64_data()); break;
+  case DType::U64: fill<uint64_t>(h.data, t.uint64_data()); break;
   case DType::I1: fill<uint8_t>(h.data, t.int32_data()); break;
   default: fill<uint16_t>(h.data, t.int32_data()); break;
   }

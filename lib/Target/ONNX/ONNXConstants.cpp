@@ -57,6 +57,14 @@ static Value foldedConstant(NodeContext &c, ArrayRef<int64_t> shape, Type elem,
     fill(float());
   else if (elem.isF64())
     fill(double());
+  else if (elem.isUnsignedInteger(64))
+    fill(uint64_t());
+  else if (elem.isUnsignedInteger(32))
+    fill(uint32_t());
+  else if (elem.isUnsignedInteger(16))
+    fill(uint16_t());
+  else if (elem.isUnsignedInteger(8))
+    fill(uint8_t());
   else if (elem.isInteger(64))
     fill(int64_t());
   else if (elem.isInteger(32))

@@ -223,6 +223,26 @@ void opscope::onnx_import::addElementwiseConverters(
     out.push_back(*r);
     return success();
   };
+  // BitShift (opset 11, unchanged to 21): unsigned integers only.
+  m["BitShift"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
+    std::string direction = c.stringAttr("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") {
+      c.error() << "direction must be LEFT or RIGHT, got '" << direction
+                << "'";
+      return failure();
+    }
+    Value x = c.input(0);
+    if (!elemOf(x).isUnsignedInteger()) {
+      c.error() << "input must be an unsigned integer, got " << elemOf(x);
+      return failure();
+    }
+    auto r = binary(c, direction == "LEFT" ? BinaryKind::shl : BinaryKind::shr,
+                    x, c.input(1));
+    if (failed(r))
+      return failure();
+    out.push_back(*r);
+    return success();
+  };
   m["Pow"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value base = c.input(0), exponent = c.input(1);
     // ONNX allows a differently typed exponent; osc computes in one type.

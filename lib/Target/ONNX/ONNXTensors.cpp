@@ -56,6 +56,12 @@ Type opscope::onnx_import::elementTypeFor(int32_t t, MLIRContext *ctx) {
     return b.getIntegerType(8);
   case onnx::TensorProto::UINT8:
     return b.getIntegerType(8, /*isSigned=*/false);
+  case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto::UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
   case onnx::TensorProto::INT16:
     return b.getIntegerType(16);
   case onnx::TensorProto::INT32:
@@ -189,6 +195,16 @@ ElementsAttr opscope::onnx_import::decodeTensor(const onnx::TensorProto &t,
       break;
     case onnx::TensorProto::INT16:
       copyField<int32_t, int16_t>(t.int32_data(), owned);
+      break;
+    // ONNX keeps uint16 in int32_data, uint32 and uint64 in uint64_data.
+    case onnx::TensorProto::UINT16:
+      copyField<int32_t, uint16_t>(t.int32_data(), owned);
+      break;
+    case onnx::TensorProto::UINT32:
+      copyField<uint64_t, uint32_t>(t.uint64_data(), owned);
+      break;
+    case onnx::TensorProto::UINT64:
+      copyField<uint64_t, uint64_t>(t.uint64_data(), owned);
       break;
     case onnx::TensorProto::INT8:
       copyField<int32_t, int8_t>(t.int32_data(), owned);

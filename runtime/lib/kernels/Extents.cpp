@@ -172,6 +172,9 @@ int64_t opscope::rt::unique(DType t, const void *x, const Shape &shape,
   case DType::I16: return run((int16_t *)nullptr);
   case DType::I32: return run((int32_t *)nullptr);
   case DType::I64: return run((int64_t *)nullptr);
+  case DType::U16: return run((uint16_t *)nullptr);
+  case DType::U32: return run((uint32_t *)nullptr);
+  case DType::U64: return run((uint64_t *)nullptr);
   default: return -1;
   }
 }

@@ -9,9 +9,11 @@
 #include "KernelTable.h"
 #include "Walk.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <limits>
+#include <vector>
 
 using namespace opscope::rt;
 using namespace opscope::rt::detail;
@@ -48,6 +50,28 @@ void opscope::rt::reduce(ReduceKind k, DType t, const void *x,
     // highest value for integers (converting an infinity to one is
     // undefined).
     constexpr bool integral = std::is_integral_v<T>;
+    if constexpr (integral) {
+      // Integer max and min exactly, in T: through double, i64 and u64
+      // values above 2^53 would round (and the u64 maximum, 2^64 as a
+      // double, would not convert back).
+      if (k == ReduceKind::Max || k == ReduceKind::Min) {
+        bool isMax = k == ReduceKind::Max;
+        std::vector<T> best(outN, isMax ? std::numeric_limits<T>::lowest()
+                                        : std::numeric_limits<T>::max());
+        walkRows<2>(makeWalk(xShape, {contiguousStrides(xShape), yStrides}),
+                    [&](std::array<int64_t, 2> off, int64_t n,
+                        std::array<int64_t, 2> st) {
+                      const T *xs = in + off[0];
+                      T *bs = best.data() + off[1];
+                      for (int64_t i = 0; i < n; ++i) {
+                        T &b = bs[i * st[1]];
+                        b = isMax ? std::max(b, xs[i]) : std::min(b, xs[i]);
+                      }
+                    });
+        std::copy(best.begin(), best.end(), out);
+        return;
+      }
+    }
     double init = 0;
     if (k == ReduceKind::Max)
       init = integral ? static_cast<double>(std::numeric_limits<T>::lowest())

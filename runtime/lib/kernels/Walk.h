@@ -91,6 +91,12 @@ template <typename F> void dispatchType(DType t, F &&f) {
     return f(static_cast<int32_t *>(nullptr));
   case DType::I64:
     return f(static_cast<int64_t *>(nullptr));
+  case DType::U16:
+    return f(static_cast<uint16_t *>(nullptr));
+  case DType::U32:
+    return f(static_cast<uint32_t *>(nullptr));
+  case DType::U64:
+    return f(static_cast<uint64_t *>(nullptr));
   case DType::F16:
   case DType::BF16:
     break;

@@ -27,7 +27,8 @@ struct DescrName {
 const DescrName kDescrs[] = {
     {DType::F32, "<f4"}, {DType::F64, "<f8"}, {DType::F16, "<f2"},
     {DType::I64, "<i8"}, {DType::I32, "<i4"}, {DType::I16, "<i2"},
-    {DType::I8, "|i1"},  {DType::U8, "|u1"},  {DType::I1, "|b1"}};
+    {DType::I8, "|i1"},  {DType::U8, "|u1"},  {DType::I1, "|b1"},
+    {DType::U16, "<u2"}, {DType::U32, "<u4"}, {DType::U64, "<u8"}};
 
 /// The value of `'key': ` in the header dict, up to the next comma at depth 0.
 std::string field(const std::string &h, const std::string &key) {

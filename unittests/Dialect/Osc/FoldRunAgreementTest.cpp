@@ -43,7 +43,8 @@ template <typename T> std::vector<T> edgeValues() {
     return {T(0), T(1), T(-1), T(2), T(-2), T(3), T(7), T(-8),
             L::max(), L::min(), T(L::max() - 1), T(L::min() + 1)};
   else
-    return {T(0), T(1), T(2), T(3), T(7), T(100), L::max(), T(L::max() - 1)};
+    return {T(0), T(1), T(2), T(3), T(7), T(100), L::max(), T(L::max() - 1),
+            T(L::max() / 2 + 1)};
 }
 
 /// Bitwise equality, with every NaN equal to every NaN.
@@ -81,8 +82,8 @@ protected:
       return b.getF32Type();
     else if constexpr (std::is_same_v<T, double>)
       return b.getF64Type();
-    else if constexpr (std::is_same_v<T, uint8_t>)
-      return b.getIntegerType(8, /*isSigned=*/false);
+    else if constexpr (std::is_unsigned_v<T>)
+      return b.getIntegerType(sizeof(T) * 8, /*isSigned=*/false);
     else
       return b.getIntegerType(sizeof(T) * 8);
   }
@@ -94,6 +95,12 @@ protected:
       return rt::DType::F64;
     else if constexpr (std::is_same_v<T, uint8_t>)
       return rt::DType::U8;
+    else if constexpr (std::is_same_v<T, uint16_t>)
+      return rt::DType::U16;
+    else if constexpr (std::is_same_v<T, uint32_t>)
+      return rt::DType::U32;
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      return rt::DType::U64;
     else if constexpr (std::is_same_v<T, int8_t>)
       return rt::DType::I8;
     else if constexpr (std::is_same_v<T, int16_t>)
@@ -272,13 +279,19 @@ TEST_F(FoldRunAgreement, BinaryArithmetic) {
     if (kind == osc::BinaryKind::and_ || kind == osc::BinaryKind::or_ ||
         kind == osc::BinaryKind::xor_)
       continue;
+    checkBinary<uint8_t>(kind);
+    checkBinary<uint16_t>(kind);
+    checkBinary<uint32_t>(kind);
+    checkBinary<uint64_t>(kind);
+    // The shifts are defined on unsigned integers only (the verifier).
+    if (kind == osc::BinaryKind::shl || kind == osc::BinaryKind::shr)
+      continue;
     checkBinary<float>(kind);
     checkBinary<double>(kind);
     checkBinary<int8_t>(kind);
     checkBinary<int16_t>(kind);
     checkBinary<int32_t>(kind);
     checkBinary<int64_t>(kind);
-    checkBinary<uint8_t>(kind);
   }
 }
 
@@ -296,6 +309,9 @@ TEST_F(FoldRunAgreement, Compare) {
     checkCompare<int32_t>(kind);
     checkCompare<int64_t>(kind);
     checkCompare<uint8_t>(kind);
+    checkCompare<uint16_t>(kind);
+    checkCompare<uint32_t>(kind);
+    checkCompare<uint64_t>(kind);
   }
 }
 

@@ -102,6 +102,10 @@ LogicalResult BinaryOp::verify() {
   if (!logical && isBool)
     return emitOpError("'") << stringifyBinaryKind(kind)
                             << "' does not accept boolean operands";
+  bool shift = kind == BinaryKind::shl || kind == BinaryKind::shr;
+  if (shift && !tensorType(getLhs()).getElementType().isUnsignedInteger())
+    return emitOpError("'") << stringifyBinaryKind(kind)
+                            << "' requires unsigned integer operands";
   return verifyBroadcastResult(*this, {getLhs(), getRhs()}, getOutput());
 }
 

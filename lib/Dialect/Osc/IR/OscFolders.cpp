@@ -128,9 +128,15 @@ static Scalar toScalar(Attribute a) {
     // int64 (FLT_MAX, inf, NaN) would be undefined behaviour.
     s.i = std::fabs(s.f) < 9.2e18 ? static_cast<int64_t>(s.f) : 0;
   } else if (auto i = dyn_cast<IntegerAttr>(a)) {
-    s.i = isUnsignedInt(i.getType()) ? static_cast<int64_t>(i.getValue().getZExtValue())
-                                     : i.getValue().getSExtValue();
-    s.f = static_cast<double>(s.i);
+    if (isUnsignedInt(i.getType())) {
+      // u64 above 2^63 keeps its bits in `i`; `f` is its value.
+      uint64_t z = i.getValue().getZExtValue();
+      s.i = static_cast<int64_t>(z);
+      s.f = static_cast<double>(z);
+    } else {
+      s.i = i.getValue().getSExtValue();
+      s.f = static_cast<double>(s.i);
+    }
   }
   return s;
 }
@@ -187,8 +193,20 @@ template <typename F> static auto withComputeType(Type t, F &&f) {
     return t.isF64() ? f(static_cast<double *>(nullptr))
                      : f(static_cast<float *>(nullptr));
   auto it = cast<IntegerType>(t);
-  if (it.getWidth() == 1 || it.isUnsigned())
+  if (it.getWidth() == 1)
     return f(static_cast<uint8_t *>(nullptr));
+  if (it.isUnsigned()) {
+    switch (it.getWidth()) {
+    case 8:
+      return f(static_cast<uint8_t *>(nullptr));
+    case 16:
+      return f(static_cast<uint16_t *>(nullptr));
+    case 32:
+      return f(static_cast<uint32_t *>(nullptr));
+    default:
+      return f(static_cast<uint64_t *>(nullptr));
+    }
+  }
   switch (it.getWidth()) {
   case 8:
     return f(static_cast<int8_t *>(nullptr));
@@ -283,14 +301,19 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   bool fromFloat = isa<FloatType>(tensorType(getInput()).getElementType());
   Type to = tensorType(getOutput()).getElementType();
   bool toBool = to.isInteger(1);
+  bool toUnsigned = to.isUnsignedInteger();
   return mapElements({input}, tensorType(getOutput()),
                      [&](ArrayRef<Scalar> a) -> std::optional<Scalar> {
                        Scalar r = a[0];
                        if (toBool) {
                          r.i = fromFloat ? (a[0].f != 0.0) : (a[0].i != 0);
                        } else if (fromFloat) {
-                         // Float to int truncates toward zero, as in ONNX.
-                         r.i = static_cast<int64_t>(std::trunc(a[0].f));
+                         // Float to int truncates toward zero, as in ONNX
+                         // (u64 above 2^63 through uint64_t).
+                         double t = std::trunc(a[0].f);
+                         r.i = toUnsigned && t >= 0x1p63 && t < 0x1p64
+                                   ? static_cast<int64_t>(static_cast<uint64_t>(t))
+                                   : static_cast<int64_t>(t);
                        }
                        return r;
                      });

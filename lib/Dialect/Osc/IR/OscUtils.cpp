@@ -265,8 +265,18 @@ rt::DType osc::runtimeDType(Type t) {
     return rt::DType::F64;
   if (e.isInteger(1))
     return rt::DType::I1;
-  if (e.isUnsignedInteger(8))
-    return rt::DType::U8;
+  if (e.isUnsignedInteger()) {
+    switch (e.getIntOrFloatBitWidth()) {
+    case 8:
+      return rt::DType::U8;
+    case 16:
+      return rt::DType::U16;
+    case 32:
+      return rt::DType::U32;
+    default:
+      return rt::DType::U64;
+    }
+  }
   switch (e.getIntOrFloatBitWidth()) {
   case 8:
     return rt::DType::I8;

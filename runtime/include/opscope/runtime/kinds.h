@@ -457,6 +457,9 @@ template <typename T> T binaryScalar(BinaryKind k, T a, T b) {
       T r = std::fmod(a, b);
       return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
     }
+    case BinaryKind::Shl:
+    case BinaryKind::Shr:
+      return a; // integers only (the verifier refuses others)
     }
   } else {
     switch (k) {
@@ -497,6 +500,19 @@ template <typename T> T binaryScalar(BinaryKind k, T a, T b) {
         if (k == BinaryKind::Mod && r != 0 && ((r < 0) != (b < 0)))
           r = static_cast<T>(r + b);
       return r;
+    }
+    case BinaryKind::Shl:
+    case BinaryKind::Shr: {
+      // ONNX defines BitShift on unsigned types only; a shift by the bit
+      // width or more (undefined in C++) gives 0, as numpy and ONNX Runtime.
+      using U = std::make_unsigned_t<T>;
+      using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+      U by = static_cast<U>(b);
+      if (by >= sizeof(U) * 8)
+        return 0;
+      W v = static_cast<W>(static_cast<U>(a));
+      return static_cast<T>(static_cast<U>(k == BinaryKind::Shl ? v << by
+                                                                : v >> by));
     }
     }
   }

@@ -45,15 +45,17 @@ class Osc_Op<string mnemonic, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 
 def Osc_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Osc_IntElement : AnyTypeOf<[I8, UI8, I16, I32, I64]>;
+def Osc_IntElement : AnyTypeOf<[I8, UI8, I16, I32, I64, UI16, UI32, UI64]>;
 
 def Osc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def Osc_NumericTensor
-    : StaticShapeTensorOf<[F16, BF16, F32, F64, I8, UI8, I16, I32, I64]>;
+    : StaticShapeTensorOf<[F16, BF16, F32, F64, I8, UI8, I16, I32, I64, UI16,
+                           UI32, UI64]>;
 def Osc_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Osc_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def Osc_Tensor
-    : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, I32, I64]>;
+    : StaticShapeTensorOf<[F16, BF16, F32, F64, I1, I8, UI8, I16, I32, I64,
+                           UI16, UI32, UI64]>;
 
 //===----------------------------------------------------------------------===//
 // Enums. Plain integer enums: op assembly formats print them as keywords.
@@ -128,7 +130,9 @@ def Osc_BinaryKind : I32EnumAttr<"BinaryKind", "elementwise binary function", [
     I32EnumAttrCase<"or_", 8, "or">,
     I32EnumAttrCase<"xor_", 9, "xor">,
     I32EnumAttrCase<"mod", 10>,
-    I32EnumAttrCase<"fmod", 11>
+    I32EnumAttrCase<"fmod", 11>,
+    I32EnumAttrCase<"shl", 12>,
+    I32EnumAttrCase<"shr", 13>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

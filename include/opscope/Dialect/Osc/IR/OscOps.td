@@ -548,7 +548,9 @@ def Osc_BinaryOp : Osc_ExecOp<"binary", "Binary", [Pure],
   let description = [{
     Both operands have the same element type; their shapes broadcast like numpy
     and the result has the broadcast shape. `and`, `or` and `xor` take boolean
-    tensors, the arithmetic kinds numeric ones.
+    tensors, the arithmetic kinds numeric ones. `shl` and `shr` (ONNX
+    BitShift) take unsigned integers; a shift by the bit width or more gives
+    0.
 
     ```mlir
     %y = osc.binary add %x, %b
