@@ -335,6 +335,16 @@ void checkProbeBuffer(const Model &model, const Options &o) {
 
 /// --input NAME=FILE into every session; the inputs not given are random
 /// from --seed.
+/// A tensor file for a model input or output of type `want`. ONNX's test
+/// data (libonnx-testdata 1.12) stores bfloat16 tensors as uint16 ones, the
+/// bit patterns, since numpy has no bfloat16: such a file is read as bf16.
+HostTensor readTensorFor(const std::string &file, DType want) {
+  HostTensor t = readTensorFile(file);
+  if (want == DType::BF16 && t.dtype == DType::U16)
+    t.dtype = DType::BF16;
+  return t;
+}
+
 void feedInputs(const Model &model, const Options &o,
                 std::vector<std::unique_ptr<Session>> &sessions) {
   std::vector<bool> given(model.inputs().size(), false);
@@ -350,7 +360,7 @@ void feedInputs(const Model &model, const Options &o,
           2);
     }
     const TensorInfo &info = model.inputs()[i];
-    HostTensor t = readTensorFile(file);
+    HostTensor t = readTensorFor(file, info.dtype);
     if (t.shape != info.shape || t.dtype != info.dtype)
       die("--input " + name + ": the model expects " + info.describe() +
               ", " + file + " holds " + describe(t.dtype, t.shape),
@@ -380,7 +390,7 @@ std::vector<std::pair<int, HostTensor>> readExpected(const Model &model,
     int out = model.outputIndex(name);
     if (out < 0)
       die("--expect: the model has no output '" + name + "'", 2);
-    HostTensor t = readTensorFile(file);
+    HostTensor t = readTensorFor(file, model.outputs()[out].dtype);
     // An output with a run-time extent: any size up to its bound along
     // that axis; the run's actual shape is checked after it.
     Shape bound = model.outputs()[out].shape;
