@@ -18,6 +18,18 @@ using namespace opscope::onnx_import;
 using llvm::SmallVector;
 using llvm::SmallVectorImpl;
 
+/// The dimensions a Resize's scales, sizes and roi give: its `axes` from
+/// opset 18 (normalized), else every dimension.
+static FailureOr<SmallVector<int64_t>> resizeAxes(NodeContext &c,
+                                                  int64_t rank) {
+  if (auto a = c.intsAttr("axes"); a && c.opset >= 18)
+    return c.normalizeAxes(*a, rank, "resize axis");
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back(d);
+  return all;
+}
+
 /// Resize from opset 18: `axes` names the dimensions scales or sizes give
 /// (the others keep their size), and keep_aspect_ratio_policy turns sizes
 /// into one scale for those axes, the smallest (not_larger) or the largest
@@ -30,16 +42,10 @@ readResize18(NodeContext &c, int64_t rank,
              std::optional<SmallVector<int64_t>> &sizes,
              SmallVector<float> &scaleAttr) {
   auto xt = typeOf(c.input(0));
-  SmallVector<int64_t> axes;
-  if (auto a = c.intsAttr("axes")) {
-    auto d = c.normalizeAxes(*a, rank, "resize axis");
-    if (failed(d))
-      return failure();
-    axes = std::move(*d);
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
+  FailureOr<SmallVector<int64_t>> axesOr = resizeAxes(c, rank);
+  if (failed(axesOr))
+    return failure();
+  SmallVector<int64_t> axes = std::move(*axesOr);
   auto expand = [&](auto &given, auto fill, StringRef what) -> LogicalResult {
     if (!given)
       return success();
@@ -99,16 +105,10 @@ static LogicalResult readResizeRoi(NodeContext &c, int64_t rank,
                  "input";
     return failure();
   }
-  SmallVector<int64_t> axes;
-  if (auto a = c.intsAttr("axes"); a && c.opset >= 18) {
-    auto d = c.normalizeAxes(*a, rank, "resize axis");
-    if (failed(d))
-      return failure();
-    axes = std::move(*d);
-  } else {
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
-  }
+  FailureOr<SmallVector<int64_t>> axesOr = resizeAxes(c, rank);
+  if (failed(axesOr))
+    return failure();
+  SmallVector<int64_t> axes = std::move(*axesOr);
   size_t n = axes.size();
   if (given->size() != 2 * n) {
     c.error() << "roi has " << given->size() << " entries, expected " << 2 * n
