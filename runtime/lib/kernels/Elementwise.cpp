@@ -182,8 +182,7 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
   // f16 at an fp16 model's graph inputs and outputs (the model computes in
   // f32), bf16 at a graph's: through f32, which holds every half and
   // bfloat16 exactly. To bf16 rounds to nearest even, as ONNX Runtime does.
-  auto half = [](DType t) { return t == DType::F16 || t == DType::BF16; };
-  if (half(from) || half(to)) {
+  if (isHalfFloat(from) || isHalfFloat(to)) {
     const int64_t kChunk = 1024;
     float buf[kChunk];
     for (int64_t i = 0; i < n; i += kChunk) {
@@ -196,10 +195,13 @@ void opscope::rt::cast(DType from, const void *x, DType to, void *y,
       else
         cast(from, src, DType::F32, buf, m);
       char *dst = static_cast<char *>(y) + i * dtypeSize(to);
-      if (to == DType::F16 || to == DType::BF16) {
-        uint16_t *h = reinterpret_cast<uint16_t *>(dst);
+      uint16_t *h = reinterpret_cast<uint16_t *>(dst);
+      if (to == DType::F16) {
         for (int64_t j = 0; j < m; ++j)
-          h[j] = to == DType::F16 ? floatToHalf(buf[j]) : floatToBfloat(buf[j]);
+          h[j] = floatToHalf(buf[j]);
+      } else if (to == DType::BF16) {
+        for (int64_t j = 0; j < m; ++j)
+          h[j] = floatToBfloat(buf[j]);
       } else {
         cast(DType::F32, buf, to, dst, m);
       }

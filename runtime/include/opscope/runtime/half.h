@@ -62,6 +62,10 @@ inline void halvesToFloats(const void *halves, float *out, int64_t n) {
   }
 }
 
+/// Whether `t` is a 16-bit float type (f16 or bf16): one the runtime holds
+/// only at a cast's side, converting through f32.
+inline bool isHalfFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
+
 /// A float rounded to bfloat16, nearest even (NaN stays a quiet NaN): bf16
 /// weights (sparse formats, --precision bf16) and bf16 graph outputs.
 inline uint16_t floatToBfloat(float f) {

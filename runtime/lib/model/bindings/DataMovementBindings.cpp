@@ -9,6 +9,7 @@
 #include "../KernelRegistry.h"
 
 #include "opscope/runtime/generic.h"
+#include "opscope/runtime/half.h"
 
 using namespace opscope;
 using namespace opscope::rt;
@@ -266,10 +267,9 @@ BoundKernel castOp(const OpContext &c, std::string &kernel) {
   // f16 and bf16 are cast from and to every type (through f32): an fp16
   // model's graph inputs and outputs around its f32 computation (the
   // importer widens the rest), a bf16 graph input or output.
-  auto half = [](DType t) { return t == DType::F16 || t == DType::BF16; };
-  if (!half(c.in(0).dtype))
+  if (!isHalfFloat(c.in(0).dtype))
     c.requireComputable(c.in(0));
-  if (!half(c.out().dtype))
+  if (!isHalfFloat(c.out().dtype))
     c.requireComputable(c.out());
   Movement m(c);
   DType from = c.in(0).dtype, to = c.out().dtype;
