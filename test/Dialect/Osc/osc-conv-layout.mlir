@@ -177,3 +177,21 @@ func.func @u8_chain(%x: tensor<1x8x16x16xf32>, %w: tensor<8x8x3x3xi8>) -> tensor
   %b = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, input_scale = 0.05 : f32, input_zero_point = 0 : i32, weight_scales = array<f32: 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0>} : (tensor<1x8x16x16xui8>, tensor<8x8x3x3xi8>) -> tensor<1x8x16x16xf32>
   return %b : tensor<1x8x16x16xf32>
 }
+
+// -----
+
+// One value as both the input and the residual of a convolution whose
+// result must stay NCHW (a function result): the input side alone could be
+// channels-last, but the residual is accumulated in the output's layout, so
+// the value stays NCHW. The pass asks each use by its operand position
+// (ChannelsLastOperand), not by the value.
+// CHECK: osc-conv-layout: 0 of 4 convolution activation reorders removed (2 convolutions; NHWC kept across 0 values)
+// CHECK-LABEL: func.func @input_and_residual
+// CHECK-NOT: nhwc
+// CHECK: return
+func.func @input_and_residual(%x: tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32> {
+  %w = osc.constant dense<0.1> : tensor<8x8x3x3xf32>
+  %a = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %b = osc.conv %a, %w sum(%a) post_ops [sum] {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x16x16xf32>, tensor<8x8x3x3xf32>, tensor<1x8x16x16xf32>) -> tensor<1x8x16x16xf32>
+  return %b : tensor<1x8x16x16xf32>
+}

@@ -45,7 +45,8 @@ def Osc_TransposeOp : Osc_ExecOp<"transpose", "Transpose", [Pure],
   let hasFolder = 1;
 }
 
-def Osc_DepthToSpaceOp : Osc_ExecOp<"depth_to_space", "DepthToSpace", [Pure],
+def Osc_DepthToSpaceOp : Osc_ExecOp<"depth_to_space", "DepthToSpace",
+    [Pure, Osc_ChannelsLastFlagged],
     []> {
   let summary = "move channel blocks into spatial blocks (ONNX DepthToSpace)";
   let description = [{
@@ -54,11 +55,6 @@ def Osc_DepthToSpaceOp : Osc_ExecOp<"depth_to_space", "DepthToSpace", [Pure],
     (i*b + j)*C + c (ONNX's DCR mode, the default) or c*b*b + i*b + j
     (`crd`). The sub-pixel form of a transposed convolution
     (`osc-fuse`'s deconv-as-conv) ends with one in DCR order.
-
-    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
-    ends, one per dimension, as fractions of `input - 1`); an output
-    whose coordinate falls outside the input in any dimension is
-    `extrapolation_value`. Other transformations have no `roi`.
 
     `nhwc` (set by `osc-conv-layout`): input and result buffers hold them
     channels-last, inside a chain of convolutions. In DCR order each
@@ -142,17 +138,13 @@ def Osc_GatherElementsOp : Osc_ExecOp<"gather_elements", "GatherElements",
   let hasVerifier = 1;
 }
 
-def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
+def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat",
+    [Pure, Osc_ChannelsLastFlagged],
     []> {
   let summary = "concatenate tensors along an axis";
   let description = [{
     All inputs have the same rank and element type and agree on every
     dimension but `axis`.
-
-    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
-    ends, one per dimension, as fractions of `input - 1`); an output
-    whose coordinate falls outside the input in any dimension is
-    `extrapolation_value`. Other transformations have no `roi`.
 
     `nhwc` (set by `osc-conv-layout`): 4-D inputs and result whose buffers
     hold them channels-last, inside a chain of convolutions (an FPN's
@@ -171,7 +163,8 @@ def Osc_ConcatOp : Osc_ExecOp<"concat", "Concat", [Pure],
   let hasFolder = 1;
 }
 
-def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
+def Osc_SliceOp : Osc_ExecOp<"slice", "Slice",
+    [Pure, Osc_ChannelsLastFlagged],
     []> {
   let summary = "strided slice with static bounds";
   let description = [{
@@ -179,11 +172,6 @@ def Osc_SliceOp : Osc_ExecOp<"slice", "Slice", [Pure],
     `starts[d]` with stride `steps[d]` (non-zero, may be negative). The result
     shape is `sizes`. The importer clamps and normalizes ONNX's
     starts/ends/axes/steps into this full-rank form.
-
-    `tf_crop_and_resize` maps the output onto the box `roi` (starts, then
-    ends, one per dimension, as fractions of `input - 1`); an output
-    whose coordinate falls outside the input in any dimension is
-    `extrapolation_value`. Other transformations have no `roi`.
 
     `nhwc` (set by `osc-conv-layout`): 4-D input and result buffers hold
     them channels-last, inside a chain of convolutions (the crop of a
@@ -248,7 +236,8 @@ def Osc_CastOp : Osc_ExecOp<"cast", "Cast", [Pure, SameOperandsAndResultShape],
   let hasFolder = 1;
 }
 
-def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize", [Pure],
+def Osc_ResizeOp : Osc_ExecOp<"resize", "Resize",
+    [Pure, Osc_ChannelsLastFlagged],
     ["getRuntimeEnums", "getFlops"]> {
   let summary = "resize by interpolation to the result shape";
   let description = [{

@@ -4,7 +4,8 @@
 // ExecutableOpInterface, the facts the passes after fusion need: the memory
 // planner (in-place), the lowering (runtime kind, operand order, enums by
 // name), the probe table and the fusion report (cost, weight, kernel
-// family). No pass switches on op classes for these.
+// family). No pass switches on op classes for these. ChannelsLastOpInterface
+// is what osc-conv-layout asks of the ops it may run channels-last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +93,45 @@ def Osc_ExecutableOpInterface : OpInterface<"ExecutableOpInterface"> {
       return ::opscope::rt::kernelFamily(getRuntimeKind());
     }
   }];
+}
+
+def Osc_ChannelsLastOpInterface : OpInterface<"ChannelsLastOpInterface"> {
+  let cppNamespace = "::opscope::osc";
+  let description = [{
+    An op that `osc-conv-layout` may run on channels-last buffers (`N x H x
+    W x C` in memory) while its types stay `N x C x H x W`, so that a chain
+    of convolutions passes activations in oneDNN's layout instead of
+    reordering around each one. A convolution converts between the layouts
+    itself (a flag per side); every other such op computes in whatever
+    order its operands' buffers hold, so its operands and result share one
+    layout. The pass asks only this interface, never op classes.
+  }];
+  let methods = [
+    InterfaceMethod<
+      [{Whether this op, with these operand and result types, can run
+        channels-last at all (4-D activations of the element types its
+        channels-last kernel takes).}],
+      "bool", "canRunChannelsLast", (ins)>,
+    InterfaceMethod<
+      [{Whether the op reorders between the layouts itself (a convolution:
+        it reads and writes either layout). Its result starts a chain and
+        each of its flags set removes one reorder.}],
+      "bool", "convertsLayout", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<
+      [{How operand `operand`'s layout relates to result 0's: Free (the op
+        reads it in either layout), Tied (in the result's layout) or Fixed
+        (NCHW only: weights, biases).}],
+      "::opscope::osc::ChannelsLastOperand", "getChannelsLastOperand",
+      (ins "unsigned":$operand), [{}],
+      [{ return ::opscope::osc::ChannelsLastOperand::Tied; }]>,
+    InterfaceMethod<
+      [{Sets the op's layout flags from the values the pass keeps
+        channels-last (`isChannelsLast`); returns the number of reorders
+        that removes (a flag on a converting op: one each).}],
+      "unsigned", "setChannelsLast",
+      (ins "::llvm::function_ref<bool(::mlir::Value)>":$isChannelsLast),
+      [{}], [{ return 0; /* no flag: the kernel follows its buffers */ }]>
+  ];
 }
 
 #endif // OPSCOPE_DIALECT_OSC_IR_OSCINTERFACES_TD

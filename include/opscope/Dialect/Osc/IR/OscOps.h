@@ -27,6 +27,13 @@ double tensorBytes(mlir::Value v);
 /// Bytes of every operand and result of `op`, weights included (what an
 /// op that reads and writes each tensor once moves).
 double operandAndResultBytes(mlir::Operation *op);
+/// How an operand's layout relates to the result's under osc-conv-layout
+/// (ChannelsLastOpInterface::getChannelsLastOperand).
+enum class ChannelsLastOperand {
+  Free,  ///< read in either layout (a convolution's input: it reorders)
+  Tied,  ///< in the result's layout (element-wise operands, a sum input)
+  Fixed, ///< NCHW only (weights, biases)
+};
 } // namespace opscope::osc
 
 #include "opscope/Dialect/Osc/IR/OscInterfaces.h.inc"

@@ -34,6 +34,17 @@ class Osc_ExecOp<string mnemonic, string kind, list<Trait> traits = [],
   }];
 }
 
+/// osc-conv-layout's contract (ChannelsLastOpInterface): an op that may run
+/// channels-last declares `canRunChannelsLast`; one with layout flags of its
+/// own also sets them (a convolution says more: Osc_ChannelsLastConv).
+defvar Osc_ChannelsLastAgnostic =
+    DeclareOpInterfaceMethods<Osc_ChannelsLastOpInterface>;
+defvar Osc_ChannelsLastFlagged =
+    DeclareOpInterfaceMethods<Osc_ChannelsLastOpInterface, ["setChannelsLast"]>;
+defvar Osc_ChannelsLastConv =
+    DeclareOpInterfaceMethods<Osc_ChannelsLastOpInterface,
+        ["setChannelsLast", "convertsLayout", "getChannelsLastOperand"]>;
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
@@ -226,7 +237,8 @@ def Osc_SparseInnerProductOp : Osc_ExecOp<"sparse_inner_product",
   let hasVerifier = 1;
 }
 
-def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
+def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments,
+    Osc_ChannelsLastConv],
     ["getRuntimeOperands", "getWeightOperand", "getFlops",
      "getInPlaceOperand"]> {
   let summary = "N-d convolution (NCHW) with bias and post-ops";
@@ -306,7 +318,8 @@ def Osc_ConvOp : Osc_ExecOp<"conv", "Conv", [Pure, AttrSizedOperandSegments],
   let hasVerifier = 1;
 }
 
-def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
+def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose",
+    [Pure, Osc_ChannelsLastConv],
     ["getRuntimeOperands", "getWeightOperand", "getFlops"]> {
   let summary = "N-d transposed convolution (NCHW) with bias";
   let description = [{
@@ -368,7 +381,7 @@ def Osc_ConvTransposeOp : Osc_ExecOp<"conv_transpose", "ConvTranspose", [Pure],
   let hasVerifier = 1;
 }
 
-def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure],
+def Osc_PoolOp : Osc_ExecOp<"pool", "Pool", [Pure, Osc_ChannelsLastFlagged],
     ["getRuntimeEnums", "getKindSuffix", "getFlops"]> {
   let summary = "max or average pooling over a window";
   let description = [{
@@ -516,7 +529,8 @@ def Osc_GeluOp : Osc_ExecOp<"gelu", "Gelu", [Pure, SameOperandsAndResultType],
   let assemblyFormat = "$approximation $input attr-dict `:` type($input)";
 }
 
-def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType],
+def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType,
+    Osc_ChannelsLastAgnostic],
     ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand",
      "propagateExtent"], "1.0"> {
   let summary = "elementwise unary function";
@@ -541,7 +555,7 @@ def Osc_UnaryOp : Osc_ExecOp<"unary", "Unary", [Pure, SameOperandsAndResultType]
   let hasFolder = 1;
 }
 
-def Osc_BinaryOp : Osc_ExecOp<"binary", "Binary", [Pure],
+def Osc_BinaryOp : Osc_ExecOp<"binary", "Binary", [Pure, Osc_ChannelsLastAgnostic],
     ["getRuntimeEnums", "getKindSuffix", "getInPlaceOperand",
      "propagateExtent"], "1.0"> {
   let summary = "elementwise binary function with numpy broadcasting";
