@@ -39,6 +39,11 @@ echo "== opscope's own kernels (DistilBERT seq-128 sizes) at every tier of the k
 "$BUILD_DIR/bin/bench-kernels"
 
 echo
+echo "== Data movement and lone element-wise ops on 1024x1024 activations against memcpy (docs/benchmarks.md, \"Data movement\"), one thread pinned to CPU 0, native tier then the avx2 cap"
+taskset -c 0 "$BUILD_DIR/bin/bench-datamove"
+OPSCOPE_MAX_ISA=avx2 taskset -c 0 "$BUILD_DIR/bin/bench-datamove"
+
+echo
 echo "== Recurrent layers: opscope's kernel vs oneDNN's RNN primitive (docs/importer.md), one thread pinned to CPU 0"
 taskset -c 0 "$BUILD_DIR/bin/bench-recurrent"
 

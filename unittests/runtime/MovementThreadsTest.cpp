@@ -138,4 +138,44 @@ TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
     for (size_t i = 0; i < x.size(); i += 997)
       ASSERT_EQ(one[i], std::min(6.0f, std::max(0.0f, x[i])));
   }
+  // NCHW 2-D resizes of 8 planes (64 x 48 -> 128 x 96): bilinear in ONNX
+  // Runtime's order and nearest; planes split over the threads, each range
+  // with its own tap rows.
+  for (ResizeMode mode : {ResizeMode::Linear, ResizeMode::Nearest}) {
+    ResizeParams p;
+    p.mode = mode;
+    p.transform = CoordinateTransform::HalfPixel;
+    Shape in = {2, 4, 64, 48}, out = {2, 4, 128, 96};
+    auto plan = planResize2D(p, in, out);
+    ASSERT_TRUE(plan);
+    std::vector<float> x(numElements(in));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+    for (float &v : x)
+      v = dist(rng);
+    auto [one, four] = both([&] {
+      std::vector<float> y(numElements(out));
+      resize2D(*plan, x.data(), y.data());
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    EXPECT_EQ(one[0], x[0]); // corner: both taps on x[0] or weight 1
+  }
+  // Pad of a 4 x 300 x 300 map by 2 pixels (constant and reflect): rows
+  // split over the threads.
+  for (PadMode mode : {PadMode::Constant, PadMode::Reflect}) {
+    Shape in = {1, 4, 300, 300}, out = {1, 4, 304, 304};
+    std::vector<float> x(numElements(in));
+    std::iota(x.begin(), x.end(), 0.0f);
+    auto [one, four] = both([&] {
+      std::vector<float> y(numElements(out));
+      pad(mode, DType::F32, x.data(), in, {0, 0, 2, 2, 0, 0, 2, 2}, -1.0,
+          y.data(), out);
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    // y[0][0][2][2] = x[0][0][0][0]; the border is -1 or reflected.
+    EXPECT_EQ(one[2 * 304 + 2], x[0]);
+    EXPECT_EQ(one[0], mode == PadMode::Constant ? -1.0f : x[2 * 300 + 2]);
+  }
 }

@@ -183,53 +183,94 @@ void opscope::rt::concat(const std::vector<const void *> &inputs,
   });
 }
 
+namespace {
+/// The input index that output index `i` of a dimension reads (`i - begin`
+/// mapped by the mode), or -1 for the constant fill.
+int64_t padSource(PadMode mode, int64_t i, int64_t begin, int64_t len) {
+  int64_t s = i - begin;
+  if (s >= 0 && s < len)
+    return s;
+  if (mode == PadMode::Constant || len == 0)
+    return -1;
+  if (mode == PadMode::Edge)
+    return s < 0 ? 0 : len - 1;
+  // Reflect, without repeating the edge.
+  int64_t period = std::max<int64_t>(2 * (len - 1), 1);
+  s = ((s % period) + period) % period;
+  return s >= len ? period - s : s;
+}
+} // namespace
+
 void opscope::rt::pad(PadMode mode, DType t, const void *x,
                       const Shape &xShape, const std::vector<int64_t> &pads,
                       double value, void *y, const Shape &yShape) {
   size_t rank = xShape.size();
   size_t es = dtypeSize(t);
-  Shape xSt = contiguousStrides(xShape);
   int64_t n = numElements(yShape);
   if (n == 0)
     return;
-  // Constant fill value in the element type.
-  std::vector<char> fill(es);
+  if (rank == 0) {
+    std::memcpy(y, x, es);
+    return;
+  }
+  const int64_t inner = yShape[rank - 1], innerIn = xShape[rank - 1];
+  const int64_t begin = pads[rank - 1];
+  // One output row (the last dimension) of the constant, and where each of
+  // its elements reads in an input row: the middle [lo, hi) is one copy.
+  std::vector<char> fillRow(inner * es);
   dispatchType(t, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     T v = static_cast<T>(value);
-    std::memcpy(fill.data(), &v, es);
+    for (int64_t j = 0; j < inner; ++j)
+      std::memcpy(fillRow.data() + j * es, &v, es);
   });
+  std::vector<int64_t> col(inner);
+  for (int64_t j = 0; j < inner; ++j)
+    col[j] = padSource(mode, j, begin, innerIn);
+  const int64_t lo = std::clamp<int64_t>(begin, 0, inner);
+  const int64_t hi = std::clamp<int64_t>(begin + innerIn, lo, inner);
+  Shape xSt = contiguousStrides(xShape);
   const char *src = static_cast<const char *>(x);
   char *dst = static_cast<char *>(y);
-  Shape idx(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t off = 0;
-    bool inside = true;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t s = idx[d] - pads[d];
-      int64_t len = xShape[d];
-      if (s < 0 || s >= len) {
-        if (mode == PadMode::Constant || len == 0) {
-          inside = false;
-          break;
-        }
-        if (mode == PadMode::Edge) {
-          s = s < 0 ? 0 : len - 1;
-        } else { // reflect, without repeating the edge
-          int64_t period = std::max<int64_t>(2 * (len - 1), 1);
-          s = ((s % period) + period) % period;
-          if (s >= len)
-            s = period - s;
-        }
+  const int64_t rows = n / inner;
+  // Rows over the threads in force, 256 KB a range at least.
+  int64_t grain = std::max<int64_t>(
+      1, (int64_t(1) << 18) / std::max<int64_t>(inner * es, 1));
+  parallelRanges(rows, grain, [&](int64_t first, int64_t last) {
+    // The outer index of row `first`, then counted up row by row.
+    Shape idx(rank, 0);
+    for (int64_t r = first, d = int64_t(rank) - 1; d-- > 0;) {
+      idx[d] = r % yShape[d];
+      r /= yShape[d];
+    }
+    for (int64_t r = first; r < last; ++r) {
+      char *out = dst + r * inner * es;
+      int64_t off = 0;
+      bool inside = true;
+      for (size_t d = 0; d + 1 < rank && inside; ++d) {
+        int64_t s = padSource(mode, idx[d], pads[d], xShape[d]);
+        inside = s >= 0;
+        off += s * xSt[d];
       }
-      off += s * xSt[d];
+      if (!inside) {
+        std::memcpy(out, fillRow.data(), inner * es);
+      } else {
+        const char *in = src + off * es;
+        auto edges = [&](int64_t from, int64_t to) {
+          for (int64_t j = from; j < to; ++j)
+            std::memcpy(out + j * es,
+                        col[j] < 0 ? fillRow.data() : in + col[j] * es, es);
+        };
+        edges(0, lo);
+        std::memcpy(out + lo * es, in + (lo - begin) * es, (hi - lo) * es);
+        edges(hi, inner);
+      }
+      for (int64_t d = int64_t(rank) - 1; d-- > 0;) {
+        if (++idx[d] < yShape[d])
+          break;
+        idx[d] = 0;
+      }
     }
-    std::memcpy(dst + i * es, inside ? src + off * es : fill.data(), es);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < yShape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+  });
 }
 

@@ -124,9 +124,15 @@ struct KernelTable {
                       bool copy);
   void (*blendRows)(const float *r0, const float *r1, float a, float b,
                     float *y, int64_t n);
-  void (*resizePixelNhwc)(const float *r0, const float *r1, int64_t c0,
-                          int64_t c1, float w0, float w1, float a, float b,
-                          bool colCopy, bool oneRow, float *y, int64_t c);
+  void (*resizeRowNhwc)(const float *r0, const float *r1, const int64_t *c0,
+                        const int64_t *c1, const float *w0, const float *w1,
+                        float a, float b, bool colCopy, bool oneRow, float *y,
+                        int64_t n, int64_t c);
+  void (*gatherTaps)(const float *x, const int64_t *c0, const int64_t *c1,
+                     float *t0, float *t1, int64_t n);
+  void (*blendTapsOrt)(const float *a0, const float *a1, const float *b0,
+                       const float *b1, const float *wx0, const float *wx1,
+                       float wy0, float wy1, float *y, int64_t n);
   /// Max pooling's channels-last pixel (RowKernels.h).
   void (*maxPixelNhwc)(const float *const *px, int64_t count, float *y,
                        int64_t c);

@@ -306,50 +306,49 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
 
 /// resize2D's bilinear form in ONNX Runtime's order (UpsampleBilinear):
 /// y = ((wx0*wy0)*x00 + (wx1*wy0)*x01) + (wx0*wy1)*x10 + (wx1*wy1)*x11,
-/// each product rounded, no fused multiply-add (this file is built with
-/// -ffp-contract=off). The two taps of each source row are gathered once
-/// into contiguous rows, so the blend is element-wise and vectorizes.
+/// each product rounded, no fused multiply-add (the table's rows compile
+/// with -ffp-contract=off). The two taps of each source row are gathered
+/// once into contiguous rows (the table's gatherTaps), so the blend
+/// (blendTapsOrt) is element-wise and vectorizes. Planes over the threads
+/// in force, each range with its own tap rows.
 static void resize2DOrtOrder(const Resize2DPlan &plan, const float *x,
                              float *y) {
+  const KernelTable &table = kernelTable();
   const int64_t iw = plan.inW, ow = plan.outW;
   const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
   const float *wx0 = plan.colW[0].data(), *wx1 = plan.colW[1].data();
-  // Gathered taps of two source rows: [k][0] the first, [k][1] the second.
-  std::vector<float> taps[2][2];
-  for (auto &t : taps)
-    t[0].resize(ow), t[1].resize(ow);
-  for (int64_t pl = 0; pl < plan.planes; ++pl) {
-    const float *xp = x + pl * plan.inH * iw;
-    float *yp = y + pl * plan.outH * ow;
-    int64_t cached[2] = {-1, -1};
-    auto gather = [&](int64_t s, int keep) -> int {
-      for (int k = 0; k < 2; ++k)
-        if (cached[k] == s)
-          return k;
-      int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
-      const float *row = xp + s * iw;
-      float *t0 = taps[k][0].data(), *t1 = taps[k][1].data();
-      for (int64_t o = 0; o < ow; ++o) {
-        t0[o] = row[c0[o]];
-        t1[o] = row[c1[o]];
+  const int64_t grain = std::max<int64_t>(
+      1, (int64_t(1) << 16) / std::max<int64_t>(1, plan.outH * ow));
+  parallelRanges(plan.planes, grain, [&](int64_t first, int64_t last) {
+    // Gathered taps of two source rows: [k][0] the first, [k][1] the second.
+    std::vector<float> taps[2][2];
+    for (auto &t : taps)
+      t[0].resize(ow), t[1].resize(ow);
+    for (int64_t pl = first; pl < last; ++pl) {
+      const float *xp = x + pl * plan.inH * iw;
+      float *yp = y + pl * plan.outH * ow;
+      int64_t cached[2] = {-1, -1};
+      auto gather = [&](int64_t s, int keep) -> int {
+        for (int k = 0; k < 2; ++k)
+          if (cached[k] == s)
+            return k;
+        int k =
+            keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
+        table.gatherTaps(xp + s * iw, c0, c1, taps[k][0].data(),
+                         taps[k][1].data(), ow);
+        cached[k] = s;
+        return k;
+      };
+      for (int64_t oy = 0; oy < plan.outH; ++oy) {
+        int k0 = gather(plan.rowSrc[0][oy], -1);
+        int k1 = gather(plan.rowSrc[1][oy], k0);
+        table.blendTapsOrt(taps[k0][0].data(), taps[k0][1].data(),
+                           taps[k1][0].data(), taps[k1][1].data(), wx0, wx1,
+                           plan.rowW[0][oy], plan.rowW[1][oy], yp + oy * ow,
+                           ow);
       }
-      cached[k] = s;
-      return k;
-    };
-    for (int64_t oy = 0; oy < plan.outH; ++oy) {
-      int k0 = gather(plan.rowSrc[0][oy], -1);
-      int k1 = gather(plan.rowSrc[1][oy], k0);
-      const float wy0 = plan.rowW[0][oy], wy1 = plan.rowW[1][oy];
-      const float *__restrict a0 = taps[k0][0].data();
-      const float *__restrict a1 = taps[k0][1].data();
-      const float *__restrict b0 = taps[k1][0].data();
-      const float *__restrict b1 = taps[k1][1].data();
-      float *__restrict dst = yp + oy * ow;
-      for (int64_t o = 0; o < ow; ++o)
-        dst[o] = wx0[o] * wy0 * a0[o] + wx1[o] * wy0 * a1[o] +
-                 wx0[o] * wy1 * b0[o] + wx1[o] * wy1 * b1[o];
     }
-  }
+  });
 }
 
 void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
@@ -357,39 +356,46 @@ void opscope::rt::resize2D(const Resize2DPlan &plan, const float *x, float *y) {
     return resize2DOrtOrder(plan, x, y);
   const KernelTable &table = kernelTable();
   const int64_t iw = plan.inW, ow = plan.outW;
-  std::vector<float> rows[2] = {std::vector<float>(ow), std::vector<float>(ow)};
   const int64_t *c0 = plan.colSrc[0].data(), *c1 = plan.colSrc[1].data();
   const float *w0 = plan.colW[0].data(), *w1 = plan.colW[1].data();
-  for (int64_t pl = 0; pl < plan.planes; ++pl) {
-    const float *xp = x + pl * plan.inH * iw;
-    float *yp = y + pl * plan.outH * ow;
-    int64_t cached[2] = {-1, -1};
-    // The horizontally resampled source row `s`, in one of two buffers;
-    // `keep` is a buffer not to overwrite (the other row of a blend).
-    auto row = [&](int64_t s, int keep, int &at) -> const float * {
-      for (int k = 0; k < 2; ++k)
-        if (cached[k] == s)
-          return rows[at = k].data();
-      int k = keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
-      // Nearest (colCopy): a copy, no 0 * inf.
-      table.resampleRow(xp + s * iw, c0, c1, w0, w1, rows[k].data(), ow,
-                        plan.colCopy);
-      cached[k] = s;
-      return rows[at = k].data();
-    };
-    for (int64_t oy = 0; oy < plan.outH; ++oy) {
-      float *dst = yp + oy * ow;
-      float a = plan.rowW[0][oy], b = plan.rowW[1][oy];
-      int k0 = -1, k1 = -1;
-      const float *r0 = row(plan.rowSrc[0][oy], -1, k0);
-      if (b == 0.0f && a == 1.0f) {
-        std::memcpy(dst, r0, ow * sizeof(float));
-        continue;
+  // Planes over the threads in force, each range with its own rows.
+  const int64_t grain = std::max<int64_t>(
+      1, (int64_t(1) << 16) / std::max<int64_t>(1, plan.outH * ow));
+  parallelRanges(plan.planes, grain, [&](int64_t first, int64_t last) {
+    std::vector<float> rows[2] = {std::vector<float>(ow),
+                                  std::vector<float>(ow)};
+    for (int64_t pl = first; pl < last; ++pl) {
+      const float *xp = x + pl * plan.inH * iw;
+      float *yp = y + pl * plan.outH * ow;
+      int64_t cached[2] = {-1, -1};
+      // The horizontally resampled source row `s`, in one of two buffers;
+      // `keep` is a buffer not to overwrite (the other row of a blend).
+      auto row = [&](int64_t s, int keep, int &at) -> const float * {
+        for (int k = 0; k < 2; ++k)
+          if (cached[k] == s)
+            return rows[at = k].data();
+        int k =
+            keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
+        // Nearest (colCopy): a copy, no 0 * inf.
+        table.resampleRow(xp + s * iw, c0, c1, w0, w1, rows[k].data(), ow,
+                          plan.colCopy);
+        cached[k] = s;
+        return rows[at = k].data();
+      };
+      for (int64_t oy = 0; oy < plan.outH; ++oy) {
+        float *dst = yp + oy * ow;
+        float a = plan.rowW[0][oy], b = plan.rowW[1][oy];
+        int k0 = -1, k1 = -1;
+        const float *r0 = row(plan.rowSrc[0][oy], -1, k0);
+        if (b == 0.0f && a == 1.0f) {
+          std::memcpy(dst, r0, ow * sizeof(float));
+          continue;
+        }
+        const float *r1 = row(plan.rowSrc[1][oy], k0, k1);
+        table.blendRows(r0, r1, a, b, dst, ow);
       }
-      const float *r1 = row(plan.rowSrc[1][oy], k0, k1);
-      table.blendRows(r0, r1, a, b, dst, ow);
     }
-  }
+  });
 }
 
 void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
@@ -401,6 +407,11 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
   // range at least.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, ow * c));
+  // Source columns in elements of a channels-last row.
+  std::vector<int64_t> cols[2] = {plan.colSrc[0], plan.colSrc[1]};
+  for (auto &v : cols)
+    for (int64_t &i : v)
+      i *= c;
   parallelRanges(batches * plan.outH, grain, [&](int64_t begin, int64_t end) {
     for (int64_t at = begin; at < end; ++at) {
       int64_t n = at / plan.outH, oy = at % plan.outH;
@@ -412,11 +423,9 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
       bool oneRow = b == 0.0f && a == 1.0f;
       const float *r0 = xb + plan.rowSrc[0][oy] * iw * c;
       const float *r1 = xb + plan.rowSrc[1][oy] * iw * c;
-      for (int64_t ox = 0; ox < ow; ++ox)
-        table.resizePixelNhwc(r0, r1, plan.colSrc[0][ox] * c,
-                              plan.colSrc[1][ox] * c, plan.colW[0][ox],
-                              plan.colW[1][ox], a, b, plan.colCopy, oneRow,
-                              yb + (oy * ow + ox) * c, c);
+      table.resizeRowNhwc(r0, r1, cols[0].data(), cols[1].data(),
+                          plan.colW[0].data(), plan.colW[1].data(), a, b,
+                          plan.colCopy, oneRow, yb + oy * ow * c, ow, c);
     }
   });
 }

@@ -292,7 +292,7 @@ OPSCOPE_INLINE void blendRows(const float *r0, const float *r1, float a,
 /// One channels-last output pixel of a 2-D linear resize, `c` channels:
 /// the source pixels' rows r0/r1 at columns c0/c1 blended horizontally
 /// (w0, w1; `colCopy`: taken) then vertically (a, b; `oneRow`: the first).
-OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
+OPSCOPE_INLINE void resizePixelNhwcInline(const float *r0, const float *r1,
                                     int64_t c0, int64_t c1, float w0,
                                     float w1, float a, float b, bool colCopy,
                                     bool oneRow, float *y, int64_t c) {
@@ -314,6 +314,44 @@ OPSCOPE_INLINE void resizePixelNhwc(const float *r0, const float *r1,
   for (int64_t k = 0; k < c; ++k)
     y[k] = a * (w0 * r0[c0 + k] + w1 * r0[c1 + k]) +
            b * (w0 * r1[c0 + k] + w1 * r1[c1 + k]);
+}
+
+/// One channels-last output row of a 2-D linear resize: `n` pixels, pixel
+/// `o` from columns c0[o] and c1[o] (in elements, already times `c`) with
+/// weights w0[o] and w1[o], each as resizePixelNhwcInline computes it.
+OPSCOPE_INLINE void resizeRowNhwc(const float *r0, const float *r1,
+                                  const int64_t *c0, const int64_t *c1,
+                                  const float *w0, const float *w1, float a,
+                                  float b, bool colCopy, bool oneRow,
+                                  float *y, int64_t n, int64_t c) {
+  for (int64_t o = 0; o < n; ++o)
+    resizePixelNhwcInline(r0, r1, c0[o], c1[o], w0[o], w1[o], a, b, colCopy,
+                          oneRow, y + o * c, c);
+}
+
+/// Bilinear resize in ONNX Runtime's order (Resize.cpp, resize2DOrtOrder):
+/// the two taps of a source row gathered into contiguous rows ...
+OPSCOPE_INLINE void gatherTaps(const float *x, const int64_t *c0,
+                               const int64_t *c1, float *t0, float *t1,
+                               int64_t n) {
+  for (int64_t o = 0; o < n; ++o) {
+    t0[o] = x[c0[o]];
+    t1[o] = x[c1[o]];
+  }
+}
+
+/// ... then blended as ONNX Runtime's UpsampleBilinear does, each product
+/// rounded, left to right, no fused multiply-add.
+OPSCOPE_INLINE void blendTapsOrt(const float *__restrict a0,
+                                 const float *__restrict a1,
+                                 const float *__restrict b0,
+                                 const float *__restrict b1,
+                                 const float *__restrict wx0,
+                                 const float *__restrict wx1, float wy0,
+                                 float wy1, float *__restrict y, int64_t n) {
+  for (int64_t o = 0; o < n; ++o)
+    y[o] = wx0[o] * wy0 * a0[o] + wx1[o] * wy0 * a1[o] +
+           wx0[o] * wy1 * b0[o] + wx1[o] * wy1 * b1[o];
 }
 
 /// One channels-last output pixel of a 2-D max pooling, `c` channels: the
@@ -412,11 +450,23 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
                       float *y, int64_t n) {                                   \
     opscope::rt::row_kernels::blendRows(r0, r1, a, b, y, n);                   \
   }                                                                            \
-  ATTR void resizePixelNhwc(const float *r0, const float *r1, int64_t c0,      \
-                            int64_t c1, float w0, float w1, float a, float b,  \
-                            bool colCopy, bool oneRow, float *y, int64_t c) {  \
-    opscope::rt::row_kernels::resizePixelNhwc(r0, r1, c0, c1, w0, w1, a, b,    \
-                                              colCopy, oneRow, y, c);          \
+  ATTR void resizeRowNhwc(const float *r0, const float *r1,                  \
+                          const int64_t *c0, const int64_t *c1,              \
+                          const float *w0, const float *w1, float a, float b,\
+                          bool colCopy, bool oneRow, float *y, int64_t n,    \
+                          int64_t c) {                                       \
+    opscope::rt::row_kernels::resizeRowNhwc(r0, r1, c0, c1, w0, w1, a, b,      \
+                                            colCopy, oneRow, y, n, c);         \
+  }                                                                            \
+  ATTR void gatherTaps(const float *x, const int64_t *c0, const int64_t *c1,   \
+                       float *t0, float *t1, int64_t n) {                      \
+    opscope::rt::row_kernels::gatherTaps(x, c0, c1, t0, t1, n);                \
+  }                                                                            \
+  ATTR void blendTapsOrt(const float *a0, const float *a1, const float *b0,    \
+                         const float *b1, const float *wx0, const float *wx1,  \
+                         float wy0, float wy1, float *y, int64_t n) {          \
+    opscope::rt::row_kernels::blendTapsOrt(a0, a1, b0, b1, wx0, wx1, wy0, wy1, \
+                                           y, n);                              \
   }                                                                            \
   ATTR void maxPixelNhwc(const float *const *px, int64_t count, float *y,      \
                          int64_t c) {                                          \
@@ -441,7 +491,9 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
     (t).lrnRow = NS::lrnRow;                                                   \
     (t).resampleRow = NS::resampleRow;                                         \
     (t).blendRows = NS::blendRows;                                             \
-    (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \
+    (t).resizeRowNhwc = NS::resizeRowNhwc;                                     \
+    (t).gatherTaps = NS::gatherTaps;                                           \
+    (t).blendTapsOrt = NS::blendTapsOrt;                                       \
     (t).maxPixelNhwc = NS::maxPixelNhwc;                                       \
     (t).iouSuppressRow = NS::iouSuppressRow;                                   \
   } while (0)
