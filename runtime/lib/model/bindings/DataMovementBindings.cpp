@@ -256,7 +256,9 @@ BoundKernel padOp(const OpContext &c, std::string &kernel) {
   Shape pads = c.ints("pads");
   double value = c.floatAttr("value", 0.0);
   DType t = c.in(0).dtype;
-  kernel = c.ownKernel(false);
+  // Each output row: one copy of its inside, the few border elements
+  // filled or mirrored (generic.h's pad).
+  kernel = c.copyKernel();
   return [=] {
     pad(mode, t, m.x, m.xs, pads, value, m.y, m.ys);
     return std::string();
