@@ -2,7 +2,8 @@
 //
 // Part of opscope (docs/benchmark-modes.md, "opscope-bench"). MegEngine's
 // load_and_run sweeps its run settings; this sweeps what a model is
-// compiled for: batch sizes, sequence lengths and precisions. Each cell is
+// compiled for: batch sizes, sequence lengths and precisions, and the
+// kernel threads it runs with (the scaling curve). Each cell is
 // compiled (into the compile cache), then all cells run in rounds, and with
 // --compare-ort ONNX Runtime runs the same shapes in the same rounds, so
 // the ratios compare systems under the same host load. It prints a table
@@ -103,6 +104,7 @@ double median(std::vector<double> v) {
 struct Cell {
   std::string precision;
   int64_t batch = 1, seq = 0;
+  int threads = 1;
   std::vector<std::string> shapes; // NAME=DIMS
   std::string library, kernel;
   std::string shapeKey; // the shapes, joined: cells that share inputs
@@ -112,10 +114,15 @@ struct Cell {
   std::vector<std::string> inputFiles; // NAME=FILE.npy, for ONNX Runtime
   std::vector<double> ours;            // round medians, ms
   std::vector<double> ort;             // ONNX Runtime, same rounds
+  /// What ONNX Runtime's runs of this cell are filed under: the shapes and
+  /// the threads (every precision compares with the same fp32 run).
+  std::string ortKey() const { return shapeKey + "@" + std::to_string(threads); }
 };
 
-/// ONNX Runtime's round medians (ms) by Cell::shapeKey.
+/// ONNX Runtime's round medians (ms) by Cell::ortKey.
 using MsByShape = std::map<std::string, std::vector<double>>;
+
+bool manyThreadCounts(const Options &o) { return o.threads.size() > 1; }
 
 // The steps of run(). Those returning an int return -1 to go on, else the
 // exit code (the message printed).
@@ -146,6 +153,12 @@ int checkOptions(Options &o, std::vector<Template> &parsed) {
   if (!int8 && !o.calibration.empty())
     return fail("--calibration-inputs applies to --precision int8",
                 tools::kUsage);
+  if (o.cpu >= 0 &&
+      std::any_of(o.threads.begin(), o.threads.end(),
+                  [](int t) { return t > 1; }))
+    return fail("--cpu pins every thread to one CPU: use it with --threads "
+                "1 (for more threads, pin the whole run with taskset -c)",
+                tools::kUsage);
   if (!needsCompiling(classifyModelFile(o.modelPath)))
     return fail(o.modelPath + ": opscope-bench compiles the grid from an ONNX "
                               "model (.onnx or .onnxtext)",
@@ -158,8 +171,8 @@ int checkOptions(Options &o, std::vector<Template> &parsed) {
   return -1;
 }
 
-/// The work directory (default the compile cache) with its bench-inputs,
-/// the --cpu pinning and the kernel threads.
+/// The work directory (default the compile cache) with its bench-inputs
+/// and the --cpu pinning (each cell sets its kernel threads).
 int setUp(Options &o) {
   if (o.workDir.empty())
     o.workDir = defaultCacheDir();
@@ -176,25 +189,27 @@ int setUp(Options &o) {
                       std::strerror(errno),
                   tools::kUsage);
   }
-  rt::setDenseThreads(o.threads);
   return -1;
 }
 
-/// The grid: every precision x batch x sequence length.
+/// The grid: every precision x batch x sequence length x thread count
+/// (threads innermost: a scaling curve is consecutive rows).
 std::vector<Cell> gridCells(const Options &o,
                             const std::vector<Template> &parsed) {
   std::vector<Cell> cells;
   for (const std::string &p : o.precisions)
     for (int64_t b : o.batches)
-      for (int64_t s : o.seqs) {
-        Cell c;
-        c.precision = p;
-        c.batch = b;
-        c.seq = s;
-        for (const Template &t : parsed)
-          c.shapes.push_back(t.shape(b, s));
-        cells.push_back(std::move(c));
-      }
+      for (int64_t s : o.seqs)
+        for (int threads : o.threads) {
+          Cell c;
+          c.precision = p;
+          c.batch = b;
+          c.seq = s;
+          c.threads = threads;
+          for (const Template &t : parsed)
+            c.shapes.push_back(t.shape(b, s));
+          cells.push_back(std::move(c));
+        }
   return cells;
 }
 
@@ -227,8 +242,8 @@ int compileCells(const Options &o, std::vector<Cell> &cells) {
 }
 
 /// Inputs: random, from one seed per shape, shared by every precision
-/// and by ONNX Runtime (as .npy files); each cell's session is created and
-/// its inputs written once.
+/// and by ONNX Runtime (as .npy files); each cell's session is created
+/// (under its kernel threads) and its inputs written once.
 void prepareInputs(const Options &o, std::vector<Cell> &cells) {
   std::map<std::string, std::vector<rt::HostTensor>> byShape;
   std::map<std::string, std::vector<std::string>> filesByShape;
@@ -253,6 +268,9 @@ void prepareInputs(const Options &o, std::vector<Cell> &cells) {
     }
     c.inputs = byShape[key];
     c.inputFiles = filesByShape[key];
+    // oneDNN plans a primitive for the threads in force when it is created:
+    // the session of a cell is created with the threads it runs with.
+    rt::setDenseThreads(c.threads);
     c.session = c.model->createSession();
     for (size_t i = 0; i < c.inputs.size(); ++i)
       if (!c.inputs[i].data.empty())
@@ -264,10 +282,10 @@ void prepareInputs(const Options &o, std::vector<Cell> &cells) {
   }
 }
 
-/// Runs ONNX Runtime (node on --ort-runner) on `c`'s shapes and inputs once,
-/// adding its median to `ortByShape`.
+/// Runs ONNX Runtime (node on --ort-runner) on `c`'s shapes and inputs once
+/// with `c`'s threads, adding its median to `ortByShape`.
 int runOrt(const Options &o, const Cell &c, MsByShape &ortByShape) {
-  const std::string &key = c.shapeKey;
+  const std::string key = c.ortKey();
   std::vector<std::string> args;
   if (o.cpu >= 0)
     args = {"taskset", "-c", std::to_string(o.cpu)};
@@ -279,7 +297,7 @@ int runOrt(const Options &o, const Cell &c, MsByShape &ortByShape) {
   args.insert(args.end(),
               {"--iterations", std::to_string(o.iterations), "--warmup",
                std::to_string(o.warmup), "--threads",
-               std::to_string(o.threads)});
+               std::to_string(c.threads)});
   std::string out;
   int rc = tools::runCapture(args, out);
   if (rc != 0)
@@ -295,9 +313,9 @@ int runOrt(const Options &o, const Cell &c, MsByShape &ortByShape) {
   return -1;
 }
 
-/// Rounds: every cell once per round; ONNX Runtime after each cell of
-/// fp32's shapes (it runs fp32 only; the other precisions compare with
-/// it).
+/// Rounds: every cell once per round, with its kernel threads; ONNX
+/// Runtime after the first cell of each shape and thread count (it runs
+/// fp32 only; the other precisions compare with it).
 int runRounds(const Options &o, std::vector<Cell> &cells,
               MsByShape &ortByShape) {
   size_t steps = static_cast<size_t>(o.rounds) * cells.size();
@@ -306,12 +324,13 @@ int runRounds(const Options &o, std::vector<Cell> &cells,
   for (int r = 0; r < o.rounds; ++r) {
     std::map<std::string, bool> ortDone;
     for (Cell &c : cells) {
+      rt::setDenseThreads(c.threads);
       BenchmarkConfig config;
       config.warmup = o.warmup;
       config.iterations = o.iterations;
       BenchmarkResult result = runBenchmark({c.session.get()}, config);
       c.ours.push_back(median(result.allMs()));
-      const std::string &key = c.shapeKey;
+      const std::string key = c.ortKey();
       if (o.compareOrt && !ortDone[key]) {
         ortDone[key] = true;
         if (int code = runOrt(o, c, ortByShape); code >= 0)
@@ -326,6 +345,14 @@ int runRounds(const Options &o, std::vector<Cell> &cells,
   return -1;
 }
 
+/// --threads as given: "1", "2" or "1,2".
+std::string threadList(const Options &o) {
+  std::string s;
+  for (int t : o.threads)
+    s += (s.empty() ? "" : ",") + std::to_string(t);
+  return s;
+}
+
 /// The line naming the model, the CPU, AMX, the threads and the rounds.
 void printHeading(const Options &o, const std::vector<Cell> &cells) {
   bool amxUsed = false;
@@ -335,7 +362,8 @@ void printHeading(const Options &o, const std::vector<Cell> &cells) {
             << "; CPU " << rt::hostCpu().model << ", AMX "
             << (cpuHasAmx() ? (amxUsed ? "used" : "available, not used")
                             : "not available")
-            << "; " << o.threads << " thread" << (o.threads == 1 ? "" : "s")
+            << "; " << threadList(o) << " thread"
+            << (o.threads.size() == 1 && o.threads[0] == 1 ? "" : "s")
             << (o.cpu >= 0 ? " pinned to CPU " + std::to_string(o.cpu) : "")
             << "; " << o.rounds << " rounds of " << o.iterations
             << " runs (medians of round medians)\n";
@@ -347,16 +375,29 @@ std::string printGrid(const Options &o, const std::vector<Cell> &cells,
   std::ostringstream csv;
   csv << "model,precision,batch,seq,shapes,opscope_ms,opscope_round_min_ms,"
          "opscope_round_max_ms,samples_per_s,ort_ms,ratio,ratio_min,"
-         "ratio_max,rounds,iterations,threads,cpu,amx_used,cpu_model\n";
+         "ratio_max,rounds,iterations,threads,cpu,amx_used,cpu_model,"
+         "speedup\n";
+  const bool scaling = manyThreadCounts(o);
   std::cout << std::left << std::setw(10) << "precision" << std::right
-            << std::setw(7) << "batch" << std::setw(7) << "seq"
-            << std::setw(13) << "opscope ms" << std::setw(12) << "samples/s";
+            << std::setw(7) << "batch" << std::setw(7) << "seq";
+  if (scaling)
+    std::cout << std::setw(9) << "threads";
+  std::cout << std::setw(13) << "opscope ms" << std::setw(12) << "samples/s";
+  if (scaling)
+    std::cout << std::setw(24) << "speedup [spread]";
   if (o.compareOrt)
     std::cout << std::setw(11) << "ORT ms" << std::setw(22)
               << "opscope/ORT [spread]";
   std::cout << "\n";
+  const Cell *base = nullptr; // the first thread count's cell of this shape
   for (const Cell &c : cells) {
-    const std::string &key = c.shapeKey;
+    const std::string key = c.ortKey();
+    if (c.threads == o.threads.front())
+      base = &c;
+    // Speedup over the first --threads count, round by round.
+    std::vector<double> speedups;
+    for (size_t r = 0; r < c.ours.size(); ++r)
+      speedups.push_back(base->ours[r] / c.ours[r]);
     double ours = median(c.ours);
     double perSecond = ours > 0 ? 1000.0 * c.batch / ours : 0;
     std::vector<double> ratios;
@@ -365,8 +406,16 @@ std::string printGrid(const Options &o, const std::vector<Cell> &cells,
         ratios.push_back(c.ours[r] / ortByShape[key][r]);
     std::cout << std::left << std::setw(10) << c.precision << std::right
               << std::setw(7) << c.batch << std::setw(7)
-              << (c.seq ? std::to_string(c.seq) : "-") << std::setw(13)
-              << fixed(ours, 3) << std::setw(12) << fixed(perSecond, 1);
+              << (c.seq ? std::to_string(c.seq) : "-");
+    if (scaling)
+      std::cout << std::setw(9) << c.threads;
+    std::cout << std::setw(13) << fixed(ours, 3) << std::setw(12)
+              << fixed(perSecond, 1);
+    if (scaling) {
+      auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
+      std::cout << std::setw(12) << fixed(median(speedups), 2) << "x ["
+                << fixed(*lo, 2) << "-" << fixed(*hi, 2) << "]";
+    }
     std::string shapes;
     for (const std::string &s : c.shapes)
       shapes += (shapes.empty() ? "" : " ") + s;
@@ -389,16 +438,20 @@ std::string printGrid(const Options &o, const std::vector<Cell> &cells,
     } else {
       csv << ",,,";
     }
-    csv << "," << o.rounds << "," << o.iterations << "," << o.threads << ","
+    csv << "," << o.rounds << "," << o.iterations << "," << c.threads << ","
         << (o.cpu >= 0 ? std::to_string(o.cpu) : "") << ","
         << (c.kernel == "amx" ? "true" : "false") << ","
-        << csvField(rt::hostCpu().model) << "\n";
+        << csvField(rt::hostCpu().model) << ","
+        << (scaling ? fixed(median(speedups), 4) : "") << "\n";
     std::cout << "\n";
   }
   if (o.compareOrt)
     std::cout << "(ONNX Runtime runs fp32 on the same model and inputs in "
                  "every round; each ratio is opscope's round median over "
                  "ONNX Runtime's, [spread] their range over rounds)\n";
+  if (scaling)
+    std::cout << "(speedup: the first --threads count's round median over "
+                 "this one's; ONNX Runtime runs with the same threads)\n";
   return csv.str();
 }
 
@@ -468,7 +521,11 @@ void addOptions(CLI::App &app, Options &o) {
       ->check(tools::positiveInteger());
   app.add_option("--warmup", o.warmup, "untimed runs first (default 2)")
       ->check(tools::nonNegativeInteger());
-  app.add_option("--threads", o.threads, "kernel threads (default 1)")
+  app.add_option("--threads", o.threads,
+                 "kernel threads (default 1); several, e.g. 1,2, make a "
+                 "scaling curve: each runs as its own cell, with its "
+                 "speedup over the first")
+      ->delimiter(',')
       ->check(tools::positiveInteger());
   app.add_option("--cpu", o.cpu,
                  "pin opscope and ONNX Runtime to this CPU (with --threads "

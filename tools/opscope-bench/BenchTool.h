@@ -29,8 +29,9 @@ struct Options {
       ortRunner = defaultOrtRunner();
   std::vector<std::string> templates, precisions = {"fp32"};
   std::vector<int64_t> batches = {1}, seqs;
-  int rounds = 3, iterations = 10, warmup = 2, threads = 1, cpu = -1,
-      intMax = 2;
+  /// Kernel thread counts: a grid dimension (the scaling curve).
+  std::vector<int> threads = {1};
+  int rounds = 3, iterations = 10, warmup = 2, cpu = -1, intMax = 2;
   bool compareOrt = false;
 };
 

@@ -81,6 +81,16 @@ def main():
     if df["ort_ms"].notna().all():
         if not ((df["ratio_min"] <= df["ratio"]) & (df["ratio"] <= df["ratio_max"])).all():
             fail("a ratio outside its rounds' spread")
+    if "speedup" in df and df["speedup"].notna().any():
+        # A scaling curve (--threads 1,2): each shape's first thread count
+        # is its own base, every speedup is that cell's median over this.
+        for _, g in df.groupby(["precision", "batch", "seq"], dropna=False):
+            first = g.sort_values("threads").iloc[0]
+            if abs(first["speedup"] - 1.0) > 1e-9:
+                fail("the first thread count's speedup is %s, not 1" % first["speedup"])
+            if not (g["speedup"] > 0).all():
+                fail("a non-positive speedup")
+        print("ok: csv: speedups over the first thread count")
     print("ok: csv: %d cells, typed columns, ratios within their spread" % len(df))
 
     page = open(a.html, encoding="utf-8").read()
