@@ -70,6 +70,8 @@ double applyPostOp(PostOp p, double v, double sum) {
     return std::tanh(v);
   case PostOp::HardSwish:
     return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
+  case PostOp::Relu6:
+    return std::min(6.0, std::max(0.0, v));
   case PostOp::Sum:
     return v + sum;
   }
@@ -115,7 +117,8 @@ TEST(InnerProduct, PlainAndBias) {
 
 TEST(InnerProduct, PostOps) {
   for (PostOp p : {PostOp::Relu, PostOp::GeluErf, PostOp::GeluTanh,
-                   PostOp::Sigmoid, PostOp::Tanh, PostOp::HardSwish})
+                   PostOp::Sigmoid, PostOp::Tanh, PostOp::HardSwish,
+                   PostOp::Relu6})
     check(3, 33, 17, true, {p}, false);
 }
 
@@ -442,7 +445,8 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
       {PostOp::Relu},
       {PostOp::Sum, PostOp::Relu},
       {PostOp::Relu, PostOp::Sum},
-      {PostOp::HardSwish, PostOp::Sum}};
+      {PostOp::HardSwish, PostOp::Sum},
+      {PostOp::Sum, PostOp::Relu6}};
   unsigned seed = 100;
   for (ConvParams p : shapes) {
     auto x = randomVector(numElements(p.input), ++seed),
@@ -524,7 +528,8 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
                                             {PostOp::Relu},
                                             {PostOp::Sum, PostOp::Relu},
                                             {PostOp::HardSwish, PostOp::Sum},
-                                            {PostOp::Sigmoid}};
+                                            {PostOp::Sigmoid},
+                                            {PostOp::Sum, PostOp::Relu6}};
   unsigned seed = 500;
   for (const Shape &s : shapes) {
     ConvParams p;

@@ -133,6 +133,8 @@ double post(PostOp p, double v, double sum) {
     return std::tanh(v);
   case PostOp::HardSwish:
     return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
+  case PostOp::Relu6:
+    return std::min(6.0, std::max(0.0, v));
   case PostOp::Sum:
     return v + sum;
   }
@@ -296,7 +298,8 @@ TEST_P(SparseF32, MatchesDense) {
       {PostOp::GeluErf},
       {PostOp::Sum},
       {PostOp::Relu, PostOp::Sum, PostOp::Tanh},
-      {PostOp::Sigmoid, PostOp::HardSwish, PostOp::GeluTanh}};
+      {PostOp::Sigmoid, PostOp::HardSwish, PostOp::GeluTanh},
+      {PostOp::Relu6, PostOp::Sum}};
   unsigned seed = 1;
   for (const Case &tc : kCases)
     for (const auto &postOps : postOpSets) {

@@ -63,10 +63,27 @@ dnnl::algorithm algorithmOf(PostOp p) {
     return dnnl::algorithm::eltwise_tanh;
   case PostOp::HardSwish:
     return dnnl::algorithm::eltwise_hardswish;
+  case PostOp::Relu6:
+    return dnnl::algorithm::eltwise_clip;
   case PostOp::Sum:
     break;
   }
   throw std::logic_error("sum is not an eltwise post-op");
+}
+
+/// A post-op as oneDNN's eltwise algorithm and its alpha and beta.
+struct Eltwise {
+  dnnl::algorithm algorithm;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+Eltwise eltwiseOf(PostOp p) {
+  switch (p) {
+  case PostOp::Relu6:
+    return {dnnl::algorithm::eltwise_clip, 0.0f, 6.0f};
+  default:
+    return {algorithmOf(p)};
+  }
 }
 
 } // namespace
@@ -103,7 +120,8 @@ dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
         ops.append_sum(1.0f);
       hasSum = true;
     } else {
-      ops.append_eltwise(1.0f, algorithmOf(p), 0.0f, 0.0f);
+      Eltwise e = eltwiseOf(p);
+      ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
     }
   }
   checkU8Output(u8Out, postOps);

@@ -473,6 +473,10 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
       row[i] = v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
     }
     break;
+  case PostOp::Relu6:
+    for (int64_t i = 0; i < len; ++i)
+      row[i] = std::min(std::max(row[i], 0.0f), 6.0f);
+    break;
   case PostOp::Sum:
     break;
   }

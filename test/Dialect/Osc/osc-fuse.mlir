@@ -437,3 +437,31 @@ func.func @hardswish_near_misses(%x: tensor<8xf32>, %y: tensor<8xf32>, %r: tenso
   %y6 = osc.binary div %mr, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
   return %y1, %y2, %y3, %c6, %y4, %y5, %y6 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// ReLU6: a Clip to [0, 6] after a convolution (MobileNet's; the constant
+// input form imports to the same osc.unary clip) fuses as the relu6
+// post-op. A clip to other bounds stays a separate op, and so does a ReLU6
+// of a convolution whose result is also read elsewhere.
+// CHECK-LABEL: func.func @relu6
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} post_ops [relu6]
+// CHECK: %[[B:.*]] = osc.conv %[[A]], %{{.*}} {
+// CHECK-NEXT: %[[C:.*]] = osc.unary clip %[[B]] {alpha = 0.000000e+00 : f32, beta = 5.000000e+00 : f32}
+// CHECK-NEXT: %[[D:.*]] = osc.conv %[[C]], %{{.*}} {
+// CHECK-NEXT: %[[E:.*]] = osc.unary clip %[[D]] {alpha = 0.000000e+00 : f32, beta = 6.000000e+00 : f32}
+// CHECK-NEXT: return %[[E]], %[[D]]
+// LOC-LABEL: func.func @relu6
+// LOC: post_ops [relu6] {{.*}} loc(fused[{{.*}}"mb.Conv.0"{{.*}}"mb.Clip.0"{{.*}}])
+// OFF-LABEL: func.func @relu6
+// OFF-NOT: relu6
+func.func @relu6(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = osc.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("mb.Conv.0")
+  %a = osc.unary clip %a0 {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<1x2x4x4xf32> loc("mb.Clip.0")
+  %b = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %c = osc.unary clip %b {alpha = 0.0 : f32, beta = 5.0 : f32} : tensor<1x2x4x4xf32>
+  %d = osc.conv %c, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %e = osc.unary clip %d {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<1x2x4x4xf32>
+  return %e, %d : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

@@ -240,6 +240,14 @@ std::optional<PostOpKind> activationKind(Operation *op) {
       return PostOpKind::tanh;
     case UnaryKind::hard_swish:
       return PostOpKind::hard_swish;
+    case UnaryKind::clip:
+      // ReLU6 (MobileNet's Clip to [0, 6], the attribute or the constant
+      // input form alike): other bounds stay a separate clip.
+      if (u.getAlpha() && u.getBeta() &&
+          u.getAlpha()->convertToDouble() == 0.0 &&
+          u.getBeta()->convertToDouble() == 6.0)
+        return PostOpKind::relu6;
+      return std::nullopt;
     default:
       return std::nullopt;
     }

@@ -68,7 +68,8 @@ def Osc_PostOpKind : I32EnumAttr<"PostOpKind", "fused post-operation", [
     I32EnumAttrCase<"sigmoid", 3>,
     I32EnumAttrCase<"tanh", 4>,
     I32EnumAttrCase<"hard_swish", 5>,
-    I32EnumAttrCase<"sum", 6>
+    I32EnumAttrCase<"sum", 6>,
+    I32EnumAttrCase<"relu6", 7>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
