@@ -1,0 +1,14 @@
+"""Writes the inputs of extents.onnxtext into argv[1]: x with 3 nonzeros of
+12 (NonZero's bound), and a mask keeping 2 of 5 boxes (Compress's bound)."""
+import os
+import sys
+
+import numpy as np
+
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+x = np.zeros((3, 4), np.float32)
+x[0, 1], x[2, 0], x[2, 3] = 1, -2, 5
+np.save(os.path.join(d, "x.npy"), x)
+np.save(os.path.join(d, "boxes.npy"), np.arange(20, dtype=np.float32).reshape(5, 4))
+np.save(os.path.join(d, "keep.npy"), np.array([0, 1, 0, 1, 0], bool))
