@@ -303,6 +303,8 @@ def _events(path, trace_events, n_probes):
                                   % (i, type(err).__name__, err)) from None
         if dur < 0:
             raise LoadError(path, "traceEvents[%d] has a negative duration" % i)
+        if cat == "op" and "extent" in args and extent < 0:
+            raise LoadError(path, "traceEvents[%d] has a negative extent" % i)
         if label not in seen:
             seen.add(label)
             labels.append(label)

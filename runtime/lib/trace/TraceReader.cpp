@@ -236,7 +236,11 @@ ReadResult opscope::trace::readTrace(const std::string &path,
       op.probe = get<int64_t>(args, "probe", where + ".args");
       op.iteration = args.value("iteration", int64_t(-1));
       op.loopIteration = args.value("loop_iteration", int64_t(-1));
-      op.extent = args.value("extent", int64_t(-1));
+      if (args.contains("extent")) {
+        op.extent = get<int64_t>(args, "extent", where + ".args");
+        if (op.extent < 0)
+          throw SchemaError(where + " has a negative extent");
+      }
       op.tid = e.value("tid", int64_t(0));
       op.tsUs = ts;
       op.durUs = dur;

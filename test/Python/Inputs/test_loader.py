@@ -358,6 +358,13 @@ class Extents(unittest.TestCase):
         self.assertEqual(by_name.to_dict(), {"nz": [3], "nzt": [3], "y": [-1],
                                              "sel": [2], "scaled": [2]})
         self.assertEqual(t.ops.loc[1, "output_shapes"], [[12, 2]])  # the bound
+        trace = json.load(open(os.path.join(WORK, "extents.json")))
+        op = next(e for e in trace["traceEvents"] if e.get("cat") == "op")
+        op["args"]["extent"] = -2
+        path = self.write("negative-extent.json", json.dumps(trace))
+        with self.assertRaises(opscope.LoadError) as cm:
+            opscope.load_trace(path)
+        self.assertIn("has a negative extent", str(cm.exception))
 
     def write(self, name, text):
         path = os.path.join(WORK, name)
