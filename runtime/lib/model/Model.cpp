@@ -212,6 +212,15 @@ void Model::Impl::parsePlan(const char *text) {
     } else {
       probeExtents.emplace_back();
     }
+    // Bounded outputs and the extent buffer come together: an event of a
+    // probe with one but not the other could not be reported.
+    bool bounded = std::any_of(info.outputs.begin(), info.outputs.end(),
+                               [](const TensorInfo &t) { return t.extentAxis >= 0; });
+    if (bounded != (info.extentOffset >= 0))
+      throw Error("probe '" + info.name + "' has " +
+                  (bounded ? "bounded outputs without a run-time extent"
+                           : "a run-time extent without a bounded output") +
+                  " in the model plan");
     info.weightShape = shapeOf(p.value("weight_shape", json::array()));
     // Null when the op has no constant weight (or it is unreadable).
     auto sparsity = p.find("weight_sparsity");
