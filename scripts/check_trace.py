@@ -20,6 +20,38 @@ PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs", "outpu
               "sparse_support", "flops", "bytes", "live_bytes",
               "kernel"}
 
+OP_ARGS = {"probe", "iteration", "label", "loop", "loop_iteration",
+           "extent", "output_shapes"}
+
+
+def extent_problems(probe, args):
+    """An op with bounded outputs (an output with extent_axis) reports its
+    run-time extent, within every bound, and the outputs' actual shapes;
+    any other op reports neither."""
+    outs = probe.get("outputs", [])
+    bounded = [t for t in outs if "extent_axis" in t]
+    if not bounded:
+        if "extent" in args or "output_shapes" in args:
+            return ["probe %s has no bounded output but its event has %s"
+                    % (probe["id"], args)]
+        return []
+    extent = args.get("extent")
+    if not isinstance(extent, int) or extent < 0:
+        return ["probe %s has bounded outputs but its event's extent is %r"
+                % (probe["id"], extent)]
+    if any(extent > t["shape"][t["extent_axis"]] for t in bounded):
+        return ["probe %s: extent %d exceeds a bound" % (probe["id"], extent)]
+    shapes = []
+    for t in outs:
+        s = list(t["shape"])
+        if "extent_axis" in t:
+            s[t["extent_axis"]] = extent
+        shapes.append("x".join(str(d) for d in s))
+    if args.get("output_shapes") != ";".join(shapes):
+        return ["probe %s: output_shapes %r, expected %r"
+                % (probe["id"], args.get("output_shapes"), ";".join(shapes))]
+    return []
+
 
 def main():
     path = sys.argv[1]
@@ -69,12 +101,14 @@ def main():
         args = e.get("args", {})
         if e["cat"] == "op":
             ops += 1
-            if set(args) - {"probe", "iteration", "label"} or "probe" not in args:
+            if set(args) - OP_ARGS or "probe" not in args:
                 problems.append("op event args: %s" % args)
             elif not 0 <= args["probe"] < len(probes):
                 problems.append("probe id %s outside the table" % args["probe"])
             elif probes[args["probe"]]["name"] != e["name"]:
                 problems.append("op event name %s differs from probe %s" % (e["name"], args["probe"]))
+            else:
+                problems += extent_problems(probes[args["probe"]], args)
         elif e["cat"] == "iteration":
             iterations += 1
         by_thread.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))

@@ -21,6 +21,7 @@ _INT = "int"
 _BOOL = "bool"
 _TEXT = "text"
 _OPTIONAL_TEXT = "optional text"  # empty -> None
+_EXTENT = "extent"    # '3' -> 3, '2..5' -> (2, 5), empty -> None
 
 #: Per-op columns and how each is typed; other columns stay text.
 OP_COLUMNS = {
@@ -32,7 +33,11 @@ OP_COLUMNS = {
     "sparse_block": _OPTIONAL_TEXT, "sparse_support": _BOOL,
     "kernel": _TEXT, "count": _INT, "latency_mean_ms": _FLOAT,
     "latency_p50_ms": _FLOAT, "latency_p99_ms": _FLOAT, "gflops_per_s": _FLOAT,
+    "output_extent": _EXTENT,
 }
+
+#: Columns a CSV written by an older opscope lacks.
+_OPTIONAL_COLUMNS = {"output_extent"}
 
 #: Network-total columns and their types.
 NETWORK_COLUMNS = {
@@ -55,7 +60,8 @@ class ProfileCsv:
       path        the file read
       ops         the per-op part, one row per probe, typed: ``count`` int64,
                   ``sparse_support`` bool, shapes as lists of ints, ``;``
-                  lists as Python lists, empty numbers NaN
+                  lists as Python lists, empty numbers NaN,
+                  ``output_extent`` an int, a (min, max) pair or None
       summary     the network totals, one row (``iterations`` and
                   ``dropped_events`` int64)
       events, iterations   None: the CSV holds statistics, not events
@@ -111,7 +117,7 @@ def read_profile_csv(path):
 
 
 def _frame(path, header, body, kinds, first_line):
-    missing = [c for c in kinds if c not in header]
+    missing = [c for c in kinds if c not in header and c not in _OPTIONAL_COLUMNS]
     if missing:
         raise LoadError(path, "missing column(s) %s" % ", ".join(missing))
     columns = {name: [] for name in header}
@@ -165,6 +171,16 @@ def _int(text):
         raise ValueError("expected an integer, got '%s'" % text) from None
 
 
+def _extent(text):
+    if not text:
+        return None
+    lo, sep, hi = text.partition("..")
+    try:
+        return (int(lo), int(hi)) if sep else int(text)
+    except ValueError:
+        raise ValueError("expected an extent (N or MIN..MAX), got '%s'" % text) from None
+
+
 def _bool(text):
     if text not in ("true", "false"):
         raise ValueError("expected true or false, got '%s'" % text)
@@ -174,5 +190,5 @@ def _bool(text):
 _PARSE = {
     _LIST: _split, _SHAPES: lambda t: _shapes(t, len(_split(t))), _SHAPE: _shape,
     _FLOAT: _float, _INT: _int, _BOOL: _bool, _TEXT: str,
-    _OPTIONAL_TEXT: lambda t: t or None,
+    _OPTIONAL_TEXT: lambda t: t or None, _EXTENT: _extent,
 }

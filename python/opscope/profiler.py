@@ -245,7 +245,7 @@ class profile:
 
     def get_pandas_dataframe(self, model=None):
         """One row per op execution (``Trace.events``: probe, name, tid,
-        iteration, label, ts_us, dur_us, selected): the frame
+        iteration, label, ts_us, dur_us, extent, selected): the frame
         ``opscope.load_trace(file).events`` gives for the same run. The
         per-op statistics are ``get_trace().ops``, the run summary
         ``get_trace().summary``."""

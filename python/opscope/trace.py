@@ -59,7 +59,8 @@ _PROBE_KEYS = {"id", "name", "type", "post_ops", "source_nodes", "inputs",
                "outputs", "weight_shape", "weight_sparsity", "block_sparsity",
                "sparse_block", "sparse_support", "flops", "bytes", "live_bytes",
                "kernel", "kernel_choice"}
-_OP_ARGS_KEYS = {"probe", "iteration", "label"}
+_OP_ARGS_KEYS = {"probe", "iteration", "label", "loop", "loop_iteration",
+                 "extent", "output_shapes"}
 
 
 def _known_keys(path, obj, allowed, where):
@@ -77,7 +78,8 @@ class Trace:
                   machine, run, labels, probe_cost_ns, dropped_events, ...)
       labels      labels the header declares, then any other an event carries
       events      one row per op execution (every label), ``selected`` True
-                  for those the selection counts
+                  for those the selection counts; ``extent`` the run-time
+                  extent of an op with bounded outputs (-1 for the others)
       iterations  one row per iteration span (every label), with ``selected``
       ops         one row per probe: the probe table's columns and the
                   statistics of the selected events (opscope-analyze's)
@@ -256,7 +258,8 @@ def _probe_row(p):
 
 
 def _events(path, trace_events, n_probes):
-    ops = {k: [] for k in ("probe", "name", "tid", "iteration", "label", "ts_us", "dur_us")}
+    ops = {k: [] for k in ("probe", "name", "tid", "iteration", "label", "ts_us", "dur_us",
+                           "extent")}
     its = {k: [] for k in ("iteration", "label", "tid", "ts_us", "dur_us")}
     starts = {k: [] for k in ("name", "op", "tid", "ts_us", "dur_us")}
     counters = {k: [] for k in ("name", "ts_us", "bytes")}
@@ -292,6 +295,7 @@ def _events(path, trace_events, n_probes):
                 _known_keys(path, args, _OP_ARGS_KEYS, "traceEvents[%d].args" % i)
                 probe = int(args["probe"])
                 iteration = int(args.get("iteration", -1))
+                extent = int(args.get("extent", -1))
             else:
                 iteration = int(args["iteration"])
         except (KeyError, TypeError, ValueError, AttributeError) as err:
@@ -299,6 +303,8 @@ def _events(path, trace_events, n_probes):
                                   % (i, type(err).__name__, err)) from None
         if dur < 0:
             raise LoadError(path, "traceEvents[%d] has a negative duration" % i)
+        if cat == "op" and "extent" in args and extent < 0:
+            raise LoadError(path, "traceEvents[%d] has a negative extent" % i)
         if label not in seen:
             seen.add(label)
             labels.append(label)
@@ -313,6 +319,7 @@ def _events(path, trace_events, n_probes):
             ops["label"].append(label)
             ops["ts_us"].append(ts)
             ops["dur_us"].append(dur)
+            ops["extent"].append(extent)
         else:
             its["iteration"].append(iteration)
             its["label"].append(label)
@@ -320,7 +327,8 @@ def _events(path, trace_events, n_probes):
             its["ts_us"].append(ts)
             its["dur_us"].append(dur)
     types = {"probe": np.int64, "tid": np.int64, "iteration": np.int64,
-             "ts_us": np.float64, "dur_us": np.float64, "name": object, "label": object}
+             "ts_us": np.float64, "dur_us": np.float64, "name": object, "label": object,
+             "extent": np.int64}
     events = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in ops.items()})
     iterations = pd.DataFrame({k: pd.Series(v, dtype=types[k]) for k, v in its.items()})
     types.update(op=np.int64, bytes=np.int64)

@@ -24,16 +24,21 @@ using namespace opscope;
 namespace fs = std::filesystem;
 
 namespace {
-std::unique_ptr<Model> compileTiny() {
+/// Compiles `source` with `flags` into a fresh directory; "" on failure.
+std::string compile(const std::string &source, const std::string &name,
+                    const std::string &flags = "") {
   fs::path dir = fs::temp_directory_path() /
                  ("opscope-session-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::string so = (dir / "tiny.so").string();
+  std::string so = (dir / (name + ".so")).string();
   std::string cmd = std::string(OPSCOPE_BIN_DIR) + "/opscope-compile " +
-                    OPSCOPE_TINY_MODEL + " -o " + so + " > /dev/null";
-  if (std::system(cmd.c_str()) != 0)
-    return nullptr;
-  return Model::load(so);
+                    source + " -o " + so + " " + flags + " > /dev/null";
+  return std::system(cmd.c_str()) == 0 ? so : "";
+}
+
+std::unique_ptr<Model> compileTiny() {
+  std::string so = compile(OPSCOPE_TINY_MODEL, "tiny");
+  return so.empty() ? nullptr : Model::load(so);
 }
 
 std::vector<float> runY(Session &s, const float *x) {
@@ -89,4 +94,84 @@ TEST(Session, WeightOverrideIsPrivateToTheSession) {
   EXPECT_THROW(a->overrideWeight(op, weight, zeros.data(), 4), Error);
   EXPECT_THROW(a->overrideWeight(op, 99, zeros.data(), 4), Error);
   EXPECT_THROW(a->overrideWeight(99, 0, zeros.data(), 4), Error);
+}
+
+// The probe's end reads the run-time extent of a bounded op into its event
+// (docs/architecture.md, "In the profile"). extents.onnxtext: NonZero (3 of
+// its bound's 12 columns), the Transpose carrying that extent, a Relu
+// without one, Compress (2 of 5 boxes) and the Mul carrying it; a second
+// run with other inputs changes the extents.
+TEST(Session, ProbesRecordRunTimeExtents) {
+  std::string so = compile(OPSCOPE_EXTENTS_MODEL, "extents", "--profile");
+  ASSERT_FALSE(so.empty()) << "opscope-compile failed";
+  std::unique_ptr<Model> model = Model::load(so);
+  const std::vector<ProbeInfo> &probes = model->probes();
+  ASSERT_EQ(probes.size(), 5u);
+  const int64_t axes[5] = {1, 0, -1, 0, 0}; // of each probe's output 0
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(probes[i].outputs.at(0).extentAxis, axes[i]) << probes[i].name;
+    EXPECT_EQ(probes[i].extentOffset >= 0, axes[i] >= 0) << probes[i].name;
+  }
+  // The producers' second output is the extent itself, not bounded.
+  EXPECT_EQ(probes[0].outputs.at(1).extentAxis, -1);
+  // NonZero and its Transpose read one buffer, as do Compress and Mul.
+  EXPECT_EQ(probes[0].extentOffset, probes[1].extentOffset);
+  EXPECT_EQ(probes[3].extentOffset, probes[4].extentOffset);
+
+  auto s = model->createSession();
+  auto feed = [&](const std::vector<float> &x, const std::vector<bool> &keep) {
+    std::memcpy(s->input(0), x.data(), x.size() * sizeof(float));
+    float *boxes = static_cast<float *>(s->input(1));
+    for (int i = 0; i < 20; ++i)
+      boxes[i] = static_cast<float>(i);
+    bool *k = static_cast<bool *>(s->input(2));
+    for (int i = 0; i < 5; ++i)
+      k[i] = keep[i];
+  };
+  std::vector<float> x(12, 0.0f);
+  x[1] = 1, x[8] = -2, x[11] = 5;
+  feed(x, {false, true, false, true, false});
+  s->profiler().enable(true);
+  s->run();
+  x.assign(12, 0.0f); // no nonzero; every box kept
+  feed(x, {true, true, true, true, true});
+  s->run();
+  std::vector<std::vector<int64_t>> extents(5);
+  for (const ProbeEvent &e : s->profiler().events())
+    if (e.probe >= 0)
+      extents.at(e.probe).push_back(e.extent);
+  const std::vector<std::vector<int64_t>> want = {
+      {3, 0}, {3, 0}, {-1, -1}, {2, 5}, {2, 5}};
+  EXPECT_EQ(extents, want);
+  EXPECT_EQ(s->outputShape(0), (std::vector<int64_t>{0, 2}));
+
+  std::string weights = so.substr(0, so.size() - 3) + ".weights";
+  auto loadError = [&](const std::string &plan) -> std::string {
+    try {
+      Model::fromPlan(plan, weights);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  // A probe extent without a bounded output (nz's extent_axis removed) is
+  // refused at load, as is one outside the arena.
+  std::string plan = model->planText();
+  size_t axis = plan.find("\"extent_axis\":1,");
+  ASSERT_NE(axis, std::string::npos);
+  std::string unbounded = plan;
+  unbounded.erase(axis, std::string("\"extent_axis\":1,").size());
+  EXPECT_NE(loadError(unbounded).find("probe 'nz' has a run-time extent "
+                                      "without a bounded output"),
+            std::string::npos)
+      << loadError(unbounded);
+  size_t at = plan.find("\"extent\":{\"buffer\":{");
+  ASSERT_NE(at, std::string::npos);
+  size_t offset = plan.find("\"offset\":", at);
+  ASSERT_NE(offset, std::string::npos);
+  size_t end = plan.find_first_of(",}", offset);
+  plan.replace(offset, end - offset, "\"offset\":999999999");
+  EXPECT_NE(loadError(plan).find("extent of probe 'nz': buffer"),
+            std::string::npos)
+      << loadError(plan);
 }

@@ -127,6 +127,20 @@ json::Object probeEntry(int64_t id, StringRef name, Operation *op,
   // that decided (tuning::Choice::reason).
   if (auto choice = op->getAttrOfType<StringAttr>("osc.kernel_choice"))
     entry["kernel_choice"] = choice.str();
+  // Results with a run-time extent (docs/architecture.md, "Data-dependent
+  // output shapes"): each such output names its axis, and the probe the i64
+  // buffer its end reads (one per op: every bounded result of an op shares
+  // its producer's extent).
+  ExtentCache cache;
+  json::Array *outputs = entry.getArray("outputs");
+  for (auto [i, r] : llvm::enumerate(op->getResults())) {
+    std::optional<Extent> e = extentOf(r, cache);
+    if (!e || !outputs || i >= outputs->size())
+      continue;
+    (*outputs)[i].getAsObject()->try_emplace("extent_axis", e->axis);
+    if (!entry.get("extent"))
+      entry["extent"] = json::Object{{"buffer", bufferRef(e->count)}};
+  }
   return entry;
 }
 

@@ -108,6 +108,13 @@ std::string analysis::loadProfile(const std::string &path,
     if (static_cast<size_t>(e.probe) >= profile.ops.size())
       profile.ops.resize(e.probe + 1);
     profile.ops[e.probe].add(e.durUs);
+    if (e.extent >= 0) {
+      if (static_cast<size_t>(e.probe) >= profile.extents.size())
+        profile.extents.resize(e.probe + 1, {-1, -1});
+      auto &[lo, hi] = profile.extents[e.probe];
+      lo = lo < 0 ? e.extent : std::min(lo, e.extent);
+      hi = std::max(hi, e.extent);
+    }
     ++profile.opEvents;
     profile.opTimeUs += e.durUs;
   };
@@ -139,6 +146,7 @@ std::string analysis::loadProfile(const std::string &path,
     return path + ": an op event names probe " + std::to_string(maxProbe) +
            ", which is not in the probe table";
   profile.ops.resize(profile.header.probes.size());
+  profile.extents.resize(profile.header.probes.size(), {-1, -1});
   return "";
 }
 
@@ -172,10 +180,31 @@ static std::string shapeText(const std::vector<int64_t> &shape) {
   return s;
 }
 
-static std::string tensorsText(const std::vector<trace::TensorInfo> &ts) {
+/// Shapes, `,`-separated. A bounded output with a run-time extent in
+/// [lo, hi] (lo >= 0) shows its actual shape and its bound: `3x2 (bound
+/// 12x2)`, `2..5x4 (bound 5x4)` when executions differ.
+static std::string tensorsText(const std::vector<trace::TensorInfo> &ts,
+                               std::pair<int64_t, int64_t> extent = {-1, -1}) {
   std::vector<std::string> parts;
-  for (const auto &t : ts)
-    parts.push_back(shapeText(t.shape));
+  for (const auto &t : ts) {
+    int64_t axis = t.extentAxis;
+    if (extent.first < 0 || axis < 0 ||
+        axis >= static_cast<int64_t>(t.shape.size())) {
+      parts.push_back(shapeText(t.shape));
+      continue;
+    }
+    std::string s;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      s += i ? "x" : "";
+      if (static_cast<int64_t>(i) != axis)
+        s += std::to_string(t.shape[i]);
+      else if (extent.first == extent.second)
+        s += std::to_string(extent.first);
+      else
+        s += std::to_string(extent.first) + ".." + std::to_string(extent.second);
+    }
+    parts.push_back(s + " (bound " + shapeText(t.shape) + ")");
+  }
   return join(parts, ",");
 }
 
@@ -286,7 +315,9 @@ std::vector<Row> analysis::buildRows(const Profile &profile,
     r.precision = kernelPrecision(p.kernel);
     r.int8Share = r.precision == "int8" ? 1.0 : 0.0;
     r.inputs = tensorsText(p.inputs);
-    r.outputs = tensorsText(p.outputs);
+    r.outputs = tensorsText(
+        p.outputs, id < profile.extents.size() ? profile.extents[id]
+                                               : std::pair<int64_t, int64_t>{-1, -1});
     r.count = d.count();
     r.timeUs = d.sum() / iterations;
     r.meanUs = d.mean();

@@ -189,8 +189,38 @@ void Model::Impl::parsePlan(const char *text) {
     info.sourceNodes = stringList(p.value("source_nodes", json::array()));
     for (const json &t : p.value("inputs", json::array()))
       info.inputs.push_back(tensorInfo(t));
-    for (const json &t : p.value("outputs", json::array()))
+    for (const json &t : p.value("outputs", json::array())) {
       info.outputs.push_back(tensorInfo(t));
+      int64_t axis = t.value("extent_axis", int64_t(-1));
+      if (axis < -1 ||
+          axis >= static_cast<int64_t>(info.outputs.back().shape.size()))
+        throw Error("probe '" + info.name + "' output '" +
+                    info.outputs.back().name +
+                    "' has a malformed extent axis in the model plan");
+      info.outputs.back().extentAxis = axis;
+    }
+    // The run-time extent of the op's bounded outputs, read at the probe's
+    // end (checkBuffers checks that it lies in the arena).
+    if (auto e = p.find("extent"); e != p.end()) {
+      BufferRef r = parseBufferRef(e->at("buffer"));
+      if (r.kind != BufferRef::Arena || r.dtype != rt::DType::I64 ||
+          r.elements() != 1)
+        throw Error("probe '" + info.name +
+                    "' has a malformed run-time extent in the model plan");
+      probeExtents.push_back(r);
+      info.extentOffset = r.offset;
+    } else {
+      probeExtents.emplace_back();
+    }
+    // Bounded outputs and the extent buffer come together: an event of a
+    // probe with one but not the other could not be reported.
+    bool bounded = std::any_of(info.outputs.begin(), info.outputs.end(),
+                               [](const TensorInfo &t) { return t.extentAxis >= 0; });
+    if (bounded != (info.extentOffset >= 0))
+      throw Error("probe '" + info.name + "' has " +
+                  (bounded ? "bounded outputs without a run-time extent"
+                           : "a run-time extent without a bounded output") +
+                  " in the model plan");
     info.weightShape = shapeOf(p.value("weight_shape", json::array()));
     // Null when the op has no constant weight (or it is unreadable).
     auto sparsity = p.find("weight_sparsity");
@@ -264,6 +294,8 @@ void Model::Impl::checkBuffers() const {
     if (outputExtents[i].kind != BufferRef::None)
       check(outputExtents[i], "extent of output '" + outputs[i].name + "'");
   }
+  for (size_t i = 0; i < probeExtents.size(); ++i)
+    check(probeExtents[i], "extent of probe '" + probes[i].name + "'");
   for (const OpDesc &op : ops) {
     std::string what = "op #" + std::to_string(op.index) + " '" + op.name + "'";
     for (const BufferRef &r : op.operands)

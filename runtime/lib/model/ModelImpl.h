@@ -40,6 +40,9 @@ struct Model::Impl {
   std::vector<rt::OpDesc> ops;
   std::vector<int64_t> opLiveBytes;
   std::vector<ProbeInfo> probes;
+  /// Per probe: the i64 buffer of its op's run-time extent (kind None when
+  /// the op has none), for checkBuffers.
+  std::vector<rt::BufferRef> probeExtents;
   std::vector<rt::ControlDesc> controlOps;
   std::vector<Model::ControlInfo> controls;
   std::vector<StartupSpan> startup;

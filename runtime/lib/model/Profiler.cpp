@@ -102,6 +102,7 @@ double Profiler::probeCostNs() {
 
 void Profiler::reset(size_t numProbes, size_t capacity) {
   starts.assign(std::max<size_t>(numProbes, 1), 0);
+  extents.assign(starts.size(), nullptr);
   buffer.clear();
   buffer.reserve(capacity);
   droppedCount = 0;

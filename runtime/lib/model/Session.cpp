@@ -183,6 +183,11 @@ std::unique_ptr<Session> Model::createSession(size_t probeCapacity) const {
   S.ctx.profiler = &S.profiler;
   S.profiler.reset(impl->probes.size(),
                    probeCapacity ? probeCapacity : size_t(1) << 20);
+  // Probe ids are the probes' indices (dense, in execution order).
+  for (size_t i = 0; i < impl->probes.size(); ++i)
+    if (impl->probes[i].extentOffset >= 0)
+      S.profiler.extents[i] = reinterpret_cast<const int64_t *>(
+          S.arena + impl->probes[i].extentOffset);
   for (SessionObserver *o : Observers::get().snapshot())
     o->sessionCreated(*s);
   return s;

@@ -60,9 +60,26 @@ std::string kernelOf(const ProfileData &d, const ProbeInfo &p) {
 }
 
 json tensorJson(const TensorInfo &t) {
-  return json{{"name", t.name},
-              {"shape", t.shape},
-              {"dtype", rt::dtypeName(t.dtype)}};
+  json j{{"name", t.name},
+         {"shape", t.shape},
+         {"dtype", rt::dtypeName(t.dtype)}};
+  if (t.extentAxis >= 0) // a bound: the events carry the actual extent
+    j["extent_axis"] = t.extentAxis;
+  return j;
+}
+
+/// The outputs' shapes as the CSV writes them (`;`-separated), with
+/// `extent` along the extent axis of each bounded output.
+std::string actualShapes(const ProbeInfo &p, int64_t extent) {
+  std::string out;
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    rt::Shape s = p.outputs[i].shape;
+    int64_t axis = p.outputs[i].extentAxis;
+    if (axis >= 0 && axis < static_cast<int64_t>(s.size()))
+      s[axis] = extent;
+    out += (i ? ";" : "") + shapeText(s);
+  }
+  return out;
 }
 } // namespace
 
@@ -95,12 +112,19 @@ double opscope::percentile(const std::vector<double> &sorted, double p) {
 
 std::vector<OpStats> opscope::opStatistics(const ProfileData &d) {
   std::vector<std::vector<double>> samples(d.model->probes().size());
+  std::vector<OpStats> stats(samples.size());
   for (const Session *s : d.sessions)
     for (const ProbeEvent &e : s->profiler().events())
       if (e.probe >= 0 && e.iteration >= d.skipIterations &&
-          static_cast<size_t>(e.probe) < samples.size())
+          static_cast<size_t>(e.probe) < samples.size()) {
         samples[e.probe].push_back((e.end - e.begin) / 1e6);
-  std::vector<OpStats> stats(samples.size());
+        if (e.extent >= 0) {
+          OpStats &st = stats[e.probe];
+          st.extentMin =
+              st.extentMin < 0 ? e.extent : std::min(st.extentMin, e.extent);
+          st.extentMax = std::max(st.extentMax, e.extent);
+        }
+      }
   for (size_t i = 0; i < samples.size(); ++i) {
     auto &v = samples[i];
     std::sort(v.begin(), v.end());
@@ -293,6 +317,12 @@ void opscope::writeTrace(std::ostream &os, const ProfileData &d) {
         if (e.probe >= 0) {
           os << "\"probe\":" << e.probe << ",\"iteration\":" << e.iteration
              << label;
+          // A bounded op's run-time extent and the outputs' actual shapes
+          // (the probe table has the bounds).
+          if (e.extent >= 0 &&
+              static_cast<size_t>(e.probe) < m.probes().size())
+            os << ",\"extent\":" << e.extent << ",\"output_shapes\":"
+               << jsonString(actualShapes(m.probes()[e.probe], e.extent));
           if (e.control >= 0 && e.control < static_cast<int32_t>(controls.size()))
             os << ",\"loop\":" << jsonString(controls[e.control].name)
                << ",\"loop_iteration\":" << e.step;
@@ -395,6 +425,16 @@ std::string number(double v, int precision = 4) {
   os << std::fixed << std::setprecision(precision) << v;
   return os.str();
 }
+
+/// `output_extent`: the run-time extent, `MIN..MAX` when the measured
+/// executions differ, empty for an op without bounded outputs.
+std::string extentText(const OpStats &s) {
+  if (s.extentMax < 0)
+    return "";
+  if (s.extentMin == s.extentMax)
+    return std::to_string(s.extentMax);
+  return std::to_string(s.extentMin) + ".." + std::to_string(s.extentMax);
+}
 } // namespace
 
 void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
@@ -406,7 +446,7 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
           "output_dtypes,weight_shape,weight_sparse_ratio,"
           "weight_block_sparse_ratio,sparse_block,sparse_support,"
           "kernel,count,latency_mean_ms,latency_p50_ms,latency_p99_ms,"
-          "gflops_per_s\n";
+          "gflops_per_s,output_extent\n";
     for (const ProbeInfo &p : d.model->probes()) {
       const OpStats &s = t.ops[p.id];
       std::string post;
@@ -430,7 +470,7 @@ void opscope::writeProfileCsv(const std::string &path, const ProfileData &d) {
          << (p.sparseSupport ? "true" : "false") << ','
          << csvField(kernelOf(d, p)) << ',' << s.count << ','
          << number(s.mean) << ',' << number(s.p50) << ',' << number(s.p99)
-         << ',' << number(gflops, 2) << '\n';
+         << ',' << number(gflops, 2) << ',' << extentText(s) << '\n';
     }
     os << "\nnetwork,iterations,latency_mean_ms,latency_p50_ms,"
           "latency_p90_ms,latency_p99_ms,op_time_mean_ms,op_coverage_percent,"

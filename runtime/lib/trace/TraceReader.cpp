@@ -53,11 +53,14 @@ std::vector<int64_t> shapeOf(const json &j, const std::string &where) {
 }
 
 TensorInfo tensorOf(const json &j, const std::string &where) {
-  requireKnownKeys(j, {"name", "shape", "dtype"}, where);
+  requireKnownKeys(j, {"name", "shape", "dtype", "extent_axis"}, where);
   TensorInfo t;
   t.name = j.value("name", "");
   t.shape = shapeOf(get<json>(j, "shape", where), where);
   t.dtype = j.value("dtype", "");
+  t.extentAxis = j.value("extent_axis", int64_t(-1));
+  if (t.extentAxis < -1 || t.extentAxis >= static_cast<int64_t>(t.shape.size()))
+    throw SchemaError("an extent_axis in " + where + " is not an axis of its shape");
   return t;
 }
 
@@ -225,12 +228,19 @@ ReadResult opscope::trace::readTrace(const std::string &path,
     const std::string *label =
         &*labels.insert(args.value("label", std::string())).first;
     if (cat == "op") {
-      requireKnownKeys(args, {"probe", "iteration", "label", "loop", "loop_iteration"},
+      requireKnownKeys(args,
+                       {"probe", "iteration", "label", "loop", "loop_iteration",
+                        "extent", "output_shapes"},
                        where + ".args");
       OpEvent op;
       op.probe = get<int64_t>(args, "probe", where + ".args");
       op.iteration = args.value("iteration", int64_t(-1));
       op.loopIteration = args.value("loop_iteration", int64_t(-1));
+      if (args.contains("extent")) {
+        op.extent = get<int64_t>(args, "extent", where + ".args");
+        if (op.extent < 0)
+          throw SchemaError(where + " has a negative extent");
+      }
       op.tid = e.value("tid", int64_t(0));
       op.tsUs = ts;
       op.durUs = dur;

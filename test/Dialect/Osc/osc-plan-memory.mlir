@@ -130,6 +130,31 @@ module {
 
 // -----
 
+// A probe reads its op's run-time extent at its end (the trace's extent):
+// the extent buffer stays live through a probed op that carries the extent
+// without reading it. Here NonZero's count (offset 192) dies with NonZero
+// itself, and without that rule the Transpose's result would take its place
+// and the probe would read the transpose's data as the extent.
+// CHECK-LABEL: func.func @extent_read_at_probe_end
+// CHECK: osc.non_zero %{{.*}} {{{.*}}osc.offsets = array<i64: 64, 192>}
+// CHECK: osc.transpose %{{.*}} {{{.*}}osc.offset = 256 : i64
+module {
+  func.func @extent_read_at_probe_end(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %0:2 = osc.probe 0 "non_zero" -> tensor<2x6xi64>, tensor<i64> {
+      %i, %n = osc.non_zero %x : tensor<2x3xf32> -> tensor<2x6xi64>, tensor<i64>
+      osc.yield %i, %n : tensor<2x6xi64>, tensor<i64>
+    }
+    %1 = osc.probe 1 "transpose" -> tensor<6x2xi64> {
+      %t = osc.transpose %0#0 {perm = array<i64: 1, 0>} : tensor<2x6xi64> -> tensor<6x2xi64>
+      osc.yield %t : tensor<6x2xi64>
+    }
+    %2 = osc.unary relu %x : tensor<2x3xf32>
+    return %2 : tensor<2x3xf32>
+  }
+}
+
+// -----
+
 // expected-error @+1 {{osc-plan-memory needs the weights}}
 module attributes {osc.weights_elided} {
   func.func @elided(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -6,7 +6,8 @@ opscope-run in the lit test that calls this script:
 WORK_DIR holds trace.json/profile.csv (mlp-opset14, 20 measured + 3 warm-up
 iterations, the docstring example's run), multi.json (two concurrent
 instances), sparse.json/sparse.csv (the same model pruned to 80% 1x4
-blocks), tiny.json/tiny.csv (a MatMul+Relu and a Gather) and big.json
+blocks), tiny.json/tiny.csv (a MatMul+Relu and a Gather), extents.json/extents.csv
+(ops with run-time extents) and big.json
 (synthetic, more than 4096 executions per op); ANALYZE_INPUTS_DIR is
 opscope-analyze's test inputs (golden and bad traces). The frames' figures
 are compared with opscope-analyze --format json's on the same files.
@@ -324,6 +325,52 @@ class BadInput(unittest.TestCase):
         lines[1] = ",".join(fields)
         self.assertLoadError(opscope.read_profile_csv, self.write("float-count.csv", "\n".join(lines)),
                              "line 2, column count: expected an integer, got '20.0'")
+
+
+class Extents(unittest.TestCase):
+    """Run-time extents (extents.onnxtext: NonZero keeps 3 of 12, its
+    Transpose carries that, Relu has none, Compress keeps 2 of 5 boxes and
+    the Mul carries that; test/Tools/opscope-run/profile-extents.test)."""
+
+    def test_csv_output_extent(self):
+        p = opscope.read_profile_csv(os.path.join(WORK, "extents.csv"))
+        self.assertEqual(list(p.ops["output_extent"]), [3, 3, None, 2, 2])
+        self.assertEqual(p.ops.loc[0, "output_shapes"], [[2, 12], []])
+        # Executions that differ: MIN..MAX. A CSV without the column (an
+        # older opscope's) still reads.
+        text = open(os.path.join(WORK, "extents.csv")).read()
+        lines = text.split("\n")
+        lines[1] = lines[1][:lines[1].rindex(",")] + ",1..3"
+        varied = opscope.read_profile_csv(self.write("varied.csv", "\n".join(lines)))
+        self.assertEqual(varied.ops.loc[0, "output_extent"], (1, 3))
+        old = opscope.read_profile_csv(os.path.join(WORK, "tiny.csv"))
+        self.assertEqual(list(old.ops["output_extent"]), [None, None])
+        dropped = "\n".join(l[:l.rindex(",")] if i <= len(old.ops) else l
+                            for i, l in enumerate(open(os.path.join(WORK, "tiny.csv"))
+                                                  .read().split("\n")))
+        self.assertNotIn("output_extent",
+                         opscope.read_profile_csv(self.write("old.csv", dropped)).ops.columns)
+
+    def test_trace_events_extent(self):
+        t = opscope.load_trace(os.path.join(WORK, "extents.json"))
+        self.assertEqual(t.events["extent"].dtype, np.int64)
+        by_name = t.events.groupby("name")["extent"].agg(lambda v: sorted(set(v)))
+        self.assertEqual(by_name.to_dict(), {"nz": [3], "nzt": [3], "y": [-1],
+                                             "sel": [2], "scaled": [2]})
+        self.assertEqual(t.ops.loc[1, "output_shapes"], [[12, 2]])  # the bound
+        trace = json.load(open(os.path.join(WORK, "extents.json")))
+        op = next(e for e in trace["traceEvents"] if e.get("cat") == "op")
+        op["args"]["extent"] = -2
+        path = self.write("negative-extent.json", json.dumps(trace))
+        with self.assertRaises(opscope.LoadError) as cm:
+            opscope.load_trace(path)
+        self.assertIn("has a negative extent", str(cm.exception))
+
+    def write(self, name, text):
+        path = os.path.join(WORK, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
 
 
 class Docstring(unittest.TestCase):

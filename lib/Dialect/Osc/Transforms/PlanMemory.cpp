@@ -287,17 +287,31 @@ struct PlanMemoryPass : osc::impl::OscPlanMemoryBase<PlanMemoryPass> {
     // outside a loop and read in its body is read again by every iteration:
     // it lives until the loop's last nested op.
     llvm::DenseMap<Value, int64_t> lastUse;
-    for (Operation *op : order)
-      for (Value v : op->getOperands()) {
-        Value root = aliasRoot(v);
-        int64_t use = index[op];
-        for (Operation *p = op->getParentOp(); p && p != fn.getOperation();
-             p = p->getParentOp())
-          if (isa<LoopOp>(p) && !p->getRegion(0).isAncestor(root.getParentRegion()))
-            use = std::max(use, lastNested[p]);
-        int64_t &e = lastUse[root];
-        e = std::max(e, use);
-      }
+    auto noteRead = [&](Value v, Operation *reader) {
+      Value root = aliasRoot(v);
+      int64_t use = index[reader];
+      for (Operation *p = reader->getParentOp(); p && p != fn.getOperation();
+           p = p->getParentOp())
+        if (isa<LoopOp>(p) && !p->getRegion(0).isAncestor(root.getParentRegion()))
+          use = std::max(use, lastNested[p]);
+      int64_t &e = lastUse[root];
+      e = std::max(e, use);
+    };
+    ExtentCache extents;
+    for (Operation *op : order) {
+      for (Value v : op->getOperands())
+        noteRead(v, op);
+      // A probe reads the run-time extent of its op's result at its end,
+      // for the trace (docs/trace-format.md): the extent buffer must outlive
+      // the probed op, which need not read it (a transpose of NonZero's
+      // indices). The yield, the body's last op, stands for the probe's end.
+      if (auto probe = dyn_cast<ProbeOp>(op))
+        for (Value r : probe.getResults())
+          if (std::optional<Extent> e = extentOf(r, extents)) {
+            noteRead(e->count, probe.getBody().front().getTerminator());
+            break;
+          }
+    }
     for (BlockArgument a : fn.getArguments())
       lastUse[a] = kForever;
     for (Value v : body.getTerminator()->getOperands()) {

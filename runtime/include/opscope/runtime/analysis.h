@@ -60,6 +60,9 @@ struct EventFilter {
 struct Profile {
   trace::TraceHeader header;
   std::vector<Distribution> ops; // by probe id (executions, µs)
+  /// By probe id: the smallest and largest run-time extent of the kept
+  /// executions of an op with bounded outputs; {-1, -1} otherwise.
+  std::vector<std::pair<int64_t, int64_t>> extents;
   Distribution iterations;       // iteration wall times, µs
   int64_t opEvents = 0;
   double opTimeUs = 0.0;

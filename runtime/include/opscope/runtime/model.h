@@ -43,7 +43,8 @@ struct TensorInfo {
   rt::Shape shape;
   /// An output whose size along this axis is known only after a run
   /// (docs/architecture.md, "Data-dependent output shapes"): `shape` is its
-  /// static bound, Session::outputShape the shape of the last run. -1: none.
+  /// static bound, Session::outputShape the shape of the last run (a probed
+  /// op's output: ProbeEvent::extent the size in each execution). -1: none.
   int64_t extentAxis = -1;
   int64_t elements() const { return rt::numElements(shape); }
   size_t bytes() const { return elements() * rt::dtypeSize(dtype); }
@@ -80,6 +81,10 @@ struct ProbeInfo {
   /// Arena bytes live while the op runs (planned at compile time); < 0 for
   /// models compiled before the plan recorded it.
   int64_t liveBytes = -1;
+  /// Arena offset of the i64 run-time extent of the op's bounded outputs
+  /// (those with TensorInfo::extentAxis >= 0), which the probe's end reads
+  /// into ProbeEvent::extent; -1 when the op has none.
+  int64_t extentOffset = -1;
 };
 
 /// One step of start-up (loading, mapping the weights, creating kernels,
@@ -195,6 +200,10 @@ struct ProbeEvent {
   /// and its iteration, -1 outside loops. kControl events: the control op,
   /// and the branch an If took (1 then, 0 else) or a loop's iteration.
   int32_t control = -1, step = -1;
+  /// Op events of an op with bounded outputs (ProbeInfo::extentOffset):
+  /// the run-time extent this execution produced along each bounded
+  /// output's extent axis. -1 otherwise.
+  int64_t extent = -1;
 };
 
 /// The probe sink of one session: a preallocated buffer, no locks.
@@ -235,14 +244,19 @@ public:
 
   // Hot path, called by the compiled model through the ABI.
   void begin(int32_t probe) { starts[probe] = now(); }
-  void end(int32_t probe) { push(starts[probe], now(), probe); }
-  void push(int64_t b, int64_t e, int32_t probe) {
+  /// An op without a bounded output pays one untaken branch for its extent.
+  void end(int32_t probe) {
+    int64_t t = now();
+    const int64_t *x = extents[probe];
+    push(starts[probe], t, probe, x ? *x : -1);
+  }
+  void push(int64_t b, int64_t e, int32_t probe, int64_t extent = -1) {
     if (buffer.size() == buffer.capacity()) {
       ++droppedCount;
       return;
     }
     buffer.push_back({b, e, probe, label, thread, iteration, loopControl,
-                      loopIteration});
+                      loopIteration, extent});
   }
 
   // Control flow, called by the runtime's control steps.
@@ -284,6 +298,8 @@ private:
   int32_t loopControl = -1, loopIteration = -1;
   std::vector<std::pair<int32_t, int32_t>> loops; // enclosing loops' state
   std::vector<int64_t> starts;
+  /// Per probe: its op's run-time extent in the session's arena, or null.
+  std::vector<const int64_t *> extents;
   std::vector<ProbeEvent> buffer;
   std::vector<std::string> labelNames;
   int64_t droppedCount = 0;

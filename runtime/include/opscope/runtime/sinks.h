@@ -81,6 +81,9 @@ void printStartupAndMemory(std::ostream &os, const Model &model,
 struct OpStats {
   int64_t count = 0;
   double mean = 0, p50 = 0, p99 = 0, total = 0;
+  /// The smallest and largest run-time extent the measured executions
+  /// produced (ProbeEvent::extent); -1 when the op has no bounded output.
+  int64_t extentMin = -1, extentMax = -1;
 };
 std::vector<OpStats> opStatistics(const ProfileData &data);
 /// Iteration wall times (ms) of measured iterations, all sessions.

@@ -24,8 +24,11 @@ inline constexpr int kSchemaVersion = 1;
 
 struct TensorInfo {
   std::string name;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape; ///< the bound, for a bounded output
   std::string dtype;
+  /// A bounded output's run-time extent axis (its events carry the
+  /// extent); -1 otherwise.
+  int64_t extentAxis = -1;
 };
 
 /// Static facts about one probed op, from the compile-time probe table.
@@ -100,6 +103,8 @@ struct OpEvent {
   int64_t iteration = -1;
   /// Inside a loop decided at run time: the loop's iteration (else -1).
   int64_t loopIteration = -1;
+  /// An op with bounded outputs: the run-time extent it produced (else -1).
+  int64_t extent = -1;
   int64_t tid = 0;
   double tsUs = 0.0, durUs = 0.0;
   const std::string *label = nullptr; // interned; never null for op events
