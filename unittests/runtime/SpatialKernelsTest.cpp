@@ -167,6 +167,13 @@ TEST(GenericResize, TiersMatchReferenceBitForBit) {
       {ResizeMode::Linear, {1, 19, 13, 37}, {1, 19, 26, 101}},
       {ResizeMode::Linear, {2, 5, 40, 33}, {2, 5, 17, 15}},
       {ResizeMode::Nearest, {1, 23, 9, 21}, {1, 23, 18, 42}},
+      // The AVX-512 tap gathering's window (16 outputs within 32 source
+      // elements): an FPN's 2x upsampling, an exact 2x downsampling (the
+      // window's edge), a row end cutting the window, and a 3x one.
+      {ResizeMode::Linear, {1, 3, 8, 64}, {1, 3, 16, 128}},
+      {ResizeMode::Linear, {1, 2, 10, 64}, {1, 2, 5, 32}},
+      {ResizeMode::Linear, {1, 2, 7, 21}, {1, 2, 14, 42}},
+      {ResizeMode::Linear, {1, 1, 5, 50}, {1, 1, 15, 150}},
   };
   for (const Config &cfg : configs) {
     ResizeParams p;

@@ -128,8 +128,8 @@ struct KernelTable {
                         const int64_t *c1, const float *w0, const float *w1,
                         float a, float b, bool colCopy, bool oneRow, float *y,
                         int64_t n, int64_t c);
-  void (*gatherTaps)(const float *x, const int64_t *c0, const int64_t *c1,
-                     float *t0, float *t1, int64_t n);
+  void (*gatherTaps)(const float *x, int64_t len, const int64_t *c0,
+                     const int64_t *c1, float *t0, float *t1, int64_t n);
   void (*blendTapsOrt)(const float *a0, const float *a1, const float *b0,
                        const float *b1, const float *wx0, const float *wx1,
                        float wy0, float wy1, float *y, int64_t n);

@@ -334,7 +334,7 @@ static void resize2DOrtOrder(const Resize2DPlan &plan, const float *x,
             return k;
         int k =
             keep == 0 ? 1 : keep == 1 ? 0 : (cached[0] <= cached[1] ? 0 : 1);
-        table.gatherTaps(xp + s * iw, c0, c1, taps[k][0].data(),
+        table.gatherTaps(xp + s * iw, iw, c0, c1, taps[k][0].data(),
                          taps[k][1].data(), ow);
         cached[k] = s;
         return k;

@@ -330,10 +330,12 @@ OPSCOPE_INLINE void resizeRowNhwc(const float *r0, const float *r1,
 }
 
 /// Bilinear resize in ONNX Runtime's order (Resize.cpp, resize2DOrtOrder):
-/// the two taps of a source row gathered into contiguous rows ...
-OPSCOPE_INLINE void gatherTaps(const float *x, const int64_t *c0,
+/// the two taps of a source row of `len` elements gathered into contiguous
+/// rows (every index in [0, len)) ...
+OPSCOPE_INLINE void gatherTaps(const float *x, int64_t len, const int64_t *c0,
                                const int64_t *c1, float *t0, float *t1,
                                int64_t n) {
+  (void)len;
   for (int64_t o = 0; o < n; ++o) {
     t0[o] = x[c0[o]];
     t1[o] = x[c1[o]];
@@ -458,9 +460,9 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
     opscope::rt::row_kernels::resizeRowNhwc(r0, r1, c0, c1, w0, w1, a, b,      \
                                             colCopy, oneRow, y, n, c);         \
   }                                                                            \
-  ATTR void gatherTaps(const float *x, const int64_t *c0, const int64_t *c1,   \
-                       float *t0, float *t1, int64_t n) {                      \
-    opscope::rt::row_kernels::gatherTaps(x, c0, c1, t0, t1, n);                \
+  ATTR void gatherTaps(const float *x, int64_t len, const int64_t *c0,        \
+                       const int64_t *c1, float *t0, float *t1, int64_t n) {   \
+    opscope::rt::row_kernels::gatherTaps(x, len, c0, c1, t0, t1, n);           \
   }                                                                            \
   ATTR void blendTapsOrt(const float *a0, const float *a1, const float *b0,    \
                          const float *b1, const float *wx0, const float *wx1,  \
