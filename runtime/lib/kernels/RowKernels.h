@@ -365,6 +365,49 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
   }
 }
 
+/// The dequantizing epilogue of conv_integer / matmul_integer (their
+/// fused form): y[i] = float(sums[i]) * scale[i * ss] (+ bias[i * sb]),
+/// then relu, over n elements, the strides 0 (one channel's value) or 1.
+/// The unfused ops' operations in their order: Cast's conversion
+/// (round to nearest), Mul, Add, relu as kinds.def's `x > 0 ? x : 0`; no
+/// contraction (-ffp-contract=off), so the result is theirs bit for bit.
+/// `sums` and `y` may be the same buffer (the sums are read through
+/// memcpy, so the i32 and f32 views do not alias under the type rules).
+OPSCOPE_INLINE void dequantizeRow(const void *sums, float *y, int64_t n,
+                                  const float *scale, int64_t ss,
+                                  const float *bias, int64_t sb, bool relu) {
+  const char *acc = static_cast<const char *>(sums);
+  auto at = [&](int64_t i) {
+    int32_t a;
+    __builtin_memcpy(&a, acc + 4 * i, 4);
+    return static_cast<float>(a);
+  };
+#define OPSCOPE_DEQ_LOOP(S, B, RELU)                                           \
+  for (int64_t i = 0; i < n; ++i) {                                            \
+    float v = at(i) * (S);                                                     \
+    if (bias)                                                                  \
+      v = v + (B);                                                             \
+    if (RELU)                                                                  \
+      v = v > 0.0f ? v : 0.0f;                                                 \
+    y[i] = v;                                                                  \
+  }
+  if (ss == 0 && sb == 0) {
+    // One channel: its scale and bias broadcast (a convolution's plane).
+    const float s = scale[0], b = bias ? bias[0] : 0.0f;
+    if (relu)
+      OPSCOPE_DEQ_LOOP(s, b, true)
+    else
+      OPSCOPE_DEQ_LOOP(s, b, false)
+    return;
+  }
+  // A row across channels (an inner product's N outputs).
+  if (relu)
+    OPSCOPE_DEQ_LOOP(scale[i * ss], bias[i * sb], true)
+  else
+    OPSCOPE_DEQ_LOOP(scale[i * ss], bias[i * sb], false)
+#undef OPSCOPE_DEQ_LOOP
+}
+
 #undef OPSCOPE_INLINE
 
 } // namespace opscope::rt::row_kernels
@@ -422,6 +465,12 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
                          int64_t c) {                                          \
     opscope::rt::row_kernels::maxPixelNhwc(px, count, y, c);                   \
   }                                                                            \
+  ATTR void dequantizeRow(const void *sums, float *y, int64_t n,               \
+                          const float *scale, int64_t ss, const float *bias,   \
+                          int64_t sb, bool relu) {                             \
+    opscope::rt::row_kernels::dequantizeRow(sums, y, n, scale, ss, bias, sb,   \
+                                            relu);                             \
+  }                                                                            \
   ATTR void iouSuppressRow(const float *box, const float *cols, int64_t ld,    \
                            int64_t n, float threshold, uint8_t *suppressed) {  \
     opscope::rt::row_kernels::iouSuppressRow(box, cols, ld, n, threshold,      \
@@ -444,6 +493,7 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
     (t).resizePixelNhwc = NS::resizePixelNhwc;                                 \
     (t).maxPixelNhwc = NS::maxPixelNhwc;                                       \
     (t).iouSuppressRow = NS::iouSuppressRow;                                   \
+    (t).dequantizeRow = NS::dequantizeRow;                                     \
   } while (0)
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H
