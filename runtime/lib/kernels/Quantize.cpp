@@ -8,6 +8,7 @@
 
 #include "opscope/runtime/quantize.h"
 
+#include "AlignedBuffer.h"
 #include "KernelTable.h"
 #include "Parallel.h"
 
@@ -92,6 +93,18 @@ void opscope::rt::dynamicQuantizeLinear(const float *x, int64_t n, uint8_t *y,
     kernelTable().quantizeU8Div(x, y, n, s, z);
   else
     std::fill(y, y + n, *zero);
+}
+
+const uint8_t *opscope::rt::dynamicQuantizeToScratch(const float *x,
+                                                     int64_t n, float *scale,
+                                                     uint8_t *zero) {
+  // One buffer per thread for every dequantizing op: ops run one at a time
+  // on a thread, and the data is read only inside the op that made it (a
+  // buffer per op would hold every layer's input at once).
+  thread_local AlignedBuffer<uint8_t> quantized;
+  quantized.resize(static_cast<size_t>(n));
+  dynamicQuantizeLinear(x, n, quantized.data, scale, zero);
+  return quantized.data;
 }
 
 void opscope::rt::dequantizeSums(void *y, int64_t outer, int64_t channels,

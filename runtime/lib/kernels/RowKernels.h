@@ -373,39 +373,49 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
 /// contraction (-ffp-contract=off), so the result is theirs bit for bit.
 /// `sums` and `y` may be the same buffer (the sums are read through
 /// memcpy, so the i32 and f32 views do not alias under the type rules).
+template <bool ScaleRow, bool HasBias, bool BiasRow, bool Relu>
+OPSCOPE_INLINE void dequantizeRowAs(const char *acc, float *y, int64_t n,
+                                    const float *scale, const float *bias) {
+  const float s0 = scale[0], b0 = HasBias ? bias[0] : 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t a;
+    __builtin_memcpy(&a, acc + 4 * i, 4);
+    float v = static_cast<float>(a) * (ScaleRow ? scale[i] : s0);
+    if (HasBias)
+      v = v + (BiasRow ? bias[i] : b0);
+    if (Relu)
+      v = v > 0.0f ? v : 0.0f;
+    y[i] = v;
+  }
+}
+
 OPSCOPE_INLINE void dequantizeRow(const void *sums, float *y, int64_t n,
                                   const float *scale, int64_t ss,
                                   const float *bias, int64_t sb, bool relu) {
+  // Each case its own loop with contiguous or broadcast operands, so that
+  // every one vectorises (a run-time stride would not). No lambdas: they
+  // would not carry the tier's target attribute.
   const char *acc = static_cast<const char *>(sums);
-  auto at = [&](int64_t i) {
-    int32_t a;
-    __builtin_memcpy(&a, acc + 4 * i, 4);
-    return static_cast<float>(a);
-  };
-#define OPSCOPE_DEQ_LOOP(S, B, RELU)                                           \
-  for (int64_t i = 0; i < n; ++i) {                                            \
-    float v = at(i) * (S);                                                     \
-    if (bias)                                                                  \
-      v = v + (B);                                                             \
-    if (RELU)                                                                  \
-      v = v > 0.0f ? v : 0.0f;                                                 \
-    y[i] = v;                                                                  \
+#define OPSCOPE_DEQ(S, HB, B)                                                  \
+  if (relu)                                                                    \
+    dequantizeRowAs<S, HB, B, true>(acc, y, n, scale, bias);                   \
+  else                                                                         \
+    dequantizeRowAs<S, HB, B, false>(acc, y, n, scale, bias);
+#define OPSCOPE_DEQ_BIAS(S)                                                    \
+  if (!bias) {                                                                 \
+    OPSCOPE_DEQ(S, false, false)                                               \
+  } else if (sb) {                                                             \
+    OPSCOPE_DEQ(S, true, true)                                                 \
+  } else {                                                                     \
+    OPSCOPE_DEQ(S, true, false)                                                \
   }
-  if (ss == 0 && sb == 0) {
-    // One channel: its scale and bias broadcast (a convolution's plane).
-    const float s = scale[0], b = bias ? bias[0] : 0.0f;
-    if (relu)
-      OPSCOPE_DEQ_LOOP(s, b, true)
-    else
-      OPSCOPE_DEQ_LOOP(s, b, false)
-    return;
+  if (ss) {
+    OPSCOPE_DEQ_BIAS(true)
+  } else {
+    OPSCOPE_DEQ_BIAS(false)
   }
-  // A row across channels (an inner product's N outputs).
-  if (relu)
-    OPSCOPE_DEQ_LOOP(scale[i * ss], bias[i * sb], true)
-  else
-    OPSCOPE_DEQ_LOOP(scale[i * ss], bias[i * sb], false)
-#undef OPSCOPE_DEQ_LOOP
+#undef OPSCOPE_DEQ_BIAS
+#undef OPSCOPE_DEQ
 }
 
 #undef OPSCOPE_INLINE

@@ -123,7 +123,8 @@ using Sums = std::function<void(const void *data, const void *zero,
 
 /// The integer op's result: the sums alone (i32), or with a weight scale
 /// its dequantizing form (fuse-dynamic-quant): an f32 input quantized here
-/// once (one range pass and one quantize pass, DynamicQuantizeLinear's),
+/// once (one range pass and one quantize pass, DynamicQuantizeLinear's)
+/// into the thread's scratch,
 /// the sums written into the f32 result's own buffer, then the epilogue
 /// (dequantizeSums) over it in place. Operands after the zero points:
 /// 4 input scale, 5 weight scale, 6 bias. The result is `outer x channels
@@ -172,8 +173,6 @@ BoundKernel integerResult(const OpContext &c, Sums sums, int64_t outer,
   }
   const void *xp = c.ptr<const void>(x);
   int64_t n = x.elements();
-  auto quantized =
-      std::make_shared<std::vector<uint8_t>>(own ? static_cast<size_t>(n) : 0);
   auto scales = std::make_shared<std::vector<float>>(wsn);
   float *yp = c.ptr<float>(y);
   return [=] {
@@ -181,9 +180,8 @@ BoundKernel integerResult(const OpContext &c, Sums sums, int64_t outer,
     uint8_t z;
     const void *data = xp, *zero = zp;
     if (own) {
-      dynamicQuantizeLinear(static_cast<const float *>(xp), n,
-                            quantized->data(), &s, &z);
-      data = quantized->data();
+      data = dynamicQuantizeToScratch(static_cast<const float *>(xp), n, &s,
+                                      &z);
       zero = &z;
     } else {
       s = *xs;
