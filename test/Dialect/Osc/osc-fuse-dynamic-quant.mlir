@@ -14,9 +14,10 @@
 // CHECK: %[[Y:.*]] = osc.conv_integer %arg0, %[[W]] weight_zero_point(%[[WZ]]) weight_scale(%[[WS]]) bias(%[[B]]) post_ops [relu]
 // CHECK-SAME: (tensor<1x2x5x5xf32>, tensor<4x2x3x3xui8>, tensor<ui8>, tensor<f32>, tensor<1x4x1x1xf32>) -> tensor<1x4x5x5xf32>
 // CHECK-NEXT: return %[[Y]]
-// The fusion report's sources: every node of the layer.
+// The fusion report's sources: every node of the layer, the ConvInteger
+// first (the profile names the op after it).
 // LOC-LABEL: func.func @conv_layer
-// LOC: osc.conv_integer {{.*}} loc(fused["x_QuantizeLinear", "conv_quant", "conv_cast", "conv_scales_mul", "conv_output_scale_mul", "conv_bias_add", "relu"])
+// LOC: osc.conv_integer {{.*}} loc(fused["conv_quant", "x_QuantizeLinear", "conv_cast", "conv_scales_mul", "conv_output_scale_mul", "conv_bias_add", "relu"])
 // OFF-LABEL: func.func @conv_layer
 // OFF-COUNT-3: osc.dynamic_quantize_linear
 // OFF: osc.conv_integer

@@ -135,7 +135,9 @@ struct DequantizeIntegerProduct : CountedPattern<BinaryOp> {
         if (!scale || scale.getInput() != data.getInput() || ws == xs ||
             !isConstant(ws) || !isChannelVector(ws, out, p.channelDim))
           continue;
-        SmallVector<Location> locs;
+        // The integer op's node first: the report and the profile name a
+        // fused op after its first source (the Conv, not the quantization).
+        SmallVector<Location> locs = {p.op->getLoc()};
         // This layer alone reads the quantization: it quantizes x itself.
         bool own = data->hasOneUse() && zero->hasOneUse() &&
                    scale->hasOneUse() && sm->hasOneUse();
@@ -147,7 +149,7 @@ struct DequantizeIntegerProduct : CountedPattern<BinaryOp> {
           p.inputScale = xs;
         }
         p.weightScale = ws;
-        locs.append({p.op->getLoc(), cast.getLoc(), sm.getLoc(), mul.getLoc()});
+        locs.append({cast.getLoc(), sm.getLoc(), mul.getLoc()});
         Value fused = p.rebuild(rw, rw.getFusedLoc(locs), out);
         Operation *integer = p.op;
         rw.replaceOp(mul, fused);
