@@ -147,6 +147,11 @@ struct KernelTable {
   /// y = x converted (Cast) for the pairs row_kernels::castRowHandles
   /// accepts.
   void (*castRow)(DType from, DType to, const void *x, void *y, int64_t n);
+  /// conv_integer / matmul_integer's dequantizing epilogue
+  /// (row_kernels::dequantizeRow): y = float(sums) * scale (+ bias), relu.
+  void (*dequantizeRow)(const void *sums, float *y, int64_t n,
+                        const float *scale, int64_t ss, const float *bias,
+                        int64_t sb, bool relu);
 
   // Conversions and quantization (`inv` = 1 / scale).
   void (*toBf16)(const float *x, uint16_t *y, int64_t n);

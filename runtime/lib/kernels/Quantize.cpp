@@ -8,7 +8,9 @@
 
 #include "opscope/runtime/quantize.h"
 
+#include "AlignedBuffer.h"
 #include "KernelTable.h"
+#include "Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +93,51 @@ void opscope::rt::dynamicQuantizeLinear(const float *x, int64_t n, uint8_t *y,
     kernelTable().quantizeU8Div(x, y, n, s, z);
   else
     std::fill(y, y + n, *zero);
+}
+
+const uint8_t *opscope::rt::dynamicQuantizeToScratch(const float *x,
+                                                     int64_t n, float *scale,
+                                                     uint8_t *zero) {
+  // One buffer per thread for every dequantizing op: ops run one at a time
+  // on a thread, and the data is read only inside the op that made it (a
+  // buffer per op would hold every layer's input at once).
+  thread_local AlignedBuffer<uint8_t> quantized;
+  quantized.resize(static_cast<size_t>(n));
+  dynamicQuantizeLinear(x, n, quantized.data, scale, zero);
+  return quantized.data;
+}
+
+void opscope::rt::dequantizeSums(void *y, int64_t outer, int64_t channels,
+                                 int64_t inner, const float *scale,
+                                 int64_t scaleCount, const float *bias,
+                                 int64_t biasCount, bool relu) {
+  auto dequantizeRow = kernelTable().dequantizeRow;
+  char *base = static_cast<char *>(y);
+  constexpr int64_t kGrain = 1 << 14; // elements per thread at least
+  if (inner == 1) {
+    // Rows of `channels` outputs (an inner product): vectors across them.
+    int64_t ss = scaleCount > 1, sb = biasCount > 1;
+    detail::parallelRanges(outer, std::max<int64_t>(1, kGrain / channels),
+                           [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        char *row = base + 4 * r * channels;
+        dequantizeRow(row, reinterpret_cast<float *>(row), channels, scale, ss,
+                      bias, sb, relu);
+      }
+    });
+    return;
+  }
+  // Planes of `inner` outputs, one channel's scale and bias each (NCHW).
+  detail::parallelRanges(outer * channels, std::max<int64_t>(1, kGrain / inner),
+                         [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t c = p % channels;
+      char *plane = base + 4 * p * inner;
+      dequantizeRow(plane, reinterpret_cast<float *>(plane), inner,
+                    scale + (scaleCount > 1 ? c : 0), 0,
+                    bias ? bias + (biasCount > 1 ? c : 0) : nullptr, 0, relu);
+    }
+  });
 }
 
 void opscope::rt::matmulInteger(const void *a, DType aType, const Shape &aShape,

@@ -405,6 +405,59 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
   }
 }
 
+/// The dequantizing epilogue of conv_integer / matmul_integer (their
+/// fused form): y[i] = float(sums[i]) * scale[i * ss] (+ bias[i * sb]),
+/// then relu, over n elements, the strides 0 (one channel's value) or 1.
+/// The unfused ops' operations in their order: Cast's conversion
+/// (round to nearest), Mul, Add, relu as kinds.def's `x > 0 ? x : 0`; no
+/// contraction (-ffp-contract=off), so the result is theirs bit for bit.
+/// `sums` and `y` may be the same buffer (the sums are read through
+/// memcpy, so the i32 and f32 views do not alias under the type rules).
+template <bool ScaleRow, bool HasBias, bool BiasRow, bool Relu>
+OPSCOPE_INLINE void dequantizeRowAs(const char *acc, float *y, int64_t n,
+                                    const float *scale, const float *bias) {
+  const float s0 = scale[0], b0 = HasBias ? bias[0] : 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t a;
+    __builtin_memcpy(&a, acc + 4 * i, 4);
+    float v = static_cast<float>(a) * (ScaleRow ? scale[i] : s0);
+    if (HasBias)
+      v = v + (BiasRow ? bias[i] : b0);
+    if (Relu)
+      v = v > 0.0f ? v : 0.0f;
+    y[i] = v;
+  }
+}
+
+OPSCOPE_INLINE void dequantizeRow(const void *sums, float *y, int64_t n,
+                                  const float *scale, int64_t ss,
+                                  const float *bias, int64_t sb, bool relu) {
+  // Each case its own loop with contiguous or broadcast operands, so that
+  // every one vectorises (a run-time stride would not). No lambdas: they
+  // would not carry the tier's target attribute.
+  const char *acc = static_cast<const char *>(sums);
+#define OPSCOPE_DEQ(S, HB, B)                                                  \
+  if (relu)                                                                    \
+    dequantizeRowAs<S, HB, B, true>(acc, y, n, scale, bias);                   \
+  else                                                                         \
+    dequantizeRowAs<S, HB, B, false>(acc, y, n, scale, bias);
+#define OPSCOPE_DEQ_BIAS(S)                                                    \
+  if (!bias) {                                                                 \
+    OPSCOPE_DEQ(S, false, false)                                               \
+  } else if (sb) {                                                             \
+    OPSCOPE_DEQ(S, true, true)                                                 \
+  } else {                                                                     \
+    OPSCOPE_DEQ(S, true, false)                                                \
+  }
+  if (ss) {
+    OPSCOPE_DEQ_BIAS(true)
+  } else {
+    OPSCOPE_DEQ_BIAS(false)
+  }
+#undef OPSCOPE_DEQ_BIAS
+#undef OPSCOPE_DEQ
+}
+
 #undef OPSCOPE_INLINE
 
 } // namespace opscope::rt::row_kernels
@@ -474,6 +527,12 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
                          int64_t c) {                                          \
     opscope::rt::row_kernels::maxPixelNhwc(px, count, y, c);                   \
   }                                                                            \
+  ATTR void dequantizeRow(const void *sums, float *y, int64_t n,               \
+                          const float *scale, int64_t ss, const float *bias,   \
+                          int64_t sb, bool relu) {                             \
+    opscope::rt::row_kernels::dequantizeRow(sums, y, n, scale, ss, bias, sb,   \
+                                            relu);                             \
+  }                                                                            \
   ATTR void iouSuppressRow(const float *box, const float *cols, int64_t ld,    \
                            int64_t n, float threshold, uint8_t *suppressed) {  \
     opscope::rt::row_kernels::iouSuppressRow(box, cols, ld, n, threshold,      \
@@ -498,6 +557,7 @@ OPSCOPE_INLINE void iouSuppressRow(const float *box, const float *cols,
     (t).blendTapsOrt = NS::blendTapsOrt;                                       \
     (t).maxPixelNhwc = NS::maxPixelNhwc;                                       \
     (t).iouSuppressRow = NS::iouSuppressRow;                                   \
+    (t).dequantizeRow = NS::dequantizeRow;                                     \
   } while (0)
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_ROWKERNELS_H

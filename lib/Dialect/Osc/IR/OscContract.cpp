@@ -97,7 +97,9 @@ SmallVector<Value> DequantizeLinearOp::getRuntimeOperands() {
   return {getInput(), getScale(), getZeroPoint()};
 }
 SmallVector<Value> ConvIntegerOp::getRuntimeOperands() {
-  return {getInput(), getWeight(), getInputZeroPoint(), getWeightZeroPoint()};
+  return {getInput(),      getWeight(),      getInputZeroPoint(),
+          getWeightZeroPoint(), getInputScale(), getWeightScale(),
+          getBias()};
 }
 std::optional<double> ConvIntegerOp::getFlops() {
   // 2 x outputs x (C/groups x kernel...): the weight's elements per OC.
@@ -105,7 +107,8 @@ std::optional<double> ConvIntegerOp::getFlops() {
   return 2.0 * outputElements(*this) * (w.getNumElements() / w.getDimSize(0));
 }
 SmallVector<Value> MatMulIntegerOp::getRuntimeOperands() {
-  return {getLhs(), getRhs(), getLhsZeroPoint(), getRhsZeroPoint()};
+  return {getLhs(),      getRhs(),      getLhsZeroPoint(), getRhsZeroPoint(),
+          getLhsScale(), getRhsScale(), getBias()};
 }
 std::optional<double> MatMulIntegerOp::getFlops() {
   auto lhs = cast<RankedTensorType>(getLhs().getType());

@@ -109,14 +109,77 @@ static LogicalResult verifyZeroPoint(Operation *op, Value zp, Type elem,
   return success();
 }
 
+/// The dequantizing form of conv_integer / matmul_integer (fuse-dynamic-
+/// quant): with `weightScale` an f32 result, `bias` and post-ops (relu
+/// only); an f32 `input` quantized by the op itself, so without its zero
+/// point or scale. `count` is the output channels (OC or N) that
+/// `weightScale` and `bias` may have one element each of.
+static LogicalResult verifyDequantForm(Operation *op, Value input,
+                                       Value inputZeroPoint, Value inputScale,
+                                       Value weightScale, Value bias,
+                                       ArrayAttr postOps, int64_t count,
+                                       StringRef in, StringRef w) {
+  auto x = tensorType(input);
+  auto out = tensorType(op->getResult(0));
+  if (!weightScale) {
+    if (inputScale || bias || !postOps.empty())
+      return op->emitOpError(in) << "_scale, bias and post_ops need a " << w
+                                 << "_scale";
+    if (!isInt8(x.getElementType()))
+      return op->emitOpError(in) << " must be ui8 or i8 without a " << w
+                                 << "_scale, got " << x;
+    if (!out.getElementType().isSignlessInteger(32))
+      return op->emitOpError("result must be i32, got ") << out;
+    return success();
+  }
+  if (!out.getElementType().isF32())
+    return op->emitOpError("result must be f32 with a ")
+           << w << "_scale, got " << out;
+  if (x.getElementType().isF32()) {
+    if (inputZeroPoint || inputScale)
+      return op->emitOpError("an f32 ")
+             << in << " is quantized by the op: no " << in
+             << "_zero_point or " << in << "_scale";
+  } else if (!isInt8(x.getElementType())) {
+    return op->emitOpError(in) << " must be ui8, i8 or f32, got " << x;
+  } else if (!inputScale) {
+    return op->emitOpError("a quantized ") << in << " needs its " << in
+                                           << "_scale";
+  }
+  if (inputScale && (tensorType(inputScale).getNumElements() != 1 ||
+                     !tensorType(inputScale).getElementType().isF32()))
+    return op->emitOpError(in) << "_scale must be one f32, got "
+                               << inputScale.getType();
+  for (auto [v, name] : {std::pair(weightScale, (w + "_scale").str()),
+                         std::pair(bias, std::string("bias"))}) {
+    if (!v)
+      continue;
+    auto t = tensorType(v);
+    if (!t.getElementType().isF32() ||
+        (t.getNumElements() != 1 && t.getNumElements() != count))
+      return op->emitOpError(name)
+             << " must be f32 with one element or " << count << ", got " << t;
+  }
+  for (Attribute a : postOps)
+    if (cast<PostOpKindAttr>(a).getValue() != PostOpKind::relu)
+      return op->emitOpError("post_ops may only be relu here");
+  return success();
+}
+
 LogicalResult ConvIntegerOp::verify() {
   if (failed(verify::verifyConvLike(*this, "OC x C/groups x kernel...")))
     return failure();
   auto x = tensorType(getInput()), w = tensorType(getWeight());
-  if (!isInt8(x.getElementType()) || !isInt8(w.getElementType()))
-    return emitOpError("input and weight must be ui8 or i8, got ")
-           << x << " and " << w;
+  if (!isInt8(w.getElementType()))
+    return emitOpError("weight must be ui8 or i8, got ") << w;
   auto in = x.getShape(), ws = w.getShape();
+  if (failed(verifyDequantForm(*this, getInput(), getInputZeroPoint(),
+                               getInputScale(), getWeightScale(), getBias(),
+                               getPostOps(), ws[0], "input", "weight")))
+    return failure();
+  Type xq = x.getElementType().isF32()
+                ? IntegerType::get(getContext(), 8, IntegerType::Unsigned)
+                : x.getElementType();
   unsigned spatial = in.size() - 2;
   int64_t groups = getGroups();
   if (groups <= 0 || in[1] % groups || ws[0] % groups || ws[1] * groups != in[1])
@@ -124,8 +187,7 @@ LogicalResult ConvIntegerOp::verify() {
            << formatShape(ws) << " and input " << formatShape(in)
            << " do not agree with groups=" << groups
            << " (weight is OC x C/groups x kernel...)";
-  if (failed(verifyZeroPoint(*this, getInputZeroPoint(), x.getElementType(),
-                             0, "input", "")) ||
+  if (failed(verifyZeroPoint(*this, getInputZeroPoint(), xq, 0, "input", "")) ||
       failed(verifyZeroPoint(*this, getWeightZeroPoint(), w.getElementType(),
                              ws[0], "weight", "output channel")))
     return failure();
@@ -138,24 +200,28 @@ LogicalResult ConvIntegerOp::verify() {
       return emitOpError("kernel window does not fit spatial dimension ") << i;
     expected.push_back(out);
   }
-  auto out = tensorType(getOutput());
-  if (!out.getElementType().isSignlessInteger(32))
-    return emitOpError("result must be i32, got ") << out;
   return verifyResultShape(*this, getOutput(), expected);
 }
 
 LogicalResult MatMulIntegerOp::verify() {
   auto a = tensorType(getLhs()), b = tensorType(getRhs());
-  if (!isInt8(a.getElementType()) || !isInt8(b.getElementType()))
-    return emitOpError("operands must be ui8 or i8, got ") << a << " and " << b;
+  if (!isInt8(b.getElementType()))
+    return emitOpError("rhs must be ui8 or i8, got ") << b;
   if (a.getRank() < 2 || b.getRank() < 2)
     return emitOpError("operands must have rank >= 2");
   int64_t m = a.getDimSize(a.getRank() - 2), k = a.getDimSize(a.getRank() - 1);
   int64_t n = b.getDimSize(b.getRank() - 1);
+  if (failed(verifyDequantForm(*this, getLhs(), getLhsZeroPoint(),
+                               getLhsScale(), getRhsScale(), getBias(),
+                               getPostOps(), n, "lhs", "rhs")))
+    return failure();
+  Type aq = a.getElementType().isF32()
+                ? IntegerType::get(getContext(), 8, IntegerType::Unsigned)
+                : a.getElementType();
   if (b.getDimSize(b.getRank() - 2) != k)
     return emitOpError("contraction sizes differ: ")
            << k << " and " << b.getDimSize(b.getRank() - 2);
-  if (failed(verifyZeroPoint(*this, getLhsZeroPoint(), a.getElementType(), m,
+  if (failed(verifyZeroPoint(*this, getLhsZeroPoint(), aq, m,
                              "lhs", "row (M)")) ||
       failed(verifyZeroPoint(*this, getRhsZeroPoint(), b.getElementType(), n,
                              "rhs", "column (N)")))
@@ -165,8 +231,5 @@ LogicalResult MatMulIntegerOp::verify() {
     return emitOpError("batch dimensions do not broadcast");
   SmallVector<int64_t> expected(*batch);
   expected.append({m, n});
-  auto out = tensorType(getOutput());
-  if (!out.getElementType().isSignlessInteger(32))
-    return emitOpError("result must be i32, got ") << out;
   return verifyResultShape(*this, getOutput(), expected);
 }

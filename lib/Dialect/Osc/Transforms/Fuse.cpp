@@ -54,6 +54,8 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
       populateOscConvBatchNormFusionPatterns(patterns, &numConvBns);
       populateOscConvTransposeBatchNormPatterns(patterns, &numConvBns);
     }
+    if (fuseDynamicQuant)
+      populateOscDynamicQuantFusionPatterns(patterns, &numDynamicQuant);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

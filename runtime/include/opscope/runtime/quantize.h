@@ -43,6 +43,21 @@ void matmulInteger(const void *a, DType aType, const Shape &aShape,
                    const void *aZero, int64_t aZeroCount, const void *bZero,
                    int64_t bZeroCount, int32_t *y, const Shape &yShape);
 
+/// DynamicQuantizeLinear of n values into the calling thread's scratch
+/// buffer, valid until its next call on this thread: the quantized input
+/// of conv_integer / matmul_integer's dequantizing form.
+const uint8_t *dynamicQuantizeToScratch(const float *x, int64_t n,
+                                        float *scale, uint8_t *zero);
+
+/// The dequantizing epilogue of conv_integer / matmul_integer, in place:
+/// `y` holds the i32 sums of an `outer x channels x inner` result and
+/// receives y = float(sums) * scale[c] (+ bias[c]), then relu, in f32 (the
+/// unfused Cast, Mul, Add and Relu bit for bit). scale and bias have 1 or
+/// `channels` values; bias may be null.
+void dequantizeSums(void *y, int64_t outer, int64_t channels, int64_t inner,
+                    const float *scale, int64_t scaleCount, const float *bias,
+                    int64_t biasCount, bool relu);
+
 /// Element i of u8, i8 or i32 data as i32 (throws on any other type).
 int32_t quantizedValue(const void *p, DType t, int64_t i);
 

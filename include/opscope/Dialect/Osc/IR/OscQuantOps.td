@@ -95,24 +95,63 @@ def Osc_ConvIntegerOp : Osc_ExecOp<"conv_integer", "ConvInteger",
     dequantize_linear (scale input_scale x weight_scale per output channel),
     the bias and quantize_linear.
 
+    Dequantizing form (`osc-fuse`'s `fuse-dynamic-quant`, ONNX Runtime's
+    `quantize_dynamic` layers): with `weight_scale` the result is f32,
+    `float(sums) * (input_scale * weight_scale[oc]) (+ bias[oc])`, then
+    the `post_ops` (only `relu`), in that order and in f32 without
+    contraction, so that it equals Cast -> Mul -> Add -> Relu bit for bit.
+    `weight_scale` and `bias` have one element or one per output channel
+    (any shape, e.g. `1 x OC x 1 x 1`). An f32 `input` is quantized by the
+    op itself as DynamicQuantizeLinear does (one range pass, one quantize
+    pass): no `input_zero_point` or `input_scale` then. A ui8 input
+    (a DynamicQuantizeLinear shared with other consumers) takes its scale
+    as `input_scale`.
+
     ```mlir
     %y = osc.conv_integer %x, %w input_zero_point(%xz)
         {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
          dilations = array<i64: 1, 1>}
         : (tensor<1x8x16x16xui8>, tensor<16x8x3x3xi8>, tensor<ui8>)
         -> tensor<1x16x16x16xi32>
+    %z = osc.conv_integer %f, %w weight_zero_point(%wz) weight_scale(%ws)
+        bias(%b) post_ops [relu]
+        {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+         dilations = array<i64: 1, 1>}
+        : (tensor<1x8x16x16xf32>, tensor<16x8x3x3xui8>, tensor<ui8>,
+           tensor<f32>, tensor<1x16x1x1xf32>) -> tensor<1x16x16x16xf32>
     ```
   }];
   let arguments = (ins Osc_Tensor:$input, Osc_Tensor:$weight,
                        Optional<Osc_Tensor>:$input_zero_point,
                        Optional<Osc_Tensor>:$weight_zero_point,
+                       Optional<Osc_FloatTensor>:$input_scale,
+                       Optional<Osc_FloatTensor>:$weight_scale,
+                       Optional<Osc_FloatTensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$groups);
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
   let results = (outs Osc_Tensor:$output);
+  let builders = [
+    // The integer form (i32 sums), as the importer creates it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$input,
+                   "::mlir::Value":$weight, "::mlir::Value":$input_zero_point,
+                   "::mlir::Value":$weight_zero_point,
+                   "::mlir::DenseI64ArrayAttr":$strides,
+                   "::mlir::DenseI64ArrayAttr":$pads,
+                   "::mlir::DenseI64ArrayAttr":$dilations,
+                   "::mlir::IntegerAttr":$groups), [{
+      build($_builder, $_state, output, input, weight, input_zero_point,
+            weight_zero_point, nullptr, nullptr, nullptr, strides, pads,
+            dilations, groups, nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $input `,` $weight (`input_zero_point` `(` $input_zero_point^ `)`)?
-    (`weight_zero_point` `(` $weight_zero_point^ `)`)? attr-dict `:` functional-type(operands, results)
+    (`weight_zero_point` `(` $weight_zero_point^ `)`)?
+    (`input_scale` `(` $input_scale^ `)`)?
+    (`weight_scale` `(` $weight_scale^ `)`)? (`bias` `(` $bias^ `)`)?
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -126,18 +165,45 @@ def Osc_MatMulIntegerOp : Osc_ExecOp<"matmul_integer", "MatMulInteger",
     point is per tensor or per row (M), the rhs's per tensor or per column
     (N).
 
+    Dequantizing form (`fuse-dynamic-quant`), as `osc.conv_integer`'s: with
+    `rhs_scale` the result is f32, `float(sums) * (lhs_scale *
+    rhs_scale[n]) (+ bias[n])` then the `post_ops` (only `relu`), equal
+    bit for bit to Cast -> Mul -> Add -> Relu; `rhs_scale` and `bias` have
+    one element or one per column (N). An f32 `lhs` is quantized by the op
+    itself (DynamicQuantizeLinear, one range pass and one quantize pass),
+    without `lhs_zero_point` or `lhs_scale`.
+
     ```mlir
-    %y = osc.matmul_integer %a, %b, %azp, %bzp
+    %y = osc.matmul_integer %a, %b lhs_zero_point(%azp) rhs_zero_point(%bzp)
         : (tensor<4x3xui8>, tensor<3x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<4x2xi32>
+    %z = osc.matmul_integer %x, %b rhs_zero_point(%bzp) rhs_scale(%bs) bias(%c)
+        : (tensor<4x3xf32>, tensor<3x2xi8>, tensor<i8>, tensor<f32>, tensor<2xf32>)
+        -> tensor<4x2xf32>
     ```
   }];
   let arguments = (ins Osc_Tensor:$lhs, Osc_Tensor:$rhs,
                        Optional<Osc_Tensor>:$lhs_zero_point,
-                       Optional<Osc_Tensor>:$rhs_zero_point);
+                       Optional<Osc_Tensor>:$rhs_zero_point,
+                       Optional<Osc_FloatTensor>:$lhs_scale,
+                       Optional<Osc_FloatTensor>:$rhs_scale,
+                       Optional<Osc_FloatTensor>:$bias,
+                       DefaultValuedAttr<Osc_PostOpList, "{}">:$post_ops);
   let results = (outs Osc_Tensor:$output);
+  let builders = [
+    // The integer form (i32 sums), as the importer creates it.
+    OpBuilder<(ins "::mlir::Type":$output, "::mlir::Value":$lhs,
+                   "::mlir::Value":$rhs, "::mlir::Value":$lhs_zero_point,
+                   "::mlir::Value":$rhs_zero_point), [{
+      build($_builder, $_state, output, lhs, rhs, lhs_zero_point,
+            rhs_zero_point, nullptr, nullptr, nullptr, nullptr);
+    }]>
+  ];
   let assemblyFormat = [{
     $lhs `,` $rhs (`lhs_zero_point` `(` $lhs_zero_point^ `)`)?
-    (`rhs_zero_point` `(` $rhs_zero_point^ `)`)? attr-dict `:` functional-type(operands, results)
+    (`rhs_zero_point` `(` $rhs_zero_point^ `)`)?
+    (`lhs_scale` `(` $lhs_scale^ `)`)? (`rhs_scale` `(` $rhs_scale^ `)`)?
+    (`bias` `(` $bias^ `)`)?
+    (`post_ops` custom<PostOps>($post_ops)^)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

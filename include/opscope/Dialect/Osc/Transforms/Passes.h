@@ -55,6 +55,11 @@ void populateOscConvBatchNormFusionPatterns(mlir::RewritePatternSet &patterns,
 /// Inference BatchNorm after a conv_transpose -> folded into its weights.
 void populateOscConvTransposeBatchNormPatterns(mlir::RewritePatternSet &patterns,
                                                llvm::Statistic *counter = nullptr);
+/// ONNX Runtime's quantize_dynamic layers (DynamicQuantizeLinear ->
+/// conv_integer / matmul_integer -> Cast -> Mul [-> bias Add] [-> relu])
+/// -> the integer op's dequantizing form.
+void populateOscDynamicQuantFusionPatterns(mlir::RewritePatternSet &patterns,
+                                           llvm::Statistic *counter = nullptr);
 /// conv_transpose with kernel == stride -> 1x1 conv + depth-to-space
 /// shuffle (applied after the other fusions, which it would hide).
 void populateOscConvTransposeAsConvPatterns(mlir::RewritePatternSet &patterns,

@@ -63,6 +63,14 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
       before a softmax becomes the softmax's mask operand.
     * `fuse-conv-bn`: batch_norm after a conv or conv_transpose with
       constant parameters is folded into its weights and bias.
+    * `fuse-dynamic-quant`: ONNX Runtime's quantize_dynamic layers,
+      `Mul(Cast(conv_integer or matmul_integer), Mul(x_scale, w_scale))`
+      with a constant weight, become the integer op's dequantizing form
+      (f32 result, `weight_scale`); a following constant per-channel bias
+      Add and a relu fold into it. The DynamicQuantizeLinear folds in too
+      (the op takes the f32 input) when its three results feed only this
+      layer; a shared one stays and each layer takes its u8 data, zero
+      point and scale. Results are bitwise those of the unfused ops.
     * `deconv-as-conv`: a 2-D f32 conv_transpose with constant weights (no
       dilation, groups or `sum`, not reading a dequantized input, pads
       within the kernel's reach) becomes its sub-pixel form: a conv of
@@ -89,7 +97,8 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
     Option<"fuseConvBn", "fuse-conv-bn", "bool", "true", "fold batch_norm into conv weights">,
-    Option<"deconvAsConv", "deconv-as-conv", "bool", "true", "2-D conv_transpose as its sub-pixel conv + shuffle + crop">
+    Option<"deconvAsConv", "deconv-as-conv", "bool", "true", "2-D conv_transpose as its sub-pixel conv + shuffle + crop">,
+    Option<"fuseDynamicQuant", "fuse-dynamic-quant", "bool", "true", "quantize_dynamic layers (DynamicQuantizeLinear, ConvInteger/MatMulInteger, Cast, Mul, bias, relu) into one integer op">
   ];
   let statistics = [
     Statistic<"numInnerProducts", "inner-products", "matmuls turned into inner_product">,
@@ -102,7 +111,8 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Statistic<"numScales", "scales", "scalar multiplies folded">,
     Statistic<"numTransposes", "transposes", "transposes folded into matmul flags">,
     Statistic<"numConvBns", "conv-bns", "batch_norms folded into conv">,
-    Statistic<"numDeconvs", "deconvs-as-conv", "conv_transposes rewritten as 1x1 conv + shuffle">
+    Statistic<"numDeconvs", "deconvs-as-conv", "conv_transposes rewritten as 1x1 conv + shuffle">,
+    Statistic<"numDynamicQuant", "dynamic-quant", "quantize_dynamic steps fused into conv_integer / matmul_integer">
   ];
 }
 
