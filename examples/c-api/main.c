@@ -1,6 +1,8 @@
 /* opscope-capi-example: load a compiled model through the C API, fill every
- * input with a constant (1 for integers, 0.5 for floats), run it and print
- * each output's name, shape and first values.
+ * input with a constant (1 for integers, 0.5 for floats, true and false
+ * alternating for booleans), run it and print each output's name, shape
+ * after the run (opscope_session_output_dims: a data-dependent output such
+ * as Compress's has fewer rows than its bound) and first values.
  *
  *   opscope-capi-example MODEL.so
  */
@@ -19,8 +21,9 @@ static size_t elements(const int64_t *dims, size_t rank) {
 int main(int argc, char **argv) {
   if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("usage: %s MODEL.so\nLoads a compiled model, fills every input "
-           "with a constant (1 for integers, 0.5 for floats), runs it once "
-           "and prints each output's name, shape and first values.\n",
+           "with a constant (1 for integers, 0.5 for floats, true and false "
+           "alternating for booleans), runs it once and prints each "
+           "output's name, shape after the run and first values.\n",
            argv[0]);
     return 0;
   }
@@ -50,6 +53,8 @@ int main(int argc, char **argv) {
         ((int64_t *)buf)[k] = 1;
       else if (!strcmp(dtype, "i32"))
         ((int32_t *)buf)[k] = 1;
+      else if (!strcmp(dtype, "i1"))
+        ((unsigned char *)buf)[k] = k % 2 == 0;
     }
   }
   if (opscope_session_run(s)) {
@@ -58,7 +63,7 @@ int main(int argc, char **argv) {
   }
   for (size_t o = 0; o < opscope_model_num_outputs(m); ++o) {
     size_t rank = opscope_model_output_rank(m, o);
-    const int64_t *dims = opscope_model_output_dims(m, o);
+    const int64_t *dims = opscope_session_output_dims(s, o);
     printf("%s %s [", opscope_model_output_name(m, o), opscope_model_output_dtype(m, o));
     for (size_t d = 0; d < rank; ++d)
       printf("%s%lld", d ? "x" : "", (long long)dims[d]);

@@ -179,6 +179,11 @@ public:
       dst[o] = results[o].mutable_data();
 
     std::string error;
+    // Each output's shape after the run: the model's, except where it
+    // depends on the values (Session::outputShape), whose copies go
+    // through `bounded` until the GIL is back to make their arrays.
+    std::vector<rt::Shape> shapes(outs.size());
+    std::vector<std::vector<char>> bounded(outs.size());
     {
       py::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(mu);
@@ -188,8 +193,18 @@ public:
         std::memcpy(session->input(i), src[i], ins[i].bytes());
       try {
         session->run();
-        for (size_t o = 0; o < dst.size(); ++o)
-          std::memcpy(dst[o], session->output(o), outs[o].bytes());
+        for (size_t o = 0; o < outs.size(); ++o) {
+          shapes[o] = session->outputShape(o);
+          if (!copy)
+            continue;
+          if (shapes[o] == outs[o].shape) {
+            std::memcpy(dst[o], session->output(o), outs[o].bytes());
+            continue;
+          }
+          const char *p = static_cast<const char *>(session->output(o));
+          bounded[o].assign(p, p + rt::numElements(shapes[o]) *
+                                       rt::dtypeSize(outs[o].dtype));
+        }
       } catch (const std::exception &e) {
         error = e.what();
       } catch (...) { // nothing may unwind into the interpreter unnamed
@@ -202,12 +217,19 @@ public:
 
     py::dict out;
     for (size_t o = 0; o < outs.size(); ++o) {
+      if (copy && shapes[o] != outs[o].shape) {
+        py::array a(outputTypes[o], shapes[o]);
+        if (!bounded[o].empty())
+          std::memcpy(a.mutable_data(), bounded[o].data(), bounded[o].size());
+        out[outputNames[o]] = a;
+        continue;
+      }
       if (copy) {
         out[outputNames[o]] = results[o];
         continue;
       }
       // A view keeps this session (and its buffers) alive.
-      py::array view(outputTypes[o], outs[o].shape, {}, session->output(o),
+      py::array view(outputTypes[o], shapes[o], {}, session->output(o),
                      py::cast(this));
       py::detail::array_proxy(view.ptr())->flags &=
           ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;

@@ -15,6 +15,8 @@ struct opscope_model {
 };
 struct opscope_session {
   std::unique_ptr<opscope::Session> session;
+  /// opscope_session_output_dims' answers, one per output.
+  std::vector<opscope::rt::Shape> dims;
 };
 
 namespace {
@@ -87,6 +89,11 @@ void *opscope_session_input(opscope_session *s, size_t i) {
 }
 const void *opscope_session_output(opscope_session *s, size_t i) {
   return s->session->output(i);
+}
+const int64_t *opscope_session_output_dims(opscope_session *s, size_t i) {
+  s->dims.resize(s->session->model().outputs().size());
+  s->dims.at(i) = s->session->outputShape(i);
+  return s->dims[i].data();
 }
 int opscope_session_run(opscope_session *s) {
   return guard(

@@ -182,6 +182,23 @@ class Run(unittest.TestCase):
         gc.collect()
         np.testing.assert_allclose(v["y"], b["y"])
 
+    def test_bounded_outputs(self):
+        # Outputs whose size depends on the values (extents.so: NonZero and
+        # its transpose, Compress and a Mul carrying its extent) come back
+        # with the run's shape, as copies and as views, run after run.
+        s = opscope.Session(work("extents.so"))
+        x = np.array([[0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 0, 4]], np.float32)
+        boxes = np.arange(20, dtype=np.float32).reshape(5, 4)
+        for keep in ([True, False, True, False, False], [False] * 5, [True] * 5):
+            keep = np.array(keep)
+            for copy in (True, False):
+                out = s.run({"x": x, "boxes": boxes, "keep": keep}, copy=copy)
+                np.testing.assert_array_equal(out["nzt"], np.transpose(np.nonzero(x)))
+                np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+                np.testing.assert_array_equal(
+                    out["scaled"], boxes[keep] * np.array([[2, 2, 3, 3]], np.float32))
+        s.close()
+
     def test_input_errors(self):
         cases = [
             ({"x": self.x, "idx": self.idx, "z": self.x},

@@ -45,6 +45,13 @@ opscope_session *opscope_session_create(opscope_model *m);
 void opscope_session_free(opscope_session *s);
 void *opscope_session_input(opscope_session *s, size_t i);
 const void *opscope_session_output(opscope_session *s, size_t i);
+/* The dims (output rank of them) of output i after the last run: the
+ * model's dims, except for an output whose size depends on the values
+ * (NonZero, Compress, Unique, NonMaxSuppression, TopK with a run-time k:
+ * docs/architecture.md), where one dim is what the run produced and
+ * opscope_session_output holds exactly that many elements. Valid until the
+ * next call for the same output. */
+const int64_t *opscope_session_output_dims(opscope_session *s, size_t i);
 int opscope_session_run(opscope_session *s);
 
 #ifdef __cplusplus
