@@ -168,7 +168,7 @@ template <typename T> void checkTopK(DType t, const Shape &s, unsigned seed) {
   // A range of 5 values: most slices hold ties.
   std::vector<T> x = randomValues<T>(count(s), seed, -2, 2);
   for (int64_t axis = 0; axis < static_cast<int64_t>(s.size()); ++axis)
-    for (int64_t k : {int64_t(1), s[axis] / 2, s[axis]})
+    for (int64_t k : {int64_t(0), int64_t(1), s[axis] / 2, s[axis]})
       for (bool smallest : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "axis " << axis << " k " << k
                                           << " smallest " << smallest);
@@ -180,6 +180,18 @@ template <typename T> void checkTopK(DType t, const Shape &s, unsigned seed) {
         topKReference(x, s, axis, k, smallest, ev, ei);
         EXPECT_EQ(v, ev);
         EXPECT_EQ(i, ei);
+        // A run-time k: results bounded by the axis length (filled with
+        // stale data first), the k entries first along the axis, 0 after.
+        std::vector<T> bv(count(s), T(7)), bev(count(s), T(0));
+        std::vector<int64_t> bi(count(s), 7), bei(count(s), 0);
+        topK(t, x.data(), s, axis, k, smallest, bv.data(), bi.data(), s[axis]);
+        for (int64_t e = 0; e < count(ys); ++e) {
+          int64_t at = ravel(unravel(e, ys), s);
+          bev[at] = ev[e];
+          bei[at] = ei[e];
+        }
+        EXPECT_EQ(bv, bev);
+        EXPECT_EQ(bi, bei);
       }
 }
 } // namespace

@@ -105,15 +105,20 @@ void opscope::onnx_import::addIndexingConverters(
     return success();
   };
 
-  // TopK-1 (k an attribute), -10 (k an input, which must be a compile-time
-  // constant) and -11 (largest, sorted). The results are always sorted,
-  // which sorted = 0 permits.
+  // TopK-1 (k an attribute), -10 (k an input) and -11 (largest, sorted).
+  // The results are always sorted, which sorted = 0 permits. A k known
+  // only at run time gives bounded results: the axis's whole length, k of
+  // it valid (docs/architecture.md, "Data-dependent output shapes").
   m["TopK"] = [](NodeContext &c, SmallVectorImpl<Value> &out) {
     Value x = c.input(0);
     auto xt = typeOf(x);
     auto axis = c.normalizeAxis(c.intAttr("axis", -1), xt.getRank());
     if (failed(axis))
       return failure();
+    int64_t len = xt.getDimSize(*axis);
+    bool largest = c.opset < 11 || c.intAttr("largest", 1);
+    UnitAttr smallest = largest ? UnitAttr() : c.b.getUnitAttr();
+    auto i64 = c.b.getI64Type();
     int64_t k;
     if (c.opset < 10) {
       if (!c.attr("k")) {
@@ -122,25 +127,38 @@ void opscope::onnx_import::addIndexingConverters(
       }
       k = c.intAttr("k", 0);
     } else {
+      if (c.hasInput(1) && !c.constInts(1)) {
+        // Read at run time: the kernel checks 0 <= k <= len.
+        if (elemOf(c.input(1)) != i64 ||
+            c.inputType(1).getNumElements() != 1) {
+          c.error() << "input 'K' must hold one i64 value, got "
+                    << c.inputType(1);
+          return failure();
+        }
+        auto op = c.b.create<TopKOp>(c.loc, xt,
+                                     tensorOf(xt.getShape(), i64),
+                                     tensorOf({}, i64), x, c.input(1),
+                                     c.b.getI64IntegerAttr(*axis), smallest);
+        out.push_back(op.getValues());
+        out.push_back(op.getIndices());
+        return success();
+      }
       auto kValue = constIntScalar(c, 1, "K");
       if (failed(kValue))
         return failure();
       k = *kValue;
     }
-    int64_t len = xt.getDimSize(*axis);
     if (k < 0 || k > len) {
       c.error() << "k " << k << " is out of range for " << len
                 << " elements along axis " << *axis << " of "
                 << formatShape(xt.getShape());
       return failure();
     }
-    bool largest = c.opset < 11 || c.intAttr("largest", 1);
     SmallVector<int64_t> shape(xt.getShape());
     shape[*axis] = k;
-    auto op = c.b.create<TopKOp>(
-        c.loc, tensorOf(shape, elemOf(x)), tensorOf(shape, c.b.getI64Type()),
-        x, c.b.getI64IntegerAttr(*axis),
-        largest ? UnitAttr() : c.b.getUnitAttr());
+    auto op = c.b.create<TopKOp>(c.loc, tensorOf(shape, elemOf(x)),
+                                 tensorOf(shape, i64), Type(), x, Value(),
+                                 c.b.getI64IntegerAttr(*axis), smallest);
     out.push_back(op.getValues());
     out.push_back(op.getIndices());
     return success();

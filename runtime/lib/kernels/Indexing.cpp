@@ -105,8 +105,15 @@ bool topKBefore(T a, int64_t ia, T b, int64_t ib, bool smallest) {
 
 void opscope::rt::topK(DType t, const void *x, const Shape &shape,
                        int64_t axis, int64_t k, bool smallest, void *values,
-                       int64_t *indices) {
+                       int64_t *indices, int64_t bound) {
   AxisSplit s(shape, axis);
+  if (bound < 0)
+    bound = k;
+  if (bound > k) { // the padding after the k results of each slice
+    int64_t n = s.outer * bound * s.inner;
+    std::memset(values, 0, n * dtypeSize(t));
+    std::memset(indices, 0, n * sizeof(int64_t));
+  }
   if (s.outer * s.inner == 0 || k == 0)
     return;
   dispatchType(t, [&](auto *tag) {
@@ -124,7 +131,7 @@ void opscope::rt::topK(DType t, const void *x, const Shape &shape,
                             return topKBefore(row[a * s.inner], a,
                                               row[b * s.inner], b, smallest);
                           });
-        int64_t base = o * k * s.inner + i;
+        int64_t base = o * bound * s.inner + i;
         for (int64_t j = 0; j < k; ++j) {
           out[base + j * s.inner] = row[order[j] * s.inner];
           indices[base + j * s.inner] = order[j];

@@ -35,6 +35,22 @@ func.func @top_k_indices_shape(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @top_k_runtime_k_without_count(%x: tensor<2x3xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{takes a run-time k exactly when it has a count result}}
+  %0, %1 = osc.top_k %x k(%k) {axis = 1 : i64} : tensor<2x3xf32>, tensor<1xi64> -> tensor<2x3xf32>, tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_runtime_k_bound(%x: tensor<2x3xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{values 2x2 must keep the input's 3 elements along axis 1 as their bound when k is read at run time}}
+  %0, %1, %n = osc.top_k %x k(%k) {axis = 1 : i64} : tensor<2x3xf32>, tensor<1xi64> -> tensor<2x2xf32>, tensor<2x2xi64>, tensor<i64>
+  return
+}
+
+// -----
+
 func.func @gather_nd_tuple(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>) {
   // expected-error @+1 {{indices 2x3 index 3 axes; data 3x4 has 2 after the batch axes}}
   %0 = osc.gather_nd %x[%i] : (tensor<3x4xf32>, tensor<2x3xi64>) -> tensor<2xf32>

@@ -25,3 +25,13 @@ func.func @indexing(%x: tensor<2x3x4xf32>, %i: tensor<2x1xi64>,
   %6 = osc.reverse_sequence %x, %l {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
   return %0, %1, %2, %4, %5, %6, %0 : tensor<2x3x4xf32>, tensor<2x3x2xf32>, tensor<2x3x2xi64>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>
 }
+
+// TopK with k read at run time: results bounded by the axis length, and k
+// as their extent (docs/architecture.md, "Data-dependent output shapes").
+// CHECK-LABEL: func.func @top_k_runtime_k
+func.func @top_k_runtime_k(%x: tensor<2x3x4xf32>, %k: tensor<1xi64>)
+    -> (tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<i64>) {
+  // CHECK: osc.top_k %{{.*}} k(%{{.*}}) {axis = 1 : i64, smallest} : tensor<2x3x4xf32>, tensor<1xi64> -> tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<i64>
+  %v, %i, %n = osc.top_k %x k(%k) {axis = 1 : i64, smallest} : tensor<2x3x4xf32>, tensor<1xi64> -> tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<i64>
+  return %v, %i, %n : tensor<2x3x4xf32>, tensor<2x3x4xi64>, tensor<i64>
+}

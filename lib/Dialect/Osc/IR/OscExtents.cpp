@@ -1,10 +1,10 @@
 //===- OscExtents.cpp - data-dependent extents through the graph ----------===//
 //
 // Part of opscope. The ops whose results' extent depends on the data
-// (NonZero, Compress, Unique, NonMaxSuppression) declare it through
-// ExecutableOpInterface, and the ops that can run over the static bound of
-// such a value and stay right on its valid prefix say where the extent goes
-// (propagateExtent). Everything else refuses (docs/architecture.md,
+// (NonZero, Compress, Unique, NonMaxSuppression, TopK with a run-time k)
+// declare it through ExecutableOpInterface, and the ops that can run over
+// the static bound of such a value and stay right on its valid prefix say
+// where the extent goes (propagateExtent). Everything else refuses (docs/architecture.md,
 // "Data-dependent output shapes").
 //
 //===----------------------------------------------------------------------===//
@@ -40,6 +40,12 @@ int64_t UniqueOp::getExtentAxis(unsigned result) {
   return result == 1 || result == 3 ? 0 : -1; // inverse_indices: static
 }
 Value UniqueOp::getExtent() { return getCount(); }
+
+int64_t TopKOp::getExtentAxis(unsigned result) {
+  // Only with a run-time k: a constant k is the results' static size.
+  return getCount() && result < 2 ? getAxis() : -1;
+}
+Value TopKOp::getExtent() { return getCount(); }
 
 int64_t NonMaxSuppressionOp::getExtentAxis(unsigned result) {
   return result == 0 ? 0 : -1;

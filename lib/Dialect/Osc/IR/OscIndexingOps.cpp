@@ -51,6 +51,20 @@ LogicalResult TopKOp::verify() {
            << formatShape(values) << " must keep at most the input's "
            << in[axis] << " elements along axis " << axis << " of input "
            << formatShape(in);
+  if (static_cast<bool>(getK()) != static_cast<bool>(getCount()))
+    return emitOpError("takes a run-time k exactly when it has a count "
+                       "result");
+  if (getK()) {
+    if (tensorType(getK()).getNumElements() != 1)
+      return emitOpError("k must hold one value, not ")
+             << tensorType(getK()).getNumElements();
+    // Bounded: the results keep the whole axis, k of it valid at run time.
+    if (values[axis] != in[axis])
+      return emitOpError("values ")
+             << formatShape(values) << " must keep the input's " << in[axis]
+             << " elements along axis " << axis
+             << " as their bound when k is read at run time";
+  }
   SmallVector<int64_t> expected(in);
   expected[axis] = values[axis];
   if (failed(verifyResultShape(*this, getValues(), expected)))

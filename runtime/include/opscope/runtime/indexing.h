@@ -33,11 +33,13 @@ void cumSum(DType t, const void *x, const Shape &shape, int64_t axis,
 
 /// ONNX TopK of x (shape `shape`) along `axis`: the k largest (or with
 /// `smallest` the k smallest) elements of each slice along the axis, sorted
-/// so, into `values` (x's shape with k along the axis) and their positions
-/// along the axis into `indices`. Equal values keep the lower index first;
-/// a NaN is larger than every number.
+/// so, into `values` (x's shape with `bound` along the axis; -1: k) and
+/// their positions along the axis into `indices`. Entries from k to the
+/// bound are 0 (a run-time k's padding). Equal values keep the lower index
+/// first; a NaN is larger than every number. 0 <= k <= bound <= the axis
+/// length.
 void topK(DType t, const void *x, const Shape &shape, int64_t axis, int64_t k,
-          bool smallest, void *values, int64_t *indices);
+          bool smallest, void *values, int64_t *indices, int64_t bound = -1);
 
 /// ONNX GatherND: each tuple along the last axis of `indices` (i32 or i64,
 /// negative counts from the end) indexes axes batchDims .. batchDims + m - 1

@@ -57,8 +57,38 @@ BoundKernel topKOp(const OpContext &c, std::string &kernel) {
   bool smallest = c.flag("smallest");
   // A partial sort of each slice: scalar code.
   kernel = c.ownKernel(false);
-  return [=] {
-    topK(t, xp, shape, axis, k, smallest, vp, ip);
+  if (!c.has(1)) {
+    if (c.op.results.size() != 2)
+      c.fail("a compile-time k has no count result");
+    return [=] {
+      topK(t, xp, shape, axis, k, smallest, vp, ip);
+      return std::string();
+    };
+  }
+  // k read at run time: the results are bounded by the axis length, and
+  // the op's last result receives k (docs/architecture.md, "Data-dependent
+  // output shapes").
+  const BufferRef &kr = c.in(1);
+  if (kr.dtype != DType::I64 || kr.elements() != 1)
+    c.fail("k must be one i64 value");
+  int64_t len = shape[axis];
+  if (k != len || c.op.results.size() != 3)
+    c.fail("a run-time k needs results bounded by the axis length " +
+           std::to_string(len) + " and a count result");
+  const int64_t *kp = c.ptr<const int64_t>(kr);
+  int64_t *np = c.ptr<int64_t>(c.out(2));
+  std::string where = "op '" + c.op.name + "' (top_k): k ";
+  return [=]() {
+    int64_t rk = *kp;
+    if (rk < 0 || rk > len) {
+      topK(t, xp, shape, axis, 0, smallest, vp, ip, len); // all padding
+      *np = 0;
+      return where + std::to_string(rk) + " is out of range for " +
+             std::to_string(len) + " elements along axis " +
+             std::to_string(axis);
+    }
+    topK(t, xp, shape, axis, rk, smallest, vp, ip, len);
+    *np = rk;
     return std::string();
   };
 }

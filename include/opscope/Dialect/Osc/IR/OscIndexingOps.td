@@ -31,11 +31,11 @@ def Osc_CumSumOp : Osc_ExecOp<"cumsum", "CumSum", [Pure], [], "1.0"> {
   let hasVerifier = 1;
 }
 
-def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
+def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure],
+    ["getExtentAxis", "getExtent"]> {
   let summary = "the k largest (or smallest) elements along an axis";
   let description = [{
-    ONNX TopK with `k` known when compiling (the results' size along
-    `axis`): `values` holds the k largest elements of each slice along
+    ONNX TopK: `values` holds the k largest elements of each slice along
     `axis` (the k smallest with `smallest`), in order, and `indices` their
     positions along the axis (i64). Equal values keep the lower index first,
     as ONNX specifies and ONNX Runtime does; a NaN counts as larger than
@@ -43,17 +43,30 @@ def Osc_TopKOp : Osc_ExecOp<"top_k", "TopK", [Pure], []> {
     slice with NaNs depends on where they are). The results are always sorted (ONNX's `sorted = 0` leaves
     the order to the implementation).
 
+    With `k` known when compiling it is the results' size along `axis`.
+    With the operand `k` (one i64, read at run time) the results are
+    bounded (docs/architecture.md, "Data-dependent output shapes"): they
+    have the input's length along `axis`, and `count` receives k, the
+    run-time extent of both along `axis`. Entries beyond it are 0. A k
+    outside [0, length] stops the run with an error naming the op.
+
     ```mlir
     %v, %i = osc.top_k %x {axis = 1 : i64}
         : tensor<3x4xf32> -> tensor<3x2xf32>, tensor<3x2xi64>
+    %bv, %bi, %n = osc.top_k %x k(%k) {axis = 1 : i64}
+        : tensor<3x4xf32>, tensor<1xi64>
+        -> tensor<3x4xf32>, tensor<3x4xi64>, tensor<i64>
     ```
   }];
-  let arguments = (ins Osc_NumericTensor:$input, I64Attr:$axis,
+  let arguments = (ins Osc_NumericTensor:$input,
+                       Optional<StaticShapeTensorOf<[I64]>>:$k, I64Attr:$axis,
                        UnitAttr:$smallest);
   let results = (outs Osc_NumericTensor:$values,
-                      StaticShapeTensorOf<[I64]>:$indices);
+                      StaticShapeTensorOf<[I64]>:$indices,
+                      Optional<0DTensorOf<[I64]>>:$count);
   let assemblyFormat = [{
-    $input attr-dict `:` type($input) `->` type($values) `,` type($indices)
+    $input (`k` `(` $k^ `)`)? attr-dict `:` type($input) (`,` type($k)^)?
+    `->` type($values) `,` type($indices) (`,` type($count)^)?
   }];
   let hasVerifier = 1;
 }
