@@ -201,11 +201,43 @@ int64_t padSource(PadMode mode, int64_t i, int64_t begin, int64_t len) {
 }
 } // namespace
 
-void opscope::rt::pad(PadMode mode, DType t, const void *x,
-                      const Shape &xShape, const std::vector<int64_t> &pads,
-                      double value, void *y, const Shape &yShape) {
+PadPlan opscope::rt::planPad(PadMode mode, DType t, const Shape &xShape,
+                             const std::vector<int64_t> &pads, double value,
+                             const Shape &yShape) {
+  PadPlan plan;
+  plan.mode = mode;
+  plan.elemSize = dtypeSize(t);
+  plan.xShape = xShape;
+  plan.yShape = yShape;
+  plan.xStrides = contiguousStrides(xShape);
+  plan.pads = pads;
   size_t rank = xShape.size();
-  size_t es = dtypeSize(t);
+  if (rank == 0 || numElements(yShape) == 0)
+    return plan;
+  const size_t es = plan.elemSize;
+  const int64_t inner = yShape[rank - 1], innerIn = xShape[rank - 1];
+  const int64_t begin = pads[rank - 1];
+  // One output row (the last dimension) of the constant, and where each of
+  // its elements reads in an input row: the middle [lo, hi) is one copy.
+  plan.fillRow.resize(inner * es);
+  dispatchType(t, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T v = static_cast<T>(value);
+    for (int64_t j = 0; j < inner; ++j)
+      std::memcpy(plan.fillRow.data() + j * es, &v, es);
+  });
+  plan.col.resize(inner);
+  for (int64_t j = 0; j < inner; ++j)
+    plan.col[j] = padSource(mode, j, begin, innerIn);
+  plan.lo = std::clamp<int64_t>(begin, 0, inner);
+  plan.hi = std::clamp<int64_t>(begin + innerIn, plan.lo, inner);
+  return plan;
+}
+
+void opscope::rt::pad(const PadPlan &plan, const void *x, void *y) {
+  const Shape &xShape = plan.xShape, &yShape = plan.yShape;
+  const std::vector<int64_t> &pads = plan.pads;
+  const size_t rank = xShape.size(), es = plan.elemSize;
   int64_t n = numElements(yShape);
   if (n == 0)
     return;
@@ -213,23 +245,10 @@ void opscope::rt::pad(PadMode mode, DType t, const void *x,
     std::memcpy(y, x, es);
     return;
   }
-  const int64_t inner = yShape[rank - 1], innerIn = xShape[rank - 1];
-  const int64_t begin = pads[rank - 1];
-  // One output row (the last dimension) of the constant, and where each of
-  // its elements reads in an input row: the middle [lo, hi) is one copy.
-  std::vector<char> fillRow(inner * es);
-  dispatchType(t, [&](auto *tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    T v = static_cast<T>(value);
-    for (int64_t j = 0; j < inner; ++j)
-      std::memcpy(fillRow.data() + j * es, &v, es);
-  });
-  std::vector<int64_t> col(inner);
-  for (int64_t j = 0; j < inner; ++j)
-    col[j] = padSource(mode, j, begin, innerIn);
-  const int64_t lo = std::clamp<int64_t>(begin, 0, inner);
-  const int64_t hi = std::clamp<int64_t>(begin + innerIn, lo, inner);
-  Shape xSt = contiguousStrides(xShape);
+  const int64_t inner = yShape[rank - 1], begin = pads[rank - 1];
+  const int64_t lo = plan.lo, hi = plan.hi;
+  const char *fill = plan.fillRow.data();
+  const int64_t *col = plan.col.data();
   const char *src = static_cast<const char *>(x);
   char *dst = static_cast<char *>(y);
   const int64_t rows = n / inner;
@@ -248,18 +267,18 @@ void opscope::rt::pad(PadMode mode, DType t, const void *x,
       int64_t off = 0;
       bool inside = true;
       for (size_t d = 0; d + 1 < rank && inside; ++d) {
-        int64_t s = padSource(mode, idx[d], pads[d], xShape[d]);
+        int64_t s = padSource(plan.mode, idx[d], pads[d], xShape[d]);
         inside = s >= 0;
-        off += s * xSt[d];
+        off += s * plan.xStrides[d];
       }
       if (!inside) {
-        std::memcpy(out, fillRow.data(), inner * es);
+        std::memcpy(out, fill, inner * es);
       } else {
         const char *in = src + off * es;
         auto edges = [&](int64_t from, int64_t to) {
           for (int64_t j = from; j < to; ++j)
-            std::memcpy(out + j * es,
-                        col[j] < 0 ? fillRow.data() : in + col[j] * es, es);
+            std::memcpy(out + j * es, col[j] < 0 ? fill : in + col[j] * es,
+                        es);
         };
         edges(0, lo);
         std::memcpy(out + lo * es, in + (lo - begin) * es, (hi - lo) * es);
@@ -272,5 +291,11 @@ void opscope::rt::pad(PadMode mode, DType t, const void *x,
       }
     }
   });
+}
+
+void opscope::rt::pad(PadMode mode, DType t, const void *x,
+                      const Shape &xShape, const std::vector<int64_t> &pads,
+                      double value, void *y, const Shape &yShape) {
+  pad(planPad(mode, t, xShape, pads, value, yShape), x, y);
 }
 

@@ -49,28 +49,6 @@ bool applyIsaCap() {
   return true;
 }
 
-dnnl::algorithm algorithmOf(PostOp p) {
-  switch (p) {
-  case PostOp::Relu:
-    return dnnl::algorithm::eltwise_relu;
-  case PostOp::GeluErf:
-    return dnnl::algorithm::eltwise_gelu_erf;
-  case PostOp::GeluTanh:
-    return dnnl::algorithm::eltwise_gelu_tanh;
-  case PostOp::Sigmoid:
-    return dnnl::algorithm::eltwise_logistic;
-  case PostOp::Tanh:
-    return dnnl::algorithm::eltwise_tanh;
-  case PostOp::HardSwish:
-    return dnnl::algorithm::eltwise_hardswish;
-  case PostOp::Relu6:
-    return dnnl::algorithm::eltwise_clip;
-  case PostOp::Sum:
-    break;
-  }
-  throw std::logic_error("sum is not an eltwise post-op");
-}
-
 /// A post-op as oneDNN's eltwise algorithm and its alpha and beta.
 struct Eltwise {
   dnnl::algorithm algorithm;
@@ -79,11 +57,24 @@ struct Eltwise {
 
 Eltwise eltwiseOf(PostOp p) {
   switch (p) {
+  case PostOp::Relu:
+    return {dnnl::algorithm::eltwise_relu};
+  case PostOp::GeluErf:
+    return {dnnl::algorithm::eltwise_gelu_erf};
+  case PostOp::GeluTanh:
+    return {dnnl::algorithm::eltwise_gelu_tanh};
+  case PostOp::Sigmoid:
+    return {dnnl::algorithm::eltwise_logistic};
+  case PostOp::Tanh:
+    return {dnnl::algorithm::eltwise_tanh};
+  case PostOp::HardSwish:
+    return {dnnl::algorithm::eltwise_hardswish};
   case PostOp::Relu6:
     return {dnnl::algorithm::eltwise_clip, 0.0f, 6.0f};
-  default:
-    return {algorithmOf(p)};
+  case PostOp::Sum:
+    break;
   }
+  throw std::logic_error("sum is not an eltwise post-op");
 }
 
 } // namespace

@@ -407,11 +407,6 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
   // range at least.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, ow * c));
-  // Source columns in elements of a channels-last row.
-  std::vector<int64_t> cols[2] = {plan.colSrc[0], plan.colSrc[1]};
-  for (auto &v : cols)
-    for (int64_t &i : v)
-      i *= c;
   parallelRanges(batches * plan.outH, grain, [&](int64_t begin, int64_t end) {
     for (int64_t at = begin; at < end; ++at) {
       int64_t n = at / plan.outH, oy = at % plan.outH;
@@ -423,7 +418,7 @@ void opscope::rt::resize2DNhwc(const Resize2DPlan &plan, int64_t channels,
       bool oneRow = b == 0.0f && a == 1.0f;
       const float *r0 = xb + plan.rowSrc[0][oy] * iw * c;
       const float *r1 = xb + plan.rowSrc[1][oy] * iw * c;
-      table.resizeRowNhwc(r0, r1, cols[0].data(), cols[1].data(),
+      table.resizeRowNhwc(r0, r1, plan.colSrc[0].data(), plan.colSrc[1].data(),
                           plan.colW[0].data(), plan.colW[1].data(), a, b,
                           plan.colCopy, oneRow, yb + oy * ow * c, ow, c);
     }

@@ -317,7 +317,7 @@ OPSCOPE_INLINE void resizePixelNhwcInline(const float *r0, const float *r1,
 }
 
 /// One channels-last output row of a 2-D linear resize: `n` pixels, pixel
-/// `o` from columns c0[o] and c1[o] (in elements, already times `c`) with
+/// `o` from source columns c0[o] and c1[o] (pixels of `c` channels) with
 /// weights w0[o] and w1[o], each as resizePixelNhwcInline computes it.
 OPSCOPE_INLINE void resizeRowNhwc(const float *r0, const float *r1,
                                   const int64_t *c0, const int64_t *c1,
@@ -325,8 +325,8 @@ OPSCOPE_INLINE void resizeRowNhwc(const float *r0, const float *r1,
                                   float b, bool colCopy, bool oneRow,
                                   float *y, int64_t n, int64_t c) {
   for (int64_t o = 0; o < n; ++o)
-    resizePixelNhwcInline(r0, r1, c0[o], c1[o], w0[o], w1[o], a, b, colCopy,
-                          oneRow, y + o * c, c);
+    resizePixelNhwcInline(r0, r1, c0[o] * c, c1[o] * c, w0[o], w1[o], a, b,
+                          colCopy, oneRow, y + o * c, c);
 }
 
 /// Bilinear resize in ONNX Runtime's order (Resize.cpp, resize2DOrtOrder):

@@ -144,7 +144,24 @@ void concat(const std::vector<const void *> &inputs,
 void slice(const void *x, const Shape &xShape, const std::vector<int64_t> &starts,
            const Shape &yShape, const std::vector<int64_t> &steps, void *y,
            size_t elemSize);
+/// What pad() works out from the shapes alone, once (a kernel binds it at
+/// load): the fill row of the constant, where each element of an output row
+/// reads in its input row, and the middle [lo, hi) copied in one piece.
+struct PadPlan {
+  PadMode mode = PadMode::Constant;
+  size_t elemSize = 0;
+  Shape xShape, yShape, xStrides;
+  std::vector<int64_t> pads;
+  std::vector<char> fillRow;
+  std::vector<int64_t> col;
+  int64_t lo = 0, hi = 0;
+};
 /// pads = [begin_0..begin_n, end_0..end_n] (negative crops).
+PadPlan planPad(PadMode mode, DType t, const Shape &xShape,
+                const std::vector<int64_t> &pads, double value,
+                const Shape &yShape);
+void pad(const PadPlan &plan, const void *x, void *y);
+/// planPad and pad in one call.
 void pad(PadMode mode, DType t, const void *x, const Shape &xShape,
          const std::vector<int64_t> &pads, double value, void *y,
          const Shape &yShape);

@@ -257,10 +257,10 @@ BoundKernel padOp(const OpContext &c, std::string &kernel) {
   double value = c.floatAttr("value", 0.0);
   DType t = c.in(0).dtype;
   // Each output row: one copy of its inside, the few border elements
-  // filled or mirrored (generic.h's pad).
+  // filled or mirrored (generic.h's pad), from a plan made here once.
   kernel = c.copyKernel();
-  return [=] {
-    pad(mode, t, m.x, m.xs, pads, value, m.y, m.ys);
+  return [=, plan = planPad(mode, t, m.xs, pads, value, m.ys)] {
+    pad(plan, m.x, m.y);
     return std::string();
   };
 }
