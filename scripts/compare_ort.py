@@ -23,7 +23,9 @@ unless --threads) of ONNX Runtime, opscope fused and opscope unfused, run in
 turn for --rounds rounds, and the ratios opscope/ORT of the medians of the
 round medians and of the best round medians (the machine's sibling vCPU is
 shared: the best round shows what each runtime can do, the median what a
-user sees). With --cpu N every process is pinned to CPU N.
+user sees). With --cpu N every process is pinned to CPU N. --fused-only
+leaves the unfused build out of the rounds (its columns read nan): large
+models take minutes per round.
 """
 import argparse
 import hashlib
@@ -288,6 +290,9 @@ def bench(args, specs):
         for _ in range(args.rounds):
             rounds["ort"].append(ort(args, onnx_path, inputs, None, args.iterations, args.warmup)["median"])
             for v in ("fused", "unfused"):
+                if v == "unfused" and args.fused_only:
+                    rounds[v].append(float("nan"))
+                    continue
                 rounds[v].append(median_ms(opscope(args, libs[v], inputs, [], args.iterations,
                                                    args.warmup).stdout))
         o, f, u = (statistics.median(rounds[k]) for k in ("ort", "fused", "unfused"))
@@ -312,6 +317,8 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--cpu", type=int)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--fused-only", action="store_true",
+                   help="--bench: time ONNX Runtime and the fused build only")
     p.add_argument("--ort-cache", metavar="DIR",
                    help="--check: reuse ONNX Runtime's outputs computed for the same "
                    "model, inputs and threads (kept in DIR)")

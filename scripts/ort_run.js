@@ -5,6 +5,8 @@
 //
 //   node scripts/ort_run.js MODEL.onnx [--input NAME=FILE.npy ...]
 //        [--output-dir DIR] [--iterations N] [--warmup N] [--threads N]
+//        [--profile PREFIX]   (ONNX Runtime's own per-node profile of the
+//                              timed runs: a JSON file named PREFIX_<date>.json)
 //
 // Writes each output as DIR/NAME.npy and prints one JSON line with the
 // latency summary in ms. Graph optimisations are at ORT's default ("all").
@@ -73,11 +75,13 @@ async function main() {
     else if (a === '--iterations') opts.iterations = Number(args[++i]);
     else if (a === '--warmup') opts.warmup = Number(args[++i]);
     else if (a === '--threads') opts.threads = Number(args[++i]);
+    else if (a === '--profile') opts.profile = args[++i];
     else if (!model) model = a;
     else throw new Error(`unexpected argument ${a}`);
   }
   const so = { graphOptimizationLevel: 'all', executionMode: 'sequential', interOpNumThreads: 1 };
   if (opts.threads > 0) so.intraOpNumThreads = opts.threads;
+  if (opts.profile) { so.enableProfiling = true; so.profileFilePrefix = opts.profile; }
   const session = await ort.InferenceSession.create(model, so);
   const feeds = {};
   for (const name of session.inputNames) {
@@ -93,6 +97,7 @@ async function main() {
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   if (!out) out = await session.run(feeds);
+  if (opts.profile) await session.endProfiling();
   if (opts.outputDir) {
     fs.mkdirSync(opts.outputDir, { recursive: true });
     for (const name of session.outputNames) writeNpy(path.join(opts.outputDir, name.replace(/\//g, '_') + '.npy'), out[name]);

@@ -143,16 +143,25 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
 
 void WinogradConv::run(const float *x, float *y, const float *sum) const {
   int64_t tiles = batch * tilesH * tilesW, area = tile * tile;
-  int64_t blocks = (tiles + blockTiles - 1) / blockTiles;
+  // Blocks of blockTiles tiles; where that leaves a thread without one
+  // (a small image: the corpus CNN's 8x64x8x8 is 32 tiles, one block),
+  // smaller blocks, a multiple of 4 tiles (AVX2's shortest register tile),
+  // one per thread at least.
+  int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  int64_t perBlock = blockTiles;
+  if (threads > 1 && tiles < threads * blockTiles)
+    perBlock = std::clamp<int64_t>(
+        ((tiles + threads - 1) / threads + 3) / 4 * 4, 4, blockTiles);
+  int64_t blocks = (tiles + perBlock - 1) / perBlock;
   const float *biasPtr = bias.empty() ? nullptr : bias.data();
-  int64_t ldv = blockTiles * inC, ldm = blockTiles * kp;
-  size_t floats = planes * (ldv + ldm) + blockTiles * area * outC;
+  int64_t ldv = perBlock * inC, ldm = perBlock * kp;
+  size_t floats = planes * (ldv + ldm) + perBlock * area * outC;
 #pragma omp parallel for schedule(static) if (blocks > 1)
   for (int64_t b = 0; b < blocks; ++b) {
     auto *v =
         static_cast<float *>(dnnlx::threadScratch(0, floats * sizeof(float)));
     float *m = v + planes * ldv, *out = m + planes * ldm;
-    int64_t t0 = b * blockTiles, count = std::min(blockTiles, tiles - t0);
+    int64_t t0 = b * perBlock, count = std::min(perBlock, tiles - t0);
     const float *px[36];
     for (int64_t t = 0; t < count; ++t) {
       int64_t at = t0 + t, n = at / (tilesH * tilesW),
