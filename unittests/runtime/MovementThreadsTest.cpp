@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -61,7 +62,9 @@ TEST(GenericDataMovement, ShortContiguousRunsMatchIndexing) {
 /// The memory-bound kernels split their outer loop over the threads in
 /// force above a size (Parallel.h): with four threads, a transpose with a
 /// short run, a slice with a non-zero start, a concat, a unary and a
-/// channels-last resize above those sizes give the one-thread results.
+/// channels-last resize above those sizes give the one-thread results; so
+/// do the row kernels (layer norm, softmax with a mask whose row groups a
+/// thread's range of rows crosses).
 TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
   auto both = [](auto f) {
     setDenseThreads(1);
@@ -137,6 +140,48 @@ TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
     EXPECT_EQ(one, four);
     for (size_t i = 0; i < x.size(); i += 997)
       ASSERT_EQ(one[i], std::min(6.0f, std::max(0.0f, x[i])));
+  }
+  // Layer norm and softmax over 700 rows of 257: ranges of rows per thread.
+  // The softmax's mask has a row per 9 rows (a range starts inside a group
+  // and crosses several ends), or none.
+  {
+    const int64_t rows = 700, cols = 257, group = 9;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
+    std::vector<float> x(rows * cols), mask((rows + group - 1) / group * cols),
+        gamma(cols), beta(cols);
+    for (auto *v : {&x, &mask, &gamma, &beta})
+      for (float &e : *v)
+        e = dist(rng);
+    auto [one, four] = both([&] {
+      std::vector<float> y(x.size());
+      layerNorm(x.data(), gamma.data(), beta.data(), y.data(), rows, cols,
+                1e-5f);
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    for (const float *m : {static_cast<const float *>(nullptr),
+                           static_cast<const float *>(mask.data())}) {
+      auto [sone, sfour] = both([&] {
+        std::vector<float> y(x.size());
+        softmax(x.data(), m, group, y.data(), rows, cols, false);
+        return y;
+      });
+      EXPECT_EQ(sone, sfour);
+      // Row 100 (group 11) against its own mask row, in double.
+      const float *in = x.data() + 100 * cols;
+      double mx = -1e30, sum = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        mx = std::max(mx, double(in[c]) + (m ? m[11 * cols + c] : 0.0));
+      for (int64_t c = 0; c < cols; ++c)
+        sum += std::exp(double(in[c]) + (m ? m[11 * cols + c] : 0.0) - mx);
+      for (int64_t c = 0; c < cols; ++c)
+        ASSERT_NEAR(sfour[100 * cols + c],
+                    std::exp(double(in[c]) + (m ? m[11 * cols + c] : 0.0) -
+                             mx) / sum,
+                    1e-6)
+            << c;
+    }
   }
   // NCHW 2-D resizes of 8 planes (64 x 48 -> 128 x 96): bilinear in ONNX
   // Runtime's order and nearest; planes split over the threads, each range

@@ -2,18 +2,31 @@
 //
 // Part of opscope's runtime. The entry points of kernels.h: each calls the
 // kernel table's form for the tier in force (KernelTable.h); the bf16
-// outputs are computed in f32 a block of rows at a time and rounded.
+// outputs are computed in f32 a block of rows at a time and rounded. The
+// f32 row kernels (layer norm, softmax) split their rows over the threads
+// in force, in ranges of at least kRowGrain elements.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AlignedBuffer.h"
 #include "KernelTable.h"
+#include "Parallel.h"
 
 #include "opscope/runtime/kernels.h"
 
 #include <algorithm>
 
 using namespace opscope::rt;
+
+namespace {
+/// The fewest elements a thread's range of rows holds: below it a parallel
+/// region costs more than the rows (a few microseconds).
+constexpr int64_t kRowGrain = int64_t(1) << 15;
+
+int64_t rowGrain(int64_t cols) {
+  return std::max<int64_t>(1, kRowGrain / std::max<int64_t>(cols, 1));
+}
+} // namespace
 
 void opscope::rt::transcendental(Transcendental f, const float *x, float *y,
                                  int64_t n) {
@@ -27,7 +40,11 @@ void opscope::rt::gelu(const float *x, float *y, int64_t n, bool tanhForm) {
 void opscope::rt::layerNorm(const float *x, const float *gamma,
                             const float *beta, float *y, int64_t rows,
                             int64_t cols, float eps) {
-  kernelTable().layerNorm(x, gamma, beta, y, rows, cols, eps);
+  const KernelTable &kt = kernelTable();
+  detail::parallelRanges(rows, rowGrain(cols), [&](int64_t r0, int64_t r1) {
+    kt.layerNorm(x + r0 * cols, gamma, beta, y + r0 * cols, r1 - r0, cols,
+                 eps);
+  });
 }
 
 void opscope::rt::layerNormTransposed(const float *x, const float *gamma,
@@ -39,8 +56,18 @@ void opscope::rt::layerNormTransposed(const float *x, const float *gamma,
 void opscope::rt::softmax(const float *x, const float *mask,
                           int64_t maskRowGroup, float *y, int64_t rows,
                           int64_t cols, bool log) {
-  kernelTable().softmax(x, mask, std::max<int64_t>(1, maskRowGroup), y, rows,
-                        cols, log);
+  const KernelTable &kt = kernelTable();
+  int64_t group = std::max<int64_t>(1, maskRowGroup);
+  // Row r reads mask row r / group: each call's rows stay within one group
+  // (a range that crosses a group's end is cut there).
+  detail::parallelRanges(rows, rowGrain(cols), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1;) {
+      int64_t end = mask ? std::min(r1, (r / group + 1) * group) : r1;
+      kt.softmax(x + r * cols, mask ? mask + (r / group) * cols : nullptr,
+                 group, y + r * cols, end - r, cols, log);
+      r = end;
+    }
+  });
 }
 
 void opscope::rt::roundToBf16(const float *x, uint16_t *y, int64_t n) {
