@@ -174,6 +174,9 @@ TEST(GenericResize, TiersMatchReferenceBitForBit) {
       {ResizeMode::Linear, {1, 2, 10, 64}, {1, 2, 5, 32}},
       {ResizeMode::Linear, {1, 2, 7, 21}, {1, 2, 14, 42}},
       {ResizeMode::Linear, {1, 1, 5, 50}, {1, 1, 15, 150}},
+      // The AVX2 tier's window (8 outputs within 8 source elements): a
+      // downsampling to 57/64, whose blocks lie at and past its edge.
+      {ResizeMode::Linear, {1, 2, 6, 64}, {1, 2, 6, 57}},
   };
   for (const Config &cfg : configs) {
     ResizeParams p;
