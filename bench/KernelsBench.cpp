@@ -340,7 +340,11 @@ int main(int argc, char **argv) {
   const std::vector<int64_t> convShapes[] = {
       {96, 24, 80, 1},   {32, 32, 128, 1},  {16, 16, 256, 1},
       {64, 64, 64, 1},   {32, 32, 16, 8},   {128, 128, 4, 8},
-      {128, 128, 28, 1}, {256, 256, 14, 1}, {512, 512, 7, 1}};
+      {128, 128, 28, 1}, {256, 256, 14, 1}, {512, 512, 7, 1},
+      // The segmentation network's (isnet-opset17 at 1024x1024) widest:
+      // transformed weights past the cache budget, many tiles.
+      {1024, 256, 64, 1}, {256, 512, 64, 1}, {512, 512, 32, 1},
+      {512, 512, 16, 1}};
   for (const auto &shape : convShapes) {
     auto reg = [&](IsaLevel level, int64_t algorithm) {
       std::vector<int64_t> args = {static_cast<int64_t>(level), algorithm};

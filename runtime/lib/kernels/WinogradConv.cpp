@@ -28,30 +28,67 @@ bool WinogradConv::applies(const ConvParams &p) {
       p.weight[0] != p.output[1] || p.input[0] != p.output[0])
     return false;
   for (int i = 0; i < 2; ++i) {
-    if (p.strides[i] != 1 || p.dilations[i] != 1)
+    if (p.strides[i] != 1 || p.dilations[i] < 1)
       return false;
-    if (p.output[2 + i] != p.input[2 + i] + p.pads[i] + p.pads[2 + i] - 2 ||
+    if (p.output[2 + i] !=
+            p.input[2 + i] + p.pads[i] + p.pads[2 + i] - 2 * p.dilations[i] ||
         p.output[2 + i] < 1)
       return false;
   }
   return true;
 }
 
+int64_t WinogradConv::blockTilesFor(int planes, int64_t inC, int64_t kp) {
+  // A block's transformed inputs and products within about 192 KiB, in a
+  // multiple of 24 tiles, so that every register tile of the GEMM is
+  // whole (AVX2: 4, 6 or 8 rows; AVX-512: 8 or 12).
+  return std::clamp<int64_t>(192 * 1024 / (planes * 4 * (inC + kp)) / 24 * 24,
+                             24, 96);
+}
+
 int WinogradConv::tileFor(const ConvParams &p) {
   // F(4x4, 3x3) needs a quarter of the direct form's multiplications,
   // F(2x2, 3x3) 4/9, but their transformed weights take 36 and 16 values
-  // per channel pair, and a block of tiles reads all of them: past a few
-  // MiB they come from L3 or memory for every block, and the direct form
-  // wins (512 -> 512 over 7x7: 5.8 ms direct against 10.4 and 14.0 under
-  // the avx2 cap; docs/runtime-kernels.md).
+  // per channel pair, and a block of tiles reads all of them: within a few
+  // MiB they stay in the caches.
   const int64_t budget = 6 << 20;
   int64_t lanes = kernelTable().winogradLanes;
+  int64_t inC = p.input[1];
   int64_t kp = (p.output[1] + lanes - 1) / lanes * lanes;
-  int64_t pairBytes = p.input[1] * kp * int64_t(sizeof(float));
-  bool big = p.output[2] >= 4 && p.output[3] >= 4;
-  if (big && kernelTable().winogradTile != 2 && 36 * pairBytes <= budget)
+  int64_t pairBytes = inC * kp * int64_t(sizeof(float));
+  // A dilated convolution is dilations[0] x dilations[1] undilated ones,
+  // each on a sub-lattice of the image (WinogradConv.h): its tiles.
+  int64_t dh = p.dilations[0], dw = p.dilations[1];
+  int64_t subH = (p.output[2] + dh - 1) / dh, subW = (p.output[3] + dw - 1) / dw;
+  bool big = subH >= 4 && subW >= 4;
+  bool f4 = big && kernelTable().winogradTile != 2;
+  if (f4 && 36 * pairBytes <= budget)
     return 4;
-  return 16 * pairBytes <= budget ? 2 : 0;
+  if (16 * pairBytes <= budget)
+    return 2;
+  // Past the budget they stream from memory once per block of tiles. That
+  // pays where the direct form's work is large against the bytes streamed:
+  // at least kStreamFlopsPerByte of its FLOPs per byte. Measured (one
+  // thread, docs/runtime-kernels.md): 512 -> 512 over 7x7, 6 (4x4 tiles)
+  // and 14 (2x2) FLOPs a byte, is as fast or faster direct (Sapphire Rapids
+  // class, both tiers); 512 -> 512 over 16x16, 32, runs 2.4x faster as
+  // Winograd and 1024 -> 256 over 64x64, 46, 4.5x (AMD EPYC Zen 3, AVX2).
+  const double kStreamFlopsPerByte = 24;
+  double directFlops = 2.0 * 9 * inC * p.output[0] * p.output[1] *
+                       p.output[2] * p.output[3];
+  for (int tile : {4, 2}) {
+    if (tile == 4 && !f4)
+      continue;
+    int planes = (tile + 2) * (tile + 2);
+    int64_t tiles = p.output[0] * dh * dw * ((subH + tile - 1) / tile) *
+                    ((subW + tile - 1) / tile);
+    int64_t per = blockTilesFor(planes, inC, kp);
+    double streamed =
+        double((tiles + per - 1) / per) * planes * double(pairBytes);
+    if (directFlops >= kStreamFlopsPerByte * streamed)
+      return tile;
+  }
+  return 0;
 }
 
 namespace {
@@ -69,7 +106,8 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
                            const float *biasData, int tileSize)
     : batch(p.input[0]), inH(p.input[2]), inW(p.input[3]), inC(p.input[1]),
       outH(p.output[2]), outW(p.output[3]), outC(p.output[1]), padT(p.pads[0]),
-      padL(p.pads[1]), outNhwc(p.outputNhwc), postOps(p.postOps) {
+      padL(p.pads[1]), dilH(p.dilations[0]), dilW(p.dilations[1]),
+      outNhwc(p.outputNhwc), postOps(p.postOps) {
   if (!applies(p))
     throw std::invalid_argument("Winograd needs a 2-D 3x3 stride-1 ungrouped "
                                 "f32 convolution of a channels-last input");
@@ -81,8 +119,8 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
     throw std::invalid_argument("Winograd tiles are 2x2 or 4x4");
   alpha = tile + 2;
   planes = alpha * alpha;
-  tilesH = (outH + tile - 1) / tile;
-  tilesW = (outW + tile - 1) / tile;
+  tilesH = ((outH + dilH - 1) / dilH + tile - 1) / tile;
+  tilesW = ((outW + dilW - 1) / dilW + tile - 1) / tile;
   input = tile == 2 ? kt.winogradInput : kt.winograd4Input;
   gemm = kt.winogradGemm;
   output = tile == 2 ? kt.winogradOutput : kt.winograd4Output;
@@ -94,11 +132,7 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   int64_t lanes = kt.winogradLanes;
   kp = (outC + lanes - 1) / lanes * lanes;
   panel = lanes * (kp % (2 * lanes) == 0 ? 2 : kp % (3 * lanes) == 0 ? 3 : 1);
-  // A block's transformed inputs and products within about 192 KiB, in a
-  // multiple of 24 tiles, so that every register tile of the GEMM is
-  // whole (AVX2: 4, 6 or 8 rows; AVX-512: 8 or 12).
-  blockTiles = std::clamp<int64_t>(
-      192 * 1024 / (planes * 4 * (inC + kp)) / 24 * 24, 24, 96);
+  blockTiles = blockTilesFor(planes, inC, kp);
   // U = G g G^T per (output, input) channel pair, in double, into plane
   // xi's panel-packed inC x kp matrix: made once per model for weights in
   // its mapping (the sessions share it, as oneDNN's packed weights).
@@ -142,7 +176,7 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
 }
 
 void WinogradConv::run(const float *x, float *y, const float *sum) const {
-  int64_t tiles = batch * tilesH * tilesW, area = tile * tile;
+  int64_t tiles = batch * dilH * dilW * tilesH * tilesW, area = tile * tile;
   // Blocks of blockTiles tiles; where that leaves a thread without one
   // (a small image: the corpus CNN's 8x64x8x8 is 32 tiles, one block),
   // smaller blocks, a multiple of 4 tiles (AVX2's shortest register tile),
@@ -164,12 +198,18 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
     int64_t t0 = b * perBlock, count = std::min(perBlock, tiles - t0);
     const float *px[36];
     for (int64_t t = 0; t < count; ++t) {
-      int64_t at = t0 + t, n = at / (tilesH * tilesW),
-              ty = at / tilesW % tilesH, tx = at % tilesW;
+      // Tile (ty, tx) of sub-lattice (a, b): outputs (a + dilH * (tile *
+      // ty + r), b + dilW * (tile * tx + c)), patch position (i, j) at
+      // input (a + dilH * (tile * ty + i) - padT, ...).
+      int64_t at = t0 + t, lattice = at / (tilesH * tilesW),
+              n = lattice / (dilH * dilW), a = lattice / dilW % dilH,
+              bl = lattice % dilW, ty = at / tilesW % tilesH,
+              tx = at % tilesW;
       const float *image = x + n * inH * inW * inC;
       for (int i = 0; i < alpha; ++i)
         for (int j = 0; j < alpha; ++j) {
-          int64_t iy = tile * ty - padT + i, ix = tile * tx - padL + j;
+          int64_t iy = a + dilH * (tile * ty + i) - padT,
+                  ix = bl + dilW * (tile * tx + j) - padL;
           bool inside = iy >= 0 && iy < inH && ix >= 0 && ix < inW;
           px[alpha * i + j] =
               inside ? image + (iy * inW + ix) * inC : zeros.data();
@@ -188,18 +228,29 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
     // apart.
     auto eachPart = [&](auto f) {
       for (int64_t t = 0; t < count; ++t) {
-        int64_t at = t0 + t, n = at / (tilesH * tilesW),
-                oy = tile * (at / tilesW % tilesH), ox = tile * (at % tilesW);
-        int64_t cols = std::min<int64_t>(tile, outW - ox);
-        for (int64_t r = 0; r < tile && oy + r < outH; ++r) {
+        int64_t at = t0 + t, lattice = at / (tilesH * tilesW),
+                n = lattice / (dilH * dilW), a = lattice / dilW % dilH,
+                bl = lattice % dilW, ty = at / tilesW % tilesH,
+                tx = at % tilesW;
+        for (int64_t r = 0; r < tile; ++r) {
+          int64_t oy = a + dilH * (tile * ty + r);
+          if (oy >= outH)
+            break;
           float *o = out + (t * area + tile * r) * outC;
-          if (outNhwc) {
-            f(o, ((n * outH + oy + r) * outW + ox) * outC, cols * outC, 1);
+          int64_t ox = bl + dilW * tile * tx;
+          int64_t cols = std::min<int64_t>(tile, (outW - ox + dilW - 1) / dilW);
+          if (outNhwc && dilW == 1) {
+            f(o, ((n * outH + oy) * outW + ox) * outC, cols * outC, 1);
             continue;
           }
-          for (int64_t c = 0; c < cols; ++c)
-            f(o + c * outC, (n * outC * outH + oy + r) * outW + ox + c, outC,
-              outH * outW);
+          for (int64_t c = 0; c < cols; ++c) {
+            int64_t x = ox + dilW * c;
+            if (outNhwc)
+              f(o + c * outC, ((n * outH + oy) * outW + x) * outC, outC, 1);
+            else
+              f(o + c * outC, (n * outC * outH + oy) * outW + x, outC,
+                outH * outW);
+          }
         }
       }
     };

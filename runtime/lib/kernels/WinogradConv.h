@@ -8,7 +8,10 @@
 // GEMMs, and transformed back (A^T m A): 36 multiplications per 16 outputs
 // and channel pair (16 per 4) instead of 144 (36). The steps are the
 // kernel table's (KernelTable.h); Conv takes this form where the table
-// prefers it (ConvAlgorithm).
+// prefers it (ConvAlgorithm). A dilated one (U-Net and IS-Net's dilation
+// 2, 4 and 8) is d_h x d_w undilated ones: output (a + d_h * y, b + d_w *
+// x) reads only input rows a + d_h * k - pad and columns b + d_w * k - pad,
+// so each sub-lattice (a, b) is tiled as an image of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,14 +32,19 @@ namespace opscope::rt {
 class WinogradConv {
 public:
   /// Whether `p`'s geometry is one this form computes: 2-D, 3x3, stride
-  /// and dilation 1, one group, not transposed, f32, a channels-last
+  /// 1, any dilation, one group, not transposed, f32, a channels-last
   /// input (the output either), and an output of the size those give.
   static bool applies(const ConvParams &p);
   /// The tile Auto takes: 4 where the output is at least 4x4 and the
   /// transformed weights take at most 6 MiB, else 2 within the same
-  /// budget (only 2 under OPSCOPE_WINOGRAD=f2x3), else 0: oneDNN's direct
+  /// budget (only 2 under OPSCOPE_WINOGRAD=f2x3); past it, 4 or 2 where
+  /// the direct form's FLOPs are at least 24 per byte of transformed
+  /// weights streamed (once per block of tiles); else 0: oneDNN's direct
   /// form.
   static int tileFor(const ConvParams &p);
+  /// Tiles per block for `planes` transformed positions, inC input and kp
+  /// (padded) output channels.
+  static int64_t blockTilesFor(int planes, int64_t inC, int64_t kp);
   /// `weights` O x I x 3 x 3 and `bias` (or null) are copied; `tile` is
   /// 2 or 4.
   WinogradConv(const ConvParams &p, const float *weights, const float *bias,
@@ -51,6 +59,11 @@ public:
 private:
   int64_t batch, inH, inW, inC, outH, outW, outC;
   int64_t padT, padL;
+  /// Dilations: dilH x dilW sub-lattices (rows a, a + dilH, ...; columns
+  /// likewise), each an undilated 3x3 convolution of the input's same
+  /// sub-lattice, tiled alike (tilesH x tilesW tiles each, the last ones
+  /// partly outside).
+  int64_t dilH, dilW;
   bool outNhwc;
   /// Outputs per tile side (2, 4), input patch side (4, 6), and the
   /// transformed values per tile (16, 36).
