@@ -279,13 +279,14 @@ static void BM_Conv3x3(benchmark::State &state) {
   setTier(state);
   int64_t tile = state.range(1);
   int64_t c = state.range(2), k = state.range(3), hw = state.range(4),
-          n = state.range(5);
+          n = state.range(5), dilation = state.range(6);
   ConvParams p;
   p.input = {n, c, hw, hw};
   p.weight = {k, c, 3, 3};
   p.output = {n, k, hw, hw};
-  p.strides = p.dilations = {1, 1};
-  p.pads = {1, 1, 1, 1};
+  p.strides = {1, 1};
+  p.dilations = {dilation, dilation};
+  p.pads = {dilation, dilation, dilation, dilation};
   p.postOps = {PostOp::Relu};
   p.inputNhwc = p.outputNhwc = true;
   p.algorithm = tile == 2   ? ConvAlgorithm::WinogradF2x3
@@ -344,14 +345,18 @@ int main(int argc, char **argv) {
       // The segmentation network's (isnet-opset17 at 1024x1024) widest:
       // transformed weights past the cache budget, many tiles.
       {1024, 256, 64, 1}, {256, 512, 64, 1}, {512, 512, 32, 1},
-      {512, 512, 16, 1}};
+      {512, 512, 16, 1},
+      // Its dilated ones (RSU4F: dilation 4 and 8 at 32x32).
+      {512, 256, 32, 1, 4}, {256, 256, 32, 1, 8}};
   for (const auto &shape : convShapes) {
     auto reg = [&](IsaLevel level, int64_t algorithm) {
       std::vector<int64_t> args = {static_cast<int64_t>(level), algorithm};
       args.insert(args.end(), shape.begin(), shape.end());
+      if (args.size() == 6)
+        args.push_back(1); // no dilation
       benchmark::RegisterBenchmark("BM_Conv3x3", BM_Conv3x3)
           ->Args(args)
-          ->ArgNames({"tier", "winograd_tile", "c", "k", "hw", "n"})
+          ->ArgNames({"tier", "winograd_tile", "c", "k", "hw", "n", "dilation"})
           ->Unit(benchmark::kMicrosecond);
     };
     reg(tiers.back(), 0);
