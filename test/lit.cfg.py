@@ -111,6 +111,15 @@ if config.opscope_python_extension.upper() in ("ON", "1", "TRUE", "YES"):
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/install-deps.sh).
 config.substitutions.append(
     ("%ort_run", "node " + os.path.join(config.opscope_src_root, "scripts", "ort_run.js")))
+# Whether ONNX Runtime's u8 x s8 GEMMs are exact on this host (it runs
+# natively, under no cap or emulator): without VNNI (AVX512-VNNI,
+# AVX-VNNI) or AMX, MLAS multiplies them with vpmaddubsw, whose 16-bit
+# pair sums saturate (ONNX Runtime's quantization documentation). On an
+# AVX2-only AMD EPYC Zen 3 make-qdq.test's MLP came out 0.036 off the exact
+# QDQ result there (opscope: 6e-8); tests compare such models to
+# ONNX Runtime only where this holds, and to an exact oracle everywhere.
+if any(" %s " % f in _host_flags for f in ("avx512_vnni", "avx_vnni", "amx_int8")):
+    config.available_features.add("ort-exact-u8s8")
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # OpenMP's idle threads sleep in tests (OMP_WAIT_POLICY=passive unless the

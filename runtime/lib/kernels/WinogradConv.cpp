@@ -69,10 +69,12 @@ int WinogradConv::tileFor(const ConvParams &p) {
   // Past the budget they stream from memory once per block of tiles. That
   // pays where the direct form's work is large against the bytes streamed:
   // at least kStreamFlopsPerByte of its FLOPs per byte. Measured (one
-  // thread, docs/runtime-kernels.md): 512 -> 512 over 7x7, 6 (4x4 tiles)
-  // and 14 (2x2) FLOPs a byte, is as fast or faster direct (Sapphire Rapids
-  // class, both tiers); 512 -> 512 over 16x16, 32, runs 2.4x faster as
-  // Winograd and 1024 -> 256 over 64x64, 46, 4.5x (AMD EPYC Zen 3, AVX2).
+  // thread, docs/runtime-kernels.md): 512 -> 512 over 7x7 is 6 FLOPs a
+  // byte with 4x4 tiles, 1.2-1.5x slower than direct, and 14 with 2x2,
+  // as fast as direct under the avx2 cap and 1.15x faster at AVX-512
+  // (Sapphire Rapids class); 512 -> 512 over 16x16, 32, ran 2.4x faster
+  // as Winograd and 1024 -> 256 over 64x64, 46, 4.4x (AMD EPYC Zen 3,
+  // AVX2).
   const double kStreamFlopsPerByte = 24;
   double directFlops = 2.0 * 9 * inC * p.output[0] * p.output[1] *
                        p.output[2] * p.output[3];
@@ -244,11 +246,11 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
             continue;
           }
           for (int64_t c = 0; c < cols; ++c) {
-            int64_t x = ox + dilW * c;
+            int64_t col = ox + dilW * c;
             if (outNhwc)
-              f(o + c * outC, ((n * outH + oy) * outW + x) * outC, outC, 1);
+              f(o + c * outC, ((n * outH + oy) * outW + col) * outC, outC, 1);
             else
-              f(o + c * outC, (n * outC * outH + oy) * outW + x, outC,
+              f(o + c * outC, (n * outC * outH + oy) * outW + col, outC,
                 outH * outW);
           }
         }
