@@ -2,7 +2,8 @@
 # `make test`'s last step: ctest over the build, then the slowest tests of
 # the run (scripts/slowest_tests.py), then ctest's own summary once more, so
 # that the run still ends with it ("N% tests passed, ..." down to "Total
-# Test time"). Exits with ctest's status.
+# Test time"; the tests that did not run are counted, and the failed ones
+# listed, before it). Exits with ctest's status.
 # Usage: run-tests.sh BUILD_DIR JOBS [CTEST_ARGS...]
 set -uo pipefail
 build=$1
@@ -35,5 +36,20 @@ status=${PIPESTATUS[0]}
 echo
 /usr/bin/python3 "$root/scripts/slowest_tests.py" "$build"
 echo
-sed -n '/^[0-9]*% tests passed/,$p' "$log"
+# ctest ends its summary with the tests that did not run (gtests of tiers
+# this CPU lacks, tier suites that would repeat the native run): counted
+# here, listed in ctest's output above, so that the last line stays the
+# summary's "Total Test time".
+skipped=$(awk '/^The following tests did not run:/ { on = 1; next }
+               on && /^[[:space:]]*[0-9]+ - / { n++; next }
+               on { on = 0 }
+               END { print n + 0 }' "$log")
+if [ "${skipped:-0}" -gt 0 ]; then
+  echo "$skipped tests did not run (skipped: a tier this CPU lacks, or a tier suite that would repeat the native run; ctest's list above)"
+  echo
+fi
+# The failed tests, if any, again just above the summary.
+sed -n '/^The following tests FAILED:/,/^Errors while running CTest/p' "$log" |
+  grep -v '^Errors while running CTest' || true
+sed -n '/^[0-9]*% tests passed/,/^Total Test time/p' "$log"
 exit "$status"
