@@ -8,7 +8,7 @@ Usage: tier_suite.py [--emulator WORDS] OPSCOPE_RUN -- COMMAND [ARGS...]
 The tier each run tests is what `opscope-run --version` reports (", oneDNN
 LEVEL", cpu.h's reading of CPUID under the caps in force): once with the
 environment ctest gives this test (its OPSCOPE_MAX_ISA, or the emulator in
-front: --emulator's words, a gtest binary's emulated run, or lit's
+front: --emulator's words for a gtest binary's emulated run, else lit's
 OPSCOPE_TEST_EMULATOR), once with neither. When the two
 agree (an AVX2-only CPU under OPSCOPE_MAX_ISA=avx2, or an EPYC-Milan host
 emulating an EPYC-Milan), the suite would repeat the native run bit for
