@@ -58,15 +58,21 @@ void opscope::rt::softmax(const float *x, const float *mask,
                           int64_t cols, bool log) {
   const KernelTable &kt = kernelTable();
   int64_t group = std::max<int64_t>(1, maskRowGroup);
-  // Row r reads mask row r / group: each call's rows stay within one group
-  // (a range that crosses a group's end is cut there).
+  // Row r reads mask row r / group, counted from the call's first row: a
+  // range that starts inside a group is cut at that group's end, and the
+  // rest starts on a group.
+  auto call = [&](int64_t r0, int64_t r1) {
+    kt.softmax(x + r0 * cols, mask ? mask + (r0 / group) * cols : nullptr,
+               group, y + r0 * cols, r1 - r0, cols, log);
+  };
   detail::parallelRanges(rows, rowGrain(cols), [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1;) {
-      int64_t end = mask ? std::min(r1, (r / group + 1) * group) : r1;
-      kt.softmax(x + r * cols, mask ? mask + (r / group) * cols : nullptr,
-                 group, y + r * cols, end - r, cols, log);
-      r = end;
+    if (mask && r0 % group != 0) {
+      int64_t end = std::min(r1, (r0 / group + 1) * group);
+      call(r0, end);
+      r0 = end;
     }
+    if (r0 < r1)
+      call(r0, r1);
   });
 }
 

@@ -177,6 +177,12 @@ WinogradConv::WinogradConv(const ConvParams &p, const float *weights,
   zeros.assign(inC, 0.0f);
 }
 
+WinogradConv::TileAt WinogradConv::tileAt(int64_t at) const {
+  int64_t lattice = at / (tilesH * tilesW);
+  return {lattice / (dilH * dilW), lattice / dilW % dilH, lattice % dilW,
+          at / tilesW % tilesH, at % tilesW};
+}
+
 void WinogradConv::run(const float *x, float *y, const float *sum) const {
   int64_t tiles = batch * dilH * dilW * tilesH * tilesW, area = tile * tile;
   // Blocks of blockTiles tiles; where that leaves a thread without one
@@ -200,18 +206,14 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
     int64_t t0 = b * perBlock, count = std::min(perBlock, tiles - t0);
     const float *px[36];
     for (int64_t t = 0; t < count; ++t) {
-      // Tile (ty, tx) of sub-lattice (a, b): outputs (a + dilH * (tile *
-      // ty + r), b + dilW * (tile * tx + c)), patch position (i, j) at
+      // Patch position (i, j) of tile (ty, tx) of sub-lattice (a, b) is
       // input (a + dilH * (tile * ty + i) - padT, ...).
-      int64_t at = t0 + t, lattice = at / (tilesH * tilesW),
-              n = lattice / (dilH * dilW), a = lattice / dilW % dilH,
-              bl = lattice % dilW, ty = at / tilesW % tilesH,
-              tx = at % tilesW;
-      const float *image = x + n * inH * inW * inC;
+      TileAt p = tileAt(t0 + t);
+      const float *image = x + p.n * inH * inW * inC;
       for (int i = 0; i < alpha; ++i)
         for (int j = 0; j < alpha; ++j) {
-          int64_t iy = a + dilH * (tile * ty + i) - padT,
-                  ix = bl + dilW * (tile * tx + j) - padL;
+          int64_t iy = p.a + dilH * (tile * p.ty + i) - padT,
+                  ix = p.b + dilW * (tile * p.tx + j) - padL;
           bool inside = iy >= 0 && iy < inH && ix >= 0 && ix < inW;
           px[alpha * i + j] =
               inside ? image + (iy * inW + ix) * inC : zeros.data();
@@ -230,27 +232,24 @@ void WinogradConv::run(const float *x, float *y, const float *sum) const {
     // apart.
     auto eachPart = [&](auto f) {
       for (int64_t t = 0; t < count; ++t) {
-        int64_t at = t0 + t, lattice = at / (tilesH * tilesW),
-                n = lattice / (dilH * dilW), a = lattice / dilW % dilH,
-                bl = lattice % dilW, ty = at / tilesW % tilesH,
-                tx = at % tilesW;
+        TileAt p = tileAt(t0 + t);
         for (int64_t r = 0; r < tile; ++r) {
-          int64_t oy = a + dilH * (tile * ty + r);
+          int64_t oy = p.a + dilH * (tile * p.ty + r);
           if (oy >= outH)
             break;
           float *o = out + (t * area + tile * r) * outC;
-          int64_t ox = bl + dilW * tile * tx;
+          int64_t ox = p.b + dilW * tile * p.tx;
           int64_t cols = std::min<int64_t>(tile, (outW - ox + dilW - 1) / dilW);
           if (outNhwc && dilW == 1) {
-            f(o, ((n * outH + oy) * outW + ox) * outC, cols * outC, 1);
+            f(o, ((p.n * outH + oy) * outW + ox) * outC, cols * outC, 1);
             continue;
           }
           for (int64_t c = 0; c < cols; ++c) {
             int64_t col = ox + dilW * c;
             if (outNhwc)
-              f(o + c * outC, ((n * outH + oy) * outW + col) * outC, outC, 1);
+              f(o + c * outC, ((p.n * outH + oy) * outW + col) * outC, outC, 1);
             else
-              f(o + c * outC, (n * outC * outH + oy) * outW + col, outC,
+              f(o + c * outC, (p.n * outC * outH + oy) * outW + col, outC,
                 outH * outW);
           }
         }

@@ -64,6 +64,13 @@ private:
   /// sub-lattice, tiled alike (tilesH x tilesW tiles each, the last ones
   /// partly outside).
   int64_t dilH, dilW;
+  /// Tile `at` of a run (in run order: image n, sub-lattice (a, b), then
+  /// tile row ty and column tx of it); its outputs are (a + dilH * (tile *
+  /// ty + r), b + dilW * (tile * tx + c)).
+  struct TileAt {
+    int64_t n, a, b, ty, tx;
+  };
+  TileAt tileAt(int64_t at) const;
   bool outNhwc;
   /// Outputs per tile side (2, 4), input patch side (4, 6), and the
   /// transformed values per tile (16, 36).
