@@ -199,6 +199,92 @@ TEST(ConvInteger, OneDnnMatchesPortable) {
   }
 }
 
+// conv_integer with a u8 weight and its own zero point per channel (ONNX
+// Runtime's quantize_dynamic, QUInt8: centered weights of 9 bits) on each
+// tier: below VNNI on opscope's exact s16 GEMM (IntegerConvGemm), in one
+// pass, else on oneDNN's int8 convolution in parts; either way the sums
+// must be the portable kernel's exactly. The cases cover output channels
+// across row tiles and task groups (200 > 192), K across K blocks (2700)
+// and odd (3), pixel blocks crossing output rows (33 wide) and blocks of
+// one row read from the input in place (32 and 48 wide), strides,
+// dilations, asymmetric pads, 1x1 windows, a batch, s8 inputs, zero points
+// 0 to 255, one and two threads.
+TEST(ConvInteger, NineBitWeightsMatchPortableAtEveryTier) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> strides, dilations, pads;
+    DType xType;
+  };
+  const Case cases[] = {
+      {{1, 8, 9, 9}, {16, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, DType::U8},
+      {{2, 5, 13, 11}, {7, 5, 3, 3}, {2, 1}, {1, 2}, {2, 0, 1, 1}, DType::I8},
+      {{1, 3, 20, 17}, {33, 3, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, DType::U8},
+      {{1, 16, 10, 10}, {200, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1},
+       DType::U8},
+      {{1, 300, 6, 5}, {8, 300, 3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2},
+       DType::U8},
+      {{1, 4, 40, 33}, {5, 4, 3, 3}, {1, 1}, {4, 4}, {4, 4, 4, 4}, DType::U8},
+      {{1, 3, 31, 29}, {6, 3, 3, 3}, {2, 2}, {1, 1}, {1, 1, 0, 1}, DType::I8},
+      // Rows of 32 pixels: blocks of one row, read from the input's rows
+      // where the window lies inside them.
+      {{1, 6, 5, 32}, {9, 6, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, DType::U8},
+      {{2, 4, 9, 48}, {13, 4, 3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, DType::U8},
+  };
+  std::mt19937 rng(11);
+  tiers::forEachTier([&](IsaLevel level) {
+    for (int threads : {1, 2}) {
+      setDenseThreads(threads);
+      for (const Case &tc : cases) {
+        SCOPED_TRACE(::testing::Message()
+                     << "input " << tc.x[1] << "x" << tc.x[2] << "x" << tc.x[3]
+                     << ", weight " << tc.w[0] << "x" << tc.w[1] << "x"
+                     << tc.w[2] << "x" << tc.w[3] << ", " << threads
+                     << " threads");
+        Shape y = convOutput(tc.x, tc.w, tc.strides, tc.dilations, tc.pads);
+        std::vector<uint8_t> x(product(tc.x)), w(product(tc.w)),
+            wz(tc.w[0]);
+        for (auto &v : x)
+          v = uint8_t(rng());
+        for (auto &v : w)
+          v = uint8_t(rng());
+        for (auto &v : wz)
+          v = uint8_t(rng());
+        w[0] = 255;
+        wz[0] = 0; // +255 and, below, -255: the widest centered values
+        w[w.size() - 1] = 0;
+        wz[tc.w[0] - 1] = 255;
+        auto centered =
+            centerWeights(w.data(), DType::U8, tc.w, wz.data(), tc.w[0]);
+        ConvParams p;
+        p.input = tc.x;
+        p.weight = tc.w;
+        p.output = y;
+        p.strides = tc.strides;
+        p.pads = tc.pads;
+        p.dilations = tc.dilations;
+        IntegerConv conv(p, tc.xType == DType::I8, centered.data());
+        // The s16 tile is the table's below VNNI (the avx2 and avx512_core
+        // tiers); the reference tier and VNNI tiers keep oneDNN.
+        EXPECT_EQ(conv.ownKernel(),
+                  level != IsaLevel::Sse41 && !hasVnni(level))
+            << conv.implementation();
+        ConvIntegerWindow win{tc.strides, tc.dilations, tc.pads, 1};
+        for (int zero : tc.xType == DType::U8 ? std::vector<int>{0, 131, 255}
+                                              : std::vector<int>{-128, -3, 127}) {
+          std::vector<int32_t> want(product(y)), got(product(y), -1);
+          uint8_t z = uint8_t(zero);
+          convInteger(x.data(), tc.xType, tc.x, centered.data(), tc.w, &z, win,
+                      want.data(), y);
+          conv.run(x.data(), zero, got.data());
+          ASSERT_EQ(got, want) << "zero point " << zero << ", "
+                               << conv.implementation();
+        }
+      }
+    }
+    setDenseThreads(1);
+  });
+}
+
 namespace {
 /// DynamicQuantizeLinear as the portable loop computed it before the
 /// kernel table had its passes: ONNX's arithmetic in f32.
@@ -286,9 +372,10 @@ TEST(DynamicQuantizeLinear, MatchesPortableLoopAtEveryTier) {
 // sums their exact i32 results; bit for bit the portable kernel's. Zero
 // point 3 (widest 252): clamped parts with VNNI, base-65 digits below;
 // zero point 255 (widest 255, every value <= 0): base-(L+1) digits on
-// both. The tier caps of make test run this at each limit.
+// both. The tier caps of make test run this at each limit. Two groups:
+// a single group below VNNI takes the s16 GEMM instead (above).
 TEST(ConvInteger, CenteredNineBitWeightsSplitIntoExactParts) {
-  const Shape xs = {1, 6, 8, 7}, ws = {5, 6, 3, 3};
+  const Shape xs = {1, 6, 8, 7}, ws = {6, 3, 3, 3};
   const std::vector<int64_t> strides = {1, 1}, dilations = {2, 2},
                              pads = {2, 2, 2, 2};
   Shape y = convOutput(xs, ws, strides, dilations, pads);
@@ -309,11 +396,11 @@ TEST(ConvInteger, CenteredNineBitWeightsSplitIntoExactParts) {
     p.strides = strides;
     p.pads = pads;
     p.dilations = dilations;
-    p.groups = 1;
+    p.groups = 2;
     IntegerConv conv(p, /*srcSigned=*/false, centered.data());
     EXPECT_NE(conv.implementation().find(":x2"), std::string::npos)
         << conv.implementation();
-    ConvIntegerWindow win{strides, dilations, pads, 1};
+    ConvIntegerWindow win{strides, dilations, pads, 2};
     for (int zero : {128, 0}) {
       std::vector<int32_t> want(product(y)), got(product(y), -1);
       uint8_t z = uint8_t(zero);

@@ -1,15 +1,17 @@
 //===- IntegerConv.cpp - u8/i8 x s8 convolution on oneDNN -----------------===//
 //
 // Part of opscope's runtime: conv_integer (ONNX ConvInteger, QLinearConv's
-// integer part) on oneDNN's int8 convolution when the weight is constant
-// (a centered weight beyond s8 split into parts, their sums added); the
-// input zero point is a
-// run-time oneDNN zero point (padding contributes nothing, as in ONNX).
-// Anything else runs on quantize.h's portable convInteger.
+// integer part) with a constant weight: on opscope's exact s16 GEMM
+// (IntegerConvGemm.h) where the tier has it and the convolution is 2-D of
+// one group, else on oneDNN's int8 convolution (a centered weight beyond
+// s8 split into parts, their sums added), the input zero point a run-time
+// oneDNN zero point (padding contributes nothing, as in ONNX). Anything
+// else runs on quantize.h's portable convInteger.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DnnlCommon.h"
+#include "IntegerConvGemm.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -43,6 +45,9 @@ struct IntegerConv::Impl {
   /// OPSCOPE_MAX_ISA=avx512_core); its u8 path is exact on every tier.
   bool flipSign = false;
   int64_t inElems = 0;
+  /// opscope's own exact s16 GEMM (IntegerConvGemm), where it applies:
+  /// then nothing above is used.
+  std::unique_ptr<IntegerConvGemm> own;
   /// Sizes of the blocked copies (0: none), taken from their descriptors
   /// once.
   size_t srcBlockedBytes = 0, dstBlockedBytes = 0;
@@ -112,6 +117,13 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
 
 IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
                          const int32_t *centered) {
+  // One exact pass where the tier's s16 tile takes the weight, instead of
+  // oneDNN's int8 convolution twice (docs/runtime-kernels.md).
+  if (IntegerConvGemm::applies(p, centered)) {
+    impl = std::make_unique<Impl>();
+    impl->own = std::make_unique<IntegerConvGemm>(p, srcSigned, centered);
+    return;
+  }
   int64_t n = product(p.weight);
   const int32_t limit = int8WeightLimit();
   int32_t widest = 0;
@@ -145,6 +157,8 @@ IntegerConv::IntegerConv(const ConvParams &p, bool srcSigned,
 IntegerConv::~IntegerConv() = default;
 
 void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
+  if (impl->own)
+    return impl->own->run(x, xZero, y);
   Context &ctx = context();
   if (impl->flipSign) {
     auto *u = static_cast<uint8_t *>(threadScratch(1, impl->inElems));
@@ -180,7 +194,11 @@ void IntegerConv::run(const void *x, int32_t xZero, int32_t *y) {
   }
 }
 
+bool IntegerConv::ownKernel() const { return impl->own != nullptr; }
+
 std::string IntegerConv::implementation() const {
+  if (impl->own)
+    return impl->own->implementation();
   if (impl->moreParts.empty())
     return impl->implInfo;
   return impl->implInfo + ":x" + std::to_string(impl->moreParts.size() + 1);

@@ -68,6 +68,7 @@ KernelTable build(IsaLevel level) {
     fillAvx2Kernels(t);
     fillAvx2SparseKernels(t);
     fillAvx2WinogradKernels(t);
+    fillAvx2PackKernels(t);
     // The packed GEMM only on this tier: from AVX-512 up oneDNN's brgemm
     // inner products are the faster ones. Its s16 int8 tile avx2_vnni
     // overwrites with a vpdpbusd one (below).

@@ -245,6 +245,11 @@ struct KernelTable {
   void (*gemmTileInt8)(const GemmTileCallInt8 &) = nullptr;
   const char *gemmInt8Name = "";
   bool gemmInt8Quads = false;
+  /// a[j] | b[j] << 16 for j < n (b null: 0) into y, `group` values (a
+  /// multiple of 16) at a time, group i at y + i * ldy: two rows of u8 as
+  /// the s16 pairs of the int8 tile's panels (IntegerConvGemm).
+  void (*pairBytes)(const uint8_t *a, const uint8_t *b, int64_t n,
+                    int64_t group, uint32_t *y, int64_t ldy);
 
   // Block-sparse row kernels, one per weight element type. `sparseBf16`
   // without a native form (an AVX-512 CPU without AVX512-BF16) is left
@@ -265,6 +270,7 @@ void fillReferenceWinogradKernels(KernelTable &t);
 void fillAvx2Kernels(KernelTable &t);
 void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2GemmKernels(KernelTable &t);
+void fillAvx2PackKernels(KernelTable &t);
 void fillAvx2SparseKernels(KernelTable &t);
 void fillAvxVnniKernels(KernelTable &t);
 void fillAvxVnniGemmKernels(KernelTable &t);
@@ -285,6 +291,8 @@ void applyActivation(PostOp p, float *row, int64_t len);
 namespace reference {
 void transpose32(const void *src, int64_t lds, int64_t rows, int64_t cols,
                  void *dst, int64_t ldd);
+void pairBytes(const uint8_t *a, const uint8_t *b, int64_t n, int64_t group,
+               uint32_t *y, int64_t ldy);
 } // namespace reference
 
 } // namespace opscope::rt

@@ -393,12 +393,19 @@ public:
   /// of w in base L + 1 (w = lo + (L + 1) hi, 0 <= lo <= L; 9 bits: |hi| <= 4):
   /// two convolutions where clamping needed up to four. Throws where oneDNN
   /// has no primitive or |w| > L (L + 1).
+  /// Where the tier has the exact s16 GEMM tile (below VNNI) and the
+  /// convolution is 2-D of one group, it runs on that instead, in one pass
+  /// (ownKernel()).
   IntegerConv(const ConvParams &p, bool srcSigned, const int32_t *centered);
   ~IntegerConv();
   IntegerConv(const IntegerConv &) = delete;
   IntegerConv &operator=(const IntegerConv &) = delete;
   void run(const void *x, int32_t xZero, int32_t *y);
+  /// oneDNN's implementation ("...:x2" for two parts), or opscope's own
+  /// ("gemm:s16:avx2").
   std::string implementation() const;
+  /// Whether it runs on opscope's own GEMM.
+  bool ownKernel() const;
 
 private:
   struct Impl;

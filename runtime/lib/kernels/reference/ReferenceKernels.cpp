@@ -314,7 +314,16 @@ void opscope::rt::reference::transpose32(const void *srcv, int64_t lds,
       dst[c * ldd + i] = src[i * lds + c];
 }
 
+void opscope::rt::reference::pairBytes(const uint8_t *a, const uint8_t *b,
+                                       int64_t n, int64_t group, uint32_t *y,
+                                       int64_t ldy) {
+  for (int64_t j = 0; j < n; ++j)
+    y[j / group * ldy + j % group] =
+        uint32_t(a[j]) | (b ? uint32_t(b[j]) << 16 : 0);
+}
+
 void opscope::rt::fillReferenceKernels(KernelTable &t) {
+  t.pairBytes = reference::pairBytes;
   t.layerNorm = reference_tier::layerNorm;
   t.layerNormTransposed = reference_tier::layerNormTransposed;
   t.softmax = reference_tier::softmax;

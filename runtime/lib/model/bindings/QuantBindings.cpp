@@ -277,14 +277,17 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
   int64_t inner = 1;
   for (size_t d = 2; d < rank; ++d)
     inner *= ys[d];
-  // A constant weight (and weight zero point) is centered once, here, and
-  // runs on oneDNN's int8 convolution. w - w_zero_point fits s8 for an i8
-  // weight with zero point 0, or a u8 one with zero point 128; a u8 weight
-  // with another zero point (quantize_dynamic's QUInt8, asymmetric, as CNN
-  // exports have it) spans up to 9 bits: it is split into parts within the
-  // tier's int8 weight limit (int8WeightLimit: 127 with VNNI, 64 below),
-  // each a convolution, their exact i32 results summed (IntegerConv). The
-  // portable kernel takes what oneDNN refuses.
+  // A constant weight (and weight zero point) is centered once, here.
+  // Below VNNI a 2-D convolution of one group runs on opscope's exact s16
+  // GEMM in one pass, whatever the weight's width (IntegerConv, which
+  // takes IntegerConvGemm there); else on oneDNN's int8 convolution.
+  // There w - w_zero_point fits s8 for an i8 weight with zero point 0, or a
+  // u8 one with zero point 128; a u8 weight with another zero point
+  // (quantize_dynamic's QUInt8, asymmetric, as CNN exports have it) spans
+  // up to 9 bits: it is split into parts within the tier's int8 weight
+  // limit (int8WeightLimit: 127 with VNNI, 64 below), each a convolution,
+  // their exact i32 results summed. The portable kernel takes what oneDNN
+  // refuses.
   bool constW = w.kind == BufferRef::Weight &&
                 (!c.has(3) || c.in(3).kind == BufferRef::Weight);
   Sums sums;
@@ -306,7 +309,9 @@ BoundKernel convIntegerOp(const OpContext &c, std::string &kernel) {
       // No oneDNN primitive for this shape: the portable kernel below.
     }
     if (ic) {
-      kernel = "onednn:" + ic->implementation();
+      kernel = ic->ownKernel()
+                   ? "opscope:" + ic->implementation() + ":conv_integer"
+                   : "onednn:" + ic->implementation();
       sums = [=](const void *xp, const void *xzp, int32_t *yp) {
         ic->run(xp, xzp ? quantizedValue(xzp, xt, 0) : 0, yp);
       };

@@ -17,6 +17,8 @@
 
 #include "Avx2GemmTile.h"
 
+#include <algorithm>
+
 using namespace opscope::rt;
 using opscope::rt::avx2_gemm::kCols;
 using opscope::rt::avx2_gemm::kRows;
@@ -88,7 +90,34 @@ AVX2 void gemmTileInt8(const GemmTileCallInt8 &t) {
   GEMM_TILE_CALL(tileS16, t);
 }
 
+/// Two rows of u8 into s16 pairs: interleaved bytewise, then widened, 16
+/// at a time.
+AVX2 void pairBytes(const uint8_t *a, const uint8_t *b, int64_t n,
+                    int64_t group, uint32_t *y, int64_t ldy) {
+  for (int64_t j0 = 0; j0 < n; j0 += group, y += ldy)
+    for (int64_t j = j0; j < std::min(n, j0 + group); j += 16) {
+      uint32_t *d = y + (j - j0);
+      if (j + 16 > n) {
+        for (; j < n; ++j, ++d)
+          *d = uint32_t(a[j]) | (b ? uint32_t(b[j]) << 16 : 0);
+        return;
+      }
+      __m128i va = _mm_loadu_si128(reinterpret_cast<const __m128i *>(a + j));
+      __m128i vb =
+          b ? _mm_loadu_si128(reinterpret_cast<const __m128i *>(b + j))
+            : _mm_setzero_si128();
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(d),
+                          _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(va, vb)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + 8),
+                          _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(va, vb)));
+    }
+}
+
 } // namespace
+
+void opscope::rt::fillAvx2PackKernels(KernelTable &t) {
+  t.pairBytes = pairBytes;
+}
 
 void opscope::rt::fillAvx2GemmKernels(KernelTable &t) {
   t.gemmTile = gemmTile;
