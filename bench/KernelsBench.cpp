@@ -263,6 +263,44 @@ BENCHMARK(BM_QuantizedInnerProduct)
     ->ArgsProduct({{8, 7}, {3072}, {768}})
     ->Unit(benchmark::kMicrosecond);
 
+/// conv_integer as ONNX Runtime's quantize_dynamic writes a CNN's: u8
+/// input with a zero point, a u8 weight with its own zero point per output
+/// channel (9 bits once centered), 3x3, stride 1, pad 1; C x HW x HW to OC
+/// (ranges 0-2: the 1024x1024 IS-Net's widest layers). Below VNNI it runs
+/// on the exact s16 GEMM in one pass (IntegerConvGemm), or with
+/// OPSCOPE_GEMM=onednn on oneDNN's int8 convolution in two 7-bit parts.
+static void BM_ConvInteger(benchmark::State &state) {
+  const int64_t c = state.range(0), hw = state.range(1), oc = state.range(2);
+  ConvParams p;
+  p.input = {1, c, hw, hw};
+  p.weight = {oc, c, 3, 3};
+  p.output = {1, oc, hw, hw};
+  p.strides = {1, 1};
+  p.pads = {1, 1, 1, 1};
+  p.dilations = {1, 1};
+  std::vector<int32_t> w(oc * c * 9);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int32_t>((i * 37) % 511) - 255;
+  std::vector<uint8_t> x(c * hw * hw);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<uint8_t>(i * 11);
+  std::vector<int32_t> y(oc * hw * hw);
+  IntegerConv conv(p, /*srcSigned=*/false, w.data());
+  for (auto _ : state)
+    conv.run(x.data(), 117, y.data());
+  state.counters["GOP/s"] = benchmark::Counter(
+      2.0 * oc * c * 9 * hw * hw * state.iterations(),
+      benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  state.SetLabel(conv.implementation());
+}
+BENCHMARK(BM_ConvInteger)
+    ->ArgNames({"c", "hw", "oc"})
+    ->Args({64, 512, 64})
+    ->Args({128, 512, 64})
+    ->Args({1024, 64, 256})
+    ->Args({512, 32, 512})
+    ->Unit(benchmark::kMillisecond);
+
 static void BM_Bf16InnerProduct(benchmark::State &state) {
   innerProductBench<Bf16InnerProduct>(state);
 }
