@@ -87,7 +87,6 @@ IntegerConvGemm::IntegerConvGemm(const ConvParams &p, bool srcSigned,
   pairBytes = kt.pairBytes;
   tileName = kt.gemmInt8Name;
   rowTiles = (outChannels + rows - 1) / rows;
-  groupTiles = std::max<int64_t>(1, kGroupRows / rows);
 
   // Row tiles per task, evened out over the tasks a pixel block needs.
   const int64_t groups = (rowTiles * rows + kGroupRows - 1) / kGroupRows;
