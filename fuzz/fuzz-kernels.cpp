@@ -131,7 +131,7 @@ auto layerNormBound(const std::vector<float> &g,
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Bytes in{data, size};
-  int kernel = in.u8() % 15;
+  int kernel = in.u8() % 16;
   int64_t rows = in.upTo(9), cols = in.upTo(70);
   size_t n = size_t(rows * cols);
   std::vector<float> x(n), g(cols), b(cols);
@@ -432,6 +432,53 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           }
         },
         exact);
+    break;
+  }
+  case 15: {
+    // conv_integer with a 9-bit centered weight (a u8 weight with its own
+    // zero point, as quantize_dynamic writes CNNs): N = 1-2, C = 1-40,
+    // H, W = 1-40, OC = 1-70, a 1-3 x 1-3 window, strides 1-2, dilations
+    // 1-3, pads 0-2 each side, u8 or s8 input with a zero point. Below
+    // VNNI the AVX2 and AVX-512 tiers run opscope's exact s16 GEMM
+    // (IntegerConvGemm), the reference tier oneDNN's int8 convolution in
+    // parts: the model's integer sums either way, so equal.
+    std::mt19937 rng(uint32_t(in.u8()) | uint32_t(in.u8()) << 8);
+    Shape xs = {in.upTo(2), in.upTo(40), in.upTo(40), in.upTo(40)};
+    Shape ws = {in.upTo(70), xs[1], in.upTo(3), in.upTo(3)};
+    std::vector<int64_t> strides = {in.upTo(2), in.upTo(2)},
+                         dilations = {in.upTo(3), in.upTo(3)},
+                         pads = {in.u8() % 3, in.u8() % 3, in.u8() % 3,
+                                 in.u8() % 3};
+    Shape ys = {xs[0], ws[0]};
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = (ws[2 + d] - 1) * dilations[d] + 1,
+              padded = xs[2 + d] + pads[d] + pads[2 + d];
+      if (padded < span)
+        return 0;
+      ys.push_back((padded - span) / strides[d] + 1);
+    }
+    const bool srcSigned = in.u8() & 1;
+    const int32_t xZero = srcSigned ? int32_t(int8_t(in.u8())) : in.u8();
+    std::vector<uint8_t> xq(size_t(xs[0] * xs[1] * xs[2] * xs[3]));
+    for (uint8_t &v : xq)
+      v = static_cast<uint8_t>(rng());
+    std::vector<int32_t> centered(size_t(ws[0] * ws[1] * ws[2] * ws[3]));
+    for (int32_t &v : centered)
+      v = int32_t(rng() % 511) - 255;
+    ConvParams p;
+    p.input = xs;
+    p.weight = ws;
+    p.output = ys;
+    p.strides = strides;
+    p.dilations = dilations;
+    p.pads = pads;
+    acrossTiers<int32_t>(
+        "conv_integer", size_t(ys[0] * ys[1] * ys[2] * ys[3]),
+        [&](int32_t *y) {
+          IntegerConv conv(p, srcSigned, centered.data());
+          conv.run(xq.data(), xZero, y);
+        },
+        equal<int32_t>);
     break;
   }
   default: {

@@ -104,7 +104,7 @@ def main():
 
     # The kernel harness reads a kernel number, then shape and value bytes.
     rng = np.random.default_rng(5)
-    for kernel in range(12):
+    for kernel in range(16):
         with open(os.path.join(dirs["fuzz-kernels"], "kernel%d" % kernel),
                   "wb") as f:
             f.write(bytes([kernel]) + rng.integers(0, 256, 600, np.uint8).tobytes())
