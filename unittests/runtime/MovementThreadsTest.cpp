@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <utility>
@@ -61,8 +62,9 @@ TEST(GenericDataMovement, ShortContiguousRunsMatchIndexing) {
 
 /// The memory-bound kernels split their outer loop over the threads in
 /// force above a size (Parallel.h): with four threads, a transpose with a
-/// short run, a slice with a non-zero start, a concat, a unary and a
-/// channels-last resize above those sizes give the one-thread results; so
+/// short run, a slice with a non-zero start, a concat, a channels-last
+/// max pool, a unary and a channels-last resize above those sizes give the
+/// one-thread results; so
 /// do the row kernels (layer norm, softmax with a mask whose row groups a
 /// thread's range of rows crosses).
 TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
@@ -124,6 +126,28 @@ TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
     });
     EXPECT_EQ(one, four);
     EXPECT_EQ(one[96 * 4095 + 64], xb[32 * 4095]);
+  }
+  // Channels-last max pooling, 3x3 stride 2 pad 1, over two images of
+  // 33 x 29 pixels of 24 channels (rows of the two images in one range).
+  {
+    Shape in = {2, 24, 33, 29}, out = {2, 24, 17, 15};
+    std::vector<float> x(numElements(in));
+    std::mt19937 rng(5);
+    for (float &v : x)
+      v = float(int(rng() % 2001) - 1000);
+    auto [one, four] = both([&] {
+      std::vector<float> y(numElements(out), 0.0f);
+      maxPool2DNhwc(x.data(), in, out, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1},
+                    y.data());
+      return y;
+    });
+    EXPECT_EQ(one, four);
+    // Image 1, output (16, 14), channel 5: input rows 31-32, columns 27-28.
+    float want = std::numeric_limits<float>::lowest();
+    for (int64_t iy = 31; iy <= 32; ++iy)
+      for (int64_t ix = 27; ix <= 28; ++ix)
+        want = std::max(want, x[((33 + iy) * 29 + ix) * 24 + 5]);
+    EXPECT_EQ(four[((17 + 16) * 15 + 14) * 24 + 5], want);
   }
   // Clip over 300K elements.
   {
