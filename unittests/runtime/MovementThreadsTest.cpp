@@ -98,6 +98,19 @@ TEST(GenericDataMovement, ThreadSplitsMatchOneThread) {
     });
     EXPECT_EQ(pone, pfour);
     EXPECT_EQ(pone[2], xp[128]); // y[0][1][0] = x[1][0][0]
+    // Attention's head split: [128 tokens, 12 heads, 64] -> [12, 128, 64]
+    // (96K elements: split over the threads from 64K).
+    Shape h = {128, 12, 64};
+    std::vector<float> xh(numElements(h));
+    std::iota(xh.begin(), xh.end(), 0.0f);
+    auto [hone, hfour] = both([&] {
+      std::vector<float> y(xh.size());
+      transpose(xh.data(), h, {1, 0, 2}, y.data(), sizeof(float));
+      return y;
+    });
+    EXPECT_EQ(hone, hfour);
+    EXPECT_EQ(hfour[(11 * 128 + 127) * 64 + 63], xh[(127 * 12 + 11) * 64 + 63]);
+    EXPECT_EQ(hfour[(5 * 128 + 3) * 64], xh[(3 * 12 + 5) * 64]);
   }
   // Slice rows 5.. and columns 3..259 of a 600 x 300 matrix.
   {
