@@ -336,14 +336,15 @@ TEST(GenericUnary, TranscendentalsAndClip) {
   auto x = randomFloats(1003, 5, -6, 6);
   std::vector<float> y(x.size());
   for (auto k : {UnaryKind::Exp, UnaryKind::Erf, UnaryKind::Tanh,
-                 UnaryKind::Sigmoid}) {
+                 UnaryKind::Sigmoid, UnaryKind::Swish}) {
     unary(k, DType::F32, x.data(), y.data(), x.size(), 0, 0);
     for (size_t i = 0; i < x.size(); ++i) {
       double v = x[i];
-      double want = k == UnaryKind::Exp   ? std::exp(v)
-                    : k == UnaryKind::Erf ? std::erf(v)
-                    : k == UnaryKind::Tanh ? std::tanh(v)
-                                           : 1 / (1 + std::exp(-v));
+      double want = k == UnaryKind::Exp     ? std::exp(v)
+                    : k == UnaryKind::Erf   ? std::erf(v)
+                    : k == UnaryKind::Tanh  ? std::tanh(v)
+                    : k == UnaryKind::Swish ? v / (1 + std::exp(-v))
+                                            : 1 / (1 + std::exp(-v));
       ASSERT_NEAR(y[i], want, 2e-6 * std::max(1.0, std::fabs(want)))
           << "kind " << int(k) << " x " << v;
     }
@@ -369,7 +370,7 @@ TEST(GenericUnary, EveryKindMatchesScalarAtEveryTier) {
     for (size_t ki = 0; ki < kinds; ++ki) {
       auto k = static_cast<UnaryKind>(ki);
       if (k == UnaryKind::Exp || k == UnaryKind::Erf || k == UnaryKind::Tanh ||
-          k == UnaryKind::Sigmoid)
+          k == UnaryKind::Sigmoid || k == UnaryKind::Swish)
         continue; // vectorized approximations, TranscendentalsAndClip
       // Clip's bounds, LeakyRelu's slope, HardSigmoid's line, ...
       float alpha = k == UnaryKind::HardSigmoid ? 0.2f : 0.5f;

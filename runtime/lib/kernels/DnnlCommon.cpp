@@ -71,6 +71,9 @@ Eltwise eltwiseOf(PostOp p) {
     return {dnnl::algorithm::eltwise_hardswish};
   case PostOp::Relu6:
     return {dnnl::algorithm::eltwise_clip, 0.0f, 6.0f};
+  case PostOp::Swish:
+    // x * sigmoid(alpha x), alpha 1: SiLU.
+    return {dnnl::algorithm::eltwise_swish, 1.0f};
   case PostOp::Sum:
     break;
   }

@@ -88,6 +88,8 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
         return transcendental(Transcendental::Tanh, xf + b, yf + b, e - b);
       case UnaryKind::Sigmoid:
         return transcendental(Transcendental::Sigmoid, xf + b, yf + b, e - b);
+      case UnaryKind::Swish:
+        return swishRow(xf + b, yf + b, e - b);
       default:
         return kernelTable().unaryRow(k, xf + b, yf + b, e - b, alpha, beta);
       }

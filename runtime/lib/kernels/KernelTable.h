@@ -285,6 +285,8 @@ void fillAvx512Bf16Kernels(KernelTable &t);
 /// A post-op's activation over `len` values in place (a Sum is the
 /// caller's), on the table's kernels.
 void applyActivation(PostOp p, float *row, int64_t len);
+/// SiLU, y = x * sigmoid(x), on the table's sigmoid (x may be y).
+void swishRow(const float *x, float *y, int64_t n);
 
 /// The reference elementwise rows and reductions, shared by the tiers
 /// (ElementwiseRows.inc compiled per tier).

@@ -477,7 +477,23 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
     for (int64_t i = 0; i < len; ++i)
       row[i] = std::min(std::max(row[i], 0.0f), 6.0f);
     break;
+  case PostOp::Swish:
+    swishRow(row, row, len);
+    break;
   case PostOp::Sum:
     break;
+  }
+}
+
+void opscope::rt::swishRow(const float *x, float *y, int64_t n) {
+  // Sigmoid on the table's kernel a chunk at a time (on the stack), then
+  // the product; x may be y: each x is read before its y is written.
+  constexpr int64_t kChunk = 512;
+  float s[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t len = std::min(kChunk, n - i0);
+    transcendental(Transcendental::Sigmoid, x + i0, s, len);
+    for (int64_t i = 0; i < len; ++i)
+      y[i0 + i] = x[i0 + i] * s[i];
   }
 }

@@ -1,6 +1,6 @@
 // RUN: opscope-opt %s -split-input-file -osc-fuse | FileCheck %s
 // RUN: opscope-opt %s -split-input-file -osc-fuse -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
-// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-hard-swish=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
+// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-hard-swish=false fuse-swish=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
 
 // MatMul with a constant K x N weight and a bias Add (torch order: bias
 // first) becomes one inner_product with the weight transposed to N x K.
@@ -464,4 +464,43 @@ func.func @relu6(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x
   %d = osc.conv %c, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %e = osc.unary clip %d {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<1x2x4x4xf32>
   return %e, %d : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// SiLU as torch exports nn.SiLU: Sigmoid(x) and Mul(x, .) after a
+// convolution (YOLOv5/v8, EfficientNet). The convolution's result has two
+// users, so neither op fused before; x * sigmoid(x) becomes osc.unary
+// swish, which fuses into the convolution as a post-op, the sigmoid on
+// either side of the product. Near misses stay: a sigmoid of another value,
+// a sigmoid also returned, and a sum instead of a product.
+// CHECK-LABEL: func.func @silu
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} post_ops [swish]
+// CHECK-NEXT: %[[B:.*]] = osc.conv %[[A]], %{{.*}} post_ops [swish]
+// CHECK-NEXT: %[[S:.*]] = osc.unary sigmoid %arg1
+// CHECK-NEXT: %[[C:.*]] = osc.binary mul %[[B]], %[[S]]
+// CHECK-NEXT: %[[T:.*]] = osc.unary sigmoid %[[C]]
+// CHECK-NEXT: %[[D:.*]] = osc.binary mul %[[C]], %[[T]]
+// CHECK-NEXT: %[[U:.*]] = osc.unary sigmoid %[[D]]
+// CHECK-NEXT: %[[E:.*]] = osc.binary add %[[D]], %[[U]]
+// CHECK-NEXT: return %[[E]], %[[T]]
+// LOC-LABEL: func.func @silu
+// LOC: post_ops [swish] {{.*}} loc(fused[{{.*}}"yolo.Conv.0"{{.*}}"yolo.Sigmoid.0"{{.*}}"yolo.Mul.0"{{.*}}])
+// OFF-LABEL: func.func @silu
+// OFF-NOT: swish
+func.func @silu(%x: tensor<1x2x4x4xf32>, %z: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = osc.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("yolo.Conv.0")
+  %s0 = osc.unary sigmoid %a0 : tensor<1x2x4x4xf32> loc("yolo.Sigmoid.0")
+  %a = osc.binary mul %a0, %s0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("yolo.Mul.0")
+  %b0 = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s1 = osc.unary sigmoid %b0 : tensor<1x2x4x4xf32>
+  %b = osc.binary mul %s1, %b0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s2 = osc.unary sigmoid %z : tensor<1x2x4x4xf32>
+  %c = osc.binary mul %b, %s2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s3 = osc.unary sigmoid %c : tensor<1x2x4x4xf32>
+  %d = osc.binary mul %c, %s3 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s4 = osc.unary sigmoid %d : tensor<1x2x4x4xf32>
+  %e = osc.binary add %d, %s4 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %e, %s3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }

@@ -162,7 +162,8 @@ protected:
       bool approximated =
           std::is_same_v<T, float> && level >= rt::IsaLevel::Avx2 &&
           (rtKind == rt::UnaryKind::Exp || rtKind == rt::UnaryKind::Erf ||
-           rtKind == rt::UnaryKind::Tanh || rtKind == rt::UnaryKind::Sigmoid);
+           rtKind == rt::UnaryKind::Tanh || rtKind == rt::UnaryKind::Sigmoid ||
+           rtKind == rt::UnaryKind::Swish);
       for (size_t i = 0; i < x.size(); ++i) {
         bool ok;
         if constexpr (std::is_same_v<T, float>)

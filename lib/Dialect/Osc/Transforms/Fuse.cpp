@@ -44,6 +44,8 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
       populateOscGeluFusionPatterns(patterns, &numGelus);
     if (fuseHardSwish)
       populateOscHardSwishFusionPatterns(patterns, &numHardSwishes);
+    if (fuseSwish)
+      populateOscSwishFusionPatterns(patterns, &numSwishes);
     if (fuseLayerNorm)
       populateOscLayerNormFusionPatterns(patterns, &numLayerNorms);
     if (fusePostOps)

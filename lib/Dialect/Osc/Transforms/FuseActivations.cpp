@@ -224,6 +224,38 @@ struct FuseHardSwish : CountedPattern<BinaryOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// SiLU (swish)
+//===----------------------------------------------------------------------===//
+
+/// x * sigmoid(x), the sigmoid single-use (torch exports nn.SiLU as Sigmoid
+/// and Mul: YOLOv5/v8, EfficientNet), becomes `osc.unary swish`, which then
+/// fuses into its producer as a post-op. The producer's result has two
+/// users until then (the sigmoid and the product), so neither the sigmoid
+/// nor the product could fuse.
+struct FuseSwish : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul ||
+        !isa<FloatType>(typeOf(op.getResult()).getElementType()))
+      return failure();
+    for (Value side : {op.getLhs(), op.getRhs()}) {
+      auto sig = definingOp<UnaryOp>(side);
+      Value x = otherOperand(op, side);
+      if (!sig || sig.getKind() != UnaryKind::sigmoid || !side.hasOneUse() ||
+          sig.getInput() != x || x.getType() != op.getType())
+        continue;
+      auto swish = rw.create<UnaryOp>(
+          rw.getFusedLoc({sig->getLoc(), op->getLoc()}), x.getType(),
+          UnaryKind::swish, x, FloatAttr(), FloatAttr());
+      rw.replaceOp(op, swish.getResult());
+      count();
+      return success();
+    }
+    return failure();
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Post-ops
@@ -240,6 +272,8 @@ std::optional<PostOpKind> activationKind(Operation *op) {
       return PostOpKind::tanh;
     case UnaryKind::hard_swish:
       return PostOpKind::hard_swish;
+    case UnaryKind::swish:
+      return PostOpKind::swish;
     case UnaryKind::clip:
       // ReLU6 (MobileNet's Clip to [0, 6], the attribute or the constant
       // input form alike): other bounds stay a separate clip.
@@ -355,6 +389,11 @@ void osc::populateOscGeluFusionPatterns(RewritePatternSet &patterns,
 void osc::populateOscHardSwishFusionPatterns(RewritePatternSet &patterns,
                                             llvm::Statistic *counter) {
   patterns.add<FuseHardSwish>(patterns.getContext(), counter);
+}
+
+void osc::populateOscSwishFusionPatterns(RewritePatternSet &patterns,
+                                        Counter *counter) {
+  patterns.add<FuseSwish>(patterns.getContext(), counter);
 }
 
 void osc::populateOscPostOpFusionPatterns(RewritePatternSet &patterns,

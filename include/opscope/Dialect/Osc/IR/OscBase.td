@@ -69,7 +69,8 @@ def Osc_PostOpKind : I32EnumAttr<"PostOpKind", "fused post-operation", [
     I32EnumAttrCase<"tanh", 4>,
     I32EnumAttrCase<"hard_swish", 5>,
     I32EnumAttrCase<"sum", 6>,
-    I32EnumAttrCase<"relu6", 7>
+    I32EnumAttrCase<"relu6", 7>,
+    I32EnumAttrCase<"swish", 8>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
@@ -114,7 +115,10 @@ def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
     I32EnumAttrCase<"selu", 33>,
     I32EnumAttrCase<"thresholded_relu", 34>,
     I32EnumAttrCase<"shrink", 35>,
-    I32EnumAttrCase<"celu", 36>
+    I32EnumAttrCase<"celu", 36>,
+    // SiLU, x * sigmoid(x): torch exports nn.SiLU as Sigmoid and Mul
+    // (YOLOv5/v8, EfficientNet); fuse-swish makes it one op.
+    I32EnumAttrCase<"swish", 37>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

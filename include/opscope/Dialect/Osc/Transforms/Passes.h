@@ -40,6 +40,9 @@ void populateOscGeluFusionPatterns(mlir::RewritePatternSet &patterns,
 /// x * clip(x + 3, 0, 6) / 6 and x * hard_sigmoid(x) -> osc.unary hard_swish.
 void populateOscHardSwishFusionPatterns(mlir::RewritePatternSet &patterns,
                                         llvm::Statistic *counter = nullptr);
+/// x * sigmoid(x) -> osc.unary swish (SiLU).
+void populateOscSwishFusionPatterns(mlir::RewritePatternSet &patterns,
+                                    llvm::Statistic *counter = nullptr);
 /// Decomposed LayerNorm -> osc.layer_norm.
 void populateOscLayerNormFusionPatterns(mlir::RewritePatternSet &patterns,
                                         llvm::Statistic *counter = nullptr);

@@ -54,9 +54,13 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
       (Paddle2ONNX, older torch exports; the division may be a multiply by
       1/6 anywhere in the product) or `x * hard_sigmoid(x)` with alpha 1/6
       and beta 1/2, becomes `osc.unary hard_swish` (then a post-op).
+    * `fuse-swish`: SiLU written out, `x * sigmoid(x)` (torch exports of
+      nn.SiLU: YOLOv5/v8, EfficientNet), becomes `osc.unary swish` (then a
+      post-op).
     * `fuse-layer-norm`: ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
       becomes `osc.layer_norm`.
-    * `fuse-post-ops`: activations (relu, gelu, sigmoid, tanh, hard_swish)
+    * `fuse-post-ops`: activations (relu, relu6, gelu, sigmoid, tanh,
+      hard_swish, swish)
       and residual Adds following an inner_product or conv with no other
       users become post-ops (`sum` for the residual).
     * `fuse-attention`: an additive mask Add, or a `where(mask, -inf, x)`,
@@ -93,6 +97,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"fuseInnerProduct", "fuse-inner-product", "bool", "true", "matmul (+ bias) with a constant weight to inner_product">,
     Option<"fuseGelu", "fuse-gelu", "bool", "true", "GELU formulas to osc.gelu">,
     Option<"fuseHardSwish", "fuse-hard-swish", "bool", "true", "hardswish formulas to osc.unary hard_swish">,
+    Option<"fuseSwish", "fuse-swish", "bool", "true", "x * sigmoid(x) to osc.unary swish">,
     Option<"fuseLayerNorm", "fuse-layer-norm", "bool", "true", "decomposed LayerNorm to osc.layer_norm">,
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
@@ -105,6 +110,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Statistic<"numBiases", "biases", "bias Adds fused">,
     Statistic<"numGelus", "gelus", "GELU patterns fused">,
     Statistic<"numHardSwishes", "hard-swishes", "hardswish patterns fused">,
+    Statistic<"numSwishes", "swishes", "x * sigmoid(x) patterns fused">,
     Statistic<"numLayerNorms", "layer-norms", "LayerNorm patterns fused">,
     Statistic<"numPostOps", "post-ops", "activations and residuals fused as post-ops">,
     Statistic<"numMasks", "masks", "attention masks fused into softmax">,
