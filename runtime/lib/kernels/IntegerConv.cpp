@@ -1,4 +1,4 @@
-//===- IntegerConv.cpp - u8/i8 x s8 convolution on oneDNN -----------------===//
+//===- IntegerConv.cpp - u8/i8 x s8 convolution: oneDNN or the s16 GEMM ---===//
 //
 // Part of opscope's runtime: conv_integer (ONNX ConvInteger, QLinearConv's
 // integer part) with a constant weight: on opscope's exact s16 GEMM
