@@ -77,7 +77,8 @@ inline bool int8WeightsSaturate(const int8_t *w, int64_t n) {
 /// 64-byte aligned; it grows when a larger op first needs it and is never
 /// given back to the system. PackedGemm takes slot 1 for its packed input
 /// and, on each thread of its parallel region, slot 3 for its partial sums
-/// (and PackedGemmInt8 slot 4 for its widened input rows).
+/// (and PackedGemmInt8 slot 4 for its widened input rows); IntegerConvGemm
+/// slots 0, 1 and 3 on each thread for a task's window, panels and sums.
 void *threadScratch(int slot, size_t bytes);
 
 dnnl::memory::dims toDims(const Dims &d);

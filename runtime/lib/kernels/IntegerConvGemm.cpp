@@ -6,6 +6,8 @@
 
 #include "IntegerConvGemm.h"
 
+#include "DnnlCommon.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -29,13 +31,6 @@ constexpr int64_t kMaxBlockPixels = 192;
 
 int64_t dim(const Dims &d, size_t i, int64_t otherwise) {
   return i < d.size() ? d[i] : otherwise;
-}
-
-/// A thread's buffer `slot`, grown to `n` elements (kept between runs).
-template <typename T> T *threadBuffer(int slot, size_t n) {
-  thread_local AlignedBuffer<unsigned char> buffers[3];
-  buffers[slot].resize(n * sizeof(T));
-  return reinterpret_cast<T *>(buffers[slot].data);
 }
 } // namespace
 
@@ -233,9 +228,12 @@ void IntegerConvGemm::run(const void *xv, int32_t xZero, int32_t *y) const {
     const int64_t p0 = b * blockPixels;
     const int64_t count = std::min(blockPixels, pixels - p0);
     const int64_t ld = (count + cols - 1) / cols * cols;
-    auto *bytes = threadBuffer<uint8_t>(0, size_t(2 * ldMax));
-    auto *panels = threadBuffer<uint32_t>(1, size_t(kKBlock * ldMax));
-    auto *out = threadBuffer<int32_t>(2, size_t(groupTiles * rows * ldMax));
+    auto *bytes = static_cast<uint8_t *>(
+        dnnlx::threadScratch(0, size_t(2 * ldMax)));
+    auto *panels = static_cast<uint32_t *>(
+        dnnlx::threadScratch(1, size_t(kKBlock * ldMax) * sizeof(uint32_t)));
+    auto *out = static_cast<int32_t *>(dnnlx::threadScratch(
+        3, size_t(groupTiles * rows * ldMax) * sizeof(int32_t)));
     const uint8_t *image = x + img * channels * height * width;
     const int64_t t0 = g * groupTiles,
                   t1 = std::min(rowTiles, t0 + groupTiles);
