@@ -1,6 +1,6 @@
 """SiLU models as torch exports them (test/Integration/silu-post-op-ort.test).
 
-yolo: a YOLOv8-style stem and C2f block at opset 17, every nn.SiLU written
+yolo: a YOLOv8-style stem and C2f block at opset 18, every nn.SiLU written
 as Sigmoid and Mul (torch.onnx's form): a 3x3 stride-2 convolution, a 1x1
 convolution split in two halves, a bottleneck of two 3x3 convolutions with
 a residual Add, Concat and a SiLU of it (its own op), a 1x1 convolution, a depthwise 3x3 convolution,
@@ -68,7 +68,7 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("gated", TensorProto.FLOAT, [1, 64, 32, 32]),
      helper.make_tensor_value_info(fc, TensorProto.FLOAT, [1, 40])],
     inits)
-m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 m.ir_version = 8
 onnx.checker.check_model(m)
 onnx.save(m, out + "/yolo.onnx")
