@@ -1853,7 +1853,11 @@ TEST(MatMulInnerProduct, MatchesInnerProduct) {
     for (size_t i = 0; i < want.size(); ++i)
       worst = std::max(worst, double(std::fabs(want[i] - got[i])) /
                                   (1.0 + std::fabs(want[i])));
-    EXPECT_LT(worst, 1e-5);
+    // The two sum K = 768 products of [-1, 1] in different orders (on the
+    // AVX2 tier the inner product is the packed GEMM's: 128-step blocks,
+    // from the bias): 1.04e-5 apart at worst (9.5e-6 with the bias added
+    // last). A wrong bias, GELU or sum is off by far more.
+    EXPECT_LT(worst, 3e-5);
     // Below AVX-512 oneDNN 2.6 runs this matmul only on its reference loop
     // (the binding then takes the inner product primitive instead).
     if (cpuTier() >= IsaLevel::Avx512Core) {

@@ -53,7 +53,7 @@ struct SparseRowsCall {
 
 /// One register tile of the packed GEMMs (PackedGemm.h): c (mr rows of
 /// gemmCols columns, leading dimension ldc) = a * b over kb steps, summed
-/// from zero and then added to c itself where `accumulate` (a K block's sum
+/// from zero (or `init`, below) and then added to c itself where `accumulate` (a K block's sum
 /// at a time: two levels of rounding in f32, not one chain over all of K),
 /// where `a` holds the tile's mr <= gemmRows rows packed [kb][mr] and `b`
 /// one panel of the weights packed [kb][gemmCols] (64-byte aligned).
@@ -62,7 +62,10 @@ struct SparseRowsCall {
 /// the exact int8 GEMM's (GemmTileCallInt8) is a pair of K steps, two s16
 /// in 32 bits (low half first), multiplied pairwise into s32 sums, or with
 /// KernelTable::gemmInt8Quads four K steps, four bytes in 32 bits (lowest
-/// first; u8 in `a`, s8 in `b`), multiplied and added in fours.
+/// first; u8 in `a`, s8 in `b`), multiplied and added in fours. The f32
+/// tile's sums start from `init` (gemmCols values, the same in every row:
+/// the bias of the panel's columns) where it is not null; the int8 tiles'
+/// always from zero (their `init` is null).
 template <typename In, typename Acc> struct GemmTileArgs {
   const In *a, *b;
   int64_t kb, mr;
@@ -71,6 +74,7 @@ template <typename In, typename Acc> struct GemmTileArgs {
   int64_t ldc;
   const In *prefetch;
   int64_t prefetchElems;
+  const Acc *init = nullptr;
 };
 using GemmTileCall = GemmTileArgs<float, float>;
 using GemmTileCallInt8 = GemmTileArgs<uint32_t, int32_t>;

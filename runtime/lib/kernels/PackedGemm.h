@@ -7,7 +7,8 @@
 // L1), the input's rows packed per run into the tiles' order (each block
 // of all M rows stays in L2), and the columns split into chunks shared out
 // among the threads, 192 rows at a time, whose partial sums stay in a
-// per-thread buffer in L2 until the bias and the post-ops write them to the
+// per-thread buffer in L2 (from the bias, which the tile loads as it
+// starts a row block's first K block) until the post-ops write them to the
 // output, row by row. Each tile sums a K block from zero and adds it to the
 // partial sums (two levels of rounding, not one chain over all of K), and
 // prefetches a share of the next panel: a model's weights come from memory
@@ -56,14 +57,16 @@ protected:
   PackedPanels(bool hasTile, int64_t m, int64_t steps, int64_t n,
                const void *source, const std::string &key,
                std::vector<PostOp> postOps, Element element);
-  /// The input's rows, packed into the tiles' order, against the panels:
+  /// The input's rows, packed into the tiles' order, against the panels;
+  /// the sums start from `init` (panels x cols values: the bias, zeros past
+  /// N) where it is not null (the f32 tile's only), else from zero.
   /// `rowsOf(r0, mr)` gives rows r0 to r0 + mr of the input as 32-bit
   /// elements and their stride, and `finish(r0, r1, out, ldo, c0, width)`
   /// takes a row block's sums (rows r0 to r1 of columns c0 to c0 + width,
   /// at a stride of ldo) once all of K is in.
   template <typename In, typename Acc, typename RowsOf, typename Finish>
-  void walk(void (*tile)(const GemmTileArgs<In, Acc> &), RowsOf rowsOf,
-            Finish finish) const;
+  void walk(void (*tile)(const GemmTileArgs<In, Acc> &), const Acc *init,
+            RowsOf rowsOf, Finish finish) const;
   /// Post-ops in order on one row of `width` outputs from column c0 of row
   /// r; a Sum reads `sum` (M x N).
   void postOpsRow(float *row, int64_t r, int64_t c0, int64_t width,
@@ -104,7 +107,9 @@ public:
 
 private:
   decltype(KernelTable::gemmTile) tile;
-  std::vector<float> bias; ///< N values (or empty)
+  /// The bias, panels x cols values (zeros past N; empty without a bias):
+  /// the tile's sums start from it.
+  std::vector<float> bias;
 };
 
 /// The exact int8 GEMM: the same loops on the table's int8 tile. Its s16

@@ -43,15 +43,19 @@ constexpr int64_t kRows = 6, kCols = 16;
     _mm256_storeu_si256(ci + 1, d##i##1);                                      \
   }
 
-/// Defines `template <int MR> NAME(a, b, kb, accumulate, c, ldc)`, an int8
-/// tile of MR rows under the target attribute TARGET whose step STEP(i)
-/// adds row i's element ak[i] times the panel's w0, w1 into d<i>0, d<i>1.
+/// Defines `template <int MR> NAME(t)`, an int8 tile of MR rows for the
+/// call `t` (GemmTileCallInt8) under the target attribute TARGET whose step
+/// STEP(i) adds row i's element ak[i] times the panel's w0, w1 into d<i>0,
+/// d<i>1.
 #define DEFINE_INT8_TILE(NAME, TARGET, STEP)                                   \
   template <int MR>                                                            \
   TARGET __attribute__((always_inline)) inline void NAME(                      \
-      const uint32_t *a, const uint32_t *b, int64_t kb, bool accumulate,       \
-      int32_t *c, int64_t ldc) {                                               \
+      const opscope::rt::GemmTileCallInt8 &t) {                                \
     using opscope::rt::avx2_gemm::kCols;                                       \
+    const uint32_t *a = t.a, *b = t.b;                                         \
+    const int64_t kb = t.kb, ldc = t.ldc;                                      \
+    const bool accumulate = t.accumulate;                                      \
+    int32_t *c = t.c;                                                          \
     GEMM_EACH_ROW(INT8_INIT)                                                   \
     for (int64_t k = 0; k < kb; ++k) {                                         \
       const auto *bk = reinterpret_cast<const __m256i *>(b + k * kCols);       \
@@ -63,24 +67,24 @@ constexpr int64_t kRows = 6, kCols = 16;
   }
 
 /// The body of a tile function: brings the call's share of the next panel
-/// into L1, then runs TILE<t.mr>.
+/// into L1, then runs TILE<t.mr>(t).
 #define GEMM_TILE_CALL(TILE, t)                                                \
   for (int64_t q = 0; q < (t).prefetchElems; q += 16)                          \
     _mm_prefetch(reinterpret_cast<const char *>((t).prefetch + q),             \
                  _MM_HINT_T0);                                                 \
   switch ((t).mr) {                                                            \
   case 6:                                                                      \
-    return TILE<6>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<6>(t);                                                         \
   case 5:                                                                      \
-    return TILE<5>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<5>(t);                                                         \
   case 4:                                                                      \
-    return TILE<4>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<4>(t);                                                         \
   case 3:                                                                      \
-    return TILE<3>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<3>(t);                                                         \
   case 2:                                                                      \
-    return TILE<2>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<2>(t);                                                         \
   default:                                                                     \
-    return TILE<1>((t).a, (t).b, (t).kb, (t).accumulate, (t).c, (t).ldc);      \
+    return TILE<1>(t);                                                         \
   }
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_AVX2_AVX2GEMMTILE_H
