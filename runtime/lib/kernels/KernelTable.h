@@ -53,12 +53,12 @@ struct SparseRowsCall {
 
 /// One register tile of the packed GEMMs (PackedGemm.h): c (mr rows of
 /// gemmCols columns, leading dimension ldc) = a * b over kb steps, summed
-/// from zero (or `init`, below) and then added to c itself where `accumulate` (a K block's sum
-/// at a time: two levels of rounding in f32, not one chain over all of K),
-/// where `a` holds the tile's mr <= gemmRows rows packed [kb][mr] and `b`
-/// one panel of the weights packed [kb][gemmCols] (64-byte aligned).
-/// Meanwhile `prefetchElems` elements from `prefetch` (a share of the next
-/// panel) are brought into L1. The f32 GEMM's step is one K step of f32;
+/// from zero (or `init`, below) and then added to c itself where
+/// `accumulate` (a K block's sum at a time: two levels of rounding in f32,
+/// not one chain over all of K), where `a` holds the tile's mr <= gemmRows
+/// rows packed [kb][mr] and `b` one panel of the weights packed
+/// [kb][gemmCols] (64-byte aligned). Meanwhile `prefetchElems` elements
+/// from `prefetch` (a share of the next panel) are brought into L1. The f32 GEMM's step is one K step of f32;
 /// the exact int8 GEMM's (GemmTileCallInt8) is a pair of K steps, two s16
 /// in 32 bits (low half first), multiplied pairwise into s32 sums, or with
 /// KernelTable::gemmInt8Quads four K steps, four bytes in 32 bits (lowest

@@ -7,16 +7,16 @@
 // L1), the input's rows packed per run into the tiles' order (each block
 // of all M rows stays in L2), and the columns split into chunks shared out
 // among the threads, 192 rows at a time, whose partial sums stay in a
-// per-thread buffer in L2 (from the bias, which the tile loads as it
-// starts a row block's first K block) until the post-ops write them to the
-// output, row by row. Each tile sums a K block from zero and adds it to the
-// partial sums (two levels of rounding, not one chain over all of K), and
-// prefetches a share of the next panel: a model's weights come from memory
-// on every run, and without the prefetch the DistilBERT-shaped model's
-// products took 13% longer. InnerProduct takes this form where the table
-// has its f32 tile (the AVX2 tier) and 2 <= M <= kMaxRows. PackedGemmInt8 is
-// the exact int8 form of the same loops (QuantizedInnerProduct's 8-bit
-// weights without VNNI: the AVX2 tier and AVX-512 without VNNI).
+// per-thread buffer in L2 until the post-ops write them to the output, row
+// by row. Each tile sums a K block (the first from the bias, the others
+// from zero) and adds it to the partial sums (two levels of rounding, not
+// one chain over all of K), and prefetches a share of the next panel: a
+// model's weights come from memory on every run, and without the prefetch
+// the DistilBERT-shaped model's products took 13% longer. InnerProduct
+// takes this form where the table has its f32 tile (the AVX2 tier) and
+// 2 <= M <= kMaxRows. PackedGemmInt8 is the exact int8 form of the same
+// loops (QuantizedInnerProduct's 8-bit weights without VNNI: the AVX2 tier
+// and AVX-512 without VNNI).
 //
 //===----------------------------------------------------------------------===//
 
