@@ -232,6 +232,25 @@ BENCHMARK(BM_InnerProductGemm)
     ->ArgsProduct({{0, 1}, {128}, {1024}, {256}, {0}})
     ->Unit(benchmark::kMicrosecond);
 
+/// The packed f32 GEMM's register tile alone, its operands in L1
+/// (gemmTileGflops, 0.1 s a call): the ceiling of BM_InnerProductGemm's
+/// packed GEMM at the tier in force, to hold against the core's FMA peak
+/// (`opscope-analyze --calibrate`). The best of the five calls: a shared
+/// host's noise only ever slows one (docs/tuning.md). Tiers without the
+/// tile skip it.
+static void BM_GemmTileL1(benchmark::State &state) {
+  double gflops = 0.0;
+  for (auto _ : state)
+    gflops = std::max(gflops, gemmTileGflops(0.1));
+  if (gflops == 0.0) {
+    state.SkipWithError("the kernel tier in force has no f32 GEMM tile");
+    return;
+  }
+  state.counters["GFLOP/s"] = gflops;
+  state.SetLabel(std::string("gemm:") + kernelTierName());
+}
+BENCHMARK(BM_GemmTileL1)->Unit(benchmark::kMillisecond)->Iterations(5);
+
 /// The int8 inner product at DistilBERT's shapes (M = 128) with 8-bit
 /// weights (range 0 = 8, an imported QDQ model's: without VNNI the
 /// exact s16 GEMM on the AVX2 tier, or with OPSCOPE_GEMM=onednn the two

@@ -72,6 +72,8 @@ double applyPostOp(PostOp p, double v, double sum) {
     return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
   case PostOp::Relu6:
     return std::min(6.0, std::max(0.0, v));
+  case PostOp::Swish:
+    return v / (1 + std::exp(-v));
   case PostOp::Sum:
     return v + sum;
   }
@@ -118,7 +120,7 @@ TEST(InnerProduct, PlainAndBias) {
 TEST(InnerProduct, PostOps) {
   for (PostOp p : {PostOp::Relu, PostOp::GeluErf, PostOp::GeluTanh,
                    PostOp::Sigmoid, PostOp::Tanh, PostOp::HardSwish,
-                   PostOp::Relu6})
+                   PostOp::Relu6, PostOp::Swish})
     check(3, 33, 17, true, {p}, false);
 }
 

@@ -8,9 +8,11 @@
 
 #include "DnnlCommon.h"
 
+#include "opscope/runtime/dense.h"
 #include "opscope/runtime/packed_weights.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <omp.h>
@@ -251,6 +253,42 @@ void PackedGemm::run(const float *x, float *y, const float *sum) const {
           std::memcpy(y + r * n + c0, row, width * sizeof(float));
         }
       });
+}
+
+double opscope::rt::gemmTileGflops(double seconds) {
+  const KernelTable &kt = kernelTable();
+  if (!kt.gemmTile)
+    return 0.0;
+  const int64_t kb = PackedPanels::kKBlock, rows = kt.gemmRows,
+                cols = kt.gemmCols;
+  AlignedBuffer<float> a, b, c;
+  a.resize(kb * rows);
+  b.resize(kb * cols);
+  c.resize(rows * cols);
+  // Small values: the sums grow by about 1e-4 a call and stay normal.
+  std::fill(a.data, a.data + kb * rows, 1e-3f);
+  std::fill(b.data, b.data + kb * cols, 1e-3f);
+  GemmTileCall t;
+  t.a = a.data;
+  t.b = b.data;
+  t.kb = kb;
+  t.mr = rows;
+  t.accumulate = true;
+  t.c = c.data;
+  t.ldc = cols;
+  t.prefetch = nullptr;
+  t.prefetchElems = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  int64_t calls = 0;
+  double elapsed = 0.0;
+  do {
+    for (int i = 0; i < 256; ++i)
+      kt.gemmTile(t);
+    calls += 256;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  return 2.0 * double(rows * cols * kb) * double(calls) / elapsed * 1e-9;
 }
 
 //===----------------------------------------------------------------------===//

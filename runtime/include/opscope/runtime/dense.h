@@ -304,6 +304,13 @@ bool innerProductOnOwnGemm(int64_t m);
 /// two 7-bit halves on oneDNN's); the vpdpbusd form on avx2_vnni, for every
 /// int8 weight.
 bool int8InnerProductOnOwnGemm(int64_t m, int64_t k);
+/// GFLOP/s of the packed f32 GEMM's register tile at the kernel tier in
+/// force (KernelTable::gemmTile: the AVX2 tier's 6 x 16) on one thread
+/// with its operands in L1: one row tile's 128-step K block against one
+/// panel, added into the same outputs, over and over for `seconds`. What
+/// the GEMM's loops could reach at most, against the core's FMA peak
+/// (`opscope-analyze --calibrate`); 0 where the tier has no such tile.
+double gemmTileGflops(double seconds);
 
 /// Convolution or transposed convolution over N x C x spatial (1-3 dims), as
 /// osc.conv / osc.conv_transpose hold them: weights O x I/g x k... (conv) or
