@@ -7,6 +7,7 @@
 #include "IntegerConvGemm.h"
 
 #include "DnnlCommon.h"
+#include "PackedGemm.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -18,10 +19,10 @@
 using namespace opscope::rt;
 
 namespace {
-/// K steps (s16 pairs) per block: a 16-pixel panel's block is 8 KiB and
-/// stays in L1 while every row tile of the task passes over it (the
-/// packed GEMM's kKBlock, PackedGemm.h).
-constexpr int64_t kKBlock = 128;
+/// K steps (s16 pairs) per block, the packed GEMM's: a 16-pixel panel's
+/// block is 8 KiB and stays in L1 while every row tile of the task passes
+/// over it.
+constexpr int64_t kKBlock = PackedPanels::kKBlock;
 /// Output channels per task at most: a task's partial sums (these rows by
 /// its pixels, 144 KiB at most) stay in L2 across the K blocks, beside the
 /// K block's weights (as many rows by kKBlock steps) and pixels.
@@ -29,9 +30,6 @@ constexpr int64_t kGroupRows = 192;
 /// Pixels per task at most (whole panels).
 constexpr int64_t kMaxBlockPixels = 192;
 
-int64_t dim(const Dims &d, size_t i, int64_t otherwise) {
-  return i < d.size() ? d[i] : otherwise;
-}
 } // namespace
 
 bool IntegerConvGemm::applies(const ConvParams &p, const int32_t *centered) {
@@ -68,12 +66,12 @@ IntegerConvGemm::IntegerConvGemm(const ConvParams &p, bool srcSigned,
   kw = p.weight[3];
   outHeight = p.output[2];
   outWidth = p.output[3];
-  strideH = dim(p.strides, 0, 1);
-  strideW = dim(p.strides, 1, 1);
-  dilH = dim(p.dilations, 0, 1);
-  dilW = dim(p.dilations, 1, 1);
-  padT = dim(p.pads, 0, 0);
-  padL = dim(p.pads, 1, 0);
+  strideH = p.strides[0];
+  strideW = p.strides[1];
+  dilH = p.dilations[0];
+  dilW = p.dilations[1];
+  padT = p.pads[0];
+  padL = p.pads[1];
   depth = channels * kh * kw;
   steps = (depth + 1) / 2;
   rows = kt.gemmRows;
@@ -125,10 +123,7 @@ IntegerConvGemm::IntegerConvGemm(const ConvParams &p, bool srcSigned,
         for (int64_t r = 0; r < mr; ++r) {
           const int32_t *w = centered + (t * rows + r) * depth;
           const int64_t k = 2 * (k0 + s);
-          const int32_t lo = w[k], hi = k + 1 < depth ? w[k + 1] : 0;
-          dst[s * mr + r] =
-              uint32_t(uint16_t(int16_t(lo))) | uint32_t(uint16_t(int16_t(hi)))
-                                                    << 16;
+          dst[s * mr + r] = s16Pair(w[k], k + 1 < depth ? w[k + 1] : 0);
         }
     }
   }

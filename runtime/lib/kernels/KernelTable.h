@@ -79,6 +79,13 @@ template <typename In, typename Acc> struct GemmTileArgs {
 using GemmTileCall = GemmTileArgs<float, float>;
 using GemmTileCallInt8 = GemmTileArgs<uint32_t, int32_t>;
 
+/// The s16 int8 tile's 32-bit element: two K steps' values (each within
+/// s16), the earlier in the lower half.
+inline uint32_t s16Pair(int32_t lo, int32_t hi) {
+  return uint32_t(uint16_t(int16_t(lo))) | uint32_t(uint16_t(int16_t(hi)))
+                                               << 16;
+}
+
 /// A sparse row kernel and what the tile loop must know about it.
 struct SparseRowsEntry {
   void (*run)(const SparseRowsCall &) = nullptr;

@@ -300,13 +300,11 @@ namespace {
 /// takes it: four K steps as bytes (`quads`, vpdpbusd), else two as s16
 /// (vpmaddwd); the earlier step in the lower bits, zeros past K.
 uint32_t int8Element(const int8_t *row, int64_t k, int64_t s, bool quads) {
-  const int per = quads ? 4 : 2;
+  if (!quads)
+    return s16Pair(row[2 * s], 2 * s + 1 < k ? row[2 * s + 1] : 0);
   uint32_t e = 0;
-  for (int i = 0; i < per && per * s + i < k; ++i) {
-    int v = row[per * s + i];
-    e |= quads ? uint32_t(uint8_t(v)) << (8 * i)
-               : uint32_t(uint16_t(int16_t(v))) << (16 * i);
-  }
+  for (int i = 0; i < 4 && 4 * s + i < k; ++i)
+    e |= uint32_t(uint8_t(row[4 * s + i])) << (8 * i);
   return e;
 }
 } // namespace
