@@ -10,6 +10,7 @@
 #include "opscope/runtime/kernels.h"
 #include "opscope/runtime/packed_weights.h"
 
+#include "PostOpReference.h"
 #include "Tiers.h"
 
 #include <gtest/gtest.h>
@@ -56,28 +57,8 @@ void expectSameBf16(const std::vector<uint16_t> &got,
   EXPECT_LE(differ, got.size() / 100) << differ << " of " << got.size();
 }
 
-double applyPostOp(PostOp p, double v, double sum) {
-  switch (p) {
-  case PostOp::Relu:
-    return v > 0 ? v : 0;
-  case PostOp::GeluErf:
-    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-  case PostOp::GeluTanh:
-    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  case PostOp::Sigmoid:
-    return 1 / (1 + std::exp(-v));
-  case PostOp::Tanh:
-    return std::tanh(v);
-  case PostOp::HardSwish:
-    return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
-  case PostOp::Relu6:
-    return std::min(6.0, std::max(0.0, v));
-  case PostOp::Swish:
-    return v / (1 + std::exp(-v));
-  case PostOp::Sum:
-    return v + sum;
-  }
-  return v;
+double applyPostOp(const PostOp &p, double v, double sum) {
+  return postops::referencePostOp(p, v, sum);
 }
 
 void check(int64_t m, int64_t k, int64_t n, bool bias,
@@ -118,10 +99,12 @@ TEST(InnerProduct, PlainAndBias) {
 }
 
 TEST(InnerProduct, PostOps) {
-  for (PostOp p : {PostOp::Relu, PostOp::GeluErf, PostOp::GeluTanh,
-                   PostOp::Sigmoid, PostOp::Tanh, PostOp::HardSwish,
-                   PostOp::Relu6, PostOp::Swish})
+  for (PostOp p : postops::everyActivation()) {
+    SCOPED_TRACE(postOpName(p));
     check(3, 33, 17, true, {p}, false);
+    // The packed GEMM's rows (AVX2 and up), then a sum after it.
+    check(17, 64, 33, true, {p, PostOp::Sum}, false);
+  }
 }
 
 TEST(InnerProduct, ResidualSum) {
@@ -448,7 +431,12 @@ TEST(DenseConv, NoReferenceKernelAtAnyLayoutOrPostOps) {
       {PostOp::Sum, PostOp::Relu},
       {PostOp::Relu, PostOp::Sum},
       {PostOp::HardSwish, PostOp::Sum},
-      {PostOp::Sum, PostOp::Relu6}};
+      {PostOp::Sum, PostOp::Relu6},
+      // Darknet's leaky ReLU, a squeeze-excite gate, general clip bounds.
+      {PostOp(PostOpKind::LeakyRelu, 0.1f)},
+      {PostOp(PostOpKind::HardSigmoid, 0.2f, 0.5f), PostOp::Sum},
+      {PostOp::Sum, PostOp(PostOpKind::Clip, -0.5f, 1.5f)},
+      {PostOp(PostOpKind::Elu, 0.7f)}};
   unsigned seed = 100;
   for (ConvParams p : shapes) {
     auto x = randomVector(numElements(p.input), ++seed),
@@ -531,7 +519,9 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
                                             {PostOp::Sum, PostOp::Relu},
                                             {PostOp::HardSwish, PostOp::Sum},
                                             {PostOp::Sigmoid},
-                                            {PostOp::Sum, PostOp::Relu6}};
+                                            {PostOp::Sum, PostOp::Relu6},
+                                            {PostOp(PostOpKind::LeakyRelu, 0.1f)},
+                                            {PostOp::Sum, PostOp(PostOpKind::Clip, -0.5f, 1.5f)}};
   unsigned seed = 500;
   for (const Shape &s : shapes) {
     ConvParams p;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "opscope/runtime/kernels.h"
+#include "PostOpReference.h"
 #include "Tiers.h"
 
 #include "opscope/runtime/sparse.h"
@@ -118,27 +119,8 @@ template <typename T> struct Aligned {
 template <typename T> Aligned(const std::vector<T> &) -> Aligned<T>;
 using AlignedFloats = Aligned<float>;
 
-double post(PostOp p, double v, double sum) {
-  switch (p) {
-  case PostOp::Relu:
-    return v > 0 ? v : 0;
-  case PostOp::GeluErf:
-    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-  case PostOp::GeluTanh:
-    return 0.5 * v *
-           (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  case PostOp::Sigmoid:
-    return 1 / (1 + std::exp(-v));
-  case PostOp::Tanh:
-    return std::tanh(v);
-  case PostOp::HardSwish:
-    return v * std::min(1.0, std::max(0.0, v / 6 + 0.5));
-  case PostOp::Relu6:
-    return std::min(6.0, std::max(0.0, v));
-  case PostOp::Sum:
-    return v + sum;
-  }
-  return v;
+double post(const PostOp &p, double v, double sum) {
+  return postops::referencePostOp(p, v, sum);
 }
 
 struct Case {
@@ -164,7 +146,7 @@ std::vector<double> reference(const std::vector<float> &x,
                     std::to_string(bytes(w)) + ":" + std::to_string(bytes(b)) +
                     ":" + std::to_string(bytes(sum)) + ":";
   for (PostOp p : postOps)
-    key += std::to_string(static_cast<int>(p)) + ",";
+    key += postOpName(p) + ",";
   static std::map<std::string, std::vector<double>> memo;
   auto [it, fresh] = memo.try_emplace(key);
   if (!fresh)
@@ -299,7 +281,10 @@ TEST_P(SparseF32, MatchesDense) {
       {PostOp::Sum},
       {PostOp::Relu, PostOp::Sum, PostOp::Tanh},
       {PostOp::Sigmoid, PostOp::HardSwish, PostOp::GeluTanh},
-      {PostOp::Relu6, PostOp::Sum}};
+      {PostOp::Relu6, PostOp::Sum},
+      {PostOp(PostOpKind::LeakyRelu, 0.1f), PostOp::Sum},
+      {PostOp(PostOpKind::HardSigmoid, 0.2f, 0.5f),
+       PostOp(PostOpKind::Clip, -0.5f, 1.5f), PostOp(PostOpKind::Elu, 0.7f)}};
   unsigned seed = 1;
   for (const Case &tc : kCases)
     for (const auto &postOps : postOpSets) {

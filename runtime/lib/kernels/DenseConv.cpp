@@ -399,7 +399,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
     bool lateSum = sum != p.postOps.end() && sum != p.postOps.begin();
     makeAny(srcLast, dstLast, lateSum ? &dstLast : nullptr);
     if (lateSum)
-      sumAt = static_cast<int>(sum - p.postOps.begin());
+      sumAt = dnnlPostOpIndex(p.postOps, sum - p.postOps.begin());
     // `ref` again (a shape no JIT kernel takes): the planned form, without
     // the retry's reorders.
     if (isRefImplementation(I.implInfo)) {

@@ -49,38 +49,60 @@ bool applyIsaCap() {
   return true;
 }
 
-/// A post-op as oneDNN's eltwise algorithm and its alpha and beta.
-struct Eltwise {
-  dnnl::algorithm algorithm;
-  float alpha = 0.0f, beta = 0.0f;
-};
-
-Eltwise eltwiseOf(PostOp p) {
-  switch (p) {
-  case PostOp::Relu:
-    return {dnnl::algorithm::eltwise_relu};
-  case PostOp::GeluErf:
-    return {dnnl::algorithm::eltwise_gelu_erf};
-  case PostOp::GeluTanh:
-    return {dnnl::algorithm::eltwise_gelu_tanh};
-  case PostOp::Sigmoid:
-    return {dnnl::algorithm::eltwise_logistic};
-  case PostOp::Tanh:
-    return {dnnl::algorithm::eltwise_tanh};
-  case PostOp::HardSwish:
-    return {dnnl::algorithm::eltwise_hardswish};
-  case PostOp::Relu6:
-    return {dnnl::algorithm::eltwise_clip, 0.0f, 6.0f};
-  case PostOp::Swish:
+/// Appends an activation post-op as oneDNN's eltwise algorithms (one, or
+/// two for hard_sigmoid: oneDNN 2.6 has no such algorithm).
+void appendEltwise(dnnl::post_ops &ops, PostOp p) {
+  using dnnl::algorithm;
+  auto add = [&](algorithm a, float alpha = 0.0f, float beta = 0.0f) {
+    ops.append_eltwise(1.0f, a, alpha, beta);
+  };
+  switch (p.kind) {
+  case PostOpKind::Relu:
+    return add(algorithm::eltwise_relu);
+  case PostOpKind::GeluErf:
+    return add(algorithm::eltwise_gelu_erf);
+  case PostOpKind::GeluTanh:
+    return add(algorithm::eltwise_gelu_tanh);
+  case PostOpKind::Sigmoid:
+    return add(algorithm::eltwise_logistic);
+  case PostOpKind::Tanh:
+    return add(algorithm::eltwise_tanh);
+  case PostOpKind::HardSwish:
+    return add(algorithm::eltwise_hardswish);
+  case PostOpKind::Relu6:
+    return add(algorithm::eltwise_clip, 0.0f, 6.0f);
+  case PostOpKind::Swish:
     // x * sigmoid(alpha x), alpha 1: SiLU.
-    return {dnnl::algorithm::eltwise_swish, 1.0f};
-  case PostOp::Sum:
+    return add(algorithm::eltwise_swish, 1.0f);
+  case PostOpKind::LeakyRelu:
+    // eltwise_relu's alpha is the slope below zero.
+    return add(algorithm::eltwise_relu, p.alpha);
+  case PostOpKind::Elu:
+    return add(algorithm::eltwise_elu, p.alpha);
+  case PostOpKind::HardSigmoid:
+    // clip(alpha x + beta, 0, 1).
+    add(algorithm::eltwise_linear, p.alpha, p.beta);
+    return add(algorithm::eltwise_clip, 0.0f, 1.0f);
+  case PostOpKind::Clip:
+    return add(algorithm::eltwise_clip, p.alpha, p.beta);
+  case PostOpKind::Sum:
     break;
   }
   throw std::logic_error("sum is not an eltwise post-op");
 }
 
 } // namespace
+
+int dnnlx::dnnlPostOpIndex(const std::vector<PostOp> &postOps, size_t i) {
+  dnnl::post_ops ops;
+  for (size_t j = 0; j < i && j < postOps.size(); ++j) {
+    if (postOps[j] == PostOp::Sum)
+      ops.append_sum(1.0f);
+    else
+      appendEltwise(ops, postOps[j]);
+  }
+  return ops.len();
+}
 
 Context &dnnlx::context() {
   static const bool capped = applyIsaCap();
@@ -114,8 +136,7 @@ dnnl::primitive_attr dnnlx::attrWithPostOps(const std::vector<PostOp> &postOps,
         ops.append_sum(1.0f);
       hasSum = true;
     } else {
-      Eltwise e = eltwiseOf(p);
-      ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+      appendEltwise(ops, p);
     }
   }
   checkU8Output(u8Out, postOps);

@@ -41,6 +41,10 @@ Context &context();
 /// hand-over (osc-int8-chains).
 using U8Output = std::optional<std::pair<float, int32_t>>;
 
+/// Where our post-op `i` sits in attrWithPostOps' oneDNN chain (a
+/// binary post-op's argument index): hard_sigmoid is two oneDNN post-ops.
+int dnnlPostOpIndex(const std::vector<PostOp> &postOps, size_t i);
+
 /// Throws std::invalid_argument unless a u8 output (if any) has a positive
 /// scale, a zero point in [0, 255] and no sum post-op before it.
 void checkU8Output(const U8Output &u8Out, const std::vector<PostOp> &postOps);

@@ -452,35 +452,47 @@ void opscope::rt::quantizeU8Transposed(const float *x, uint8_t *q, int64_t k,
 }
 
 void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
-  switch (p) {
-  case PostOp::Relu:
+  switch (p.kind) {
+  case PostOpKind::Relu:
     for (int64_t i = 0; i < len; ++i)
       row[i] = std::max(row[i], 0.0f);
     break;
-  case PostOp::GeluErf:
-  case PostOp::GeluTanh:
-    gelu(row, row, len, p == PostOp::GeluTanh);
+  case PostOpKind::GeluErf:
+  case PostOpKind::GeluTanh:
+    gelu(row, row, len, p.kind == PostOpKind::GeluTanh);
     break;
-  case PostOp::Sigmoid:
+  case PostOpKind::Sigmoid:
     transcendental(Transcendental::Sigmoid, row, row, len);
     break;
-  case PostOp::Tanh:
+  case PostOpKind::Tanh:
     transcendental(Transcendental::Tanh, row, row, len);
     break;
-  case PostOp::HardSwish:
+  case PostOpKind::HardSwish:
     for (int64_t i = 0; i < len; ++i) {
       float v = row[i];
       row[i] = v * std::min(std::max(v + 3.0f, 0.0f), 6.0f) / 6.0f;
     }
     break;
-  case PostOp::Relu6:
+  case PostOpKind::Relu6:
     for (int64_t i = 0; i < len; ++i)
       row[i] = std::min(std::max(row[i], 0.0f), 6.0f);
     break;
-  case PostOp::Swish:
+  case PostOpKind::Swish:
     swishRow(row, row, len);
     break;
-  case PostOp::Sum:
+  case PostOpKind::LeakyRelu:
+    kernelTable().unaryRow(UnaryKind::LeakyRelu, row, row, len, p.alpha, 0.0f);
+    break;
+  case PostOpKind::Elu:
+    kernelTable().unaryRow(UnaryKind::Elu, row, row, len, p.alpha, 0.0f);
+    break;
+  case PostOpKind::HardSigmoid:
+    kernelTable().unaryRow(UnaryKind::HardSigmoid, row, row, len, p.alpha, p.beta);
+    break;
+  case PostOpKind::Clip:
+    kernelTable().unaryRow(UnaryKind::Clip, row, row, len, p.alpha, p.beta);
+    break;
+  case PostOpKind::Sum:
     break;
   }
 }

@@ -197,9 +197,10 @@ struct OpContext {
       return v;
     for (const json &p : *it) {
       std::string s = p.get<std::string>();
-      auto post = parseKind<PostOp>(s);
+      auto post = parsePostOp(s);
       if (!post)
-        fail("unknown post-op '" + s + "'");
+        fail("unknown post-op '" + s + "' (a known name, with its "
+             "parameters in parentheses where it takes them)");
       v.push_back(*post);
     }
     return v;

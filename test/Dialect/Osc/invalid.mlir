@@ -1623,3 +1623,35 @@ func.func @slice_nhwc_rank(%x: tensor<4x5xf32>) -> tensor<1x1xf32> {
   %0 = osc.slice %x {starts = array<i64: 0, 0>, sizes = array<i64: 1, 1>, steps = array<i64: 1, 1>, nhwc} : tensor<4x5xf32> -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
 }
+
+// -----
+
+func.func @post_op_arity(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>) {
+  // expected-error @+1 {{post-op 'leaky_relu' takes 1 parameter(s), 0 given}}
+  %0 = osc.inner_product %x, %w post_ops [leaky_relu] : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @post_op_extra_parameter(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>) {
+  // expected-error @+1 {{post-op 'relu' takes 0 parameter(s), 1 given}}
+  %0 = osc.inner_product %x, %w post_ops [relu(0.5)] : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @post_op_clip_bounds(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>) {
+  // expected-error @+1 {{post-op 'clip' needs min <= max}}
+  %0 = osc.inner_product %x, %w post_ops [clip(2.0, 1.0)] : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @post_op_generic_arity(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>) {
+  // expected-error @+1 {{post-op 'hard_sigmoid' takes 2 parameter(s), 1 given}}
+  %0 = "osc.inner_product"(%x, %w) <{post_ops = [#osc.post_op<hard_sigmoid, 2.000000e-01 : f32>], operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return
+}

@@ -442,12 +442,11 @@ func.func @hardswish_near_misses(%x: tensor<8xf32>, %y: tensor<8xf32>, %r: tenso
 
 // ReLU6: a Clip to [0, 6] after a convolution (MobileNet's; the constant
 // input form imports to the same osc.unary clip) fuses as the relu6
-// post-op. A clip to other bounds stays a separate op, and so does a ReLU6
-// of a convolution whose result is also read elsewhere.
+// post-op. A clip to other bounds fuses as a clip post-op with them; a
+// ReLU6 of a convolution whose result is also read elsewhere stays.
 // CHECK-LABEL: func.func @relu6
 // CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} post_ops [relu6]
-// CHECK: %[[B:.*]] = osc.conv %[[A]], %{{.*}} {
-// CHECK-NEXT: %[[C:.*]] = osc.unary clip %[[B]] {alpha = 0.000000e+00 : f32, beta = 5.000000e+00 : f32}
+// CHECK: %[[C:.*]] = osc.conv %[[A]], %{{.*}} post_ops [clip(0.000000e+00, 5.000000e+00)]
 // CHECK-NEXT: %[[D:.*]] = osc.conv %[[C]], %{{.*}} {
 // CHECK-NEXT: %[[E:.*]] = osc.unary clip %[[D]] {alpha = 0.000000e+00 : f32, beta = 6.000000e+00 : f32}
 // CHECK-NEXT: return %[[E]], %[[D]]
@@ -503,4 +502,45 @@ func.func @silu(%x: tensor<1x2x4x4xf32>, %z: tensor<1x2x4x4xf32>) -> (tensor<1x2
   %s4 = osc.unary sigmoid %d : tensor<1x2x4x4xf32>
   %e = osc.binary add %d, %s4 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %e, %s3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The activations with parameters fuse with them: Darknet's
+// LeakyRelu(0.1) after a convolution, ONNX's default slope 0.01 (printed
+// as the f32 it is), Elu after an inner product, a
+// squeeze-excite gate's HardSigmoid(0.2, 0.5) after a 1x1 convolution, a
+// Clip with only a zero minimum (a ReLU) and a clip to [-1, 1]. A clip
+// with one infinite bound stays an op.
+// CHECK-LABEL: func.func @parameterised
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} post_ops [leaky_relu(1.000000e-01)]
+// CHECK: %[[B:.*]] = osc.conv %[[A]], %{{.*}} post_ops [leaky_relu(0.00999999977)]
+// CHECK: %[[C:.*]] = osc.conv %[[B]], %{{.*}} post_ops [hard_sigmoid(2.000000e-01, 5.000000e-01)]
+// CHECK: %[[D:.*]] = osc.conv %[[C]], %{{.*}} post_ops [relu]
+// CHECK: %[[E:.*]] = osc.conv %[[D]], %{{.*}} post_ops [clip(-1.000000e+00, 1.000000e+00)]
+// CHECK: %[[F:.*]] = osc.conv %[[E]], %{{.*}} {
+// CHECK-NEXT: %[[G:.*]] = osc.unary clip %[[F]] {alpha = 0xFF800000 : f32, beta = 2.000000e+00 : f32}
+// CHECK: osc.inner_product %{{.*}} post_ops [elu(1.000000e+00)]
+// LOC-LABEL: func.func @parameterised
+// LOC: post_ops [leaky_relu(1.000000e-01)] {{.*}} loc(fused[{{.*}}"dk.Conv.0"{{.*}}"dk.LeakyRelu.0"{{.*}}])
+// OFF-LABEL: func.func @parameterised
+// OFF-NOT: post_ops
+func.func @parameterised(%x: tensor<1x2x4x4xf32>, %v: tensor<3x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<3x4xf32>) {
+  %w = osc.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("dk.Conv.0")
+  %a = osc.unary leaky_relu %a0 {alpha = 0.1 : f32} : tensor<1x2x4x4xf32> loc("dk.LeakyRelu.0")
+  %b0 = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %b = osc.unary leaky_relu %b0 {alpha = 0.01 : f32} : tensor<1x2x4x4xf32>
+  %c0 = osc.conv %b, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %c = osc.unary hard_sigmoid %c0 {alpha = 0.2 : f32, beta = 0.5 : f32} : tensor<1x2x4x4xf32>
+  %d0 = osc.conv %c, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %d = osc.unary clip %d0 {alpha = 0.0 : f32, beta = 0x7F800000 : f32} : tensor<1x2x4x4xf32>
+  %e0 = osc.conv %d, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %e = osc.unary clip %e0 {alpha = -1.0 : f32, beta = 1.0 : f32} : tensor<1x2x4x4xf32>
+  %f0 = osc.conv %e, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %f = osc.unary clip %f0 {alpha = 0xFF800000 : f32, beta = 2.0 : f32} : tensor<1x2x4x4xf32>
+  %wi = osc.constant dense<0.25> : tensor<4x8xf32>
+  %i0 = osc.inner_product %v, %wi : (tensor<3x8xf32>, tensor<4x8xf32>) -> tensor<3x4xf32>
+  %i = osc.unary elu %i0 {alpha = 1.0 : f32} : tensor<3x4xf32>
+  return %f, %i : tensor<1x2x4x4xf32>, tensor<3x4xf32>
 }

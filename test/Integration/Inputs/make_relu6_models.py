@@ -5,7 +5,7 @@ as Clip with min and max given as constant inputs (torch and Paddle2ONNX):
 1x1 expand -> Clip -> 3x3 depthwise -> Clip -> 1x1 project -> Add (the
 residual), then a 3x3 stride-2 convolution -> Clip, a transposed
 convolution -> Clip, global pooling, Gemm -> Clip. One Clip to [0, 4]
-stays a separate op.
+is a clip post-op, not relu6.
 mobilenet10: the same block at opset 10, Clip's min and max as attributes.
 Weights are scaled so that activations cross both bounds. Writes the models,
 the input x.npy and, per model, the output names.

@@ -69,7 +69,7 @@ TEST(KindsTable, EnumCasesMatchBothWays) {
       "gelu approximation", getMaxEnumValForGeluApproximation(),
       symbolizeGeluApproximation, symbolizeGeluApproximation,
       stringifyGeluApproximation);
-  expectSameCases<rt::PostOp, PostOpKind>(
+  expectSameCases<rt::PostOpKind, PostOpKind>(
       "post-op", getMaxEnumValForPostOpKind(), symbolizePostOpKind,
       symbolizePostOpKind, stringifyPostOpKind);
   expectSameCases<rt::PadMode, PadMode>("pad mode", getMaxEnumValForPadMode(),

@@ -70,8 +70,8 @@ TEST_F(OscBuilderTest, InnerProductWithPostOps) {
   Value b = zeros({8});
   Value r = zeros({4, 8});
   auto postOps = builder.getArrayAttr(
-      {osc::PostOpKindAttr::get(&context, osc::PostOpKind::gelu_erf),
-       osc::PostOpKindAttr::get(&context, osc::PostOpKind::sum)});
+      {osc::PostOpAttr::get(&context, osc::PostOpKind::gelu_erf),
+       osc::PostOpAttr::get(&context, osc::PostOpKind::sum)});
   builder.create<osc::InnerProductOp>(builder.getUnknownLoc(), f32({4, 8}), x,
                                       w, b, r, postOps);
   EXPECT_EQ(verifyMessage(), "");
@@ -92,7 +92,7 @@ TEST_F(OscBuilderTest, SumPostOpNeedsOperand) {
   Value x = zeros({4, 16});
   Value w = zeros({8, 16});
   auto postOps = builder.getArrayAttr(
-      {osc::PostOpKindAttr::get(&context, osc::PostOpKind::sum)});
+      {osc::PostOpAttr::get(&context, osc::PostOpKind::sum)});
   builder.create<osc::InnerProductOp>(builder.getUnknownLoc(), f32({4, 8}), x,
                                       w, Value(), Value(), postOps);
   EXPECT_EQ(verifyMessage(),

@@ -160,7 +160,7 @@ int ConvOp::getInPlaceOperand() {
   // from its own buffer instead, which in place would need a copy.
   auto post = getPostOps();
   if (post.empty() ||
-      cast<PostOpKindAttr>(post[0]).getValue() != PostOpKind::sum)
+      cast<PostOpAttr>(post[0]).getKind() != PostOpKind::sum)
     return -1;
   return sumInPlaceOperand(*this, getSumInput());
 }

@@ -34,7 +34,7 @@ using namespace opscope::osc::verify;
 //===----------------------------------------------------------------------===//
 
 static ParseResult parsePostOps(OpAsmParser &parser, ArrayAttr &postOps) {
-  SmallVector<Attribute> kinds;
+  SmallVector<Attribute> list;
   auto parseOne = [&]() -> ParseResult {
     SMLoc loc = parser.getCurrentLocation();
     StringRef keyword;
@@ -43,19 +43,51 @@ static ParseResult parsePostOps(OpAsmParser &parser, ArrayAttr &postOps) {
     std::optional<PostOpKind> kind = symbolizePostOpKind(keyword);
     if (!kind)
       return parser.emitError(loc, "unknown post-op '") << keyword << "'";
-    kinds.push_back(PostOpKindAttr::get(parser.getContext(), *kind));
+    SmallVector<double, 2> params;
+    if (succeeded(parser.parseOptionalLParen())) {
+      auto parseParam = [&]() -> ParseResult {
+        return parser.parseFloat(params.emplace_back());
+      };
+      if (parser.parseCommaSeparatedList(parseParam) || parser.parseRParen())
+        return failure();
+    }
+    int want = PostOpAttr::parameterCount(*kind);
+    if (static_cast<int>(params.size()) != want)
+      return parser.emitError(loc, "post-op '")
+             << keyword << "' takes " << want << " parameter(s), "
+             << params.size() << " given";
+    params.resize(2, 0.0);
+    auto attr = PostOpAttr::getChecked(
+        [&] { return parser.emitError(loc); }, parser.getContext(), *kind,
+        want > 0 ? FloatAttr::get(parser.getBuilder().getF32Type(), params[0])
+                 : FloatAttr(),
+        want > 1 ? FloatAttr::get(parser.getBuilder().getF32Type(), params[1])
+                 : FloatAttr());
+    if (!attr)
+      return failure();
+    list.push_back(attr);
     return success();
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseOne))
     return failure();
-  postOps = parser.getBuilder().getArrayAttr(kinds);
+  postOps = parser.getBuilder().getArrayAttr(list);
   return success();
 }
 
 static void printPostOps(OpAsmPrinter &p, Operation *, ArrayAttr postOps) {
   p << "[";
   llvm::interleaveComma(postOps, p, [&](Attribute a) {
-    p << stringifyPostOpKind(cast<PostOpKindAttr>(a).getValue());
+    auto post = cast<PostOpAttr>(a);
+    p << stringifyPostOpKind(post.getKind());
+    if (!post.getAlpha())
+      return;
+    p << "(";
+    p.printFloat(post.getAlpha().getValue());
+    if (post.getBeta()) {
+      p << ", ";
+      p.printFloat(post.getBeta().getValue());
+    }
+    p << ")";
   });
   p << "]";
 }

@@ -161,7 +161,7 @@ static LogicalResult verifyDequantForm(Operation *op, Value input,
              << " must be f32 with one element or " << count << ", got " << t;
   }
   for (Attribute a : postOps)
-    if (cast<PostOpKindAttr>(a).getValue() != PostOpKind::relu)
+    if (cast<PostOpAttr>(a).getKind() != PostOpKind::relu)
       return op->emitOpError("post_ops may only be relu here");
   return success();
 }

@@ -181,13 +181,25 @@ std::string osc::kindOf(Operation *op) {
   return suffix.empty() ? name : name + "." + suffix.str();
 }
 
+std::string osc::postOpName(PostOpAttr post) {
+  auto kind = rt::parseKind<rt::PostOpKind>(
+      stringifyPostOpKind(post.getKind()).str());
+  assert(kind && "the dialect's post-op names are the runtime's");
+  rt::PostOp p(*kind);
+  if (post.getAlpha())
+    p.alpha = static_cast<float>(post.getAlpha().getValueAsDouble());
+  if (post.getBeta())
+    p.beta = static_cast<float>(post.getBeta().getValueAsDouble());
+  return rt::postOpName(p);
+}
+
 std::vector<std::string> osc::postOpsOf(Operation *op) {
   auto list = op->getAttrOfType<ArrayAttr>("post_ops");
   std::vector<std::string> out;
   if (!list)
     return out;
   for (Attribute a : list)
-    out.push_back(stringifyPostOpKind(cast<PostOpKindAttr>(a).getValue()).str());
+    out.push_back(postOpName(cast<PostOpAttr>(a)));
   return out;
 }
 

@@ -157,7 +157,7 @@ inline LogicalResult verifyPostOps(Operation *op, ArrayAttr postOps,
                                    Value sumInput, Value output) {
   unsigned sums = 0;
   for (Attribute a : postOps)
-    if (cast<PostOpKindAttr>(a).getValue() == PostOpKind::sum)
+    if (cast<PostOpAttr>(a).getKind() == PostOpKind::sum)
       ++sums;
   if (sums > 1)
     return op->emitOpError("at most one 'sum' post-op is allowed, found ")

@@ -261,36 +261,62 @@ struct FuseSwish : CountedPattern<BinaryOp> {
 // Post-ops
 //===----------------------------------------------------------------------===//
 
-std::optional<PostOpKind> activationKind(Operation *op) {
-  if (auto u = dyn_cast<UnaryOp>(op)) {
-    switch (u.getKind()) {
-    case UnaryKind::relu:
-      return PostOpKind::relu;
-    case UnaryKind::sigmoid:
-      return PostOpKind::sigmoid;
-    case UnaryKind::tanh:
-      return PostOpKind::tanh;
-    case UnaryKind::hard_swish:
-      return PostOpKind::hard_swish;
-    case UnaryKind::swish:
-      return PostOpKind::swish;
-    case UnaryKind::clip:
-      // ReLU6 (MobileNet's Clip to [0, 6], the attribute or the constant
-      // input form alike): other bounds stay a separate clip.
-      if (u.getAlpha() && u.getBeta() &&
-          u.getAlpha()->convertToDouble() == 0.0 &&
-          u.getBeta()->convertToDouble() == 6.0)
-        return PostOpKind::relu6;
-      return std::nullopt;
-    default:
-      return std::nullopt;
-    }
-  }
+/// The post-op `op` is, if it is an activation a producer can fuse: every
+/// osc.unary activation oneDNN's post-ops and the runtime's own kernels
+/// both apply, with its parameters (ONNX's defaults where the op has none).
+PostOpAttr activationPostOp(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  auto plain = [&](PostOpKind k) { return PostOpAttr::get(ctx, k); };
   if (auto g = dyn_cast<GeluOp>(op))
-    return g.getApproximation() == GeluApproximation::erf
-               ? PostOpKind::gelu_erf
-               : PostOpKind::gelu_tanh;
-  return std::nullopt;
+    return plain(g.getApproximation() == GeluApproximation::erf
+                     ? PostOpKind::gelu_erf
+                     : PostOpKind::gelu_tanh);
+  auto u = dyn_cast<UnaryOp>(op);
+  if (!u)
+    return {};
+  rt::UnaryParams defaults{};
+  if (auto k = rt::parseKind<rt::UnaryKind>(stringifyUnaryKind(u.getKind())))
+    defaults = rt::defaultUnaryParams(*k);
+  const double alpha =
+      u.getAlpha() ? u.getAlpha()->convertToDouble() : defaults.alpha;
+  const double beta =
+      u.getBeta() ? u.getBeta()->convertToDouble() : defaults.beta;
+  auto with = [&](PostOpKind k) -> PostOpAttr {
+    if (!std::isfinite(alpha) || !std::isfinite(beta))
+      return {};
+    return PostOpAttr::get(ctx, k, alpha, beta);
+  };
+  switch (u.getKind()) {
+  case UnaryKind::relu:
+    return plain(PostOpKind::relu);
+  case UnaryKind::sigmoid:
+    return plain(PostOpKind::sigmoid);
+  case UnaryKind::tanh:
+    return plain(PostOpKind::tanh);
+  case UnaryKind::hard_swish:
+    return plain(PostOpKind::hard_swish);
+  case UnaryKind::swish:
+    return plain(PostOpKind::swish);
+  case UnaryKind::leaky_relu:
+    return with(PostOpKind::leaky_relu);
+  case UnaryKind::elu:
+    return with(PostOpKind::elu);
+  case UnaryKind::hard_sigmoid:
+    return with(PostOpKind::hard_sigmoid);
+  case UnaryKind::clip:
+    // ReLU6 (MobileNet's Clip to [0, 6]) and a Clip with only a zero
+    // minimum (ReLU) keep their own names; other finite bounds are a clip
+    // (the attribute and the constant-input forms alike).
+    if (alpha == 0.0 && beta == 6.0)
+      return plain(PostOpKind::relu6);
+    if (alpha == 0.0 && beta == std::numeric_limits<double>::infinity())
+      return plain(PostOpKind::relu);
+    if (alpha > beta)
+      return {};
+    return with(PostOpKind::clip);
+  default:
+    return {};
+  }
 }
 
 /// Rebuilds a fusible op with a new post-op list (and sum operand).
@@ -328,8 +354,8 @@ struct ActivationPostOp : RewritePattern {
   }
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rw) const override {
-    auto kind = activationKind(op);
-    if (!kind)
+    PostOpAttr post = activationPostOp(op);
+    if (!post)
       return failure();
     Operation *producer = op->getOperand(0).getDefiningOp();
     if (!isFusible(producer) || !producer->hasOneUse() ||
@@ -337,7 +363,7 @@ struct ActivationPostOp : RewritePattern {
       return failure();
     auto list = producer->getAttrOfType<ArrayAttr>("post_ops");
     Value fused = rebuildWithPostOps(
-        producer, appendPostOp(list, *kind, getContext()), Value(),
+        producer, appendPostOp(list, post), Value(),
         rw.getFusedLoc({producer->getLoc(), op->getLoc()}), rw);
     if (!fused)
       return failure();

@@ -55,16 +55,19 @@ template <typename OpTy> inline OpTy definingOp(Value v) {
 }
 
 /// Post-op list with `kind` appended.
+inline ArrayAttr appendPostOp(ArrayAttr list, PostOpAttr post) {
+  SmallVector<Attribute> posts(list.begin(), list.end());
+  posts.push_back(post);
+  return ArrayAttr::get(post.getContext(), posts);
+}
 inline ArrayAttr appendPostOp(ArrayAttr list, PostOpKind kind,
                               MLIRContext *ctx) {
-  SmallVector<Attribute> kinds(list.begin(), list.end());
-  kinds.push_back(PostOpKindAttr::get(ctx, kind));
-  return ArrayAttr::get(ctx, kinds);
+  return appendPostOp(list, PostOpAttr::get(ctx, kind));
 }
 
 inline bool hasSum(ArrayAttr list) {
   return llvm::any_of(list, [](Attribute a) {
-    return cast<PostOpKindAttr>(a).getValue() == PostOpKind::sum;
+    return cast<PostOpAttr>(a).getKind() == PostOpKind::sum;
   });
 }
 

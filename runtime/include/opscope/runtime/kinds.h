@@ -19,9 +19,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -66,7 +69,7 @@ enum class GeluKind : uint8_t {
 #define OPSCOPE_GELU_KIND OPSCOPE_ENUM_CASE
 #include "opscope/runtime/kinds.def"
 };
-enum class PostOp : uint8_t {
+enum class PostOpKind : uint8_t {
 #define OPSCOPE_POST_OP OPSCOPE_ENUM_CASE
 #include "opscope/runtime/kinds.def"
 };
@@ -172,9 +175,14 @@ template <> struct KindTraits<GeluKind> {
   };
   static constexpr size_t size = sizeof(names) / sizeof(names[0]);
 };
-template <> struct KindTraits<PostOp> {
+template <> struct KindTraits<PostOpKind> {
   static constexpr const char *names[] = {
 #define OPSCOPE_POST_OP OPSCOPE_ENUM_NAME
+#include "opscope/runtime/kinds.def"
+  };
+  /// How many parameters (alpha, then beta) each kind takes.
+  static constexpr int parameters[] = {
+#define OPSCOPE_POST_OP(E, N, P) P,
 #include "opscope/runtime/kinds.def"
   };
   static constexpr size_t size = sizeof(names) / sizeof(names[0]);
@@ -250,6 +258,89 @@ template <typename E> std::optional<E> parseKind(std::string_view name) {
     if (name == KindTraits<E>::names[i])
       return static_cast<E>(i);
   return std::nullopt;
+}
+
+/// A fused post-operation: its kind and, for the kinds that take them
+/// (`KindTraits<PostOpKind>::parameters`), alpha and beta as osc.unary's
+/// (leaky_relu's slope, elu's alpha, hard_sigmoid's alpha and beta, clip's
+/// bounds). `PostOp::Relu` and the like are the kinds without parameters.
+struct PostOp {
+  PostOpKind kind = PostOpKind::Relu;
+  float alpha = 0.0f, beta = 0.0f;
+
+  constexpr PostOp() = default;
+  constexpr PostOp(PostOpKind kind, float alpha = 0.0f, float beta = 0.0f)
+      : kind(kind), alpha(alpha), beta(beta) {}
+
+#define OPSCOPE_POST_OP(E, N, P) static const PostOp E;
+#include "opscope/runtime/kinds.def"
+
+  friend constexpr bool operator==(const PostOp &a, const PostOp &b) {
+    return a.kind == b.kind && a.alpha == b.alpha && a.beta == b.beta;
+  }
+  friend constexpr bool operator!=(const PostOp &a, const PostOp &b) {
+    return !(a == b);
+  }
+};
+#define OPSCOPE_POST_OP(E, N, P)                                               \
+  inline constexpr PostOp PostOp::E{PostOpKind::E};
+#include "opscope/runtime/kinds.def"
+
+constexpr int postOpParameters(PostOpKind k) {
+  return KindTraits<PostOpKind>::parameters[static_cast<size_t>(k)];
+}
+
+/// The plan's spelling of `p`: its name, then its parameters in
+/// parentheses (`leaky_relu(0.100000001)`), each printed so that reading it
+/// back gives the same float.
+inline std::string postOpName(const PostOp &p) {
+  std::string s = kindName(p.kind);
+  int n = postOpParameters(p.kind);
+  for (int i = 0; i < n; ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", double(i ? p.beta : p.alpha));
+    s += (i ? ", " : "(");
+    s += buf;
+  }
+  if (n)
+    s += ")";
+  return s;
+}
+
+/// Reads `postOpName`'s spelling back; nullopt for an unknown name or the
+/// wrong number of parameters.
+inline std::optional<PostOp> parsePostOp(std::string_view text) {
+  size_t open = text.find('(');
+  auto kind = parseKind<PostOpKind>(text.substr(0, open));
+  if (!kind)
+    return std::nullopt;
+  PostOp p(*kind);
+  const int want = postOpParameters(*kind);
+  if (open == std::string_view::npos)
+    return want == 0 ? std::optional<PostOp>(p) : std::nullopt;
+  if (text.back() != ')')
+    return std::nullopt;
+  std::string args(text.substr(open + 1, text.size() - open - 2));
+  const char *c = args.c_str();
+  int got = 0;
+  while (got < want) {
+    char *end = nullptr;
+    float v = std::strtof(c, &end);
+    if (end == c)
+      return std::nullopt;
+    (got ? p.beta : p.alpha) = v;
+    ++got;
+    c = end;
+    while (*c == ' ')
+      ++c;
+    if (*c == ',' && got < want)
+      ++c;
+    else
+      break;
+  }
+  if (got != want || *c != '\0')
+    return std::nullopt;
+  return p;
 }
 
 /// The kernel family compile-time reports show for an op kind.

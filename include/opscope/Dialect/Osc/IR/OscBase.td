@@ -10,6 +10,7 @@
 #define OPSCOPE_DIALECT_OSC_IR_OSCBASE_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 def Osc_Dialect : Dialect {
@@ -35,6 +36,8 @@ def Osc_Dialect : Dialect {
   let dependentDialects = [];
   // Folders return constant attributes; the dialect turns them into osc.constant.
   let hasConstantMaterializer = 1;
+  // #osc.post_op<...>, the elements of a post-op list.
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Osc_Op<string mnemonic, list<Trait> traits = []>
@@ -70,13 +73,47 @@ def Osc_PostOpKind : I32EnumAttr<"PostOpKind", "fused post-operation", [
     I32EnumAttrCase<"hard_swish", 5>,
     I32EnumAttrCase<"sum", 6>,
     I32EnumAttrCase<"relu6", 7>,
-    I32EnumAttrCase<"swish", 8>
+    I32EnumAttrCase<"swish", 8>,
+    // With parameters (alpha, then beta, as osc.unary's).
+    I32EnumAttrCase<"leaky_relu", 9>,
+    I32EnumAttrCase<"elu", 10>,
+    I32EnumAttrCase<"hard_sigmoid", 11>,
+    I32EnumAttrCase<"clip", 12>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
 
+def Osc_PostOpAttr : AttrDef<Osc_Dialect, "PostOp"> {
+  let mnemonic = "post_op";
+  let summary = "a fused post-operation and its parameters";
+  let description = [{
+    One element of a post-op list: the kind and, for the kinds that take
+    them, alpha and beta as f32 (as `osc.unary`'s: `leaky_relu`'s slope,
+    `elu`'s alpha, `hard_sigmoid`'s alpha and beta, `clip`'s finite bounds).
+    Ops print their lists as `post_ops [relu, leaky_relu(0.1), sum]`.
+  }];
+  let parameters = (ins EnumParameter<Osc_PostOpKind>:$kind,
+                        OptionalParameter<"::mlir::FloatAttr">:$alpha,
+                        OptionalParameter<"::mlir::FloatAttr">:$beta);
+  let assemblyFormat = "`<` $kind (`,` $alpha^)? (`,` $beta^)? `>`";
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "PostOpKind":$kind), [{
+      return $_get($_ctxt, kind, ::mlir::FloatAttr(), ::mlir::FloatAttr());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// How many parameters `kind` takes (the runtime's table).
+    static int parameterCount(PostOpKind kind);
+    /// `kind` with its parameters as f32 (only the first
+    /// parameterCount(kind) of alpha and beta are kept).
+    static PostOpAttr get(::mlir::MLIRContext *ctx, PostOpKind kind,
+                          double alpha, double beta);
+  }];
+}
+
 def Osc_PostOpList
-    : TypedArrayAttrBase<Osc_PostOpKind, "ordered list of post-operations">;
+    : TypedArrayAttrBase<Osc_PostOpAttr, "ordered list of post-operations">;
 
 def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
     I32EnumAttrCase<"relu", 0>,

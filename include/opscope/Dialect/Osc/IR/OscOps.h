@@ -18,6 +18,8 @@
 
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "opscope/Dialect/Osc/IR/OscAttrs.h.inc"
 // The MLIR-free table of runtime kinds the op contract names.
 #include "opscope/runtime/kinds.h"
 

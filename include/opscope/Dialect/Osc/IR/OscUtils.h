@@ -76,7 +76,11 @@ std::string kernelFor(mlir::Operation *op);
 /// (`binary.add`, `unary.relu`, `gelu.erf`).
 std::string kindOf(mlir::Operation *op);
 
-/// Post-op names of a fusible op (empty for others).
+class PostOpAttr;
+/// The plan's spelling of a post-op (`relu`, `leaky_relu(0.100000001)`:
+/// rt::postOpName).
+std::string postOpName(PostOpAttr post);
+/// Post-op names of a fusible op (empty for others), as postOpName.
 std::vector<std::string> postOpsOf(mlir::Operation *op);
 
 /// ONNX node names an op came from: the names in its NameLoc / FusedLoc.

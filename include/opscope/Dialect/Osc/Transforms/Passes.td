@@ -60,7 +60,8 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     * `fuse-layer-norm`: ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
       becomes `osc.layer_norm`.
     * `fuse-post-ops`: activations (relu, relu6, gelu, sigmoid, tanh,
-      hard_swish, swish)
+      hard_swish, swish, and with their parameters leaky_relu, elu,
+      hard_sigmoid and a clip to finite bounds)
       and residual Adds following an inner_product or conv with no other
       users become post-ops (`sum` for the residual).
     * `fuse-attention`: an additive mask Add, or a `where(mask, -inf, x)`,
