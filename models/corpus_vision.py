@@ -469,3 +469,74 @@ def u2net(name, opset, variant):
         b.nodes, name,
         [helper.make_tensor_value_info("input.1", TensorProto.FLOAT, [1, 3, size, size])],
         outs, b.inits)
+
+
+def yolov3tiny(name, opset):
+    """YOLOv3-tiny as torch.onnx exports Ultralytics' Darknet port in eval
+    mode: every Conv carries its folded BatchNorm as a bias and is followed
+    by LeakyRelu(0.1); MaxPool 2x2 stride 2 down to /32, then the
+    ZeroPad2d((0, 1, 0, 1)) + MaxPool 2x2 stride 1 pair (Pad with its pads
+    as a Constant); the 13x13 head and, through a 1x1 convolution, nearest
+    Resize by scales 2 and Concat with the /16 route, the 26x26 head; each
+    head's 1x1 convolution to 255 channels (linear) is reshaped to
+    [1, 3, 85, S, S] and transposed to [1, 3, S, S, 85]. 8.9 M parameters,
+    input "images" [1, 3, 416, 416]."""
+    b = Builder(seed=37)
+    count = [0]
+
+    def conv(x, cin, cout, k, act=True):
+        i = count[0]
+        count[0] += 1
+        p = "model.%d" % i
+        w = b.weight((cout, cin, k, k), p + ".conv.weight",
+                     scale=math.sqrt(2.0 / (cin * k * k)))
+        bias = b.weight((cout,), p + ".conv.bias", scale=0.1)
+        y = b.node("Conv", [x, w, bias], "/%s/conv/Conv" % p, kernel_shape=[k, k],
+                   strides=[1, 1], pads=[k // 2] * 4, dilations=[1, 1], group=1)
+        if act:
+            y = b.node("LeakyRelu", [y], "/%s/act/LeakyRelu" % p, alpha=0.1)
+        return y
+
+    def pool(x, n):
+        return b.node("MaxPool", [x], "/model.pool%d/MaxPool" % n, kernel_shape=[2, 2],
+                      strides=[2, 2], pads=[0, 0, 0, 0], ceil_mode=0)
+
+    def head(x, cin, n, size):
+        y = conv(x, cin, 255, 1, act=False)
+        shape = b.const([1, 3, 85, size, size], "/model.detect/Constant_%d" % n)
+        y = b.node("Reshape", [y, shape], "/model.detect/Reshape_%d" % n)
+        return b.node("Transpose", [y], "/model.detect/Transpose_%d" % n, perm=[0, 1, 3, 4, 2])
+
+    x = "images"
+    cin = 3
+    for n, cout in enumerate([16, 32, 64, 128]):
+        x = pool(conv(x, cin, cout, 3), n)
+        cin = cout
+    route16 = conv(x, 128, 256, 3)            # 26x26
+    x = conv(pool(route16, 4), 256, 512, 3)  # 13x13
+    pads = b.const([0, 0, 0, 0, 0, 0, 1, 1], "/model.pad/Constant")
+    x = b.node("Pad", [x, pads], "/model.pad/Pad", mode="constant")
+    x = b.node("MaxPool", [x], "/model.pool5/MaxPool", kernel_shape=[2, 2],
+               strides=[1, 1], pads=[0, 0, 0, 0], ceil_mode=0)
+    x = conv(x, 512, 1024, 3)
+    route13 = conv(x, 1024, 256, 1)
+    out13 = head(conv(route13, 256, 512, 3), 512, 0, 13)
+    y = conv(route13, 256, 128, 1)
+    roi = b.const(np.zeros(0, np.float32), "/model.upsample/Constant", dtype=np.float32)
+    scales = b.const([1.0, 1.0, 2.0, 2.0], "/model.upsample/Constant_1", dtype=np.float32)
+    y = b.node("Resize", [y, roi, scales], "/model.upsample/Resize",
+               mode="nearest", coordinate_transformation_mode="asymmetric",
+               nearest_mode="floor")
+    y = b.node("Concat", [y, route16], "/model.route/Concat", axis=1)
+    out26 = head(conv(y, 384, 256, 3), 256, 1, 26)
+    b.nodes[-1].output[0] = "output26"
+    # The 13x13 head's Transpose names its output too.
+    for nd in b.nodes:
+        if nd.name == "/model.detect/Transpose_0":
+            nd.output[0] = "output13"
+    return helper.make_graph(
+        b.nodes, name,
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 416, 416])],
+        [helper.make_tensor_value_info("output13", TensorProto.FLOAT, [1, 3, 13, 13, 85]),
+         helper.make_tensor_value_info("output26", TensorProto.FLOAT, [1, 3, 26, 26, 85])],
+        b.inits)

@@ -50,6 +50,12 @@ Models (NAME = FAMILY-opsetN[-sparse|-sparse4x4]):
       model through onnxconverter-common's fp16 converter with keep_io_types (convert_float16; issue 53): fp16 weights
       and values, float inputs and outputs through Casts appended at the end
       of the node list, Resize kept fp32 between Casts.
+  yolov3tiny-opset13 (built only when named: make bench) YOLOv3-tiny as
+      torch.onnx exports the Darknet port: Conv (BatchNorm folded) +
+      LeakyRelu(0.1), MaxPool, the ZeroPad + stride-1 MaxPool pair, nearest
+      Resize and Concat to the second head, each head reshaped and
+      transposed to [1, 3, S, S, 85]. 8.9 M parameters, input "images"
+      1x3x416x416.
   vad-opset16    a voice-activity detector's shape: an If on the sample rate
       (Equal(sr, 16000)) whose branches frame the audio chunk (128 or 64
       samples per frame), project it, run two LSTM layers (hidden 64) from
@@ -83,7 +89,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from corpus_builder import Builder, scope  # noqa: E402
 from corpus_transforms import convert_float16, quantize_dynamic  # noqa: E402
-from corpus_vision import cnn, ocrdet, ppocrdet, u2net, unet  # noqa: E402
+from corpus_vision import cnn, ocrdet, ppocrdet, u2net, unet, yolov3tiny  # noqa: E402
 
 # A model is rebuilt when any of the generator's files changes.
 _hash = hashlib.sha256()
@@ -426,6 +432,8 @@ def build(name):
         graph = u2net(name, opset, family)
     elif family == "vad":
         graph = vad(name, opset)
+    elif family == "yolov3tiny":
+        graph = yolov3tiny(name, opset)
     else:
         raise SystemExit("unknown model '%s' (known: %s)" % (name, ", ".join(all_models())))
     if dynq and family not in ENCODERS and family not in ON_REQUEST_ENCODERS:

@@ -10,7 +10,7 @@ MODELS="$BUILD_DIR/models"
   distilbert-opset14 distilbert-opset14-sparse distilbert-opset14-sparse4x4 \
   distilbert-opset17 bert-mini-opset14 \
   cnn-opset14 mlp-opset14 ocrdet-opset14 ppocrdet-opset14 unet-opset14 \
-  isnet-opset17 isnet-opset17-dynq
+  isnet-opset17 isnet-opset17-dynq yolov3tiny-opset13
 
 ENC="input_ids=1x128,attention_mask=1x128"
 echo "== ONNX import (parse, check, import, fold, verify; no printing)"
@@ -136,6 +136,18 @@ for threads in 1 2; do
     --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
     --models "$MODELS" --work "$BUILD_DIR/bench-ort-ppocrdet" \
     "ppocrdet-opset14:x=1x3x320x320"
+done
+
+echo
+echo "== YOLOv3-tiny as torch.onnx exports the Darknet port (Conv + LeakyRelu(0.1) fused as leaky_relu post-ops, zero Pad + stride-1 MaxPool, nearest Resize, Concat), 1x3x416x416, vs ONNX Runtime with the same threads: one thread pinned to CPU 0, then two threads. Timing only: ONNX Runtime's PadFusion folds the zero Pad into the MaxPool (-inf padding), so its answer differs from the graph's; with its optimisations off it matches opscope (docs/benchmarks.md)"
+for threads in 1 2; do
+  pin=""
+  [ "$threads" = 1 ] && pin="--cpu 0"
+  /usr/bin/python3 "$ROOT/scripts/compare_ort.py" --bench --fused-only $pin --threads $threads \
+    --iterations 10 --warmup 3 --rounds 5 \
+    --compile "$BUILD_DIR/bin/opscope-compile" --run "$BUILD_DIR/bin/opscope-run" \
+    --models "$MODELS" --work "$BUILD_DIR/bench-ort-yolov3tiny" \
+    "yolov3tiny-opset13:images=1x3x416x416"
 done
 
 echo

@@ -7,9 +7,11 @@
 //        [--output-dir DIR] [--iterations N] [--warmup N] [--threads N]
 //        [--profile PREFIX]   (ONNX Runtime's own per-node profile of the
 //                              timed runs: a JSON file named PREFIX_<date>.json)
+//        [--no-optimize]      (graph optimisations off: the graph as written)
 //
 // Writes each output as DIR/NAME.npy and prints one JSON line with the
-// latency summary in ms. Graph optimisations are at ORT's default ("all").
+// latency summary in ms. Graph optimisations are at ORT's default ("all")
+// unless --no-optimize.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -76,10 +78,16 @@ async function main() {
     else if (a === '--warmup') opts.warmup = Number(args[++i]);
     else if (a === '--threads') opts.threads = Number(args[++i]);
     else if (a === '--profile') opts.profile = args[++i];
+    else if (a === '--no-optimize') opts.noOptimize = true;
     else if (!model) model = a;
     else throw new Error(`unexpected argument ${a}`);
   }
-  const so = { graphOptimizationLevel: 'all', executionMode: 'sequential', interOpNumThreads: 1 };
+  // --no-optimize: the graph as written, without ONNX Runtime's graph
+  // rewrites (its PadFusion folds a zero Pad into a following MaxPool,
+  // whose padding is -inf: a different answer wherever a window at the
+  // edge holds only negative values, as after LeakyRelu).
+  const so = { graphOptimizationLevel: opts.noOptimize ? 'disabled' : 'all',
+               executionMode: 'sequential', interOpNumThreads: 1 };
   if (opts.threads > 0) so.intraOpNumThreads = opts.threads;
   if (opts.profile) { so.enableProfiling = true; so.profileFilePrefix = opts.profile; }
   const session = await ort.InferenceSession.create(model, so);

@@ -336,19 +336,30 @@ TEST(GenericUnary, TranscendentalsAndClip) {
   auto x = randomFloats(1003, 5, -6, 6);
   std::vector<float> y(x.size());
   for (auto k : {UnaryKind::Exp, UnaryKind::Erf, UnaryKind::Tanh,
-                 UnaryKind::Sigmoid, UnaryKind::Swish}) {
-    unary(k, DType::F32, x.data(), y.data(), x.size(), 0, 0);
+                 UnaryKind::Sigmoid, UnaryKind::Swish, UnaryKind::Elu}) {
+    const double alpha = 0.7; // Elu's
+    unary(k, DType::F32, x.data(), y.data(), x.size(), float(alpha), 0);
     for (size_t i = 0; i < x.size(); ++i) {
       double v = x[i];
       double want = k == UnaryKind::Exp     ? std::exp(v)
                     : k == UnaryKind::Erf   ? std::erf(v)
                     : k == UnaryKind::Tanh  ? std::tanh(v)
                     : k == UnaryKind::Swish ? v / (1 + std::exp(-v))
-                                            : 1 / (1 + std::exp(-v));
+                    : k == UnaryKind::Elu
+                        ? (v >= 0 ? v : alpha * (std::exp(v) - 1))
+                        : 1 / (1 + std::exp(-v));
       ASSERT_NEAR(y[i], want, 2e-6 * std::max(1.0, std::fabs(want)))
           << "kind " << int(k) << " x " << v;
     }
   }
+  // Elu keeps -0 (x >= 0 gives x) and takes infinities to x and -alpha.
+  std::vector<float> edges = {-0.0f, std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity()},
+                     edgeOut(3);
+  unary(UnaryKind::Elu, DType::F32, edges.data(), edgeOut.data(), 3, 0.7f, 0);
+  EXPECT_TRUE(edgeOut[0] == 0.0f && std::signbit(edgeOut[0]));
+  EXPECT_EQ(edgeOut[1], edges[1]);
+  EXPECT_FLOAT_EQ(edgeOut[2], -0.7f);
   std::vector<int32_t> ints = {-5, 0, 5}, out(3);
   unary(UnaryKind::Clip, DType::I32, ints.data(), out.data(), 3, -2, 3);
   EXPECT_EQ(out, (std::vector<int32_t>{-2, 0, 3}));
@@ -370,7 +381,8 @@ TEST(GenericUnary, EveryKindMatchesScalarAtEveryTier) {
     for (size_t ki = 0; ki < kinds; ++ki) {
       auto k = static_cast<UnaryKind>(ki);
       if (k == UnaryKind::Exp || k == UnaryKind::Erf || k == UnaryKind::Tanh ||
-          k == UnaryKind::Sigmoid || k == UnaryKind::Swish)
+          k == UnaryKind::Sigmoid || k == UnaryKind::Swish ||
+          k == UnaryKind::Elu)
         continue; // vectorized approximations, TranscendentalsAndClip
       // Clip's bounds, LeakyRelu's slope, HardSigmoid's line, ...
       float alpha = k == UnaryKind::HardSigmoid ? 0.2f : 0.5f;

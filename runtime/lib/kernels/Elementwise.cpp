@@ -90,6 +90,8 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
         return transcendental(Transcendental::Sigmoid, xf + b, yf + b, e - b);
       case UnaryKind::Swish:
         return swishRow(xf + b, yf + b, e - b);
+      case UnaryKind::Elu:
+        return eluRow(xf + b, yf + b, e - b, alpha);
       default:
         return kernelTable().unaryRow(k, xf + b, yf + b, e - b, alpha, beta);
       }

@@ -298,6 +298,9 @@ void fillAvx512Bf16Kernels(KernelTable &t);
 void applyActivation(PostOp p, float *row, int64_t len);
 /// SiLU, y = x * sigmoid(x), on the table's sigmoid (x may be y).
 void swishRow(const float *x, float *y, int64_t n);
+/// y = x >= 0 ? x : alpha (exp(x) - 1) with the table's vectorised exp (x
+/// may be y).
+void eluRow(const float *x, float *y, int64_t n, float alpha);
 
 /// The reference elementwise rows and reductions, shared by the tiers
 /// (ElementwiseRows.inc compiled per tier).

@@ -484,7 +484,7 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
     kernelTable().unaryRow(UnaryKind::LeakyRelu, row, row, len, p.alpha, 0.0f);
     break;
   case PostOpKind::Elu:
-    kernelTable().unaryRow(UnaryKind::Elu, row, row, len, p.alpha, 0.0f);
+    eluRow(row, row, len, p.alpha);
     break;
   case PostOpKind::HardSigmoid:
     kernelTable().unaryRow(UnaryKind::HardSigmoid, row, row, len, p.alpha, p.beta);
@@ -494,6 +494,23 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
     break;
   case PostOpKind::Sum:
     break;
+  }
+}
+
+void opscope::rt::eluRow(const float *x, float *y, int64_t n, float alpha) {
+  // exp on the table's kernel a chunk at a time (on the stack), as
+  // swishRow; each x is read before its y is written.
+  constexpr int64_t kChunk = 512;
+  float e[kChunk];
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t len = std::min(kChunk, n - i0);
+    transcendental(Transcendental::Exp, x + i0, e, len);
+    // Both sides computed, then selected: GCC vectorises the select (a
+    // multiply under the condition it keeps scalar), and -0 stays -0.
+    for (int64_t i = 0; i < len; ++i) {
+      const float v = x[i0 + i], neg = alpha * (e[i] - 1.0f);
+      y[i0 + i] = v >= 0.0f ? v : neg;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 darknet (opset 13): a YOLOv3-tiny-like stem, Darknet's Conv -> BatchNorm ->
 LeakyRelu(0.1) (the BatchNorm folds into the convolution): a 3x3 stride-1
 convolution (a Winograd shape), MaxPool, a 3x3 stride-2 convolution, a 1x1
-convolution; a depthwise 3x3 -> Clip(-1, 1) with the bounds as constant
+convolution, YOLOv3-tiny's zero Pad + MaxPool 2x2 stride 1; a depthwise 3x3 -> Clip(-1, 1) with the bounds as constant
 inputs; a squeeze-excite gate as Paddle2ONNX writes MobileNetV3's
 (GlobalAveragePool -> 1x1 Conv -> Relu -> 1x1 Conv -> HardSigmoid(0.2, 0.5)
 -> Mul); a ConvTranspose -> Elu(0.5); a Gemm -> LeakyRelu(0.2), a Gemm ->
@@ -68,6 +68,12 @@ a = leaky(conv("x", "c1", 8, 32, 3), "leaky1")
 p = node("MaxPool", [a], "pool", kernel_shape=[2, 2], strides=[2, 2])
 b = leaky(conv(p, "c2", 32, 48, 3, stride=2), "leaky2")
 c = leaky(conv(b, "c3", 48, 32, 1), "leaky3")
+# YOLOv3-tiny's ZeroPad2d((0, 1, 0, 1)) + MaxPool 2x2 stride 1: zeros, not
+# -inf, at the right and bottom edge (windows there hold negative values).
+inits.append(numpy_helper.from_array(
+    np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64), "pad_pads"))
+c = node("MaxPool", [node("Pad", [c, "pad_pads"], "zero_pad", mode="constant")],
+         "pool_s1", kernel_shape=[2, 2], strides=[1, 1])
 d = clip(conv(c, "dw", 32, 32, 3, group=32, scale=0.6, bn=False), "clip_dw",
          -1.0, 1.0)
 # Squeeze-excite (Paddle2ONNX's MobileNetV3): the gate multiplies d.
