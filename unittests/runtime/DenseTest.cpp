@@ -521,7 +521,9 @@ TEST_P(WinogradConvTier, MatchesDirectReference) {
                                             {PostOp::Sigmoid},
                                             {PostOp::Sum, PostOp::Relu6},
                                             {PostOp(PostOpKind::LeakyRelu, 0.1f)},
-                                            {PostOp::Sum, PostOp(PostOpKind::Clip, -0.5f, 1.5f)}};
+                                            {PostOp::Sum,
+                                             PostOp(PostOpKind::Clip, -0.5f,
+                                                    1.5f)}};
   unsigned seed = 500;
   for (const Shape &s : shapes) {
     ConvParams p;

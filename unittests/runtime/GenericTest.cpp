@@ -332,6 +332,30 @@ TEST(GenericCast, VectorPairsMatchTheLoopAtEveryTier) {
   });
 }
 
+/// The plan's post-op spellings read back as the same post-op, floats
+/// bit for bit (1/6 and 0.1 have no short decimal form); a wrong number of
+/// parameters, an unknown name or anything after them is refused.
+TEST(PostOpNames, RoundTripAndRefusals) {
+  const PostOp posts[] = {PostOp::Relu, PostOp::Sum, PostOp::Relu6,
+                          PostOp(PostOpKind::LeakyRelu, 0.1f),
+                          PostOp(PostOpKind::Elu, -1.5e-7f),
+                          PostOp(PostOpKind::HardSigmoid, 1.0f / 6, 0.5f),
+                          PostOp(PostOpKind::Clip, -3.4e38f, 6.0f)};
+  for (const PostOp &p : posts) {
+    std::string name = postOpName(p);
+    auto back = parsePostOp(name);
+    ASSERT_TRUE(back) << name;
+    EXPECT_EQ(*back, p) << name;
+  }
+  EXPECT_EQ(postOpName(PostOp(PostOpKind::Clip, -1.0f, 1.0f)), "clip(-1, 1)");
+  EXPECT_EQ(postOpName(PostOp::Swish), "swish");
+  for (const char *bad : {"leaky_relu", "leaky_relu()", "relu(1)",
+                          "clip(1)", "clip(1, 2, 3)", "clip(1, 2) ",
+                          "clip(1 2)", "leaky_relu(x)", "leaky(0.1)",
+                          "hard_sigmoid(0.2, 0.5"})
+    EXPECT_FALSE(parsePostOp(bad)) << bad;
+}
+
 TEST(GenericUnary, TranscendentalsAndClip) {
   auto x = randomFloats(1003, 5, -6, 6);
   std::vector<float> y(x.size());

@@ -1,4 +1,4 @@
-//===- PostOpReference.h - post-ops in double, for kernel tests --*- C++ -*-===//
+//===- PostOpReference.h - post-ops in double for kernel tests --*- C++ -*-===//
 //
 // Part of opscope's tests. Each post-op written out in double from its
 // definition (ONNX's for the activations), independent of the runtime's

@@ -487,7 +487,8 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
     eluRow(row, row, len, p.alpha);
     break;
   case PostOpKind::HardSigmoid:
-    kernelTable().unaryRow(UnaryKind::HardSigmoid, row, row, len, p.alpha, p.beta);
+    kernelTable().unaryRow(UnaryKind::HardSigmoid, row, row, len, p.alpha,
+                           p.beta);
     break;
   case PostOpKind::Clip:
     kernelTable().unaryRow(UnaryKind::Clip, row, row, len, p.alpha, p.beta);

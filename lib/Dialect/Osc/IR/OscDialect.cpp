@@ -7,11 +7,12 @@
 #include "opscope/Dialect/Osc/IR/OscDialect.h"
 #include "opscope/Dialect/Osc/IR/OscOps.h"
 
-using namespace mlir;
-using namespace opscope::osc;
-
+// The generated attribute parser and printer use both.
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace opscope::osc;
 
 #include "opscope/Dialect/Osc/IR/OscDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
@@ -61,7 +62,8 @@ PostOpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (f && (!f.getType().isF32() || !f.getValue().isFinite()))
       return emitError() << "post-op '" << stringifyPostOpKind(kind)
                          << "' parameters must be finite f32";
-  if (kind == PostOpKind::clip && alpha.getValueAsDouble() > beta.getValueAsDouble())
+  if (kind == PostOpKind::clip &&
+      alpha.getValueAsDouble() > beta.getValueAsDouble())
     return emitError() << "post-op 'clip' needs min <= max";
   return success();
 }
