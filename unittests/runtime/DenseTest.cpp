@@ -596,6 +596,112 @@ INSTANTIATE_TEST_SUITE_P(Tiers, WinogradConvTier,
                          ::testing::ValuesIn(tiers::kernelLevels()),
                          tiers::levelParamName);
 
+/// im2col and the packed GEMM (ConvAlgorithm::Im2colGemm), at every kernel
+/// tier, against the direct reference: 3x3 and 5x5 kernels, uneven pads,
+/// stride 2, dilation 2, a batch of two, channels-first and channels-last
+/// input and output, no bias, the post-ops (a sum with a channels-last
+/// output, separate and in place); and Auto takes it only where pays()
+/// says so (YOLOv3-tiny's 256 -> 512 over 13x13) and the tier's inner
+/// products run on the packed GEMM.
+class GemmConvTier : public tiers::TierTest {};
+
+TEST_P(GemmConvTier, MatchesDirectReference) {
+  struct Shape {
+    Dims input, weight, strides, pads, dilations;
+    bool bias;
+  };
+  const Shape shapes[] = {
+      {{1, 24, 13, 13}, {40, 24, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, true},
+      {{2, 9, 7, 10}, {17, 9, 3, 3}, {2, 2}, {0, 1, 1, 0}, {1, 1}, true},
+      {{1, 16, 9, 9}, {8, 16, 3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}, false},
+      {{1, 8, 8, 8}, {12, 8, 5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}, true},
+  };
+  const std::vector<PostOp> postOpSets[] = {
+      {},
+      {PostOp(PostOpKind::LeakyRelu, 0.1f)},
+      {PostOp::Sum, PostOp::Relu},
+      {PostOp(PostOpKind::HardSigmoid, 0.2f, 0.5f), PostOp::Sum}};
+  unsigned seed = 900;
+  for (const Shape &s : shapes) {
+    ConvParams p;
+    p.input = s.input;
+    p.weight = s.weight;
+    p.strides = s.strides;
+    p.dilations = s.dilations;
+    p.pads = s.pads;
+    p.output = {s.input[0], s.weight[0], 0, 0};
+    for (int i = 0; i < 2; ++i)
+      p.output[2 + i] = (s.input[2 + i] + s.pads[i] + s.pads[2 + i] -
+                         s.dilations[i] * (s.weight[2 + i] - 1) - 1) /
+                            s.strides[i] +
+                        1;
+    auto x = randomVector(numElements(p.input), ++seed),
+         w = randomVector(numElements(p.weight), ++seed),
+         b = s.bias ? randomVector(s.weight[0], ++seed) : std::vector<float>(),
+         r = randomVector(numElements(p.output), ++seed);
+    auto conv0 = refConv(x, p.input, w, p.weight, b, p.output, p.strides,
+                         {p.pads[0], p.pads[1]}, p.dilations, 1);
+    for (bool inNhwc : {true, false})
+      for (bool outNhwc : {true, false})
+        for (const auto &postOps : postOpSets) {
+          bool sum = std::find(postOps.begin(), postOps.end(), PostOp::Sum) !=
+                     postOps.end();
+          if (sum && !outNhwc)
+            continue; // applies() refuses it: checked below
+          for (bool inPlace : sum ? std::vector<bool>{false, true}
+                                  : std::vector<bool>{false}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "input " << s.input[0] << "x" << s.input[1] << "x"
+                         << s.input[2] << "x" << s.input[3] << " kernel "
+                         << s.weight[2] << ", " << (inNhwc ? "NHWC" : "NCHW")
+                         << " to " << (outNhwc ? "NHWC" : "NCHW") << ", "
+                         << postOps.size() << " post-ops"
+                         << (inPlace ? ", residual in place" : ""));
+            p.postOps = postOps;
+            p.inputNhwc = inNhwc;
+            p.outputNhwc = outNhwc;
+            p.algorithm = ConvAlgorithm::Im2colGemm;
+            Conv conv(p, w.data(), s.bias ? b.data() : nullptr, s.bias);
+            EXPECT_TRUE(conv.ownKernel());
+            EXPECT_EQ(conv.implementation().rfind("im2col_gemm:", 0), 0u)
+                << conv.implementation();
+            auto y = runConv(conv, p, inNhwc ? toNhwc(x, p.input) : x,
+                             outNhwc ? toNhwc(r, p.output) : r, inPlace);
+            for (size_t i = 0; i < y.size(); ++i) {
+              double want = withPostOps(conv0[i], postOps, r[i]);
+              ASSERT_NEAR(y[i], want, 1e-4 + 1e-4 * std::fabs(want)) << i;
+            }
+          }
+        }
+  }
+  // What it refuses, and what Auto picks.
+  ConvParams p = convOf({1, 256, 13, 13}, {512, 256, 3, 3}, 1, 1, 1);
+  p.inputNhwc = true;
+  p.postOps = {PostOp::Sum};
+  p.algorithm = ConvAlgorithm::Im2colGemm;
+  std::vector<float> w(numElements(p.weight), 0.01f);
+  EXPECT_THROW(Conv(p, w.data(), nullptr, false), std::invalid_argument);
+  p.postOps = {};
+  ConvParams one = convOf({1, 256, 13, 13}, {512, 256, 1, 1}, 1, 1, 0);
+  one.algorithm = ConvAlgorithm::Im2colGemm;
+  EXPECT_THROW(Conv(one, w.data(), nullptr, false), std::invalid_argument);
+  p.algorithm = ConvAlgorithm::Auto;
+  Conv yolo(p, w.data(), nullptr, false);
+  EXPECT_EQ(yolo.implementation().rfind("im2col_gemm:", 0) == 0,
+            innerProductOnOwnGemm(169))
+      << yolo.implementation();
+  // 128 -> 128 over 16x16 stays with oneDNN's direct form.
+  ConvParams small = convOf({1, 128, 16, 16}, {128, 128, 3, 3}, 1, 1, 1);
+  small.inputNhwc = true;
+  Conv direct(small, w.data(), nullptr, false);
+  EXPECT_EQ(direct.implementation().find("im2col_gemm"), std::string::npos)
+      << direct.implementation();
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, GemmConvTier,
+                         ::testing::ValuesIn(tiers::kernelLevels()),
+                         tiers::levelParamName);
+
 /// The transformed weights of a weight inside a model's mapping are made
 /// once and shared by every session's convolution (packed_weights.h), as
 /// oneDNN's packed weights are: the second Winograd convolution over the
@@ -659,9 +765,16 @@ TEST(DenseConv, WinogradWhereTheTablePrefersIt) {
     std::vector<float> ww(numElements(wide.weight), 0.01f);
     Conv c(wide, ww.data(), nullptr, false);
     bool winograd = convWinogradPreferred() && channels == 256;
-    EXPECT_EQ(c.ownKernel(), winograd) << c.implementation();
+    // 512 -> 512 over 7x7: im2col and the packed GEMM where the tier's
+    // inner products run on it (GemmConv::pays), else oneDNN's direct form.
+    bool gemm = !winograd && innerProductOnOwnGemm(49);
+    EXPECT_EQ(c.ownKernel(), winograd || gemm) << c.implementation();
     if (winograd) {
       EXPECT_EQ(c.implementation().rfind("winograd_f2x3:", 0), 0u)
+          << c.implementation();
+    }
+    if (gemm) {
+      EXPECT_EQ(c.implementation().rfind("im2col_gemm:", 0), 0u)
           << c.implementation();
     }
   }

@@ -8,6 +8,7 @@
 
 #include "DnnlCommon.h"
 #include "KernelTable.h"
+#include "GemmConv.h"
 #include "WinogradConv.h"
 
 #include "opscope/runtime/generic.h"
@@ -65,6 +66,9 @@ struct Conv::Impl {
   /// A 3x3 convolution computed as Winograd: nothing below but implInfo
   /// and hasSum is used then.
   std::unique_ptr<WinogradConv> winograd;
+  /// A convolution computed as im2col and the packed GEMM (GemmConv.h):
+  /// likewise.
+  std::unique_ptr<GemmConv> gemm;
   /// int8 weights beyond the tier's saturation-free range (8-bit weights
   /// without VNNI): an f32 convolution on the dequantized weights,
   /// fed the dequantized input, and `q` the int8 parameters around it.
@@ -264,6 +268,28 @@ void Conv::build(const ConvParams &p, const void *constWeights,
         p, static_cast<const float *>(constWeights),
         hasBias ? constBias : nullptr, tile);
     I.implInfo = I.winograd->name() + (bf16OnF32 ? ":f32" : "");
+    I.hasSum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
+               p.postOps.end();
+    return;
+  }
+  // im2col and the packed GEMM for few output pixels (GemmConv::pays),
+  // or where asked.
+  bool gemmForm = compute == Compute::F32 && I.input == Impl::Input::AsIs &&
+                  !I.roundOutput && constWeights && (!hasBias || constBias) &&
+                  GemmConv::applies(p);
+  bool gemmAsked = p.algorithm == ConvAlgorithm::Im2colGemm;
+  if (gemmAsked && !gemmForm)
+    throw std::invalid_argument(
+        "im2col_gemm does not apply: it needs an f32 2-D ungrouped "
+        "convolution larger than 1x1 with constant weights and bias (and a "
+        "channels-last output for a sum)");
+  if (gemmForm && !asked &&
+      (gemmAsked ||
+       (p.algorithm == ConvAlgorithm::Auto && GemmConv::pays(p)))) {
+    I.gemm = std::make_unique<GemmConv>(
+        p, static_cast<const float *>(constWeights),
+        hasBias ? constBias : nullptr);
+    I.implInfo = I.gemm->name() + (bf16OnF32 ? ":f32" : "");
     I.hasSum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
                p.postOps.end();
     return;
@@ -515,12 +541,16 @@ void Conv::run(const void *x, const float *weights, const float *bias,
                  q.outputScale, q.outputZero);
     return;
   }
-  if (impl->winograd) {
+  if (impl->winograd || impl->gemm) {
     if (!sum && impl->hasSum)
       throw std::invalid_argument("a convolution with a sum post-op needs "
                                   "its sum input");
-    impl->winograd->run(static_cast<const float *>(x),
-                        static_cast<float *>(yOut), sum);
+    if (impl->winograd)
+      impl->winograd->run(static_cast<const float *>(x),
+                          static_cast<float *>(yOut), sum);
+    else
+      impl->gemm->run(static_cast<const float *>(x),
+                      static_cast<float *>(yOut), sum);
     return;
   }
   Context &ctx = context();
@@ -595,7 +625,7 @@ void Conv::run(const void *x, const float *weights, const float *bias,
 
 std::string Conv::implementation() const { return impl->implInfo; }
 
-bool Conv::ownKernel() const { return bool(impl->winograd); }
+bool Conv::ownKernel() const { return impl->winograd || impl->gemm; }
 
 bool opscope::rt::convWinogradPreferred() {
   return kernelTable().winogradPreferred;

@@ -82,7 +82,9 @@ inline bool int8WeightsSaturate(const int8_t *w, int64_t n) {
 /// given back to the system. PackedGemm takes slot 1 for its packed input
 /// and, on each thread of its parallel region, slot 3 for its partial sums
 /// (and PackedGemmInt8 slot 4 for its widened input rows); IntegerConvGemm
-/// slots 0, 1 and 3 on each thread for a task's window, panels and sums.
+/// slots 0, 1 and 3 on each thread for a task's window, panels and sums;
+/// GemmConv slot 0 for its patches, 2 for channels-first output rows and
+/// 4 for a channels-first input made channels-last.
 void *threadScratch(int slot, size_t bytes);
 
 dnnl::memory::dims toDims(const Dims &d);

@@ -282,6 +282,12 @@ enum class ConvAlgorithm : uint8_t {
   /// input, constant weights and bias).
   WinogradF2x3,
   WinogradF4x3,
+  /// The input's patches as rows (im2col) times the weights on opscope's
+  /// packed GEMM; throws where it does not apply (f32, 2-D, one group, a
+  /// kernel larger than 1x1, constant weights and bias, a sum only with
+  /// an NHWC output). Auto takes it for few output pixels
+  /// where the inner products run on that GEMM (the AVX2 tier).
+  Im2colGemm,
 };
 
 /// Whether ConvAlgorithm::Auto takes Winograd, where it applies, at the
