@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "DnnlCommon.h"
-#include "KernelTable.h"
 #include "GemmConv.h"
+#include "KernelTable.h"
 #include "WinogradConv.h"
 
 #include "opscope/runtime/generic.h"
