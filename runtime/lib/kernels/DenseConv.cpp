@@ -245,9 +245,12 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   }
   // Winograd where the tier prefers it to oneDNN's direct
   // kernels (KernelTable::winogradPreferred) or the caller asks for it.
-  bool winograd = compute == Compute::F32 && I.input == Impl::Input::AsIs &&
-                  !I.roundOutput && constWeights && (!hasBias || constBias) &&
-                  WinogradConv::applies(p);
+  // What opscope's own forms (Winograd, im2col and the GEMM) need: f32 as
+  // it is, constant weights and bias.
+  const bool ownF32 = compute == Compute::F32 &&
+                      I.input == Impl::Input::AsIs && !I.roundOutput &&
+                      constWeights && (!hasBias || constBias);
+  bool winograd = ownF32 && WinogradConv::applies(p);
   bool asked = p.algorithm == ConvAlgorithm::WinogradF2x3 ||
                p.algorithm == ConvAlgorithm::WinogradF4x3;
   if (asked && !winograd)
@@ -274,9 +277,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
   }
   // im2col and the packed GEMM for few output pixels (GemmConv::pays),
   // or where asked.
-  bool gemmForm = compute == Compute::F32 && I.input == Impl::Input::AsIs &&
-                  !I.roundOutput && constWeights && (!hasBias || constBias) &&
-                  GemmConv::applies(p);
+  bool gemmForm = ownF32 && GemmConv::applies(p);
   bool gemmAsked = p.algorithm == ConvAlgorithm::Im2colGemm;
   if (gemmAsked && !gemmForm)
     throw std::invalid_argument(

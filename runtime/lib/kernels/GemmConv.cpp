@@ -8,6 +8,8 @@
 
 #include "DnnlCommon.h"
 
+#include "opscope/runtime/generic.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -65,16 +67,9 @@ void GemmConv::run(const float *x, float *y, const float *sum) const {
   if (!inNhwc) {
     // A channels-first input: its pixels' channels made contiguous first
     // (slot 4), so that each tap below is one copy.
-    const int64_t area = inH * inW;
     auto *t = static_cast<float *>(
-        dnnlx::threadScratch(4, size_t(batch * area * inC) * 4));
-    for (int64_t n = 0; n < batch; ++n)
-      for (int64_t c = 0; c < inC; ++c) {
-        const float *plane = x + (n * inC + c) * area;
-        float *dst = t + n * area * inC + c;
-        for (int64_t i = 0; i < area; ++i)
-          dst[i * inC] = plane[i];
-      }
+        dnnlx::threadScratch(4, size_t(batch * inH * inW * inC) * 4));
+    transposeMatrices32(x, batch, inC, inH * inW, t);
     x = t;
   }
   // The patches (slot 0: PackedGemm packs them again into slot 1), with
@@ -107,14 +102,7 @@ void GemmConv::run(const float *x, float *y, const float *sum) const {
   auto *rows =
       static_cast<float *>(dnnlx::threadScratch(2, size_t(m * outC) * 4));
   gemm->run(cols, rows, nullptr);
-  const int64_t area = outH * outW;
-  for (int64_t n = 0; n < batch; ++n)
-    for (int64_t c = 0; c < outC; ++c) {
-      float *plane = y + (n * outC + c) * area;
-      const float *src = rows + n * area * outC + c;
-      for (int64_t i = 0; i < area; ++i)
-        plane[i] = src[i * outC];
-    }
+  transposeMatrices32(rows, batch, outH * outW, outC, y);
 }
 
 std::string GemmConv::name() const {

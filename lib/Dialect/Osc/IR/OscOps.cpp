@@ -51,18 +51,19 @@ static ParseResult parsePostOps(OpAsmParser &parser, ArrayAttr &postOps) {
       if (parser.parseCommaSeparatedList(parseParam) || parser.parseRParen())
         return failure();
     }
-    int want = PostOpAttr::parameterCount(*kind);
-    if (static_cast<int>(params.size()) != want)
+    // The attribute's verifier checks the count against the kind.
+    if (params.size() > 2)
       return parser.emitError(loc, "post-op '")
-             << keyword << "' takes " << want << " parameter(s), "
-             << params.size() << " given";
-    params.resize(2, 0.0);
-    auto attr = PostOpAttr::getChecked(
-        [&] { return parser.emitError(loc); }, parser.getContext(), *kind,
-        want > 0 ? FloatAttr::get(parser.getBuilder().getF32Type(), params[0])
-                 : FloatAttr(),
-        want > 1 ? FloatAttr::get(parser.getBuilder().getF32Type(), params[1])
-                 : FloatAttr());
+             << keyword << "' takes " << PostOpAttr::parameterCount(*kind)
+             << " parameter(s), " << params.size() << " given";
+    auto param = [&](size_t i) {
+      return i < params.size()
+                 ? FloatAttr::get(parser.getBuilder().getF32Type(), params[i])
+                 : FloatAttr();
+    };
+    auto attr = PostOpAttr::getChecked([&] { return parser.emitError(loc); },
+                                       parser.getContext(), *kind, param(0),
+                                       param(1));
     if (!attr)
       return failure();
     list.push_back(attr);

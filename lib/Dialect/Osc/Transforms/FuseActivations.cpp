@@ -263,7 +263,7 @@ struct FuseSwish : CountedPattern<BinaryOp> {
 
 /// The post-op `op` is, if it is an activation a producer can fuse: every
 /// osc.unary activation oneDNN's post-ops and the runtime's own kernels
-/// both apply, with its parameters (ONNX's defaults where the op has none).
+/// both apply, with its parameters.
 PostOpAttr activationPostOp(Operation *op) {
   MLIRContext *ctx = op->getContext();
   auto plain = [&](PostOpKind k) { return PostOpAttr::get(ctx, k); };
@@ -274,13 +274,10 @@ PostOpAttr activationPostOp(Operation *op) {
   auto u = dyn_cast<UnaryOp>(op);
   if (!u)
     return {};
-  rt::UnaryParams defaults{};
-  if (auto k = rt::parseKind<rt::UnaryKind>(stringifyUnaryKind(u.getKind())))
-    defaults = rt::defaultUnaryParams(*k);
-  const double alpha =
-      u.getAlpha() ? u.getAlpha()->convertToDouble() : defaults.alpha;
-  const double beta =
-      u.getBeta() ? u.getBeta()->convertToDouble() : defaults.beta;
+  // The kinds below that take alpha and beta always carry them (UnaryOp's
+  // verifier).
+  const double alpha = u.getAlpha() ? u.getAlpha()->convertToDouble() : 0.0;
+  const double beta = u.getBeta() ? u.getBeta()->convertToDouble() : 0.0;
   auto with = [&](PostOpKind k) -> PostOpAttr {
     if (!std::isfinite(alpha) || !std::isfinite(beta))
       return {};
@@ -311,8 +308,6 @@ PostOpAttr activationPostOp(Operation *op) {
       return plain(PostOpKind::relu6);
     if (alpha == 0.0 && beta == std::numeric_limits<double>::infinity())
       return plain(PostOpKind::relu);
-    if (alpha > beta)
-      return {};
     return with(PostOpKind::clip);
   default:
     return {};
