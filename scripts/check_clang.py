@@ -117,9 +117,7 @@ def pch_flags(flags):
     for a in it:
         if a in ("-isystem", "-D", "-U", "-include"):
             v = next(it, "")
-            if a == "-isystem":
-                out += [a, v]
-            elif a != "-include":
+            if a != "-include":  # a file's forced header is its own
                 out += [a, v]
         elif a.startswith(("-D", "-U", "-std=", "-f", "-m")) and a not in GCC_ONLY \
                 and not a.startswith("-fdiagnostics-color"):
@@ -182,13 +180,22 @@ def pch_header(entries, flags, deps):
 
     for e in entries:
         src = os.path.join(e["directory"], e["file"])
-        files = [src] + [d for d in deps.get(output_of(e), [])
+        recorded = deps.get(output_of(e))
+        files = [src] + [d for d in recorded or []
                          if not d.startswith("/usr/") and d != src
                          and not is_cmake_pch(d)]
         names = {}  # ordered: the PCH's text must not depend on hashing
         for path in files:
             here = [os.path.dirname(path)] + local_dirs(e, flags)
             for kind, name in includes(path):
+                if recorded is None and not name.endswith((".inc", ".def")):
+                    # No record of the GCC build (runtime-standalone only
+                    # configures): follow the project's headers by name.
+                    found = [os.path.normpath(os.path.join(d, name)) for d in
+                             (here if kind == '"' else here[1:])]
+                    found = [f for f in found if os.path.isfile(f)]
+                    if found and found[0] not in files:
+                        files.append(found[0])
                 if name.endswith((".inc", ".def")):
                     continue
                 if kind == '"' and any(os.path.exists(os.path.join(d, name)) for d in here):
