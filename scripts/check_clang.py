@@ -60,53 +60,46 @@ def is_cmake_pch(path):
     return os.path.basename(path).startswith("cmake_pch.")
 
 
+def command_args(entry):
+    return entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+
+
+def without(args, drop, drop_with_value):
+    """`args` without the flags in `drop` and without those in
+    `drop_with_value` (a predicate of a flag and its value) and their value."""
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if nxt is not None and drop_with_value(a, nxt):
+            i += 2
+            continue
+        if a not in drop:
+            out.append(a)
+        i += 1
+    return out
+
+
 def clang_command(entry, output=os.devnull):
-    args = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+    args = command_args(entry)
     cxx = args[0].endswith("++") or entry["file"].endswith((".cpp", ".cc", ".cxx"))
-    out = ["clang++-19" if cxx else "clang-19"]
-    skip = False
-    for i, a in enumerate(args):
-        if i == 0:
-            continue
-        if skip:
-            skip = False
-            continue
-        if a == "-o":
-            skip = True
-            continue
-        if a == "-include" and i + 1 < len(args) and is_cmake_pch(args[i + 1]):
-            skip = True  # CMake's GCC PCH (OPSCOPE_PCH): each file on its own
-            continue
-        if a in GCC_ONLY or a.startswith("-fdiagnostics-color"):
-            continue
-        out.append(a)
-    return out + ["-S", "-emit-llvm", "-O0", "-o", output, "-w",
-                  "-fno-color-diagnostics"]
+    # CMake's GCC PCH (OPSCOPE_PCH) is left out: each file on its own.
+    rest = without(args[1:], GCC_ONLY, lambda a, v: a == "-o" or (
+        a == "-include" and is_cmake_pch(v)))
+    rest = [a for a in rest if not a.startswith("-fdiagnostics-color")]
+    return ["clang++-19" if cxx else "clang-19"] + rest + [
+        "-S", "-emit-llvm", "-O0", "-o", output, "-w", "-fno-color-diagnostics"]
 
 
 CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_ctime"
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
-def command_args(entry):
-    return entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
-
-
 def group_flags(entry):
     """The entry's flags without its source and output: what the files of
     one CMake target share."""
-    args, out, skip = command_args(entry), [], False
-    for a in args:
-        if skip:
-            skip = False
-            continue
-        if a == "-o":
-            skip = True
-            continue
-        if a == "-c" or a == entry["file"]:
-            continue
-        out.append(a)
-    return tuple(out)
+    return tuple(without(command_args(entry), {"-c", entry["file"]},
+                         lambda a, v: a == "-o"))
 
 
 def pch_flags(flags):
@@ -211,6 +204,27 @@ def pch_header(entries, flags, deps):
     return [n for n in order if count[n] >= need]
 
 
+def pch_root():
+    return os.path.join(tempfile.gettempdir(), "opscope-clang-pch-%d" % os.getuid())
+
+
+def prune_pchs(days=7):
+    """Deletes the PCH folders no run has used for `days` days (a change of
+    flags or headers leaves its old PCH behind, some 40 MB each)."""
+    root = pch_root()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(root, name)
+        try:
+            if time.time() - os.stat(path).st_mtime > days * 86400:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def build_pch(flags, headers, ccache):
     """Builds (or, through ccache, restores) the PCH of `headers` for files
     compiled with `flags`; returns its path, or None if it does not build."""
@@ -218,8 +232,9 @@ def build_pch(flags, headers, ccache):
     args = pch_flags(flags)[1:]
     text = "".join("#include <%s>\n" % h for h in headers)
     key = hashlib.sha1(("\0".join(args) + "\0" + text).encode()).hexdigest()[:16]
-    folder = os.path.join(tempfile.gettempdir(), "opscope-clang-pch-%d" % os.getuid(), key)
+    folder = os.path.join(pch_root(), key)
     os.makedirs(folder, exist_ok=True)
+    os.utime(folder)  # in use: prune_pchs keeps it
     header = os.path.join(folder, "pch.hxx")
     if not os.path.exists(header):
         tmp = header + ".%d" % os.getpid()
@@ -320,6 +335,8 @@ def main():
     for e in entries:
         groups.setdefault(group_flags(e), []).append(e)
     todo = []  # (flags, headers) of the groups that get a PCH
+    if not a.no_pch:
+        prune_pchs()
     deps = {} if a.no_pch else ninja_deps(os.path.dirname(os.path.abspath(a.databases[0])))
     for flags, members in groups.items():
         cxx = flags[0].endswith("++") or members[0]["file"].endswith((".cpp", ".cc", ".cxx"))
