@@ -56,7 +56,8 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 # ASan+UBSan build (clang-19, RelWithDebInfo; LLVM and MLIR as Debian's
-# shared libraries, as it was measured and fuzzed) in its own directory, shared by
+# shared libraries and without precompiled headers, as it was measured and
+# fuzzed) in its own directory, shared by
 # `make check-sanitize` and `make fuzz`: the libraries also carry libFuzzer's
 # coverage instrumentation, so one sanitizer build serves both (docs/security.md).
 SANITIZE_DIR ?= build-sanitize
@@ -73,7 +74,8 @@ SANITIZE_CMAKE_FLAGS := $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
   -DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_FLAGS=-fopenmp=libgomp \
   -DOpenMP_C_LIB_NAMES=gomp -DOpenMP_CXX_LIB_NAMES=gomp -DOpenMP_gomp_LIBRARY=$(GOMP) \
-  -DOPSCOPE_FUZZ=ON -DOPSCOPE_PYTHON_EXTENSION=OFF -DOPSCOPE_STATIC_LLVM=OFF
+  -DOPSCOPE_FUZZ=ON -DOPSCOPE_PYTHON_EXTENSION=OFF -DOPSCOPE_STATIC_LLVM=OFF \
+  -DOPSCOPE_PCH=OFF
 # How long each fuzz harness runs under `make fuzz`, in seconds.
 FUZZ_SECONDS ?= 60
 
