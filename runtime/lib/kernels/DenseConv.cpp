@@ -251,6 +251,10 @@ void Conv::build(const ConvParams &p, const void *constWeights,
                       I.input == Impl::Input::AsIs && !I.roundOutput &&
                       constWeights && (!hasBias || constBias);
   bool winograd = ownF32 && WinogradConv::applies(p);
+  // Whether the post-ops read the destination (the own forms' run checks
+  // that it is given).
+  const bool sumPostOp = std::find(p.postOps.begin(), p.postOps.end(),
+                                   PostOp::Sum) != p.postOps.end();
   bool asked = p.algorithm == ConvAlgorithm::WinogradF2x3 ||
                p.algorithm == ConvAlgorithm::WinogradF4x3;
   if (asked && !winograd)
@@ -271,8 +275,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
         p, static_cast<const float *>(constWeights),
         hasBias ? constBias : nullptr, tile);
     I.implInfo = I.winograd->name() + (bf16OnF32 ? ":f32" : "");
-    I.hasSum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
-               p.postOps.end();
+    I.hasSum = sumPostOp;
     return;
   }
   // im2col and the packed GEMM for few output pixels (GemmConv::pays),
@@ -291,8 +294,7 @@ void Conv::build(const ConvParams &p, const void *constWeights,
         p, static_cast<const float *>(constWeights),
         hasBias ? constBias : nullptr);
     I.implInfo = I.gemm->name() + (bf16OnF32 ? ":f32" : "");
-    I.hasSum = std::find(p.postOps.begin(), p.postOps.end(), PostOp::Sum) !=
-               p.postOps.end();
+    I.hasSum = sumPostOp;
     return;
   }
   dt srcType = compute == Compute::Int8   ? dt::u8

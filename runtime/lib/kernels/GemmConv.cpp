@@ -18,7 +18,8 @@ using namespace opscope::rt;
 
 bool GemmConv::applies(const ConvParams &p) {
   if (p.transposed || p.groups != 1 || p.input.size() != 4 ||
-      p.weight.size() != 4 || p.output.size() != 4 || p.inputU8 || p.outputU8 || p.bf16.input || p.bf16.output)
+      p.weight.size() != 4 || p.output.size() != 4 || p.inputU8 ||
+      p.outputU8 || p.bf16.input || p.bf16.output)
     return false;
   if (p.weight[1] != p.input[1] || p.weight[0] != p.output[1] ||
       p.input[0] != p.output[0] || p.weight[2] * p.weight[3] < 2)
@@ -50,12 +51,7 @@ GemmConv::GemmConv(const ConvParams &p, const float *weights,
   // O x I x KH x KW -> O x (KH x KW x I): a row's K order.
   const int64_t k = kH * kW * inC;
   std::vector<float> w(outC * k);
-  for (int64_t o = 0; o < outC; ++o)
-    for (int64_t c = 0; c < inC; ++c)
-      for (int64_t ky = 0; ky < kH; ++ky)
-        for (int64_t kx = 0; kx < kW; ++kx)
-          w[o * k + (ky * kW + kx) * inC + c] =
-              weights[((o * inC + c) * kH + ky) * kW + kx];
+  transposeMatrices32(weights, outC, inC, kH * kW, w.data());
   gemm = std::make_unique<InnerProduct>(batch * outH * outW, k, outC,
                                         w.data(), bias, p.postOps);
 }
