@@ -114,15 +114,21 @@ std::vector<Case> cases() {
   // The element-wise ops left alone between convolutions when they cannot
   // be post-ops; the memory order (NCHW, channels-last or oneDNN's blocked
   // layouts) does not matter to them.
-  for (UnaryKind k : {UnaryKind::Clip, UnaryKind::Relu, UnaryKind::HardSwish,
-                      UnaryKind::Sigmoid}) {
+  for (UnaryKind k :
+       {UnaryKind::Clip, UnaryKind::Relu, UnaryKind::LeakyRelu,
+        UnaryKind::HardSwish, UnaryKind::HardSigmoid, UnaryKind::Sigmoid,
+        UnaryKind::Tanh, UnaryKind::Elu, UnaryKind::Softplus, UnaryKind::Erf,
+        UnaryKind::Exp}) {
     auto x = std::make_shared<std::vector<float>>(kElems);
     for (int64_t i = 0; i < kElems; ++i)
       (*x)[i] = float(i % 97) * 0.125f - 6.0f;
     auto y = std::make_shared<std::vector<float>>(kElems);
+    // ONNX's defaults; Clip as relu6 (hardswish's exports).
+    UnaryParams params = k == UnaryKind::Clip ? UnaryParams{0.0f, 6.0f}
+                                              : defaultUnaryParams(k);
     out.push_back({std::string("unary ") + kindName(k), 2 * kTensorBytes, [=] {
-                     unary(k, DType::F32, x->data(), y->data(), kElems, 0.0f,
-                           6.0f);
+                     unary(k, DType::F32, x->data(), y->data(), kElems,
+                           params.alpha, params.beta);
                      escape(y->data());
                    }});
   }

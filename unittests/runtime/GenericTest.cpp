@@ -389,6 +389,67 @@ TEST(GenericUnary, TranscendentalsAndClip) {
   EXPECT_EQ(out, (std::vector<int32_t>{-2, 0, 3}));
 }
 
+/// Softplus's vector row (log1p on Cephes' logf polynomial) and Elu's
+/// select at every tier: within 2.5e-7 relative of the double-precision
+/// function (below the smallest normal float, 2e-38 absolute), over
+/// [-100, 100] (through the range where e^-|x| underflows), with NaN, the
+/// infinities and -0.
+TEST(GenericUnary, SoftplusAndEluAtEveryTier) {
+  auto x = randomFloats(4099, 11, -100, 100);
+  auto mid = randomFloats(4099, 12, -3, 3);
+  x.insert(x.end(), mid.begin(), mid.end());
+  for (float v : {1e-30f, -1e-30f, 0.35f, 0.3466f, -0.3466f, 88.0f, -88.0f,
+                  -87.5f, 20.0f, -20.0f, 17.0f})
+    x.push_back(v);
+  const float inf = std::numeric_limits<float>::infinity();
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  x.push_back(inf);
+  x.push_back(-inf);
+  x.push_back(0.0f);
+  x.push_back(-0.0f);
+  std::vector<float> y(x.size());
+  opscope::rt::tiers::forEachTier([&](IsaLevel) {
+    unary(UnaryKind::Softplus, DType::F32, x.data(), y.data(), x.size(), 0, 0);
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      double v = x[i];
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(y[i]));
+        continue;
+      }
+      double want = v > 0 ? v + std::log1p(std::exp(-v))
+                          : std::log1p(std::exp(v));
+      if (std::isinf(want)) {
+        EXPECT_EQ(y[i], want) << "x " << v;
+        continue;
+      }
+      double err = std::fabs(y[i] - want);
+      ASSERT_LE(err, 2.5e-7 * std::fabs(want) + 2e-38) << "softplus x " << v;
+      if (want > 1e-37)
+        worst = std::max(worst, err / want);
+    }
+    EXPECT_GT(worst, 0.0); // the vector rows approximate; not all exact
+    // Elu: x >= 0 keeps x (-0 too), else alpha (e^x - 1).
+    const float alpha = 0.7f;
+    unary(UnaryKind::Elu, DType::F32, x.data(), y.data(), x.size(), alpha, 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+      double v = x[i];
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(y[i]));
+        continue;
+      }
+      if (v >= 0) {
+        EXPECT_EQ(std::signbit(y[i]), std::signbit(x[i])) << "elu x " << v;
+        EXPECT_EQ(y[i], x[i]) << "elu x " << v;
+        continue;
+      }
+      double want = alpha * std::expm1(v);
+      ASSERT_NEAR(y[i], want, 2e-6 * std::max(1.0, std::fabs(want)))
+          << "elu x " << v;
+    }
+  });
+}
+
 /// Every f32 unary kind of the kernel table's rows gives unaryFloat's bits
 /// (the constant folders' function) at every tier, on a length that has a
 /// vector body and a tail, NaN and infinities included: the rows write the
@@ -406,8 +467,9 @@ TEST(GenericUnary, EveryKindMatchesScalarAtEveryTier) {
       auto k = static_cast<UnaryKind>(ki);
       if (k == UnaryKind::Exp || k == UnaryKind::Erf || k == UnaryKind::Tanh ||
           k == UnaryKind::Sigmoid || k == UnaryKind::Swish ||
-          k == UnaryKind::Elu)
-        continue; // vectorized approximations, TranscendentalsAndClip
+          k == UnaryKind::Elu || k == UnaryKind::Softplus)
+        continue; // vectorized approximations, TranscendentalsAndClip and
+                  // SoftplusAndEluAtEveryTier
       // Clip's bounds, LeakyRelu's slope, HardSigmoid's line, ...
       float alpha = k == UnaryKind::HardSigmoid ? 0.2f : 0.5f;
       float beta = k == UnaryKind::Clip ? 6.0f : 0.5f;

@@ -506,11 +506,19 @@ void opscope::rt::eluRow(const float *x, float *y, int64_t n, float alpha) {
   for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
     const int64_t len = std::min(kChunk, n - i0);
     transcendental(Transcendental::Exp, x + i0, e, len);
-    // Both sides computed, then selected: GCC vectorises the select (a
-    // multiply under the condition it keeps scalar), and -0 stays -0.
+    // Both sides computed, then selected on the bits: x keeps its value
+    // unless it is below zero (its bits above -0's as unsigned: -0 stays
+    // -0; a NaN gives a NaN either way). GCC vectorises this integer
+    // select; written `v >= 0.0f ? v : neg` it kept a scalar loop with a
+    // branch (30% of memcpy's bandwidth on a 64 MiB tensor, Zen 3).
     for (int64_t i = 0; i < len; ++i) {
       const float v = x[i0 + i], neg = alpha * (e[i] - 1.0f);
-      y[i0 + i] = v >= 0.0f ? v : neg;
+      uint32_t vb, nb;
+      std::memcpy(&vb, &v, 4);
+      std::memcpy(&nb, &neg, 4);
+      const uint32_t below = 0u - uint32_t(vb > 0x80000000u);
+      const uint32_t r = (nb & below) | (vb & ~below);
+      std::memcpy(y + i0 + i, &r, 4);
     }
   }
 }

@@ -121,6 +121,11 @@ void transcendental(Transcendental f, const float *x, float *y,
   }
 }
 
+void softplusRow(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = unaryFloat<float>(UnaryKind::Softplus, x[i], 0.0f, 0.0f);
+}
+
 void toBf16(const float *x, uint16_t *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::toBf16(x[i]);
@@ -329,6 +334,7 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.softmax = reference_tier::softmax;
   t.gelu = reference_tier::gelu;
   t.transcendental = reference_tier::transcendental;
+  t.softplusRow = reference_tier::softplusRow;
   OPSCOPE_FILL_ROW_KERNELS(reference_rows, t);
   t.toBf16 = reference_tier::toBf16;
   t.roundToBf16AsF32 = reference_tier::roundToBf16AsF32;

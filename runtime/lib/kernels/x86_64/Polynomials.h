@@ -46,6 +46,17 @@ constexpr float kTanhP[] = {-5.70498872745e-3f, 2.06390887954e-2f,
                             -5.37397155531e-2f, 1.33314422036e-1f,
                             -3.33332819422e-1f};
 
+/// log(w) for w in [1, 2] (Cephes' logf): w = 2^e (1 + m) with e = 1 from
+/// kLogSqrt2 on, else 0, so that m is in [-0.293, 0.415]; then log(w) = m
+/// - m^2 / 2 + m^3 P(m) + e ln 2 (ln 2 in kLn2Hi and kLn2Lo). Softplus
+/// evaluates log1p this way.
+constexpr float kLogSqrt2 = 1.41421356f;
+constexpr float kLogP[] = {7.0376836292e-2f,  -1.1514610310e-1f,
+                           1.1676998740e-1f,  -1.2420140846e-1f,
+                           1.4249322787e-1f,  -1.6668057665e-1f,
+                           2.0000714765e-1f,  -2.4999993993e-1f,
+                           3.3333331174e-1f};
+
 } // namespace opscope::rt::poly
 
 #endif // OPSCOPE_RUNTIME_LIB_KERNELS_X86_64_POLYNOMIALS_H
