@@ -164,8 +164,9 @@ TEST(Bfloat, NarrowingRoundsToNearestEven) {
   for (uint32_t b = 0; b < 0x10000; ++b) {
     float f = bfloatToFloat(static_cast<uint16_t>(b));
     ASSERT_EQ(bitsOf(f), b << 16);
-    if (!std::isnan(f))
+    if (!std::isnan(f)) {
       ASSERT_EQ(floatToBfloat(f), b);
+    }
   }
 }
 

@@ -44,8 +44,9 @@ TEST(GenericDataMovement, ShortContiguousRunsMatchIndexing) {
       const void *xp = es == 4 ? static_cast<const void *>(x32.data())
                                : x16.data();
       StridedWalk w = transposeWalk(s, {1, 0, 2});
-      if (run > 1) // (a run of 1 is dropped: a plain element transpose)
+      if (run > 1) { // (a run of 1 is dropped: a plain element transpose)
         ASSERT_EQ(w.dims.back(), run) << "the run must stay a dimension";
+      }
       transpose(xp, s, {1, 0, 2}, yp, es);
       for (int64_t i = 0; i < n; ++i) {
         // y[o0][o1][o2] = x[o1][o0][o2], y of shape [3, 2, run].

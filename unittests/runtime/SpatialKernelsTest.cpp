@@ -390,13 +390,21 @@ TEST(GenericMaxPool, NchwMatchesWindowLoop) {
 // Bilinear 2-D resizing in ONNX Runtime's arithmetic (its UpsampleBilinear):
 // float coordinates, ((wx0 wy0) x00 + (wx1 wy0) x01) + (wx0 wy1) x10 +
 // (wx1 wy1) x11 with every product rounded; bit for bit, so that a
-// quantization step after it rounds the same way (issue 53).
+// quantization step after it rounds the same way (issue 53). At every
+// tier: the vector tiers blend blocks of 8 columns from windows of the
+// source rows (Resize2DPlan::colWindows), whole, at a row's end (a masked
+// load) and where the taps do not fit one (downsampling past 8:7).
 TEST(GenericResize, BilinearMatchesOnnxRuntimeBitForBit) {
+ opscope::rt::tiers::forEachTier([&](IsaLevel) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
   const Shape shapes[][2] = {{{1, 3, 5, 7}, {1, 3, 10, 14}},
                              {{2, 2, 9, 6}, {2, 2, 13, 11}},
-                             {{1, 1, 8, 8}, {1, 1, 3, 5}}};
+                             {{1, 1, 8, 8}, {1, 1, 3, 5}},
+                             {{1, 2, 6, 37}, {1, 2, 12, 74}},
+                             {{1, 1, 4, 40}, {1, 1, 4, 33}},
+                             {{1, 1, 3, 64}, {1, 1, 5, 61}}};
+  bool windowed = false, unwindowed = false;
   for (CoordinateTransform t :
        {CoordinateTransform::HalfPixel, CoordinateTransform::Asymmetric}) {
     for (const auto &s : shapes) {
@@ -407,6 +415,11 @@ TEST(GenericResize, BilinearMatchesOnnxRuntimeBitForBit) {
       p.transform = t;
       auto plan = planResize2D(p, xs, ys);
       ASSERT_TRUE(plan && plan->ortOrder);
+      ASSERT_EQ(int64_t(plan->colWindows.size()),
+                ys[3] / Resize2DPlan::kWindowCols * Resize2DPlan::kWindowInts);
+      for (size_t b = 0; b < plan->colWindows.size();
+           b += Resize2DPlan::kWindowInts)
+        (plan->colWindows[b] < 0 ? unwindowed : windowed) = true;
       std::vector<float> x(numElements(xs)), got(numElements(ys));
       for (float &v : x)
         v = dist(rng);
@@ -440,8 +453,11 @@ TEST(GenericResize, BilinearMatchesOnnxRuntimeBitForBit) {
             volatile float sum012 = sum01 + t2;
             float want = sum012 + t3;
             ASSERT_EQ(got[(pl * oh + oy) * ow + ox], want)
-                << "plane " << pl << " at " << oy << "," << ox;
+                << "plane " << pl << " at " << oy << "," << ox << " of "
+                << iw << " -> " << ow;
           }
     }
   }
+  EXPECT_TRUE(windowed && unwindowed);
+ });
 }

@@ -148,6 +148,18 @@ struct KernelTable {
   void (*blendTapsOrt)(const float *a0, const float *a1, const float *b0,
                        const float *b1, const float *wx0, const float *wx1,
                        float wy0, float wy1, float *y, int64_t n);
+  /// One output row of n columns of the bilinear resize in ONNX Runtime's
+  /// order, straight from its two source rows r0, r1 (len columns each):
+  /// y[o] = wx0 wy0 r0[c0] + wx1 wy0 r0[c1] + wx0 wy1 r1[c0] + wx1 wy1
+  /// r1[c1] at o, each product rounded, summed left to right (the same
+  /// bits as gatherTaps and blendTapsOrt). `windows` is the plan's
+  /// colWindows. Null on the reference tier (gatherTaps and blendTapsOrt
+  /// then); the AVX2 tier's serves the AVX-512 tiers.
+  void (*resizeRowOrt)(const float *r0, const float *r1, int64_t len,
+                       const int64_t *c0, const int64_t *c1,
+                       const int32_t *windows, const float *wx0,
+                       const float *wx1, float wy0, float wy1, float *y,
+                       int64_t n);
   /// Max pooling's channels-last pixel (RowKernels.h).
   void (*maxPixelNhwc)(const float *const *px, int64_t count, float *y,
                        int64_t c);

@@ -11,6 +11,7 @@
 #include "Parallel.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -207,6 +208,25 @@ void opscope::rt::resize(const ResizeParams &p, const float *x,
     extrapolateOutside(p, xShape, y, yShape);
 }
 
+/// Resize2DPlan::colWindows for the columns' taps c0, c1.
+static std::vector<int32_t> colWindows(const std::vector<int64_t> &c0,
+                                      const std::vector<int64_t> &c1) {
+  constexpr int64_t w = Resize2DPlan::kWindowCols;
+  std::vector<int32_t> out;
+  for (int64_t o = 0; o + w <= int64_t(c0.size()); o += w) {
+    const int64_t base = c0[o];
+    bool fits = base <= std::numeric_limits<int32_t>::max();
+    for (int64_t i = o; i < o + w; ++i)
+      fits = fits && c0[i] >= base && c0[i] < base + w && c1[i] >= base &&
+             c1[i] < base + w;
+    out.push_back(fits ? int32_t(base) : -1);
+    for (const auto *c : {&c0, &c1})
+      for (int64_t i = o; i < o + w; ++i)
+        out.push_back(fits ? int32_t((*c)[i] - base) : 0);
+  }
+  return out;
+}
+
 /// Linear weights computed as ONNX Runtime's CPU Resize computes them
 /// (upsample.h's SetupUpsampleBilinear): the source coordinate in float
 /// from the float scale, clamped, the taps floor and floor + 1, each tap's
@@ -297,6 +317,8 @@ opscope::rt::planResize2D(const ResizeParams &p, const Shape &xShape,
     fill(r - 2, plan.inH, plan.outH, plan.rowSrc, plan.rowW);
     fill(r - 1, plan.inW, plan.outW, plan.colSrc, plan.colW);
   }
+  if (plan.ortOrder)
+    plan.colWindows = colWindows(plan.colSrc[0], plan.colSrc[1]);
   plan.colCopy = std::all_of(plan.colW[1].begin(), plan.colW[1].end(),
                              [](float w) { return w == 0.0f; }) &&
                  std::all_of(plan.colW[0].begin(), plan.colW[0].end(),
@@ -319,6 +341,22 @@ static void resize2DOrtOrder(const Resize2DPlan &plan, const float *x,
   const float *wx0 = plan.colW[0].data(), *wx1 = plan.colW[1].data();
   const int64_t grain = std::max<int64_t>(
       1, (int64_t(1) << 16) / std::max<int64_t>(1, plan.outH * ow));
+  if (table.resizeRowOrt) {
+    // Each output row from its two source rows directly.
+    parallelRanges(plan.planes, grain, [&](int64_t first, int64_t last) {
+      for (int64_t pl = first; pl < last; ++pl) {
+        const float *xp = x + pl * plan.inH * iw;
+        float *yp = y + pl * plan.outH * ow;
+        for (int64_t oy = 0; oy < plan.outH; ++oy)
+          table.resizeRowOrt(xp + plan.rowSrc[0][oy] * iw,
+                             xp + plan.rowSrc[1][oy] * iw, iw, c0, c1,
+                             plan.colWindows.data(), wx0, wx1,
+                             plan.rowW[0][oy], plan.rowW[1][oy], yp + oy * ow,
+                             ow);
+      }
+    });
+    return;
+  }
   parallelRanges(plan.planes, grain, [&](int64_t first, int64_t last) {
     // Gathered taps of two source rows: [k][0] the first, [k][1] the second.
     std::vector<float> taps[2][2];

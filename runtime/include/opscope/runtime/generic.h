@@ -207,6 +207,15 @@ struct Resize2DPlan {
   /// Bilinear with ONNX Runtime's weights, blended in its order of
   /// operations (planResize2D, resize2D).
   bool ortOrder = false;
+  /// With ortOrder, the columns in blocks of kWindowCols outputs (the
+  /// tail past the last whole block has none), kWindowInts values a
+  /// block: the source column of its first output's first tap, then each
+  /// output's two taps as offsets from it, first taps then second taps;
+  /// -1 first where some tap is not within kWindowCols columns of it.
+  /// The vector tiers' row blends a block from one load of that window of
+  /// each source row (KernelTable::resizeRowOrt).
+  static constexpr int64_t kWindowCols = 8, kWindowInts = 1 + 2 * kWindowCols;
+  std::vector<int32_t> colWindows;
 };
 /// The plan, or nullopt when `p` or the shapes need the general resize.
 std::optional<Resize2DPlan> planResize2D(const ResizeParams &p,

@@ -335,6 +335,7 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.gelu = reference_tier::gelu;
   t.transcendental = reference_tier::transcendental;
   t.softplusRow = reference_tier::softplusRow;
+  t.resizeRowOrt = nullptr;
   OPSCOPE_FILL_ROW_KERNELS(reference_rows, t);
   t.toBf16 = reference_tier::toBf16;
   t.roundToBf16AsF32 = reference_tier::roundToBf16AsF32;

@@ -17,6 +17,8 @@
 #include "../Polynomials.h"
 #include "Avx2Lanes.h"
 
+#include "opscope/runtime/generic.h"
+
 #include <cmath>
 #include <immintrin.h>
 
@@ -730,6 +732,61 @@ AVX2 inline __m256i narrowLanes(__m256i a, __m256i b) {
 /// element. The same values, by any route. Bilinear 2x NCHW on a 1024 x
 /// 1024 map (bench-datamove, AMD EPYC Zen 3): 40% of the copy bandwidth
 /// with the element-wise gather.
+/// Resize2DPlan::colWindows' block width is this tier's vector.
+static_assert(Resize2DPlan::kWindowCols == 8);
+
+/// KernelTable::resizeRowOrt: each block of 8 outputs loads the window of
+/// 8 source columns its plan names from both rows (masked at the row's
+/// end), picks the four taps with vpermps and blends them in registers,
+/// with no gathered rows in between. Bilinear 2x NCHW to 16 x 1024 x 1024
+/// (bench-datamove, AMD EPYC Zen 3, one core): 46% of memcpy's bandwidth
+/// through gatherTaps and blendTapsOrt, their rows in L1. Blocks without a
+/// window (downsampling past 8:7) and the tail go element by element.
+AVX2 void resizeRowOrt(const float *r0, const float *r1, int64_t len,
+                       const int64_t *c0, const int64_t *c1,
+                       const int32_t *windows, const float *wx0,
+                       const float *wx1, float wy0, float wy1, float *y,
+                       int64_t n) {
+  auto one = [&](int64_t o) {
+    y[o] = wx0[o] * wy0 * r0[c0[o]] + wx1[o] * wy0 * r0[c1[o]] +
+           wx0[o] * wy1 * r1[c0[o]] + wx1[o] * wy1 * r1[c1[o]];
+  };
+  const __m256 vy0 = _mm256_set1_ps(wy0), vy1 = _mm256_set1_ps(wy1);
+  int64_t o = 0;
+  for (; o + 8 <= n; o += 8, windows += Resize2DPlan::kWindowInts) {
+    const int64_t base = windows[0];
+    if (base < 0) {
+      for (int64_t i = o; i < o + 8; ++i)
+        one(i);
+      continue;
+    }
+    __m256 s0, s1;
+    if (len - base >= 8) {
+      s0 = _mm256_loadu_ps(r0 + base);
+      s1 = _mm256_loadu_ps(r1 + base);
+    } else {
+      __m256i m = tailMask(len - base);
+      s0 = loadMasked(r0 + base, m);
+      s1 = loadMasked(r1 + base, m);
+    }
+    const __m256i i0 = _mm256_loadu_si256(
+                      reinterpret_cast<const __m256i *>(windows + 1)),
+                  i1 = _mm256_loadu_si256(
+                      reinterpret_cast<const __m256i *>(windows + 9));
+    const __m256 x0 = _mm256_loadu_ps(wx0 + o), x1 = _mm256_loadu_ps(wx1 + o);
+    __m256 sum = _mm256_add_ps(
+        _mm256_mul_ps(_mm256_mul_ps(x0, vy0), _mm256_permutevar8x32_ps(s0, i0)),
+        _mm256_mul_ps(_mm256_mul_ps(x1, vy0), _mm256_permutevar8x32_ps(s0, i1)));
+    sum = _mm256_add_ps(sum, _mm256_mul_ps(_mm256_mul_ps(x0, vy1),
+                                           _mm256_permutevar8x32_ps(s1, i0)));
+    sum = _mm256_add_ps(sum, _mm256_mul_ps(_mm256_mul_ps(x1, vy1),
+                                           _mm256_permutevar8x32_ps(s1, i1)));
+    _mm256_storeu_ps(y + o, sum);
+  }
+  for (; o < n; ++o)
+    one(o);
+}
+
 AVX2 void gatherTaps(const float *x, int64_t len, const int64_t *c0,
                      const int64_t *c1, float *t0, float *t1, int64_t n) {
   int64_t o = 0;
@@ -787,4 +844,5 @@ void opscope::rt::fillAvx2Kernels(KernelTable &t) {
   t.transpose32 = avx2_tier::transpose32;
   t.interleave2x32 = avx2_tier::interleave2x32;
   t.gatherTaps = avx2_tier::gatherTaps;
+  t.resizeRowOrt = avx2_tier::resizeRowOrt;
 }
