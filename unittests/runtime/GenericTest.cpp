@@ -389,12 +389,12 @@ TEST(GenericUnary, TranscendentalsAndClip) {
   EXPECT_EQ(out, (std::vector<int32_t>{-2, 0, 3}));
 }
 
-/// Softplus's vector row (log1p on Cephes' logf polynomial) and Elu's
-/// select at every tier: within 2.5e-7 relative of the double-precision
-/// function (below the smallest normal float, 2e-38 absolute), over
+/// Softplus's and Mish's vector rows and Elu's select at every tier, over
 /// [-100, 100] (through the range where e^-|x| underflows), with NaN, the
-/// infinities and -0.
-TEST(GenericUnary, SoftplusAndEluAtEveryTier) {
+/// infinities and -0: softplus within 2.5e-7 relative of the
+/// double-precision function (below the smallest normal float, 2e-38
+/// absolute), mish within 1e-6.
+TEST(GenericUnary, VectorActivationsAtEveryTier) {
   auto x = randomFloats(4099, 11, -100, 100);
   auto mid = randomFloats(4099, 12, -3, 3);
   x.insert(x.end(), mid.begin(), mid.end());
@@ -429,6 +429,24 @@ TEST(GenericUnary, SoftplusAndEluAtEveryTier) {
         worst = std::max(worst, err / want);
     }
     EXPECT_GT(worst, 0.0); // the vector rows approximate; not all exact
+    // Mish, x tanh(softplus(x)): within 1e-6 relative (2e-38 absolute
+    // below the normal floats), its NaN at -inf (-inf * 0) included.
+    unary(UnaryKind::Mish, DType::F32, x.data(), y.data(), x.size(), 0, 0);
+    for (size_t i = 0; i < x.size(); ++i) {
+      double v = x[i];
+      double sp = v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+      double want = v * std::tanh(sp);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << "mish x " << v;
+        continue;
+      }
+      if (std::isinf(want)) {
+        EXPECT_EQ(y[i], want) << "mish x " << v;
+        continue;
+      }
+      ASSERT_LE(std::fabs(y[i] - want), 1e-6 * std::fabs(want) + 2e-38)
+          << "mish x " << v;
+    }
     // Elu: x >= 0 keeps x (-0 too), else alpha (e^x - 1).
     const float alpha = 0.7f;
     unary(UnaryKind::Elu, DType::F32, x.data(), y.data(), x.size(), alpha, 0);
@@ -467,9 +485,10 @@ TEST(GenericUnary, EveryKindMatchesScalarAtEveryTier) {
       auto k = static_cast<UnaryKind>(ki);
       if (k == UnaryKind::Exp || k == UnaryKind::Erf || k == UnaryKind::Tanh ||
           k == UnaryKind::Sigmoid || k == UnaryKind::Swish ||
-          k == UnaryKind::Elu || k == UnaryKind::Softplus)
+          k == UnaryKind::Elu || k == UnaryKind::Softplus ||
+          k == UnaryKind::Mish)
         continue; // vectorized approximations, TranscendentalsAndClip and
-                  // SoftplusAndEluAtEveryTier
+                  // VectorActivationsAtEveryTier
       // Clip's bounds, LeakyRelu's slope, HardSigmoid's line, ...
       float alpha = k == UnaryKind::HardSigmoid ? 0.2f : 0.5f;
       float beta = k == UnaryKind::Clip ? 6.0f : 0.5f;

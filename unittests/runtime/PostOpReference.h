@@ -46,6 +46,9 @@ inline double referencePostOp(const PostOp &p, double v, double sum) {
     return std::min(1.0, std::max(0.0, a * v + b));
   case PostOpKind::Clip:
     return std::min(b, std::max(a, v));
+  case PostOpKind::Mish:
+    return v * std::tanh(v > 0 ? v + std::log1p(std::exp(-v))
+                               : std::log1p(std::exp(v)));
   case PostOpKind::Sum:
     return v + sum;
   }
@@ -68,7 +71,8 @@ inline std::vector<PostOp> everyActivation() {
           PostOp(PostOpKind::LeakyRelu, 0.1f),
           PostOp(PostOpKind::Elu, 0.7f),
           PostOp(PostOpKind::HardSigmoid, 0.2f, 0.5f),
-          PostOp(PostOpKind::Clip, -0.5f, 1.5f)};
+          PostOp(PostOpKind::Clip, -0.5f, 1.5f),
+          PostOp::Mish};
 }
 
 } // namespace opscope::rt::postops

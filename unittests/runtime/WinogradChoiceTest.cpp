@@ -82,8 +82,9 @@ TEST(WinogradChoice, StreamsWideWeightsWhereTheWorkPaysForIt) {
     }
     // Under OPSCOPE_WINOGRAD=f2x3 the 2x2 tiles: 24 FLOPs a byte at 16x16
     // (at the threshold), 27 at 64x64.
-    if (!f2x3Only())
+    if (!f2x3Only()) {
       EXPECT_EQ(wide.rfind("winograd_f4x3:", 0), 0u) << wide;
+    }
     EXPECT_EQ(deep.rfind(f2x3Only() ? "winograd_f2x3:" : "winograd_f4x3:", 0),
               0u)
         << deep;

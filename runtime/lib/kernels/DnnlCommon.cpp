@@ -85,6 +85,8 @@ void appendEltwise(dnnl::post_ops &ops, PostOp p) {
     return add(algorithm::eltwise_clip, 0.0f, 1.0f);
   case PostOpKind::Clip:
     return add(algorithm::eltwise_clip, p.alpha, p.beta);
+  case PostOpKind::Mish:
+    return add(algorithm::eltwise_mish);
   case PostOpKind::Sum:
     break;
   }

@@ -94,6 +94,8 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
         return eluRow(xf + b, yf + b, e - b, alpha);
       case UnaryKind::Softplus:
         return kernelTable().softplusRow(xf + b, yf + b, e - b);
+      case UnaryKind::Mish:
+        return kernelTable().mishRow(xf + b, yf + b, e - b);
       default:
         return kernelTable().unaryRow(k, xf + b, yf + b, e - b, alpha, beta);
       }

@@ -118,6 +118,9 @@ struct KernelTable {
   /// tier's 8-lane row serves the AVX-512 tiers too (there is no 16-lane
   /// form).
   void (*softplusRow)(const float *x, float *y, int64_t n);
+  /// y = mish(x) = x tanh(softplus(x)) over n floats (x may be y); the
+  /// AVX2 tier's serves the AVX-512 tiers as softplusRow's does.
+  void (*mishRow)(const float *x, float *y, int64_t n);
   /// y = a (op) b over n elements, a and b with strides 0 or 1 (or any).
   void (*arithRow)(BinaryKind k, const float *a, int64_t sa, const float *b,
                    int64_t sb, float *y, int64_t n);

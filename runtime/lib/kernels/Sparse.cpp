@@ -480,6 +480,9 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
   case PostOpKind::Swish:
     swishRow(row, row, len);
     break;
+  case PostOpKind::Mish:
+    kernelTable().mishRow(row, row, len);
+    break;
   case PostOpKind::LeakyRelu:
     kernelTable().unaryRow(UnaryKind::LeakyRelu, row, row, len, p.alpha, 0.0f);
     break;

@@ -1067,8 +1067,8 @@ func.func @case118() {
 // -----
 
 func.func @case119(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>, %r: tensor<4x8xf32>) {
-  // expected-error @+1 {{unknown post-op 'mish'}}
-  %0 = osc.inner_product %x, %w post_ops [mish] : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  // expected-error @+1 {{unknown post-op 'softsign'}}
+  %0 = osc.inner_product %x, %w post_ops [softsign] : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
   return
 }
 

@@ -54,8 +54,8 @@ func.func @parameterised_post_ops(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %r
   // CHECK: osc.inner_product %{{.*}}, %{{.*}} sum(%{{.*}}) post_ops [leaky_relu(1.000000e-01), sum, clip(-1.000000e+00, 2.500000e+00)] :
   %0 = osc.inner_product %x, %w sum(%r) post_ops [leaky_relu(0.1), sum, clip(-1.0, 2.5)]
       : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
-  // CHECK: osc.inner_product %{{.*}}, %{{.*}} post_ops [hard_sigmoid(0.166666672, 5.000000e-01), elu(1.000000e+00), relu6, swish] :
-  %1 = osc.inner_product %x, %w post_ops [hard_sigmoid(0.16666667, 0.5), elu(1.0), relu6, swish]
+  // CHECK: osc.inner_product %{{.*}}, %{{.*}} post_ops [hard_sigmoid(0.166666672, 5.000000e-01), elu(1.000000e+00), relu6, swish, mish] :
+  %1 = osc.inner_product %x, %w post_ops [hard_sigmoid(0.16666667, 0.5), elu(1.0), relu6, swish, mish]
       : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
 }

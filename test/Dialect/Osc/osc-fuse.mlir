@@ -1,6 +1,6 @@
 // RUN: opscope-opt %s -split-input-file -osc-fuse | FileCheck %s
 // RUN: opscope-opt %s -split-input-file -osc-fuse -mlir-print-debuginfo -mlir-print-local-scope | FileCheck %s --check-prefix=LOC
-// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-hard-swish=false fuse-swish=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
+// RUN: opscope-opt %s -split-input-file -osc-fuse="fuse-inner-product=false fuse-gelu=false fuse-hard-swish=false fuse-swish=false fuse-mish=false fuse-layer-norm=false fuse-post-ops=false fuse-attention=false fuse-conv-bn=false fold-scalars=false fold-transposes=false deconv-as-conv=false" | FileCheck %s --check-prefix=OFF
 
 // MatMul with a constant K x N weight and a bias Add (torch order: bias
 // first) becomes one inner_product with the weight transposed to N x K.
@@ -502,6 +502,51 @@ func.func @silu(%x: tensor<1x2x4x4xf32>, %z: tensor<1x2x4x4xf32>) -> (tensor<1x2
   %s4 = osc.unary sigmoid %d : tensor<1x2x4x4xf32>
   %e = osc.binary add %d, %s4 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %e, %s3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Mish as torch exports nn.Mish below opset 18, and as the importer expands
+// ONNX's Mish: Softplus(x), Tanh, Mul(x, .) after a convolution (YOLOv4,
+// CSPDarknet). x * tanh(softplus(x)) becomes osc.unary mish, which fuses
+// into the convolution as a post-op, the tanh on either side of the
+// product. Near misses stay: a softplus of another value, a tanh also
+// returned, and a tanh of the value itself (no softplus).
+// CHECK-LABEL: func.func @mish
+// CHECK: %[[A:.*]] = osc.conv %arg0, %{{.*}} post_ops [mish]
+// CHECK-NEXT: %[[B:.*]] = osc.conv %[[A]], %{{.*}} post_ops [mish]
+// CHECK-NEXT: %[[P:.*]] = osc.unary softplus %arg1
+// CHECK-NEXT: %[[T:.*]] = osc.unary tanh %[[P]]
+// CHECK-NEXT: %[[C:.*]] = osc.binary mul %[[B]], %[[T]]
+// CHECK-NEXT: %[[P2:.*]] = osc.unary softplus %[[C]]
+// CHECK-NEXT: %[[T2:.*]] = osc.unary tanh %[[P2]]
+// CHECK-NEXT: %[[D:.*]] = osc.binary mul %[[C]], %[[T2]]
+// CHECK-NEXT: %[[T3:.*]] = osc.unary tanh %[[D]]
+// CHECK-NEXT: %[[E:.*]] = osc.binary mul %[[D]], %[[T3]]
+// CHECK-NEXT: return %[[E]], %[[T2]]
+// LOC-LABEL: func.func @mish
+// LOC: post_ops [mish] {{.*}} loc(fused[{{.*}}"yolo.Conv.0"{{.*}}"yolo.Softplus.0"{{.*}}"yolo.Tanh.0"{{.*}}"yolo.Mul.0"{{.*}}])
+// OFF-LABEL: func.func @mish
+// OFF-NOT: mish
+func.func @mish(%x: tensor<1x2x4x4xf32>, %z: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = osc.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %a0 = osc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> loc("yolo.Conv.0")
+  %p0 = osc.unary softplus %a0 : tensor<1x2x4x4xf32> loc("yolo.Softplus.0")
+  %t0 = osc.unary tanh %p0 : tensor<1x2x4x4xf32> loc("yolo.Tanh.0")
+  %a = osc.binary mul %a0, %t0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> loc("yolo.Mul.0")
+  %b0 = osc.conv %a, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %p1 = osc.unary softplus %b0 : tensor<1x2x4x4xf32>
+  %t1 = osc.unary tanh %p1 : tensor<1x2x4x4xf32>
+  %b = osc.binary mul %t1, %b0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %p2 = osc.unary softplus %z : tensor<1x2x4x4xf32>
+  %t2 = osc.unary tanh %p2 : tensor<1x2x4x4xf32>
+  %c = osc.binary mul %b, %t2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %p3 = osc.unary softplus %c : tensor<1x2x4x4xf32>
+  %t3 = osc.unary tanh %p3 : tensor<1x2x4x4xf32>
+  %d = osc.binary mul %c, %t3 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %t4 = osc.unary tanh %d : tensor<1x2x4x4xf32>
+  %e = osc.binary mul %d, %t4 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %e, %t3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
 
 // -----

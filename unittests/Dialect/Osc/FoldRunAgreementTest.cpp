@@ -5,8 +5,8 @@
 // each kind on edge values (signed zeros, infinities, NaN, denormals, the
 // integer limits) and run the runtime kernel on the same values: the results
 // must be identical, bit for bit, except where the runtime deliberately
-// uses a vectorised approximation (f32 exp/erf/tanh/sigmoid/softplus from
-// the AVX2 tier up), which must stay within 8 ulp.
+// uses a vectorised approximation (f32 exp/erf/tanh/sigmoid/softplus/mish
+// from the AVX2 tier up), which must stay within 8 ulp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,7 +163,8 @@ protected:
           std::is_same_v<T, float> && level >= rt::IsaLevel::Avx2 &&
           (rtKind == rt::UnaryKind::Exp || rtKind == rt::UnaryKind::Erf ||
            rtKind == rt::UnaryKind::Tanh || rtKind == rt::UnaryKind::Sigmoid ||
-           rtKind == rt::UnaryKind::Swish || rtKind == rt::UnaryKind::Softplus);
+           rtKind == rt::UnaryKind::Swish || rtKind == rt::UnaryKind::Softplus ||
+           rtKind == rt::UnaryKind::Mish);
       for (size_t i = 0; i < x.size(); ++i) {
         bool ok;
         if constexpr (std::is_same_v<T, float>)
@@ -249,7 +250,8 @@ TEST_F(FoldRunAgreement, VectorisedTranscendentalsStayClose) {
     if (rt::setKernelTier(level) != level)
       continue;
     for (auto k : {rt::UnaryKind::Exp, rt::UnaryKind::Erf, rt::UnaryKind::Tanh,
-                   rt::UnaryKind::Sigmoid, rt::UnaryKind::Softplus}) {
+                   rt::UnaryKind::Sigmoid, rt::UnaryKind::Softplus,
+                   rt::UnaryKind::Mish}) {
       std::vector<float> run(x.size());
       rt::unary(k, rt::DType::F32, x.data(), run.data(),
                 static_cast<int64_t>(x.size()), 0, 0);

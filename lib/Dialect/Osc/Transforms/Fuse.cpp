@@ -46,6 +46,8 @@ struct FusePass : osc::impl::OscFuseBase<FusePass> {
       populateOscHardSwishFusionPatterns(patterns, &numHardSwishes);
     if (fuseSwish)
       populateOscSwishFusionPatterns(patterns, &numSwishes);
+    if (fuseMish)
+      populateOscMishFusionPatterns(patterns, &numMishes);
     if (fuseLayerNorm)
       populateOscLayerNormFusionPatterns(patterns, &numLayerNorms);
     if (fusePostOps)

@@ -258,6 +258,43 @@ struct FuseSwish : CountedPattern<BinaryOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Mish
+//===----------------------------------------------------------------------===//
+
+/// x * tanh(softplus(x)), the softplus and the tanh single-use (ONNX's
+/// Mish as the importer expands it; torch exports nn.Mish below opset 18
+/// as Softplus, Tanh and Mul: YOLOv4, CSPDarknet), becomes `osc.unary
+/// mish`, which then fuses into its producer as a post-op (the producer's
+/// result has two users until then, as with SiLU).
+struct FuseMish : CountedPattern<BinaryOp> {
+  using CountedPattern::CountedPattern;
+  LogicalResult matchAndRewrite(BinaryOp op,
+                                PatternRewriter &rw) const override {
+    if (op.getKind() != BinaryKind::mul ||
+        !isa<FloatType>(typeOf(op.getResult()).getElementType()))
+      return failure();
+    for (Value side : {op.getLhs(), op.getRhs()}) {
+      auto tanh = definingOp<UnaryOp>(side);
+      Value x = otherOperand(op, side);
+      if (!tanh || tanh.getKind() != UnaryKind::tanh || !side.hasOneUse() ||
+          x.getType() != op.getType())
+        continue;
+      auto softplus = definingOp<UnaryOp>(tanh.getInput());
+      if (!softplus || softplus.getKind() != UnaryKind::softplus ||
+          !tanh.getInput().hasOneUse() || softplus.getInput() != x)
+        continue;
+      auto mish = rw.create<UnaryOp>(
+          rw.getFusedLoc({softplus->getLoc(), tanh->getLoc(), op->getLoc()}),
+          x.getType(), UnaryKind::mish, x, FloatAttr(), FloatAttr());
+      rw.replaceOp(op, mish.getResult());
+      count();
+      return success();
+    }
+    return failure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Post-ops
 //===----------------------------------------------------------------------===//
 
@@ -294,6 +331,8 @@ PostOpAttr activationPostOp(Operation *op) {
     return plain(PostOpKind::hard_swish);
   case UnaryKind::swish:
     return plain(PostOpKind::swish);
+  case UnaryKind::mish:
+    return plain(PostOpKind::mish);
   case UnaryKind::leaky_relu:
     return with(PostOpKind::leaky_relu);
   case UnaryKind::elu:
@@ -415,6 +454,11 @@ void osc::populateOscHardSwishFusionPatterns(RewritePatternSet &patterns,
 void osc::populateOscSwishFusionPatterns(RewritePatternSet &patterns,
                                         Counter *counter) {
   patterns.add<FuseSwish>(patterns.getContext(), counter);
+}
+
+void osc::populateOscMishFusionPatterns(RewritePatternSet &patterns,
+                                       Counter *counter) {
+  patterns.add<FuseMish>(patterns.getContext(), counter);
 }
 
 void osc::populateOscPostOpFusionPatterns(RewritePatternSet &patterns,

@@ -126,6 +126,11 @@ void softplusRow(const float *x, float *y, int64_t n) {
     y[i] = unaryFloat<float>(UnaryKind::Softplus, x[i], 0.0f, 0.0f);
 }
 
+void mishRow(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = unaryFloat<float>(UnaryKind::Mish, x[i], 0.0f, 0.0f);
+}
+
 void toBf16(const float *x, uint16_t *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = sparse::toBf16(x[i]);
@@ -335,6 +340,7 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.gelu = reference_tier::gelu;
   t.transcendental = reference_tier::transcendental;
   t.softplusRow = reference_tier::softplusRow;
+  t.mishRow = reference_tier::mishRow;
   t.resizeRowOrt = nullptr;
   OPSCOPE_FILL_ROW_KERNELS(reference_rows, t);
   t.toBf16 = reference_tier::toBf16;

@@ -78,7 +78,9 @@ def Osc_PostOpKind : I32EnumAttr<"PostOpKind", "fused post-operation", [
     I32EnumAttrCase<"leaky_relu", 9>,
     I32EnumAttrCase<"elu", 10>,
     I32EnumAttrCase<"hard_sigmoid", 11>,
-    I32EnumAttrCase<"clip", 12>
+    I32EnumAttrCase<"clip", 12>,
+    // Mish, x * tanh(softplus(x)) (YOLOv4 and CSPDarknet exports).
+    I32EnumAttrCase<"mish", 13>
   ]> {
   let cppNamespace = "::opscope::osc";
 }
@@ -155,7 +157,11 @@ def Osc_UnaryKind : I32EnumAttr<"UnaryKind", "elementwise unary function", [
     I32EnumAttrCase<"celu", 36>,
     // SiLU, x * sigmoid(x): torch exports nn.SiLU as Sigmoid and Mul
     // (YOLOv5/v8, EfficientNet); fuse-swish makes it one op.
-    I32EnumAttrCase<"swish", 37>
+    I32EnumAttrCase<"swish", 37>,
+    // Mish, x * tanh(softplus(x)): ONNX's Mish (opset 18) is that function,
+    // and torch exports nn.Mish below opset 18 as Softplus, Tanh and Mul
+    // (YOLOv4, CSPDarknet); fuse-mish makes it one op.
+    I32EnumAttrCase<"mish", 38>
   ]> {
   let cppNamespace = "::opscope::osc";
 }

@@ -43,6 +43,9 @@ void populateOscHardSwishFusionPatterns(mlir::RewritePatternSet &patterns,
 /// x * sigmoid(x) -> osc.unary swish (SiLU).
 void populateOscSwishFusionPatterns(mlir::RewritePatternSet &patterns,
                                     llvm::Statistic *counter = nullptr);
+/// x * tanh(softplus(x)) -> osc.unary mish.
+void populateOscMishFusionPatterns(mlir::RewritePatternSet &patterns,
+                                   llvm::Statistic *counter = nullptr);
 /// Decomposed LayerNorm -> osc.layer_norm.
 void populateOscLayerNormFusionPatterns(mlir::RewritePatternSet &patterns,
                                         llvm::Statistic *counter = nullptr);

@@ -57,10 +57,13 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     * `fuse-swish`: SiLU written out, `x * sigmoid(x)` (torch exports of
       nn.SiLU: YOLOv5/v8, EfficientNet), becomes `osc.unary swish` (then a
       post-op).
+    * `fuse-mish`: Mish written out, `x * tanh(softplus(x))` (ONNX's Mish
+      as the importer expands it, and torch exports of nn.Mish below opset
+      18: YOLOv4, CSPDarknet), becomes `osc.unary mish` (then a post-op).
     * `fuse-layer-norm`: ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
       becomes `osc.layer_norm`.
     * `fuse-post-ops`: activations (relu, relu6, gelu, sigmoid, tanh,
-      hard_swish, swish, and with their parameters leaky_relu, elu,
+      hard_swish, swish, mish, and with their parameters leaky_relu, elu,
       hard_sigmoid and a clip to finite bounds)
       and residual Adds following an inner_product or conv with no other
       users become post-ops (`sum` for the residual).
@@ -99,6 +102,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Option<"fuseGelu", "fuse-gelu", "bool", "true", "GELU formulas to osc.gelu">,
     Option<"fuseHardSwish", "fuse-hard-swish", "bool", "true", "hardswish formulas to osc.unary hard_swish">,
     Option<"fuseSwish", "fuse-swish", "bool", "true", "x * sigmoid(x) to osc.unary swish">,
+    Option<"fuseMish", "fuse-mish", "bool", "true", "x * tanh(softplus(x)) to osc.unary mish">,
     Option<"fuseLayerNorm", "fuse-layer-norm", "bool", "true", "decomposed LayerNorm to osc.layer_norm">,
     Option<"fusePostOps", "fuse-post-ops", "bool", "true", "activations and residual sums as post-ops">,
     Option<"fuseAttention", "fuse-attention", "bool", "true", "attention masks into softmax">,
@@ -112,6 +116,7 @@ def OscFuse : Pass<"osc-fuse", "::mlir::func::FuncOp"> {
     Statistic<"numGelus", "gelus", "GELU patterns fused">,
     Statistic<"numHardSwishes", "hard-swishes", "hardswish patterns fused">,
     Statistic<"numSwishes", "swishes", "x * sigmoid(x) patterns fused">,
+    Statistic<"numMishes", "mishes", "x * tanh(softplus(x)) patterns fused">,
     Statistic<"numLayerNorms", "layer-norms", "LayerNorm patterns fused">,
     Statistic<"numPostOps", "post-ops", "activations and residuals fused as post-ops">,
     Statistic<"numMasks", "masks", "attention masks fused into softmax">,

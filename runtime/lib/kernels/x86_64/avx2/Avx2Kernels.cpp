@@ -386,6 +386,24 @@ AVX2 void softplusRow(const float *x, float *y, int64_t n) {
   mapRow<SoftplusLanes>(x, y, n);
 }
 
+/// mish(x) = x tanh(log(1 + e^x)) = x n / (n + 2) with n = e^x (e^x + 2)
+/// ((1 + e^x)^2 = n + 1): one exp and one division, no log or tanh. e^x
+/// from x clamped to 20 (past it the ratio rounds to 1, and e^2x would
+/// overflow). mish(+inf) = inf; mish(-inf) = -inf * 0 = NaN, as the scalar
+/// definition gives; NaN stays NaN.
+struct MishLanes {
+  AVX2 static __m256 lanes(__m256 x) {
+    const __m256 two = _mm256_set1_ps(2.0f);
+    __m256 e = exp256(_mm256_min_ps(_mm256_set1_ps(20.0f), x));
+    __m256 n = _mm256_mul_ps(e, _mm256_add_ps(e, two));
+    return _mm256_mul_ps(x, _mm256_div_ps(n, _mm256_add_ps(n, two)));
+  }
+};
+
+AVX2 void mishRow(const float *x, float *y, int64_t n) {
+  mapRow<MishLanes>(x, y, n);
+}
+
 AVX2 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
   if (tanhForm)
     mapRow<GeluTanhLanes>(x, y, n);
@@ -820,6 +838,7 @@ void opscope::rt::fillAvx2Kernels(KernelTable &t) {
   t.gelu = avx2_tier::gelu;
   t.transcendental = avx2_tier::transcendental;
   t.softplusRow = avx2_tier::softplusRow;
+  t.mishRow = avx2_tier::mishRow;
   OPSCOPE_FILL_ROW_KERNELS(avx2_rows, t);
   t.maxPixelNhwc = avx2_tier::maxPixelNhwc;
   t.toBf16 = avx2_tier::toBf16;
