@@ -11,7 +11,9 @@ stopped. Without --scheduler it starts a LocalCluster with one single-thread
 worker per core. See docs/sweep.md.
 """
 import argparse
+import asyncio
 import collections
+import concurrent.futures
 import importlib.util
 import logging
 import os
@@ -281,17 +283,28 @@ class _Runs:
 
     def collect(self, f):
         p, t, started = self.running.pop(f)
-        if f.status == "cancelled" and self.resubmitted[(p.id, t)] < 3:
+        result, lost = None, f.status == "cancelled"
+        if f.status == "finished":
+            try:
+                result = f.result()
+            except (concurrent.futures.CancelledError, asyncio.CancelledError):
+                # It finished on a worker that died before its result was
+                # gathered, and with no worker left to run it again Dask
+                # cancelled it (sweep-kill.test's last worker, killed just
+                # as a point finished, raised this out of the sweep once):
+                # it waits for a worker as a cancelled task does.
+                lost = True
+        if lost and self.resubmitted[(p.id, t)] < 3:
             self.models.pop(p.model.name, None)
             self.waiting[(p, t)] = time.time()
             return
         self.count += 1
-        if f.status != "finished":
-            why = f.exception() if f.status == "error" else f.status
+        if result is None:
+            why = f.exception() if f.status == "error" else "cancelled" if lost else f.status
             return self.give_up(p, t, "%s: %s" % (type(why).__name__, why)
                                 if isinstance(why, BaseException) else why)
         old = [n for n, s in self.on_disk.get((p.id, t), []) if s != "ok"]
-        name, record = self.results.write(f.result(), {
+        name, record = self.results.write(result, {
             "wall_s": round(time.time() - started, 3), "warmup": self.spec.warmup}, old)
         _say("[%d/%d] %s %s" % (self.count, self.total, p.id, _describe(record)))
 
