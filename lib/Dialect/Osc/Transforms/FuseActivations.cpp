@@ -225,72 +225,83 @@ struct FuseHardSwish : CountedPattern<BinaryOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// SiLU (swish)
+// SiLU (swish) and Mish: x times a gate of x
 //===----------------------------------------------------------------------===//
 
-/// x * sigmoid(x), the sigmoid single-use (torch exports nn.SiLU as Sigmoid
-/// and Mul: YOLOv5/v8, EfficientNet), becomes `osc.unary swish`, which then
-/// fuses into its producer as a post-op. The producer's result has two
-/// users until then (the sigmoid and the product), so neither the sigmoid
-/// nor the product could fuse.
+/// The product `op` of x and a gate computed from x alone, on either side,
+/// becomes `osc.unary kind` of x. `gate(side, x)` gives the locations of
+/// the ops that compute the gate from x, each single-use, outermost last
+/// (none where `side` is not such a gate); the new op's location fuses
+/// them with the product's. The producer of x has two users until then
+/// (the gate and the product), so neither could fuse into it; as one op it
+/// becomes its producer's post-op.
+template <typename Gate>
+LogicalResult fuseGatedProduct(BinaryOp op, PatternRewriter &rw,
+                               UnaryKind kind, Gate gate) {
+  if (op.getKind() != BinaryKind::mul ||
+      !isa<FloatType>(typeOf(op.getResult()).getElementType()))
+    return failure();
+  for (Value side : {op.getLhs(), op.getRhs()}) {
+    Value x = otherOperand(op, side);
+    if (x.getType() != op.getType())
+      continue;
+    SmallVector<Location> locs = gate(side, x);
+    if (locs.empty())
+      continue;
+    locs.push_back(op->getLoc());
+    auto fused = rw.create<UnaryOp>(rw.getFusedLoc(locs), x.getType(), kind,
+                                    x, FloatAttr(), FloatAttr());
+    rw.replaceOp(op, fused.getResult());
+    return success();
+  }
+  return failure();
+}
+
+/// The single-use osc.unary `kind` that `v` is, of anything.
+UnaryOp singleUseUnary(Value v, UnaryKind kind) {
+  auto u = definingOp<UnaryOp>(v);
+  return u && u.getKind() == kind && v.hasOneUse() ? u : UnaryOp();
+}
+
+/// x * sigmoid(x) (torch exports nn.SiLU as Sigmoid and Mul: YOLOv5/v8,
+/// EfficientNet) becomes `osc.unary swish`.
 struct FuseSwish : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op,
                                 PatternRewriter &rw) const override {
-    if (op.getKind() != BinaryKind::mul ||
-        !isa<FloatType>(typeOf(op.getResult()).getElementType()))
+    auto gate = [](Value side, Value x) -> SmallVector<Location> {
+      UnaryOp sig = singleUseUnary(side, UnaryKind::sigmoid);
+      if (!sig || sig.getInput() != x)
+        return {};
+      return {sig->getLoc()};
+    };
+    if (failed(fuseGatedProduct(op, rw, UnaryKind::swish, gate)))
       return failure();
-    for (Value side : {op.getLhs(), op.getRhs()}) {
-      auto sig = definingOp<UnaryOp>(side);
-      Value x = otherOperand(op, side);
-      if (!sig || sig.getKind() != UnaryKind::sigmoid || !side.hasOneUse() ||
-          sig.getInput() != x || x.getType() != op.getType())
-        continue;
-      auto swish = rw.create<UnaryOp>(
-          rw.getFusedLoc({sig->getLoc(), op->getLoc()}), x.getType(),
-          UnaryKind::swish, x, FloatAttr(), FloatAttr());
-      rw.replaceOp(op, swish.getResult());
-      count();
-      return success();
-    }
-    return failure();
+    count();
+    return success();
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Mish
-//===----------------------------------------------------------------------===//
-
-/// x * tanh(softplus(x)), the softplus and the tanh single-use (ONNX's
-/// Mish as the importer expands it; torch exports nn.Mish below opset 18
-/// as Softplus, Tanh and Mul: YOLOv4, CSPDarknet), becomes `osc.unary
-/// mish`, which then fuses into its producer as a post-op (the producer's
-/// result has two users until then, as with SiLU).
+/// x * tanh(softplus(x)) (ONNX's Mish as the importer expands it; torch
+/// exports nn.Mish below opset 18 as Softplus, Tanh and Mul: YOLOv4,
+/// CSPDarknet) becomes `osc.unary mish`.
 struct FuseMish : CountedPattern<BinaryOp> {
   using CountedPattern::CountedPattern;
   LogicalResult matchAndRewrite(BinaryOp op,
                                 PatternRewriter &rw) const override {
-    if (op.getKind() != BinaryKind::mul ||
-        !isa<FloatType>(typeOf(op.getResult()).getElementType()))
+    auto gate = [](Value side, Value x) -> SmallVector<Location> {
+      UnaryOp tanh = singleUseUnary(side, UnaryKind::tanh);
+      UnaryOp softplus =
+          tanh ? singleUseUnary(tanh.getInput(), UnaryKind::softplus)
+               : UnaryOp();
+      if (!softplus || softplus.getInput() != x)
+        return {};
+      return {softplus->getLoc(), tanh->getLoc()};
+    };
+    if (failed(fuseGatedProduct(op, rw, UnaryKind::mish, gate)))
       return failure();
-    for (Value side : {op.getLhs(), op.getRhs()}) {
-      auto tanh = definingOp<UnaryOp>(side);
-      Value x = otherOperand(op, side);
-      if (!tanh || tanh.getKind() != UnaryKind::tanh || !side.hasOneUse() ||
-          x.getType() != op.getType())
-        continue;
-      auto softplus = definingOp<UnaryOp>(tanh.getInput());
-      if (!softplus || softplus.getKind() != UnaryKind::softplus ||
-          !tanh.getInput().hasOneUse() || softplus.getInput() != x)
-        continue;
-      auto mish = rw.create<UnaryOp>(
-          rw.getFusedLoc({softplus->getLoc(), tanh->getLoc(), op->getLoc()}),
-          x.getType(), UnaryKind::mish, x, FloatAttr(), FloatAttr());
-      rw.replaceOp(op, mish.getResult());
-      count();
-      return success();
-    }
-    return failure();
+    count();
+    return success();
   }
 };
 
