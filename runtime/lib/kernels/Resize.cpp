@@ -11,9 +11,9 @@
 #include "Parallel.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 using namespace opscope::rt;
