@@ -4,8 +4,9 @@
 // cheap operation per element, on 1024x1024 activations (16 channels of
 // f32: 64 MiB a tensor, far beyond the caches): concat, bilinear 2x resize
 // and pad, NCHW and channels-last as osc-conv-layout runs them, and the
-// element-wise ops left alone between convolutions (Clip, Relu, HardSwish,
-// a same-shaped Add). Each row's `copy_%` is its bytes (every input read
+// element-wise ops left alone between convolutions (every activation a
+// model can leave unfused, with ONNX's default parameters, and a
+// same-shaped Add). Each row's `copy_%` is its bytes (every input read
 // once, the output written once) per second against this process's
 // measured memcpy bandwidth of the same size: the goal is >= 50%.
 // Runs at the tier in force (OPSCOPE_MAX_ISA lowers it), in rounds that
@@ -117,8 +118,8 @@ std::vector<Case> cases() {
   for (UnaryKind k :
        {UnaryKind::Clip, UnaryKind::Relu, UnaryKind::LeakyRelu,
         UnaryKind::HardSwish, UnaryKind::HardSigmoid, UnaryKind::Sigmoid,
-        UnaryKind::Tanh, UnaryKind::Elu, UnaryKind::Softplus, UnaryKind::Erf,
-        UnaryKind::Exp}) {
+        UnaryKind::Tanh, UnaryKind::Elu, UnaryKind::Softplus, UnaryKind::Mish,
+        UnaryKind::Erf, UnaryKind::Exp}) {
     auto x = std::make_shared<std::vector<float>>(kElems);
     for (int64_t i = 0; i < kElems; ++i)
       (*x)[i] = float(i % 97) * 0.125f - 6.0f;
