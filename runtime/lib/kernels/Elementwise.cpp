@@ -91,7 +91,7 @@ void opscope::rt::unary(UnaryKind k, DType t, const void *x, void *y,
       case UnaryKind::Swish:
         return swishRow(xf + b, yf + b, e - b);
       case UnaryKind::Elu:
-        return eluRow(xf + b, yf + b, e - b, alpha);
+        return kernelTable().eluRow(xf + b, yf + b, e - b, alpha);
       case UnaryKind::Softplus:
         return kernelTable().softplusRow(xf + b, yf + b, e - b);
       case UnaryKind::Mish:

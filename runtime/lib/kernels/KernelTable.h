@@ -121,6 +121,10 @@ struct KernelTable {
   /// y = mish(x) = x tanh(softplus(x)) over n floats (x may be y); the
   /// AVX2 tier's serves the AVX-512 tiers as softplusRow's does.
   void (*mishRow)(const float *x, float *y, int64_t n);
+  /// y = x >= 0 ? x : alpha (e^x - 1) over n floats (x may be y): the
+  /// reference tier's is eluRow below (the table's exp a chunk at a time,
+  /// then the select); the AVX2 tier's, one pass, serves the AVX-512 tiers.
+  void (*eluRow)(const float *x, float *y, int64_t n, float alpha);
   /// y = a (op) b over n elements, a and b with strides 0 or 1 (or any).
   void (*arithRow)(BinaryKind k, const float *a, int64_t sa, const float *b,
                    int64_t sb, float *y, int64_t n);
@@ -318,7 +322,7 @@ void applyActivation(PostOp p, float *row, int64_t len);
 /// SiLU, y = x * sigmoid(x), on the table's sigmoid (x may be y).
 void swishRow(const float *x, float *y, int64_t n);
 /// y = x >= 0 ? x : alpha (exp(x) - 1) with the table's vectorised exp (x
-/// may be y).
+/// may be y): the reference tier's KernelTable::eluRow.
 void eluRow(const float *x, float *y, int64_t n, float alpha);
 
 /// The reference elementwise rows and reductions, shared by the tiers

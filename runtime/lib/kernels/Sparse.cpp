@@ -487,7 +487,7 @@ void opscope::rt::applyActivation(PostOp p, float *row, int64_t len) {
     kernelTable().unaryRow(UnaryKind::LeakyRelu, row, row, len, p.alpha, 0.0f);
     break;
   case PostOpKind::Elu:
-    eluRow(row, row, len, p.alpha);
+    kernelTable().eluRow(row, row, len, p.alpha);
     break;
   case PostOpKind::HardSigmoid:
     kernelTable().unaryRow(UnaryKind::HardSigmoid, row, row, len, p.alpha,

@@ -341,6 +341,7 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.transcendental = reference_tier::transcendental;
   t.softplusRow = reference_tier::softplusRow;
   t.mishRow = reference_tier::mishRow;
+  t.eluRow = opscope::rt::eluRow;
   t.resizeRowOrt = nullptr;
   OPSCOPE_FILL_ROW_KERNELS(reference_rows, t);
   t.toBf16 = reference_tier::toBf16;

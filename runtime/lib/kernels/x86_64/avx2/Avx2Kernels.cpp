@@ -404,6 +404,28 @@ AVX2 void mishRow(const float *x, float *y, int64_t n) {
   mapRow<MishLanes>(x, y, n);
 }
 
+/// Elu in one pass: alpha (e^x - 1) from x clamped to 0 (e^x cannot
+/// overflow), taken where x < 0 (x itself elsewhere: -0 stays -0, NaN stays
+/// NaN), with the same operations as the two-pass eluRow. Two passes (the
+/// exp row into a chunk, then the select) ran at 59-61% of memcpy's
+/// bandwidth on a 64 MiB tensor, this one at 95% (Zen 3).
+AVX2 void eluRow(const float *x, float *y, int64_t n, float alpha) {
+  const __m256 a = _mm256_set1_ps(alpha), one = _mm256_set1_ps(1.0f),
+               zero = _mm256_setzero_ps();
+  auto lanes = [&](__m256 v) AVX2 {
+    __m256 neg = _mm256_mul_ps(
+        a, _mm256_sub_ps(exp256(_mm256_min_ps(zero, v)), one));
+    return _mm256_blendv_ps(v, neg, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+  };
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(y + i, lanes(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    __m256i m = tailMask(n - i);
+    _mm256_maskstore_ps(y + i, m, lanes(_mm256_maskload_ps(x + i, m)));
+  }
+}
+
 AVX2 void gelu(const float *x, float *y, int64_t n, bool tanhForm) {
   if (tanhForm)
     mapRow<GeluTanhLanes>(x, y, n);
@@ -839,6 +861,7 @@ void opscope::rt::fillAvx2Kernels(KernelTable &t) {
   t.transcendental = avx2_tier::transcendental;
   t.softplusRow = avx2_tier::softplusRow;
   t.mishRow = avx2_tier::mishRow;
+  t.eluRow = avx2_tier::eluRow;
   OPSCOPE_FILL_ROW_KERNELS(avx2_rows, t);
   t.maxPixelNhwc = avx2_tier::maxPixelNhwc;
   t.toBf16 = avx2_tier::toBf16;
