@@ -302,6 +302,9 @@ void fillReferenceKernels(KernelTable &t);
 void fillReferenceWinogradKernels(KernelTable &t);
 #if defined(__x86_64__)
 void fillAvx2Kernels(KernelTable &t);
+/// Its 32-bit data movement (Avx2DataMovement.cpp); fillAvx2Kernels calls
+/// it, after the generic rows it overrides.
+void fillAvx2DataMovementKernels(KernelTable &t);
 void fillAvx2WinogradKernels(KernelTable &t);
 void fillAvx2GemmKernels(KernelTable &t);
 void fillAvx2PackKernels(KernelTable &t);
