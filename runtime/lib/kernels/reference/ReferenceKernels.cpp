@@ -121,14 +121,10 @@ void transcendental(Transcendental f, const float *x, float *y,
   }
 }
 
-void softplusRow(const float *x, float *y, int64_t n) {
+/// Unary kind K's scalar definition over a row (softplusRow, mishRow).
+template <UnaryKind K> void scalarRow(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = unaryFloat<float>(UnaryKind::Softplus, x[i], 0.0f, 0.0f);
-}
-
-void mishRow(const float *x, float *y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = unaryFloat<float>(UnaryKind::Mish, x[i], 0.0f, 0.0f);
+    y[i] = unaryFloat<float>(K, x[i], 0.0f, 0.0f);
 }
 
 void toBf16(const float *x, uint16_t *y, int64_t n) {
@@ -339,8 +335,8 @@ void opscope::rt::fillReferenceKernels(KernelTable &t) {
   t.softmax = reference_tier::softmax;
   t.gelu = reference_tier::gelu;
   t.transcendental = reference_tier::transcendental;
-  t.softplusRow = reference_tier::softplusRow;
-  t.mishRow = reference_tier::mishRow;
+  t.softplusRow = reference_tier::scalarRow<UnaryKind::Softplus>;
+  t.mishRow = reference_tier::scalarRow<UnaryKind::Mish>;
   t.eluRow = opscope::rt::eluRow;
   t.resizeRowOrt = nullptr;
   OPSCOPE_FILL_ROW_KERNELS(reference_rows, t);

@@ -2,7 +2,7 @@
 //
 // Part of opscope's runtime. The AVX2 + FMA tier's table entries that move
 // 32-bit elements: transposes and interleaving, channels-last max pooling's
-// pixel, and bilinear resize's tap gathering and ONNX Runtime-order rows.
+// pixel, and bilinear resize's rows in ONNX Runtime's order.
 // Eight lanes, tails masked (Avx2Lanes.h); compiled with
 // -ffp-contract=off (resizeRowOrt's products and sums are ONNX Runtime's,
 // each rounded).
@@ -108,35 +108,6 @@ AVX2 void maxPixelNhwc(const float *const *px, int64_t count, float *y,
   }
 }
 
-/// Four int64 indices minus `base`, and whether each lies in [0, 8).
-AVX2 inline __m256i windowLanes(const int64_t *c, __m256i base,
-                                __m256i &inside) {
-  __m256i l = _mm256_sub_epi64(_mm256_loadu_si256(
-                                   reinterpret_cast<const __m256i *>(c)),
-                               base);
-  inside = _mm256_and_si256(
-      _mm256_cmpgt_epi64(l, _mm256_set1_epi64x(-1)),
-      _mm256_cmpgt_epi64(_mm256_set1_epi64x(8), l));
-  return l;
-}
-
-/// The low 32 bits of two vectors of four int64: eight int32 in order.
-AVX2 inline __m256i narrowLanes(__m256i a, __m256i b) {
-  __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(a),
-                                    _mm256_castsi256_ps(b),
-                                    _MM_SHUFFLE(2, 0, 2, 0));
-  return _mm256_castpd_si256(_mm256_permute4x64_pd(
-      _mm256_castps_pd(packed), _MM_SHUFFLE(3, 1, 2, 0)));
-}
-
-/// Resize's tap gathering (RowKernels.h's gatherTaps), as the AVX-512
-/// tier's on half the width: 8 outputs at a time whose taps lie within 8
-/// source elements of the first one (upsampling, and downsampling to 7/8
-/// or more) come from one load of that window (masked at the row's end)
-/// and one vpermps each; other blocks and the tail gather element by
-/// element. The same values, by any route. Bilinear 2x NCHW on a 1024 x
-/// 1024 map (bench-datamove, AMD EPYC Zen 3): 40% of the copy bandwidth
-/// with the element-wise gather.
 /// Resize2DPlan::colWindows' block width is this tier's vector.
 static_assert(Resize2DPlan::kWindowCols == 8);
 
@@ -145,8 +116,10 @@ static_assert(Resize2DPlan::kWindowCols == 8);
 /// end), picks the four taps with vpermps and blends them in registers,
 /// with no gathered rows in between. Bilinear 2x NCHW to 16 x 1024 x 1024
 /// (bench-datamove, AMD EPYC Zen 3, one core): 46% of memcpy's bandwidth
-/// through gatherTaps and blendTapsOrt, their rows in L1. Blocks without a
-/// window (downsampling past 8:7) and the tail go element by element.
+/// when the taps were first gathered into rows (in L1) and four rows then
+/// blended (gatherTaps and blendTapsOrt, which only the reference tier
+/// keeps), 65-72% so. Blocks without a window (downsampling past 8:7) and
+/// the tail go element by element, with the same operations.
 AVX2 void resizeRowOrt(const float *r0, const float *r1, int64_t len,
                        const int64_t *c0, const int64_t *c1,
                        const int32_t *windows, const float *wx0,
@@ -192,45 +165,11 @@ AVX2 void resizeRowOrt(const float *r0, const float *r1, int64_t len,
     one(o);
 }
 
-AVX2 void gatherTaps(const float *x, int64_t len, const int64_t *c0,
-                     const int64_t *c1, float *t0, float *t1, int64_t n) {
-  int64_t o = 0;
-  for (; o + 8 <= n; o += 8) {
-    const int64_t base = c0[o];
-    __m256i b = _mm256_set1_epi64x(base), in[4];
-    __m256i l0a = windowLanes(c0 + o, b, in[0]);
-    __m256i l0b = windowLanes(c0 + o + 4, b, in[1]);
-    __m256i l1a = windowLanes(c1 + o, b, in[2]);
-    __m256i l1b = windowLanes(c1 + o + 4, b, in[3]);
-    __m256i all = _mm256_and_si256(_mm256_and_si256(in[0], in[1]),
-                                   _mm256_and_si256(in[2], in[3]));
-    if (_mm256_movemask_epi8(all) != -1) {
-      for (int64_t i = o; i < o + 8; ++i) {
-        t0[i] = x[c0[i]];
-        t1[i] = x[c1[i]];
-      }
-      continue;
-    }
-    int64_t avail = len - base;
-    __m256 window = avail >= 8 ? _mm256_loadu_ps(x + base)
-                               : loadMasked(x + base, tailMask(avail));
-    _mm256_storeu_ps(t0 + o, _mm256_permutevar8x32_ps(
-                                 window, narrowLanes(l0a, l0b)));
-    _mm256_storeu_ps(t1 + o, _mm256_permutevar8x32_ps(
-                                 window, narrowLanes(l1a, l1b)));
-  }
-  for (; o < n; ++o) {
-    t0[o] = x[c0[o]];
-    t1[o] = x[c1[o]];
-  }
-}
-
 } // namespace opscope::rt::avx2_tier
 
 void opscope::rt::fillAvx2DataMovementKernels(KernelTable &t) {
   t.maxPixelNhwc = avx2_tier::maxPixelNhwc;
   t.transpose32 = avx2_tier::transpose32;
   t.interleave2x32 = avx2_tier::interleave2x32;
-  t.gatherTaps = avx2_tier::gatherTaps;
   t.resizeRowOrt = avx2_tier::resizeRowOrt;
 }

@@ -345,56 +345,6 @@ AVX512 void transpose32(const void *srcv, int64_t lds, int64_t rows,
 }
 
 
-/// Resize's tap gathering (RowKernels.h's gatherTaps): 16 outputs at a
-/// time whose taps lie within 32 source elements of the first one (any
-/// upsampling, and downsampling by up to 2) come from two masked loads of
-/// that window and one vpermt2ps each; other blocks and the tail gather
-/// element by element. The same values, by any route.
-AVX512 void gatherTaps(const float *x, int64_t len, const int64_t *c0,
-                       const int64_t *c1, float *t0, float *t1, int64_t n) {
-  int64_t o = 0;
-  for (; o + 16 <= n; o += 16) {
-    const int64_t base = c0[o];
-    __m512i b = _mm512_set1_epi64(base), limit = _mm512_set1_epi64(32);
-    __m512i l0a = _mm512_sub_epi64(_mm512_loadu_si512(c0 + o), b);
-    __m512i l0b = _mm512_sub_epi64(_mm512_loadu_si512(c0 + o + 8), b);
-    __m512i l1a = _mm512_sub_epi64(_mm512_loadu_si512(c1 + o), b);
-    __m512i l1b = _mm512_sub_epi64(_mm512_loadu_si512(c1 + o + 8), b);
-    // Unsigned: an index below the base is out of the window too.
-    if ((_mm512_cmplt_epu64_mask(l0a, limit) &
-         _mm512_cmplt_epu64_mask(l0b, limit) &
-         _mm512_cmplt_epu64_mask(l1a, limit) &
-         _mm512_cmplt_epu64_mask(l1b, limit)) != 0xFF) {
-      for (int64_t i = o; i < o + 16; ++i) {
-        t0[i] = x[c0[i]];
-        t1[i] = x[c1[i]];
-      }
-      continue;
-    }
-    // The window [base, base + 32), cut at the row's end.
-    int64_t avail = len - base;
-    __mmask16 mlo = avail >= 16 ? __mmask16(0xFFFF)
-                                : __mmask16((1u << avail) - 1);
-    __mmask16 mhi = avail >= 32  ? __mmask16(0xFFFF)
-                    : avail <= 16 ? __mmask16(0)
-                                  : __mmask16((1u << (avail - 16)) - 1);
-    __m512 lo = _mm512_maskz_loadu_ps(mlo, x + base);
-    __m512 hi = _mm512_maskz_loadu_ps(mhi, x + base + 16);
-    __m512i i0 = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm512_cvtepi64_epi32(l0a)),
-        _mm512_cvtepi64_epi32(l0b), 1);
-    __m512i i1 = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm512_cvtepi64_epi32(l1a)),
-        _mm512_cvtepi64_epi32(l1b), 1);
-    _mm512_storeu_ps(t0 + o, _mm512_permutex2var_ps(lo, i0, hi));
-    _mm512_storeu_ps(t1 + o, _mm512_permutex2var_ps(lo, i1, hi));
-  }
-  for (; o < n; ++o) {
-    t0[o] = x[c0[o]];
-    t1[o] = x[c1[o]];
-  }
-}
-
 AVX512 void streamRows(const float *src, int64_t lds,
                                     int64_t rows, int64_t cols, float *dst,
                                     int64_t ldd) {
@@ -583,5 +533,4 @@ void opscope::rt::fillAvx512Kernels(KernelTable &t) {
   t.transpose32 = avx512_tier::transpose32;
   t.interleave2x32 = avx512_tier::interleave2x32;
   t.streamRows = avx512_tier::streamRows;
-  t.gatherTaps = avx512_tier::gatherTaps;
 }
